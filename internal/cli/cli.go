@@ -1,0 +1,221 @@
+// Package cli is mcpcost's command line: one file per command, a shared
+// flag parser, exit codes and the error and hint lines.
+//
+// Exit codes: 0 ok, 1 a gate or check failed, 2 a usage or runtime error.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Exit codes.
+const (
+	ExitOK    = 0
+	ExitFail  = 1 // a gate or check failed
+	ExitError = 2 // usage or runtime error
+)
+
+// Env is what a command may touch of the outside world. Tests replace any
+// of it.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads the environment.
+	Getenv func(string) string
+	// Environ lists the environment as NAME=value pairs.
+	Environ func() []string
+	// Now is the clock.
+	Now func() time.Time
+	// StdoutTTY and StderrTTY say whether those streams are terminals.
+	StdoutTTY, StderrTTY bool
+}
+
+// Color reports whether stdout may be coloured: a terminal, and no NO_COLOR.
+func (e *Env) Color() bool {
+	return e.StdoutTTY && e.Getenv("NO_COLOR") == "" && e.Getenv("TERM") != "dumb"
+}
+
+// Progress returns where progress lines go: stderr when it is a terminal,
+// nowhere otherwise.
+func (e *Env) Progress() io.Writer {
+	if e.StderrTTY {
+		return e.Stderr
+	}
+	return io.Discard
+}
+
+// A Command is one subcommand.
+type Command struct {
+	Name  string
+	Short string // one line for the command list
+	Usage string // the synopsis and the manual, printed by "help NAME"
+	Run   func(env *Env, args []string) int
+	// Hidden commands are not listed.
+	Hidden bool
+}
+
+var commands = map[string]*Command{}
+
+// register adds a command; each command file calls it from init.
+func register(c *Command) {
+	if _, dup := commands[c.Name]; dup {
+		panic("cli: command registered twice: " + c.Name)
+	}
+	commands[c.Name] = c
+}
+
+// defaultCommand runs when no command is named.
+const defaultCommand = "audit"
+
+// Main runs mcpcost with args (without the program name) and returns the
+// exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := &Env{
+		Stdin:     stdin,
+		Stdout:    stdout,
+		Stderr:    stderr,
+		Getenv:    os.Getenv,
+		Environ:   os.Environ,
+		Now:       time.Now,
+		StdoutTTY: isTerminal(stdout),
+		StderrTTY: isTerminal(stderr),
+	}
+	return Run(env, args)
+}
+
+// Run dispatches args to a command.
+func Run(env *Env, args []string) int {
+	name := defaultCommand
+	if len(args) > 0 {
+		switch a := args[0]; {
+		case a == "-h" || a == "--help" || a == "-help":
+			printHelp(env.Stdout)
+			return ExitOK
+		case a == "--version" || a == "-version":
+			fmt.Fprintf(env.Stdout, "mcpcost %s\n", Version())
+			return ExitOK
+		case !strings.HasPrefix(a, "-"):
+			name = a
+			args = args[1:]
+		}
+	}
+	c, ok := commands[name]
+	if !ok {
+		errorf(env, "unknown command %q", name)
+		hintf(env, "run 'mcpcost help' for the list of commands")
+		return ExitError
+	}
+	if c.Run == nil {
+		errorf(env, "command %q is not available in this build", name)
+		return ExitError
+	}
+	return c.Run(env, args)
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintf(w, "mcpcost %s: what your MCP servers cost in an agent's context window\n\n", Version())
+	fmt.Fprintf(w, "Usage:\n\n  mcpcost [command] [flags] [arguments]\n\nCommands:\n\n")
+	names := make([]string, 0, len(commands))
+	for n, c := range commands {
+		if !c.Hidden {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].Short)
+	}
+	fmt.Fprintf(w, "\nWith no command, mcpcost runs %q.\nRun 'mcpcost help COMMAND' for a command's manual.\n", defaultCommand)
+}
+
+func init() {
+	register(&Command{
+		Name:  "help",
+		Short: "show the manual of mcpcost or of one command",
+		Usage: "mcpcost help [COMMAND]",
+		Run: func(env *Env, args []string) int {
+			if len(args) == 0 {
+				printHelp(env.Stdout)
+				return ExitOK
+			}
+			c, ok := commands[args[0]]
+			if !ok {
+				errorf(env, "unknown command %q", args[0])
+				hintf(env, "run 'mcpcost help' for the list of commands")
+				return ExitError
+			}
+			fmt.Fprintln(env.Stdout, strings.TrimSpace(c.Usage))
+			return ExitOK
+		},
+	})
+	register(&Command{
+		Name:  "version",
+		Short: "print mcpcost's version",
+		Usage: "mcpcost version",
+		Run: func(env *Env, args []string) int {
+			if len(args) > 0 {
+				return usageError(env, "version", "version takes no arguments")
+			}
+			fmt.Fprintf(env.Stdout, "mcpcost %s\n", Version())
+			return ExitOK
+		},
+	})
+}
+
+// errorf prints "mcpcost: error: ..." to stderr.
+func errorf(env *Env, format string, a ...any) {
+	fmt.Fprintf(env.Stderr, "mcpcost: error: "+format+"\n", a...)
+}
+
+// hintf prints "mcpcost: hint: ..." to stderr.
+func hintf(env *Env, format string, a ...any) {
+	fmt.Fprintf(env.Stderr, "mcpcost: hint: "+format+"\n", a...)
+}
+
+// warnf prints "mcpcost: warning: ..." to stderr.
+func warnf(env *Env, format string, a ...any) {
+	fmt.Fprintf(env.Stderr, "mcpcost: warning: "+format+"\n", a...)
+}
+
+// usageError reports a usage problem with a hint to the command's manual
+// and returns ExitError.
+func usageError(env *Env, cmd, format string, a ...any) int {
+	errorf(env, format, a...)
+	hintf(env, "run 'mcpcost help %s' for usage", cmd)
+	return ExitError
+}
+
+// fail reports err (and a hint, when err carries one) and returns ExitError.
+func fail(env *Env, err error) int {
+	errorf(env, "%v", err)
+	var h interface{ Hint() string }
+	if errors.As(err, &h) && h.Hint() != "" {
+		hintf(env, "%s", h.Hint())
+	}
+	return ExitError
+}
+
+// hinted is an error with a hint line.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() }
+func (h *hinted) Unwrap() error { return h.err }
+func (h *hinted) Hint() string  { return h.hint }
+
+// withHint attaches a hint to err.
+func withHint(err error, hint string) error {
+	if err == nil {
+		return nil
+	}
+	return &hinted{err, hint}
+}

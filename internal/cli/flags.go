@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// flags is a command's flag set. It accepts "--name=value" and
+// "--name value" alike, flags anywhere among the arguments, and "--" to end
+// the flags. Unknown flags and flags missing their value are errors.
+type flags struct {
+	cmd string
+	fs  *flag.FlagSet
+}
+
+func newFlags(cmd string) *flags {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flags{cmd: cmd, fs: fs}
+}
+
+func (f *flags) Bool(name string, usage string) *bool {
+	return f.fs.Bool(name, false, usage)
+}
+
+func (f *flags) String(name, def, usage string) *string {
+	return f.fs.String(name, def, usage)
+}
+
+func (f *flags) Int(name string, def int, usage string) *int {
+	return f.fs.Int(name, def, usage)
+}
+
+// Strings registers a repeatable flag.
+func (f *flags) Strings(name, usage string) *[]string {
+	var v multi
+	f.fs.Var(&v, name, usage)
+	return (*[]string)(&v)
+}
+
+// Var registers a flag of any flag.Value.
+func (f *flags) Var(v flag.Value, name, usage string) { f.fs.Var(v, name, usage) }
+
+// Set reports whether the named flag was given.
+func (f *flags) Set(name string) bool {
+	set := false
+	f.fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == name {
+			set = true
+		}
+	})
+	return set
+}
+
+// Parse parses args. It returns the positional arguments, and, separately,
+// those after a "--" (nil when there was none).
+func (f *flags) Parse(args []string) (pos, rest []string, err error) {
+	for {
+		if err := f.fs.Parse(args); err != nil {
+			return nil, nil, f.explain(err)
+		}
+		// flag stops at the first non-flag or at "--"; it consumes "--".
+		consumed := len(args) - f.fs.NArg()
+		if consumed > 0 && args[consumed-1] == "--" {
+			return pos, append([]string{}, f.fs.Args()...), nil
+		}
+		left := f.fs.Args()
+		if len(left) == 0 {
+			return pos, nil, nil
+		}
+		pos = append(pos, left[0])
+		args = left[1:]
+	}
+}
+
+func (f *flags) explain(err error) error {
+	msg := err.Error()
+	switch {
+	case strings.HasPrefix(msg, "flag provided but not defined: "):
+		name := strings.TrimPrefix(msg, "flag provided but not defined: ")
+		return fmt.Errorf("unknown flag %s for %s", ensureDashes(name), f.cmd)
+	case strings.HasPrefix(msg, "flag needs an argument: "):
+		name := strings.TrimPrefix(msg, "flag needs an argument: ")
+		return fmt.Errorf("flag %s needs a value", ensureDashes(name))
+	case strings.HasPrefix(msg, "invalid value "):
+		// invalid value "x" for flag -n: parse error
+		var val, name string
+		if _, err := fmt.Sscanf(msg, "invalid value %q for flag %s", &val, &name); err == nil {
+			return fmt.Errorf("flag %s: %q is not a valid value", ensureDashes(strings.TrimSuffix(name, ":")), val)
+		}
+		return errors.New(strings.Replace(msg, "flag -", "flag --", 1))
+	case strings.HasPrefix(msg, "invalid boolean value"):
+		return errors.New(strings.Replace(msg, "flag -", "flag --", 1))
+	}
+	return err
+}
+
+func ensureDashes(name string) string {
+	name = strings.TrimLeft(name, "-")
+	return "--" + name
+}
+
+// parseOrUsage parses args and on error prints it with a hint and returns
+// ok=false.
+func (f *flags) parseOrUsage(env *Env, args []string) (pos, rest []string, ok bool) {
+	pos, rest, err := f.Parse(args)
+	if err != nil {
+		usageError(env, f.cmd, "%v", err)
+		return nil, nil, false
+	}
+	return pos, rest, true
+}
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
