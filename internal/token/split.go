@@ -1,0 +1,199 @@
+package token
+
+import "unicode/utf8"
+
+// The o200k_base pre-tokenizer splits text with this pattern before the
+// byte-pair merge (tiktoken's o200k_base.pat_str):
+//
+//	[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	|\p{N}{1,3}
+//	| ?[^\s\p{L}\p{N}]+[\r\n/]*
+//	|\s*[\r\n]+
+//	|\s+(?!\S)
+//	|\s+
+//
+// splitter implements it by hand with the same leftmost-first backtracking
+// semantics as the regular expression engines of tiktoken (fancy-regex) and
+// of regexp2's interpreter. Every character starts some alternative, so the
+// pieces cover the text without gaps.
+type splitter struct{ cls *classes }
+
+// class returns the class bits and the byte width of the character at s[i].
+// s must be valid UTF-8.
+func (sp splitter) class(s string, i int) (uint8, int) {
+	if b := s[i]; b < utf8.RuneSelf {
+		return sp.cls[b], 1
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	return sp.cls[r], n
+}
+
+// notLetterNumberNewline reports [^\r\n\p{L}\p{N}].
+func notLetterNumberNewline(f uint8) bool { return f&(cLetter|cNumber|cNewline) == 0 }
+
+// next returns the end of the piece that starts at s[p], p < len(s).
+func (sp splitter) next(s string, p int) int {
+	f, w := sp.class(s, p)
+	if f&(cUpper|cLower) != 0 {
+		return sp.letters(s, p, f, w)
+	}
+	if notLetterNumberNewline(f) && p+w < len(s) {
+		if g, _ := sp.class(s, p+w); g&(cUpper|cLower) != 0 {
+			return sp.letters(s, p, f, w)
+		}
+	}
+	if f&cNumber != 0 { // \p{N}{1,3}
+		i := p + w
+		for k := 1; k < 3 && i < len(s); k++ {
+			g, n := sp.class(s, i)
+			if g&cNumber == 0 {
+				break
+			}
+			i += n
+		}
+		return i
+	}
+	// ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
+	q := p
+	if s[p] == ' ' {
+		q++
+	}
+	i := q
+	for i < len(s) {
+		g, n := sp.class(s, i)
+		if g&(cSpace|cLetter|cNumber) != 0 {
+			break
+		}
+		i += n
+	}
+	if i > q {
+		for i < len(s) && (s[i] == '\r' || s[i] == '\n' || s[i] == '/') {
+			i++
+		}
+		return i
+	}
+	// Here s[p] is whitespace. Scan the run once for the three whitespace
+	// alternatives.
+	lastNewline, lastStart := -1, p
+	i = p
+	for i < len(s) {
+		g, n := sp.class(s, i)
+		if g&cSpace == 0 {
+			break
+		}
+		if g&cNewline != 0 {
+			lastNewline = i
+		}
+		lastStart = i
+		i += n
+	}
+	switch {
+	case lastNewline >= 0: // \s*[\r\n]+ backtracks to the last line break
+		return lastNewline + 1
+	case i == len(s): // \s+(?!\S) at the end of the text
+		return i
+	case lastStart > p: // \s+(?!\S) leaves the last space to the next piece
+		return lastStart
+	default: // \s+
+		return i
+	}
+}
+
+// letters matches the first two alternatives at s[p], whose class is f and
+// width w. The caller has checked that one of them matches.
+func (sp splitter) letters(s string, p int, f uint8, w int) int {
+	// [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+
+	for take := 1; take >= 0; take-- {
+		q := p
+		if take == 1 {
+			if !notLetterNumberNewline(f) {
+				continue
+			}
+			q += w
+		}
+		i, lastLower := q, -1
+		for i < len(s) {
+			g, n := sp.class(s, i)
+			if g&cUpper == 0 {
+				break
+			}
+			if g&cLower != 0 {
+				lastLower = i + n
+			}
+			i += n
+		}
+		if i < len(s) {
+			if g, n := sp.class(s, i); g&cLower != 0 {
+				return contraction(s, sp.lowerRun(s, i+n))
+			}
+		}
+		if lastLower >= 0 {
+			// The upper run gives back characters until one of them is
+			// also lowercase; the lowercase run then ends after it.
+			return contraction(s, lastLower)
+		}
+	}
+	// [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*
+	for take := 1; take >= 0; take-- {
+		q := p
+		if take == 1 {
+			if !notLetterNumberNewline(f) {
+				continue
+			}
+			q += w
+		}
+		i := q
+		for i < len(s) {
+			g, n := sp.class(s, i)
+			if g&cUpper == 0 {
+				break
+			}
+			i += n
+		}
+		if i > q {
+			return contraction(s, sp.lowerRun(s, i))
+		}
+	}
+	// Unreachable when the caller's precondition holds; consume one
+	// character so that counting always advances.
+	return p + w
+}
+
+// lowerRun returns the end of the run of [\p{Ll}\p{Lm}\p{Lo}\p{M}] from i.
+func (sp splitter) lowerRun(s string, i int) int {
+	for i < len(s) {
+		g, n := sp.class(s, i)
+		if g&cLower == 0 {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// contraction returns the end of (?i:'s|'t|'re|'ve|'m|'ll|'d)? at s[i].
+// Case-insensitive "s" also matches U+017F LATIN SMALL LETTER LONG S, as
+// Unicode simple case folding has it.
+func contraction(s string, i int) int {
+	if i+1 >= len(s) || s[i] != '\'' {
+		return i
+	}
+	switch s[i+1] {
+	case 's', 'S', 't', 'T', 'm', 'M', 'd', 'D':
+		return i + 2
+	case 'r', 'R', 'v', 'V':
+		if i+2 < len(s) && s[i+2]|0x20 == 'e' {
+			return i + 3
+		}
+	case 'l', 'L':
+		if i+2 < len(s) && s[i+2]|0x20 == 'l' {
+			return i + 3
+		}
+	case 0xc5: // ſ is C5 BF
+		if i+2 < len(s) && s[i+2] == 0xbf {
+			return i + 3
+		}
+	}
+	return i
+}
