@@ -7,12 +7,12 @@ import (
 
 // Character classes of the o200k_base pre-tokenizer pattern, one bit each.
 const (
-	cUpper = 1 << iota // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
-	cLower             // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
-	cLetter            // \p{L}
-	cNumber            // \p{N}
-	cSpace             // \s (unicode.IsSpace, the White_Space property)
-	cNewline           // [\r\n]
+	cUpper   = 1 << iota // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
+	cLower               // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+	cLetter              // \p{L}
+	cNumber              // \p{N}
+	cSpace               // \s (unicode.IsSpace, the White_Space property)
+	cNewline             // [\r\n]
 )
 
 // classes maps every code point to its class bits. It is built once, from
