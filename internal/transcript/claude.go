@@ -1,0 +1,211 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
+
+// ClaudeParser parses the lines of one Claude Code transcript file.
+//
+// Claude Code writes an API response as one line per content block
+// (thinking, text, tool_use), every one repeating the response's message
+// id, request id and usage; early copies may hold intermediate output
+// counts. The parser reports every copy; whoever sums them keeps one per
+// message (see the store's deduplication).
+type ClaudeParser struct {
+	// SessionID is the session the file belongs to (its name, or for a
+	// sub-agent file the name of its session folder). When empty, each
+	// line's own sessionId is used.
+	SessionID string
+	// AgentID is the sub-agent that wrote the file; empty for a main file.
+	AgentID string
+}
+
+// claudeLine is the part of a Claude Code line that matters here.
+type claudeLine struct {
+	Type        string `json:"type"`
+	Subtype     string `json:"subtype"`
+	SessionID   string `json:"sessionId"`
+	Timestamp   string `json:"timestamp"`
+	Cwd         string `json:"cwd"`
+	IsSidechain bool   `json:"isSidechain"`
+	AgentID     string `json:"agentId"`
+	RequestID   string `json:"requestId"`
+	Message     *struct {
+		ID      string          `json:"id"`
+		Model   string          `json:"model"`
+		Content json.RawMessage `json:"content"`
+		Usage   *claudeUsage    `json:"usage"`
+	} `json:"message"`
+	CompactMetadata *struct {
+		Trigger   string `json:"trigger"`
+		PreTokens int64  `json:"preTokens"`
+	} `json:"compactMetadata"`
+}
+
+type claudeUsage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	CacheCreation            *struct {
+		Ephemeral5m int64 `json:"ephemeral_5m_input_tokens"`
+		Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
+	ServerToolUse *struct {
+		WebSearch int64 `json:"web_search_requests"`
+		WebFetch  int64 `json:"web_fetch_requests"`
+	} `json:"server_tool_use"`
+	Speed string `json:"speed"`
+}
+
+type claudeBlock struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+// Byte patterns of the lines worth decoding.
+var (
+	patUsage      = []byte(`"usage"`)
+	patToolUse    = []byte(`"tool_use"`)
+	patToolResult = []byte(`"tool_result"`)
+	patCompact    = []byte(`"compact_boundary"`)
+)
+
+// claudeWanted reports whether a line can carry usage, tool calls, tool
+// results or a compaction marker. Everything else (prompts, progress,
+// snapshots, attachments) is skipped without decoding.
+func claudeWanted(line []byte) bool {
+	return bytes.Contains(line, patUsage) || bytes.Contains(line, patToolUse) ||
+		bytes.Contains(line, patToolResult) || bytes.Contains(line, patCompact)
+}
+
+var errNotObject = errors.New("not a JSON object")
+
+// ParseLine implements Parser.
+func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil, nil
+	}
+	if line[0] != '{' {
+		return nil, errNotObject
+	}
+	if !claudeWanted(line) {
+		// Still reject what is not JSON, cheaply: a skipped line must at
+		// least close its object.
+		if line[len(line)-1] != '}' {
+			return nil, errors.New("truncated JSON object")
+		}
+		return nil, nil
+	}
+	var l claudeLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return nil, jsonError(err)
+	}
+	rec := &Record{
+		SessionID: p.SessionID,
+		AgentID:   p.AgentID,
+		Sidechain: l.IsSidechain,
+		Cwd:       l.Cwd,
+	}
+	if rec.SessionID == "" {
+		rec.SessionID = l.SessionID
+	}
+	if rec.AgentID == "" && l.IsSidechain {
+		rec.AgentID = l.AgentID
+	}
+	switch {
+	case l.Type == "assistant" && l.Message != nil:
+		if u := l.Message.Usage; u != nil {
+			r := &Request{
+				MessageID: l.Message.ID,
+				RequestID: l.RequestID,
+				Model:     l.Message.Model,
+				Speed:     u.Speed,
+				Usage: Usage{
+					Input:         u.InputTokens,
+					Output:        u.OutputTokens,
+					CacheRead:     u.CacheReadInputTokens,
+					CacheCreation: u.CacheCreationInputTokens,
+					CacheWrite5m:  u.CacheCreationInputTokens,
+				},
+			}
+			if c := u.CacheCreation; c != nil {
+				// The split, when given, is the truth (as ccusage takes it).
+				r.Usage.CacheWrite5m, r.Usage.CacheWrite1h = c.Ephemeral5m, c.Ephemeral1h
+				r.Usage.CacheCreation = c.Ephemeral5m + c.Ephemeral1h
+			}
+			if s := u.ServerToolUse; s != nil {
+				r.Usage.WebSearch, r.Usage.WebFetch = s.WebSearch, s.WebFetch
+			}
+			rec.Request = r
+		}
+		for _, b := range blocks(l.Message.Content) {
+			if b.Type == "tool_use" && b.ID != "" && b.Name != "" {
+				rec.Calls = append(rec.Calls, ToolCall{ID: b.ID, Name: b.Name, Tool: ParseToolName(b.Name), Args: b.Input})
+			}
+		}
+	case l.Type == "user" && l.Message != nil:
+		for _, b := range blocks(l.Message.Content) {
+			if b.Type == "tool_result" && b.ToolUseID != "" {
+				r := ToolResult{ID: b.ToolUseID, IsError: b.IsError}
+				r.addContent(b.Content)
+				rec.Results = append(rec.Results, r)
+			}
+		}
+	case l.Type == "system" && (l.Subtype == "compact_boundary" || l.Subtype == "microcompact_boundary"):
+		c := &Compaction{Trigger: l.Subtype}
+		if m := l.CompactMetadata; m != nil {
+			if m.Trigger != "" {
+				c.Trigger = m.Trigger
+			}
+			c.PreTokens = m.PreTokens
+		}
+		rec.Compaction = c
+	}
+	if rec.Request == nil && rec.Calls == nil && rec.Results == nil && rec.Compaction == nil {
+		return nil, nil
+	}
+	t, err := parseTime(l.Timestamp)
+	if err != nil {
+		return nil, err
+	}
+	rec.Time = t
+	if rec.SessionID == "" {
+		return nil, errors.New("no session id")
+	}
+	return rec, nil
+}
+
+// blocks decodes a message's content when it is an array of blocks.
+func blocks(content json.RawMessage) []claudeBlock {
+	content = bytes.TrimSpace(content)
+	if len(content) == 0 || content[0] != '[' {
+		return nil
+	}
+	var bs []claudeBlock
+	if json.Unmarshal(content, &bs) != nil {
+		return nil
+	}
+	return bs
+}
+
+// jsonError shortens encoding/json's messages.
+func jsonError(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return errors.New("invalid JSON: " + se.Error())
+	}
+	var ue *json.UnmarshalTypeError
+	if errors.As(err, &ue) {
+		return errors.New("unexpected JSON: " + ue.Error())
+	}
+	return err
+}

@@ -1,0 +1,253 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// CodexParser parses the lines of one Codex rollout file. It carries state
+// from line to line (the session, the model of the current turn, the last
+// cumulative token total); State can be saved and restored so that reading
+// resumes mid-file.
+type CodexParser struct {
+	State CodexState
+}
+
+// CodexState is what a Codex rollout file has established up to a line.
+type CodexState struct {
+	SessionID string `json:"sessionId,omitempty"`
+	Cwd       string `json:"cwd,omitempty"`
+	Model     string `json:"model,omitempty"`
+	// Total is the last cumulative token_count total seen.
+	Total codexUsage `json:"total"`
+	// Turns counts the token counts taken so far.
+	Turns int `json:"turns,omitempty"`
+}
+
+type codexUsage struct {
+	Input     int64 `json:"input_tokens"`
+	Cached    int64 `json:"cached_input_tokens"`
+	Output    int64 `json:"output_tokens"`
+	Reasoning int64 `json:"reasoning_output_tokens"`
+	Total     int64 `json:"total_tokens"`
+}
+
+func (u codexUsage) sub(v codexUsage) (codexUsage, bool) {
+	d := codexUsage{u.Input - v.Input, u.Cached - v.Cached, u.Output - v.Output, u.Reasoning - v.Reasoning, u.Total - v.Total}
+	ok := d.Input >= 0 && d.Cached >= 0 && d.Output >= 0 && d.Reasoning >= 0 && d.Total >= 0
+	return d, ok
+}
+
+func (u codexUsage) zero() bool { return u == codexUsage{} }
+
+type codexLine struct {
+	Timestamp string          `json:"timestamp"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+type codexPayload struct {
+	Type string `json:"type"`
+	// session_meta, turn_context
+	ID    string `json:"id"`
+	Cwd   string `json:"cwd"`
+	Model string `json:"model"`
+	// token_count
+	Info *struct {
+		Total *codexUsage `json:"total_token_usage"`
+		Last  *codexUsage `json:"last_token_usage"`
+	} `json:"info"`
+	// function_call, custom_tool_call and their outputs
+	Name      string          `json:"name"`
+	Namespace string          `json:"namespace"`
+	Arguments json.RawMessage `json:"arguments"`
+	Input     json.RawMessage `json:"input"`
+	CallID    string          `json:"call_id"`
+	Output    json.RawMessage `json:"output"`
+}
+
+var (
+	patCallID      = []byte(`"call_id"`)
+	patTokenCount  = []byte(`"token_count"`)
+	patSessionMeta = []byte(`"session_meta"`)
+	patTurnContext = []byte(`"turn_context"`)
+	patCompacted   = []byte(`"compacted"`)
+)
+
+func codexWanted(line []byte) bool {
+	return bytes.Contains(line, patCallID) || bytes.Contains(line, patTokenCount) ||
+		bytes.Contains(line, patSessionMeta) || bytes.Contains(line, patTurnContext) ||
+		bytes.Contains(line, patCompacted)
+}
+
+// ParseLine implements Parser.
+//
+// Codex's token_count events carry cumulative totals and may repeat: a
+// turn is counted once, as the difference between the new total and the
+// last one. When the total goes backwards (a reset), the event's
+// last_token_usage is taken instead.
+func (p *CodexParser) ParseLine(line []byte) (*Record, error) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil, nil
+	}
+	if line[0] != '{' {
+		return nil, errNotObject
+	}
+	if !codexWanted(line) {
+		if line[len(line)-1] != '}' {
+			return nil, errors.New("truncated JSON object")
+		}
+		return nil, nil
+	}
+	var l codexLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return nil, jsonError(err)
+	}
+	var pl codexPayload
+	if len(l.Payload) > 0 && l.Payload[0] == '{' {
+		if err := json.Unmarshal(l.Payload, &pl); err != nil {
+			return nil, jsonError(err)
+		}
+	}
+	st := &p.State
+	rec := &Record{}
+	switch {
+	case l.Type == "session_meta":
+		if pl.ID != "" {
+			st.SessionID = pl.ID
+		}
+		if pl.Cwd != "" {
+			st.Cwd = pl.Cwd
+		}
+		return nil, nil
+	case l.Type == "turn_context":
+		if pl.Model != "" {
+			st.Model = pl.Model
+		}
+		if pl.Cwd != "" {
+			st.Cwd = pl.Cwd
+		}
+		return nil, nil
+	case l.Type == "compacted" || (l.Type == "event_msg" && pl.Type == "context_compacted"):
+		rec.Compaction = &Compaction{Trigger: "compacted"}
+	case l.Type == "event_msg" && pl.Type == "token_count":
+		if pl.Info == nil {
+			return nil, nil
+		}
+		var turn codexUsage
+		switch {
+		case pl.Info.Total != nil:
+			d, ok := pl.Info.Total.sub(st.Total)
+			if !ok {
+				// The total went backwards: a new count started.
+				d = *pl.Info.Total
+				if pl.Info.Last != nil {
+					d = *pl.Info.Last
+				}
+			}
+			st.Total = *pl.Info.Total
+			turn = d
+		case pl.Info.Last != nil:
+			turn = *pl.Info.Last
+		}
+		if turn.zero() {
+			return nil, nil // a repeated total
+		}
+		st.Turns++
+		in := turn.Input - turn.Cached
+		if in < 0 {
+			in = 0
+		}
+		model := st.Model
+		rec.Request = &Request{
+			Model: model,
+			Turn:  st.Turns,
+			Usage: Usage{Input: in, CacheRead: turn.Cached, Output: turn.Output, Reasoning: turn.Reasoning},
+		}
+	case l.Type == "response_item" && (pl.Type == "function_call" || pl.Type == "custom_tool_call") && pl.CallID != "":
+		name := pl.Name
+		if pl.Namespace != "" {
+			// Responses-API namespaces: namespace "mcp__server__", name "tool".
+			if strings.HasSuffix(pl.Namespace, "__") {
+				name = pl.Namespace + pl.Name
+			} else {
+				name = pl.Namespace + "__" + pl.Name
+			}
+		}
+		if name == "" {
+			return nil, nil
+		}
+		args := pl.Arguments
+		if pl.Type == "custom_tool_call" {
+			args = pl.Input
+		}
+		// Arguments are a JSON string holding JSON; unwrap it.
+		if len(args) > 0 && args[0] == '"' {
+			var s string
+			if json.Unmarshal(args, &s) == nil {
+				args = json.RawMessage(s)
+				if !json.Valid(args) {
+					b, _ := json.Marshal(s)
+					args = b
+				}
+			}
+		}
+		rec.Calls = []ToolCall{{ID: pl.CallID, Name: name, Tool: ParseToolName(name), Args: args}}
+	case l.Type == "response_item" && (pl.Type == "function_call_output" || pl.Type == "custom_tool_call_output") && pl.CallID != "":
+		r := ToolResult{ID: pl.CallID}
+		codexOutput(&r, pl.Output)
+		rec.Results = []ToolResult{r}
+	default:
+		return nil, nil
+	}
+	t, err := parseTime(l.Timestamp)
+	if err != nil {
+		return nil, err
+	}
+	rec.Time = t
+	rec.SessionID = st.SessionID
+	rec.Cwd = st.Cwd
+	if rec.SessionID == "" {
+		return nil, errors.New("no session id (no session_meta before this line)")
+	}
+	return rec, nil
+}
+
+// codexOutput reads a function call's output: a string, an MCP-style
+// object {content, isError} or {output, success}, or an array of content
+// blocks.
+func codexOutput(r *ToolResult, out json.RawMessage) {
+	out = bytes.TrimSpace(out)
+	if len(out) == 0 {
+		return
+	}
+	switch out[0] {
+	case '"', '[':
+		r.addContent(out)
+	case '{':
+		var o struct {
+			Content json.RawMessage `json:"content"`
+			Output  json.RawMessage `json:"output"`
+			IsError *bool           `json:"isError"`
+			Success *bool           `json:"success"`
+		}
+		if json.Unmarshal(out, &o) != nil {
+			r.addOther(out)
+			return
+		}
+		switch {
+		case len(o.Content) > 0:
+			r.addContent(o.Content)
+		case len(o.Output) > 0:
+			r.addContent(o.Output)
+		default:
+			r.addOther(out)
+		}
+		r.IsError = (o.IsError != nil && *o.IsError) || (o.Success != nil && !*o.Success)
+	default:
+		r.addOther(out)
+	}
+}

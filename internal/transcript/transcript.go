@@ -1,0 +1,237 @@
+// Package transcript reads the session transcripts that agents write as
+// JSON Lines: Claude Code (~/.claude/projects/<project>/<session>.jsonl and
+// its sub-agent files) and OpenAI Codex (~/.codex/sessions/YYYY/MM/DD/
+// rollout-*.jsonl).
+//
+// Reading is streaming, one line at a time, from any byte offset: a caller
+// that remembers how far it got reads only the new bytes next time. A final
+// line without its newline is left for the next read. Parsers turn one line
+// into a Record (requests with their token usage, tool calls, tool results,
+// compaction markers) or skip it; a line that is not valid JSON is an error
+// that names nothing but itself, and the caller reports the file and line.
+//
+// Lines that can carry neither usage nor tool data are recognised from their
+// bytes and skipped without decoding, which is where most of the speed of
+// ingestion comes from.
+package transcript
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Source names the agent that wrote a transcript.
+type Source string
+
+// Sources.
+const (
+	Claude Source = "claude"
+	Codex  Source = "codex"
+)
+
+// Usage is the token usage of one model request, as the agent recorded it.
+//
+// For Claude Code, Input is the uncached input, CacheCreation the tokens
+// written to the prompt cache (split into the 5-minute and 1-hour kinds
+// when the transcript gives the split; otherwise all of it counts as
+// 5-minute writes), CacheRead the tokens read from it.
+//
+// For Codex, Input is the uncached input (input_tokens minus
+// cached_input_tokens), CacheRead the cached input, Output the
+// output_tokens (which include Reasoning), and there are no cache writes.
+type Usage struct {
+	Input         int64 `json:"input"`
+	Output        int64 `json:"output"`
+	CacheCreation int64 `json:"cacheCreation"`
+	CacheWrite5m  int64 `json:"cacheWrite5m"`
+	CacheWrite1h  int64 `json:"cacheWrite1h"`
+	CacheRead     int64 `json:"cacheRead"`
+	Reasoning     int64 `json:"reasoning,omitempty"`
+	WebSearch     int64 `json:"webSearch,omitempty"`
+	WebFetch      int64 `json:"webFetch,omitempty"`
+}
+
+// Total is the sum of the four billed kinds: input, output, cache writes
+// and cache reads.
+func (u Usage) Total() int64 { return u.Input + u.Output + u.CacheCreation + u.CacheRead }
+
+// A Request is one model request and its usage.
+type Request struct {
+	// MessageID is the API message id (msg_…); empty for Codex.
+	MessageID string `json:"messageId,omitempty"`
+	// RequestID is the API request id (req_…), when recorded.
+	RequestID string `json:"requestId,omitempty"`
+	Model     string `json:"model"`
+	Usage     Usage  `json:"usage"`
+	// Speed is "fast" for fast-mode requests, when recorded.
+	Speed string `json:"speed,omitempty"`
+	// Turn numbers Codex token counts within their session (1, 2, …).
+	Turn int `json:"turn,omitempty"`
+}
+
+// A ToolCall is the model's call of one tool.
+type ToolCall struct {
+	// ID joins the call to its result (Claude's toolu_… id, Codex's call_id).
+	ID string `json:"id"`
+	// Name is the tool's name as the model saw it (mcp__github__search).
+	Name string `json:"name"`
+	Tool Tool   `json:"tool"`
+	// Args is the arguments' JSON as written in the transcript. Callers
+	// hash it and drop it: arguments are never stored.
+	Args []byte `json:"-"`
+}
+
+// A ToolResult is what a tool returned to the model.
+type ToolResult struct {
+	ID      string `json:"id"`
+	IsError bool   `json:"isError,omitempty"`
+	// Texts are the text parts of the result, counted one by one.
+	Texts []string `json:"-"`
+	// Bytes is the size of the result's text parts in UTF-8.
+	Bytes int `json:"bytes"`
+	// NonText counts blocks that are not text (images, resources, tool
+	// references); EstimatedTokens is their estimated token cost (see
+	// EstimateBlock).
+	NonText         int `json:"nonText,omitempty"`
+	EstimatedTokens int `json:"estimatedTokens,omitempty"`
+	// Spilled is set when the agent saved the full output to a file and
+	// showed the model only a preview (Claude Code's tool-results/).
+	Spilled bool `json:"spilled,omitempty"`
+	// Tokens is the exact o200k_base count of Texts, filled in by Count.
+	Tokens int `json:"tokens"`
+}
+
+// Count fills in r.Tokens with count over every text part.
+func (r *ToolResult) Count(count func(string) int) {
+	n := 0
+	for _, t := range r.Texts {
+		n += count(t)
+	}
+	r.Tokens = n
+}
+
+// A Compaction marks the point where the agent summarised the conversation
+// to free the context window.
+type Compaction struct {
+	Trigger   string `json:"trigger,omitempty"`
+	PreTokens int64  `json:"preTokens,omitempty"`
+}
+
+// A Record is what one line contributes. Lines that contribute nothing
+// give no Record.
+type Record struct {
+	Time      time.Time `json:"time"`
+	SessionID string    `json:"sessionId"`
+	// AgentID names the sub-agent that wrote the line; empty for the main
+	// conversation.
+	AgentID string `json:"agentId,omitempty"`
+	// Sidechain is Claude Code's isSidechain.
+	Sidechain bool `json:"sidechain,omitempty"`
+	// Cwd is the working directory the line was written in: the project.
+	Cwd        string       `json:"cwd,omitempty"`
+	Request    *Request     `json:"request,omitempty"`
+	Calls      []ToolCall   `json:"calls,omitempty"`
+	Results    []ToolResult `json:"results,omitempty"`
+	Compaction *Compaction  `json:"compaction,omitempty"`
+}
+
+// A Parser turns a transcript's lines into records, in file order.
+type Parser interface {
+	// ParseLine parses one line (without its newline). It returns nil and
+	// no error for lines that carry nothing of interest, and nil and an
+	// error for a line that is not a valid record.
+	ParseLine(line []byte) (*Record, error)
+}
+
+// MaxLine is the longest line read; longer lines are skipped and reported.
+const MaxLine = 256 << 20
+
+// ErrLineTooLong reports a line longer than MaxLine.
+var ErrLineTooLong = errors.New("line too long")
+
+// ScanLines calls fn for every complete line of r, which starts at byte
+// offset start of its file. It passes the line without its newline (and
+// without a trailing carriage return), its number counted from firstLine,
+// and the offset just past its newline. A final line without a newline is
+// not passed: it may still be being written. ScanLines returns the offset
+// after the last complete line and the number of lines passed.
+//
+// A line longer than MaxLine is passed as nil with ErrLineTooLong to fn's
+// err argument, so that the caller can report it and go on.
+func ScanLines(r io.Reader, start int64, firstLine int, fn func(line []byte, lineNo int, end int64, err error) error) (int64, int, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	off := start
+	n := 0
+	var long []byte
+	tooLong := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			if !tooLong {
+				if len(long)+len(chunk) > MaxLine {
+					tooLong, long = true, nil
+				} else {
+					long = append(long, chunk...)
+				}
+			}
+			off += int64(len(chunk))
+			continue
+		}
+		if err == io.EOF {
+			// An incomplete last line: left for next time.
+			return off, n, nil
+		}
+		if err != nil {
+			return off, n, err
+		}
+		off += int64(len(chunk))
+		line := chunk
+		if long != nil || tooLong {
+			if !tooLong && len(long)+len(chunk) <= MaxLine {
+				line = append(long, chunk...)
+			} else {
+				tooLong = true
+			}
+			long = nil
+		}
+		lineNo := firstLine + n
+		n++
+		if tooLong {
+			tooLong = false
+			if err := fn(nil, lineNo, off, ErrLineTooLong); err != nil {
+				return off, n, err
+			}
+			continue
+		}
+		line = bytes.TrimSuffix(line[:len(line)-1], []byte{'\r'})
+		if err := fn(line, lineNo, off, nil); err != nil {
+			return off, n, err
+		}
+	}
+}
+
+// A LineError is a line that could not be parsed.
+type LineError struct {
+	Path string
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// parseTime reads an RFC 3339 timestamp.
+func parseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, errors.New("no timestamp")
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("bad timestamp %q", s)
+	}
+	return t.UTC(), nil
+}

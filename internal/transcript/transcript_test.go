@@ -1,0 +1,478 @@
+package transcript_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/mcpcost/mcpcost/internal/transcript"
+	"github.com/mcpcost/mcpcost/internal/transcript/transcripttest"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestParseToolName(t *testing.T) {
+	tests := []struct {
+		in   string
+		want transcript.Tool
+	}{
+		{"Read", transcript.Tool{Name: "Read", BuiltIn: true}},
+		{"mcp__github__search_issues", transcript.Tool{Server: "github", Name: "search_issues"}},
+		{"mcp__context7__get-library-docs", transcript.Tool{Server: "context7", Name: "get-library-docs"}},
+		{"mcp__my_server__do__thing", transcript.Tool{Server: "my_server", Name: "do__thing"}},
+		{"mcp__plugin_acme_linear__list_issues", transcript.Tool{Server: "linear", Plugin: "acme", Name: "list_issues"}},
+		{"mcp__plugin:x:y__tool", transcript.Tool{Server: "plugin:x:y", Name: "tool"}},
+		{"mcp__", transcript.Tool{Name: "mcp__", BuiltIn: true}},
+		{"mcp__server", transcript.Tool{Name: "mcp__server", BuiltIn: true}},
+		{"mcp____tool", transcript.Tool{Name: "mcp____tool", BuiltIn: true}},
+		{"shell", transcript.Tool{Name: "shell", BuiltIn: true}},
+	}
+	for _, tt := range tests {
+		if got := transcript.ParseToolName(tt.in); got != tt.want {
+			t.Errorf("ParseToolName(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestImageTokens(t *testing.T) {
+	tests := []struct{ w, h, want int }{
+		{750, 1, 1},
+		{200, 200, 54},
+		{1000, 1000, 1334},
+		{1568, 1568, 1534}, // scaled to 1.15 MP
+		{4000, 3000, 1534}, // scaled to the long edge, then to 1.15 MP
+		{0, 0, transcript.ImageTokensUnknown},
+	}
+	for _, tt := range tests {
+		if got := transcript.ImageTokens(tt.w, tt.h); got != tt.want {
+			t.Errorf("ImageTokens(%d, %d) = %d, want %d", tt.w, tt.h, got, tt.want)
+		}
+	}
+}
+
+func TestScanLines(t *testing.T) {
+	type line struct {
+		text string
+		no   int
+		end  int64
+		err  bool
+	}
+	tests := []struct {
+		name  string
+		in    string
+		start int64
+		want  []line
+		off   int64
+	}{
+		{"empty", "", 0, nil, 0},
+		{"complete", "a\nbb\n", 0, []line{{"a", 1, 2, false}, {"bb", 2, 5, false}}, 5},
+		{"partial last line", "a\nbb", 0, []line{{"a", 1, 2, false}}, 2},
+		{"crlf", "a\r\nb\r\n", 0, []line{{"a", 1, 3, false}, {"b", 2, 6, false}}, 6},
+		{"from an offset", "xyz\n", 10, []line{{"xyz", 1, 14, false}}, 14},
+		{"blank lines", "\n\n", 0, []line{{"", 1, 1, false}, {"", 2, 2, false}}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []line
+			off, n, err := transcript.ScanLines(strings.NewReader(tt.in), tt.start, 1, func(l []byte, no int, end int64, err error) error {
+				got = append(got, line{string(l), no, end, err != nil})
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) || off != tt.off || n != len(tt.want) {
+				t.Errorf("got %v off %d n %d, want %v off %d", got, off, n, tt.want, tt.off)
+			}
+		})
+	}
+}
+
+func TestScanLinesLong(t *testing.T) {
+	// A line far longer than the reader's buffer is passed whole.
+	long := strings.Repeat("x", 3<<20)
+	in := "a\n" + long + "\nb\n"
+	var got []int
+	off, _, err := transcript.ScanLines(strings.NewReader(in), 0, 1, func(l []byte, no int, end int64, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, len(l))
+		return nil
+	})
+	if err != nil || off != int64(len(in)) || fmt.Sprint(got) != fmt.Sprint([]int{1, len(long), 1}) {
+		t.Errorf("got %v off %d err %v", got, off, err)
+	}
+}
+
+// TestGolden parses hand-written lines of every record type and compares
+// the records with testdata/*.golden.json.
+func TestGolden(t *testing.T) {
+	for _, src := range []transcript.Source{transcript.Claude, transcript.Codex} {
+		t.Run(string(src), func(t *testing.T) {
+			in := filepath.Join("testdata", string(src)+".jsonl")
+			data, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := transcript.NewParser(transcript.File{Path: in, Source: src, SessionID: "from-path"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type out struct {
+				Line   int                `json:"line"`
+				Record *transcript.Record `json:"record,omitempty"`
+				Texts  []string           `json:"texts,omitempty"`
+				Args   []string           `json:"args,omitempty"`
+				Error  string             `json:"error,omitempty"`
+			}
+			var got []out
+			_, _, err = transcript.ScanLines(bytes.NewReader(data), 0, 1, func(l []byte, no int, _ int64, err error) error {
+				rec, perr := p.ParseLine(l)
+				if perr != nil {
+					if rec != nil {
+						t.Errorf("line %d: a record and an error", no)
+					}
+					got = append(got, out{Line: no, Error: perr.Error()})
+					return nil
+				}
+				if rec == nil {
+					return nil
+				}
+				o := out{Line: no, Record: rec}
+				for _, r := range rec.Results {
+					o.Texts = append(o.Texts, r.Texts...)
+				}
+				for _, c := range rec.Calls {
+					o.Args = append(o.Args, string(c.Args))
+				}
+				got = append(got, o)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.MarshalIndent(got, "", "  ")
+			b = append(b, '\n')
+			golden := filepath.Join("testdata", string(src)+".golden.json")
+			if *update {
+				if err := os.WriteFile(golden, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(b, want) {
+				t.Errorf("records differ from %s (run with -update to see):\n%s", golden, b)
+			}
+		})
+	}
+}
+
+// reading is the result of reading a whole generated tree the simple way.
+type reading struct {
+	requests []transcript.Record
+	results  map[string]transcript.ToolResult
+	calls    map[string]transcript.Record
+	corrupt  []string
+	compact  int
+}
+
+func readTree(t *testing.T, home string) reading {
+	t.Helper()
+	cf, err := transcript.DiscoverClaude([]string{filepath.Join(home, ".claude", "projects")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xf, err := transcript.DiscoverCodex([]string{filepath.Join(home, ".codex", "sessions")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := reading{results: map[string]transcript.ToolResult{}, calls: map[string]transcript.Record{}}
+	for _, f := range append(cf, xf...) {
+		p, err := transcript.NewParser(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fh, err := os.Open(f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(home, f.Path)
+		_, _, err = transcript.ScanLines(fh, 0, 1, func(l []byte, no int, _ int64, err error) error {
+			rec, err := p.ParseLine(l)
+			if err != nil {
+				r.corrupt = append(r.corrupt, fmt.Sprintf("%s:%d", filepath.ToSlash(rel), no))
+				return nil
+			}
+			if rec == nil {
+				return nil
+			}
+			if rec.Request != nil {
+				r.requests = append(r.requests, *rec)
+			}
+			for _, c := range rec.Calls {
+				one := *rec
+				one.Calls = []transcript.ToolCall{c}
+				r.calls[c.ID] = one
+			}
+			for _, res := range rec.Results {
+				r.results[res.ID] = res
+			}
+			if rec.Compaction != nil {
+				r.compact++
+			}
+			return nil
+		})
+		fh.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sort.Strings(r.corrupt)
+	return r
+}
+
+// dedup keeps one copy per message the way ccusage does: key on message id
+// and request id; a sidechain copy of a message matches on the message id
+// alone; the non-sidechain copy wins, then the larger total.
+func dedup(recs []transcript.Record) []transcript.Record {
+	var out []transcript.Record
+	byKey := map[string]int{}
+	byMsg := map[string][]int{}
+	for _, r := range recs {
+		q := r.Request
+		if q.MessageID == "" {
+			out = append(out, r)
+			continue
+		}
+		key := r.SessionID + "\x00" + q.MessageID + "\x00" + q.RequestID
+		idx, ok := byKey[key]
+		if !ok {
+			idx = -1
+			for _, i := range byMsg[q.MessageID] {
+				if r.Sidechain || out[i].Sidechain {
+					idx = i
+					break
+				}
+			}
+		}
+		if idx >= 0 {
+			e := out[idx]
+			replace := false
+			if r.Sidechain != e.Sidechain {
+				replace = e.Sidechain
+			} else {
+				replace = q.Usage.Total() > e.Request.Usage.Total()
+			}
+			if replace {
+				out[idx] = r
+			}
+			byKey[key] = idx
+			continue
+		}
+		byKey[key] = len(out)
+		byMsg[q.MessageID] = append(byMsg[q.MessageID], len(out))
+		out = append(out, r)
+	}
+	return out
+}
+
+func TestGeneratedTree(t *testing.T) {
+	home := t.TempDir()
+	m, err := transcripttest.Generate(home, transcripttest.Small())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := readTree(t, home)
+	if len(m.CorruptLines) == 0 || len(m.Truncated) == 0 {
+		t.Fatalf("the small tree should have defects: %d corrupt, %d truncated", len(m.CorruptLines), len(m.Truncated))
+	}
+	if fmt.Sprint(r.corrupt) != fmt.Sprint(m.CorruptLines) {
+		t.Errorf("corrupt lines %v, want %v", r.corrupt, m.CorruptLines)
+	}
+	if r.compact != m.Compactions {
+		t.Errorf("%d compactions, want %d", r.compact, m.Compactions)
+	}
+
+	// Requests after de-duplication equal the manifest's, one by one.
+	got := dedup(r.requests)
+	key := func(source, session, model string, tm string, in, out, c5, c1, cr int64, agent string) string {
+		return fmt.Sprintf("%s %s %s %s in=%d out=%d c5=%d c1=%d cr=%d agent=%s", source, session, model, tm, in, out, c5, c1, cr, agent)
+	}
+	var gotKeys, wantKeys []string
+	for _, g := range got {
+		u := g.Request.Usage
+		if u.CacheWrite5m+u.CacheWrite1h != u.CacheCreation {
+			t.Errorf("cache split %d+%d != %d", u.CacheWrite5m, u.CacheWrite1h, u.CacheCreation)
+		}
+		gotKeys = append(gotKeys, key(string(sourceOf(g)), g.SessionID, g.Request.Model, g.Time.Format("15:04:05.000"), u.Input, u.Output, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, g.AgentID))
+	}
+	for _, w := range m.Requests {
+		agent := w.AgentID
+		wantKeys = append(wantKeys, key(w.Source, w.SessionID, w.Model, w.Time.Format("15:04:05.000"), w.Input, w.Output, w.Cache5m, w.Cache1h, w.CacheRead, agent))
+	}
+	sort.Strings(gotKeys)
+	sort.Strings(wantKeys)
+	if strings.Join(gotKeys, "\n") != strings.Join(wantKeys, "\n") {
+		t.Errorf("requests differ:\ngot\n%s\nwant\n%s", strings.Join(gotKeys, "\n"), strings.Join(wantKeys, "\n"))
+	}
+
+	// Every call is found with its result, its texts, images and errors.
+	if len(r.calls) != len(m.Calls) {
+		t.Errorf("%d calls, want %d", len(r.calls), len(m.Calls))
+	}
+	for _, c := range m.Calls {
+		rec, ok := r.calls[c.ID]
+		if !ok {
+			t.Errorf("call %s (%s) not found", c.ID, c.Name)
+			continue
+		}
+		call := rec.Calls[0]
+		if call.Name != c.Name || rec.SessionID != c.SessionID {
+			t.Errorf("call %s: %s in %s, want %s in %s", c.ID, call.Name, rec.SessionID, c.Name, c.SessionID)
+		}
+		var canon bytes.Buffer
+		if err := json.Compact(&canon, call.Args); err != nil || canon.String() != c.Args {
+			t.Errorf("call %s args %s, want %s", c.ID, call.Args, c.Args)
+		}
+		res, ok := r.results[c.ID]
+		if !ok {
+			t.Errorf("call %s has no result", c.ID)
+			continue
+		}
+		if strings.Join(res.Texts, "|") != strings.Join(c.Texts, "|") {
+			t.Errorf("call %s result texts differ", c.ID)
+		}
+		if res.IsError != c.IsError || res.NonText != c.Images || res.Spilled != c.Spilled {
+			t.Errorf("call %s: error %v images %d spilled %v, want %v %d %v", c.ID, res.IsError, res.NonText, res.Spilled, c.IsError, c.Images, c.Spilled)
+		}
+		if c.Images > 0 && res.EstimatedTokens != transcript.ImageTokens(64, 48) {
+			t.Errorf("call %s: image estimate %d, want %d", c.ID, res.EstimatedTokens, transcript.ImageTokens(64, 48))
+		}
+	}
+}
+
+func sourceOf(r transcript.Record) transcript.Source {
+	if r.Request != nil && r.Request.MessageID == "" && r.Request.Turn > 0 {
+		return transcript.Codex
+	}
+	return transcript.Claude
+}
+
+func TestDiscoverLayouts(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{
+		"-home-u-p/sess-1.jsonl",
+		"-home-u-p/sess-1/subagents/agent-abc.jsonl",
+		"-home-u-p/sess-1/subagents/workflows/wf1/agent-def.jsonl",
+		"-home-u-p/sess-1/tool-results/toolu_1.jsonl",
+		"-home-u-p/agent-old.jsonl",
+		"-home-u-p/notes.txt",
+	} {
+		path := filepath.Join(root, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, nil, 0o644)
+	}
+	files, err := transcript.DiscoverClaude([]string{root, root, filepath.Join(root, "missing")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f.Path)
+		got = append(got, fmt.Sprintf("%s session=%s agent=%s", filepath.ToSlash(rel), f.SessionID, f.AgentID))
+	}
+	sort.Strings(got)
+	want := []string{
+		"-home-u-p/agent-old.jsonl session= agent=agent-old",
+		"-home-u-p/sess-1.jsonl session=sess-1 agent=",
+		"-home-u-p/sess-1/subagents/agent-abc.jsonl session=sess-1 agent=agent-abc",
+		"-home-u-p/sess-1/subagents/workflows/wf1/agent-def.jsonl session=sess-1 agent=agent-def",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestCodexStateResumes(t *testing.T) {
+	// Reading a rollout in two halves, saving the state between, gives the
+	// same requests as reading it whole.
+	home := t.TempDir()
+	o := transcripttest.Small()
+	o.Sessions = 0
+	o.Codex = 1
+	if _, err := transcripttest.Generate(home, o); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := transcript.DiscoverCodex([]string{filepath.Join(home, ".codex", "sessions")})
+	data, _ := os.ReadFile(files[0].Path)
+	read := func(chunks ...[]byte) (out []string) {
+		var state []byte
+		for _, c := range chunks {
+			p, _ := transcript.NewParser(files[0], state)
+			transcript.ScanLines(bytes.NewReader(c), 0, 1, func(l []byte, _ int, _ int64, _ error) error {
+				if rec, _ := p.ParseLine(l); rec != nil && rec.Request != nil {
+					out = append(out, fmt.Sprintf("%+v", *rec.Request))
+				}
+				return nil
+			})
+			state = transcript.SaveState(p)
+		}
+		return out
+	}
+	cut := bytes.Index(data[len(data)/2:], []byte("\n")) + len(data)/2 + 1
+	whole, halves := read(data), read(data[:cut], data[cut:])
+	if len(whole) != 5 || strings.Join(whole, "\n") != strings.Join(halves, "\n") {
+		t.Errorf("whole:\n%s\nhalves:\n%s", strings.Join(whole, "\n"), strings.Join(halves, "\n"))
+	}
+}
+
+func TestLineError(t *testing.T) {
+	err := &transcript.LineError{Path: "a.jsonl", Line: 3, Err: errors.New("invalid JSON")}
+	if err.Error() != "a.jsonl:3: invalid JSON" {
+		t.Error(err)
+	}
+}
+
+func FuzzClaudeLine(f *testing.F) {
+	seed(f, "testdata/claude.jsonl")
+	f.Fuzz(func(t *testing.T, line []byte) {
+		p := &transcript.ClaudeParser{}
+		rec, err := p.ParseLine(line)
+		if err != nil && rec != nil {
+			t.Fatal("a record and an error")
+		}
+	})
+}
+
+func FuzzCodexLine(f *testing.F) {
+	seed(f, "testdata/codex.jsonl")
+	f.Fuzz(func(t *testing.T, line []byte) {
+		p := &transcript.CodexParser{State: transcript.CodexState{SessionID: "s"}}
+		rec, err := p.ParseLine(line)
+		if err != nil && rec != nil {
+			t.Fatal("a record and an error")
+		}
+	})
+}
+
+func seed(f *testing.F, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		f.Add(l)
+	}
+}
