@@ -107,8 +107,8 @@ func imageBlockTokens(data string) int {
 // contentBlock is a block of a tool result's content (Claude's and MCP's
 // shape).
 type contentBlock struct {
-	Type   string          `json:"type"`
-	Text   *string         `json:"text"`
+	Type   string  `json:"type"`
+	Text   *string `json:"text"`
 	Source *struct {
 		Data string `json:"data"`
 	} `json:"source"`
