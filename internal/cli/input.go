@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// readInput reads a file, or standard input for "-", refusing more than max
+// bytes.
+func readInput(env *Env, name string, max int64) ([]byte, error) {
+	var r io.Reader
+	if name == "-" {
+		r = env.Stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, unwrapPathError(err))
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil {
+			if fi.IsDir() {
+				return nil, fmt.Errorf("reading %s: is a directory", name)
+			}
+			if fi.Size() > max {
+				return nil, withHint(fmt.Errorf("%s is %s bytes, over the --max-bytes limit of %s", name, groupDigits(fi.Size()), groupDigits(max)),
+					"raise the limit with --max-bytes if the file is really a tools capture")
+			}
+		}
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", displayName(name), err)
+	}
+	if int64(len(data)) > max {
+		return nil, withHint(fmt.Errorf("%s is over the --max-bytes limit of %s bytes", displayName(name), groupDigits(max)),
+			"raise the limit with --max-bytes if the input is really a tools capture")
+	}
+	return data, nil
+}
+
+func displayName(name string) string {
+	if name == "-" {
+		return "standard input"
+	}
+	return name
+}
+
+// unwrapPathError drops the *PathError's repetition of the path.
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// byteSize is a flag value for sizes: 1000, 64K, 100M, 2G (powers of 1024).
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+func (b *byteSize) Set(s string) error {
+	mult := int64(1)
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(t, "B")
+	switch {
+	case strings.HasSuffix(t, "K"):
+		mult, t = 1<<10, strings.TrimSuffix(t, "K")
+	case strings.HasSuffix(t, "M"):
+		mult, t = 1<<20, strings.TrimSuffix(t, "M")
+	case strings.HasSuffix(t, "G"):
+		mult, t = 1<<30, strings.TrimSuffix(t, "G")
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("want a positive size such as 1048576, 64K, 100M or 1G")
+	}
+	*b = byteSize(n * mult)
+	return nil
+}
+
+// nameFromPath derives a server name from an input file: the file's base
+// name without extension, or its folder's name when the file has a generic
+// name (wire.jsonl, tools.json, measurement.json, ...).
+func nameFromPath(p string) string {
+	if p == "-" {
+		return "stdin"
+	}
+	base := filepath.Base(p)
+	stem := strings.TrimSuffix(base, filepath.Ext(base))
+	switch strings.ToLower(stem) {
+	case "wire", "tools", "measurement", "capture", "canonical", "tools-list", "tools_list", "result", "response":
+		if dir := filepath.Base(filepath.Dir(p)); dir != "." && dir != string(filepath.Separator) {
+			return dir
+		}
+	}
+	return stem
+}

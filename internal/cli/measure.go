@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/render"
+)
+
+func init() {
+	register(&Command{
+		Name:  "measure",
+		Short: "measure one server: tokens of its tool definitions, per tool and part",
+		Usage: measureUsage,
+		Run:   runMeasure,
+	})
+}
+
+const measureUsage = `usage: mcpcost measure [flags] FILE|-
+       mcpcost measure [flags] URL
+       mcpcost measure [flags] -- COMMAND [ARGS...]
+
+Measure what one MCP server's tool definitions cost in context: the
+o200k_base token count of the canonical JSON of its tools/list result
+(JSON.stringify of the concatenated tools arrays, counted as one string:
+the published methodology 1.0), the canonical SHA-256, and per tool its
+own count, share and parts (name, title, description, inputSchema,
+outputSchema, annotations, _meta, other fields), heaviest first.
+
+A FILE (or - for standard input) holds a tools/list result
+({"tools":[...]}), a JSON-RPC response or a stream of JSON-RPC messages one
+per line (the tools of every tools/list response are concatenated in
+order), a bare array of tools, or a measurement.json.
+
+Flags:
+  --json             print the report as JSON (schema mcpcost.measure/v1)
+  --out FILE         also write measurement.json to FILE; "mcpcost verify"
+                     (or mcp-context-cost verify) re-derives it
+  --name NAME        the server's name in the report (default: derived from
+                     the file, or the server's own name)
+  --max-bytes SIZE   refuse inputs larger than SIZE (default 256M)
+
+Per-tool counts do not add up to the total: the total counts the whole
+array once, and tokens merge differently at the joins between tools.
+
+Exit status: 0 measured, 1 a gate failed, 2 bad input or usage.`
+
+func runMeasure(env *Env, args []string) int {
+	f := newFlags("measure")
+	jsonFlag := f.Bool("json", "")
+	outFlag := f.String("out", "", "")
+	nameFlag := f.String("name", "", "")
+	maxBytes := byteSize(measure.DefaultMaxBytes)
+	f.Var(&maxBytes, "max-bytes", "")
+	pos, rest, ok := f.parseOrUsage(env, args)
+	if !ok {
+		return ExitError
+	}
+	if rest != nil {
+		return usageError(env, "measure", "measuring a running server (-- COMMAND) is not available in this build")
+	}
+	if len(pos) != 1 {
+		if len(pos) == 0 {
+			return usageError(env, "measure", "nothing to measure: give a FILE, - for standard input, a URL, or -- COMMAND ARGS")
+		}
+		return usageError(env, "measure", "measure takes one target, got %d", len(pos))
+	}
+	target := pos[0]
+	data, err := readInput(env, target, int64(maxBytes))
+	if err != nil {
+		return fail(env, err)
+	}
+	capture, err := measure.ParseInput(displayName(target), data)
+	data = nil
+	if err != nil {
+		return fail(env, err)
+	}
+	name := *nameFlag
+	if name == "" {
+		name = nameFromPath(target)
+	}
+	result := measure.Tools(capture.Tools, nil)
+	src := &measure.Source{Kind: capture.Kind, File: displayName(target), Pages: capture.Pages}
+	rep := measure.NewReport(name, "measured", src, result)
+	if capture.Skipped > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d JSON-RPC %s that %s not tools/list responses skipped", capture.Skipped, pluralWord(capture.Skipped, "message", "messages"), pluralWord(capture.Skipped, "was", "were")))
+	}
+	if *outFlag != "" {
+		file := measure.NewFile(result, "measured", name, "mcpcost "+Version(), env.Now())
+		file.Source = src
+		if err := writeFile(*outFlag, file); err != nil {
+			return fail(env, err)
+		}
+	}
+	if *jsonFlag {
+		err = render.JSON(env.Stdout, rep)
+	} else {
+		err = render.MeasureText(env.Stdout, rep)
+	}
+	if err != nil {
+		return fail(env, err)
+	}
+	return ExitOK
+}
+
+func writeFile(path string, f *measure.File) error {
+	b, err := f.Marshal()
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
+	}
+	return nil
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/render"
+)
+
+func init() {
+	register(&Command{
+		Name:  "verify",
+		Short: "re-derive measurement.json files (mcpcost's or mcp-context-cost's)",
+		Usage: verifyUsage,
+		Run:   runVerify,
+	})
+}
+
+const verifyUsage = `usage: mcpcost verify [--json] FILE...
+
+Re-derive each measurement.json from its rawToolsCapture: canonical JSON,
+the o200k_base count, the SHA-256 and the tool count, and the per-tool
+numbers where they are stored. Files written by mcpcost and by
+mcp-context-cost are both accepted.
+
+Prints "OK name: N tokens ..." per file, or FAIL and each problem.
+
+Flags:
+  --json             print the results as JSON (schema mcpcost.verify/v1)
+  --max-bytes SIZE   refuse files larger than SIZE (default 256M)
+
+Exit status: 0 every file agrees, 1 a file disagrees, 2 a file cannot be
+read as a measurement (the other files are still verified).`
+
+// verifyReport is the JSON of "mcpcost verify".
+type verifyReport struct {
+	Schema  string                  `json:"schema"`
+	OK      bool                    `json:"ok"`
+	Results []*measure.Verification `json:"results"`
+	Errors  []verifyError           `json:"errors"`
+}
+
+type verifyError struct {
+	File  string `json:"file"`
+	Error string `json:"error"`
+}
+
+func runVerify(env *Env, args []string) int {
+	f := newFlags("verify")
+	jsonFlag := f.Bool("json", "")
+	maxBytes := byteSize(measure.DefaultMaxBytes)
+	f.Var(&maxBytes, "max-bytes", "")
+	pos, rest, ok := f.parseOrUsage(env, args)
+	if !ok {
+		return ExitError
+	}
+	pos = append(pos, rest...)
+	if len(pos) == 0 {
+		return usageError(env, "verify", "no measurement.json given")
+	}
+	rep := verifyReport{Schema: measure.VerifySchema, OK: true, Results: []*measure.Verification{}, Errors: []verifyError{}}
+	code := ExitOK
+	for _, p := range pos {
+		data, err := readInput(env, p, int64(maxBytes))
+		var v *measure.Verification
+		if err == nil {
+			v, err = measure.Verify(displayName(p), data, nil)
+		}
+		if err != nil {
+			code = ExitError
+			rep.OK = false
+			rep.Errors = append(rep.Errors, verifyError{File: displayName(p), Error: err.Error()})
+			if !*jsonFlag {
+				errorf(env, "%v", err)
+				var nm *measure.NotMeasurementError
+				if errors.As(err, &nm) {
+					hintf(env, "verify reads measurement.json files, as written by 'mcpcost measure --out'")
+				}
+			}
+			continue
+		}
+		rep.Results = append(rep.Results, v)
+		if !v.OK {
+			rep.OK = false
+			if code == ExitOK {
+				code = ExitFail
+			}
+		}
+		if !*jsonFlag {
+			printVerification(env, v)
+		}
+	}
+	if *jsonFlag {
+		if err := render.JSON(env.Stdout, rep); err != nil {
+			return fail(env, err)
+		}
+	}
+	return code
+}
+
+func printVerification(env *Env, v *measure.Verification) {
+	if v.OK {
+		fmt.Fprintf(env.Stdout, "OK %s: %s tokens (%s, methodology %s): capture, hash and count agree", v.ServerName, render.Int(*v.RederivedTokens), v.Encoding, v.Methodology)
+		if v.ToolsChecked > 0 {
+			fmt.Fprintf(env.Stdout, ", and %d per-tool %s", v.ToolsChecked, pluralWord(v.ToolsChecked, "count", "counts"))
+		}
+		fmt.Fprintln(env.Stdout)
+		return
+	}
+	fmt.Fprintf(env.Stdout, "FAIL %s (%s):\n", v.ServerName, v.File)
+	for _, p := range v.Problems {
+		fmt.Fprintf(env.Stdout, "  - %s\n", p)
+	}
+}

@@ -1,0 +1,128 @@
+package measure
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+)
+
+// FileSchema names the mcpcost additions to measurement.json.
+const FileSchema = "mcpcost.measurement/v1"
+
+// File is measurement.json. The fields up to TimeoutMs are those of
+// mcp-context-cost's measurement.json, in its order, so that either tool
+// verifies the other's files; mcpcost's own fields follow.
+type File struct {
+	MethodologyVersion string     `json:"methodologyVersion"`
+	Provider           string     `json:"provider"`
+	Encoding           string     `json:"encoding"`
+	Status             string     `json:"status"`
+	TotalTokens        *int       `json:"totalTokens"`
+	ToolCount          *int       `json:"toolCount"`
+	Tools              []FileTool `json:"tools"`
+	CanonicalSha256    *string    `json:"canonicalSha256"`
+	// RawToolsCapture is the tools array; JSON.stringify of it is the
+	// canonical string.
+	RawToolsCapture json.RawMessage `json:"rawToolsCapture"`
+	MeasuredAt      string          `json:"measuredAt"`
+	ServerName      string          `json:"serverName"`
+	ServerVersion   string          `json:"serverVersion,omitempty"`
+	// LaunchCommand is the command line with secrets redacted.
+	LaunchCommand string   `json:"launchCommand,omitempty"`
+	EnvVarNames   []string `json:"envVarNames,omitempty"`
+	// ServerInstructions has three states: a string, null (the server sent
+	// none), absent (not captured, as for a file input).
+	ServerInstructions json.RawMessage `json:"serverInstructions,omitempty"`
+	Notes              string          `json:"notes,omitempty"`
+	TimeoutMs          int             `json:"timeoutMs,omitempty"`
+
+	// mcpcost's additions.
+	Generator string  `json:"generator"`
+	Schema    string  `json:"schema"`
+	Source    *Source `json:"source,omitempty"`
+	// CanonicalBytes is the length of the canonical string in bytes.
+	CanonicalBytes int `json:"canonicalBytes,omitempty"`
+	// Extras counts what else the server puts in context.
+	Extras *Extras `json:"extras,omitempty"`
+	// ChangedTools names the tools that differed between the two captures
+	// of a dynamic server.
+	ChangedTools []string `json:"changedTools,omitempty"`
+}
+
+// FileTool is one tool in measurement.json, in capture order.
+type FileTool struct {
+	Name              string `json:"name"`
+	Tokens            int    `json:"tokens"`
+	DescriptionTokens int    `json:"descriptionTokens"`
+	InputSchemaTokens int    `json:"inputSchemaTokens"`
+	Parts             []Part `json:"parts,omitempty"`
+}
+
+// Source says where a measurement came from. It never holds a secret:
+// environment variables and headers by name only, and the URL and the
+// command line redacted.
+type Source struct {
+	Kind            InputKind `json:"kind"`
+	File            string    `json:"file,omitempty"`
+	Transport       string    `json:"transport,omitempty"`
+	Command         string    `json:"command,omitempty"`
+	URL             string    `json:"url,omitempty"`
+	HeaderNames     []string  `json:"headerNames,omitempty"`
+	EnvVarNames     []string  `json:"envVarNames,omitempty"`
+	ProtocolVersion string    `json:"protocolVersion,omitempty"`
+	Pages           int       `json:"pages,omitempty"`
+}
+
+// Extras is what a server puts in context besides its tools.
+type Extras struct {
+	InstructionsTokens      int `json:"instructionsTokens"`
+	Prompts                 int `json:"prompts"`
+	PromptsTokens           int `json:"promptsTokens"`
+	Resources               int `json:"resources"`
+	ResourcesTokens         int `json:"resourcesTokens"`
+	ResourceTemplates       int `json:"resourceTemplates"`
+	ResourceTemplatesTokens int `json:"resourceTemplatesTokens"`
+	// SessionStartTokens is what a client that defers tool definitions
+	// loads at session start: the tool names and the instructions.
+	SessionStartTokens int `json:"sessionStartTokens"`
+}
+
+// NewFile builds measurement.json for a measured capture.
+func NewFile(r *Result, status, serverName, generator string, at time.Time) *File {
+	total, count, sha := r.TotalTokens, r.ToolCount, r.CanonicalSha256
+	f := &File{
+		MethodologyVersion: MethodologyVersion,
+		Provider:           "tiktoken",
+		Encoding:           "o200k_base",
+		Status:             status,
+		TotalTokens:        &total,
+		ToolCount:          &count,
+		CanonicalSha256:    &sha,
+		RawToolsCapture:    json.RawMessage(r.Canonical),
+		MeasuredAt:         at.UTC().Format("2006-01-02T15:04:05.000Z"),
+		ServerName:         serverName,
+		Generator:          generator,
+		Schema:             FileSchema,
+		CanonicalBytes:     r.CanonicalBytes,
+		Tools:              make([]FileTool, len(r.Tools)),
+	}
+	for i, t := range r.Tools {
+		f.Tools[i] = FileTool{Name: t.Name, Tokens: t.Tokens, DescriptionTokens: t.DescriptionTokens, InputSchemaTokens: t.InputSchemaTokens, Parts: t.Parts}
+	}
+	return f
+}
+
+// Marshal writes f as measurement.json: two-space indentation and a final
+// newline, like JSON.stringify(m, null, 2) + "\n". Indenting adds only
+// whitespace: the string and number literals of rawToolsCapture are kept
+// byte for byte, so JSON.stringify of it gives the canonical string back.
+func (f *File) Marshal() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(f); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,219 @@
+// Package measure turns a server's tools/list capture into a measurement:
+// the o200k_base count of the canonical JSON of its concatenated tools
+// array (the published methodology, version 1.0), the canonical SHA-256,
+// and per-tool and per-part breakdowns.
+//
+// # The number
+//
+// The headline number is the token count of JSON.stringify(tools), where
+// tools is the concatenation of the tools arrays of every tools/list page,
+// in server order, counted as one string with o200k_base (special-token text
+// counted as ordinary text). It agrees byte for byte with the published
+// methodology of mcp-context-cost.
+//
+// Per-tool counts are the count of each tool's own canonical JSON. They do
+// not add up to the total: at the joins between tools the array's brackets
+// and commas merge with neighbouring text into tokens of their own. Parts
+// (name, description, inputSchema, ...) count each field as it stands in the
+// tool's canonical JSON, key and value ("description":"..."), so the parts
+// of a tool add up to close to, not exactly, the tool's count.
+package measure
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+
+	"github.com/mcpcost/mcpcost/internal/canon"
+	"github.com/mcpcost/mcpcost/internal/token"
+)
+
+// MethodologyVersion is the version of the published methodology the
+// headline number follows.
+const MethodologyVersion = "1.0"
+
+// Schema is the version of the JSON report of "mcpcost measure".
+const Schema = "mcpcost.measure/v1"
+
+// Part names, in display order. "other" gathers every other field.
+var PartNames = []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta", "other"}
+
+// Result is the measurement of one tools capture.
+type Result struct {
+	TotalTokens     int    `json:"totalTokens"`
+	ToolCount       int    `json:"toolCount"`
+	CanonicalSha256 string `json:"canonicalSha256"`
+	CanonicalBytes  int    `json:"canonicalBytes"`
+	// SumOfToolTokens is the sum of the per-tool counts; it differs from
+	// TotalTokens by the merges at the joins between tools.
+	SumOfToolTokens int `json:"sumOfToolTokens"`
+	// Tools in capture order.
+	Tools []Tool `json:"tools"`
+	// Canonical is the canonical JSON of the tools array.
+	Canonical []byte `json:"-"`
+}
+
+// Tool is one tool's share of the measurement.
+type Tool struct {
+	Name  string `json:"name"`
+	Index int    `json:"index"` // position in the capture, from 0
+	// Tokens counts the tool's canonical JSON on its own.
+	Tokens int     `json:"tokens"`
+	Share  float64 `json:"share"` // Tokens / TotalTokens
+	Bytes  int     `json:"bytes"` // canonical bytes
+	// DescriptionTokens counts the description text (0 when absent), and
+	// InputSchemaTokens the canonical inputSchema, as mcp-context-cost does.
+	DescriptionTokens int `json:"descriptionTokens"`
+	InputSchemaTokens int `json:"inputSchemaTokens"`
+	// DescriptionBytes is the UTF-8 length of the description.
+	DescriptionBytes int `json:"descriptionBytes"`
+	// Parts counts each field group as it stands in the canonical JSON.
+	Parts []Part `json:"parts"`
+	// Fields lists the names of the fields gathered in the "other" part.
+	OtherFields []string `json:"otherFields,omitempty"`
+	// Hidden is set when _meta["anthropic/alwaysLoad"] is true.
+	AlwaysLoad bool `json:"alwaysLoad,omitempty"`
+}
+
+// Part is one field group of a tool.
+type Part struct {
+	Name   string `json:"name"`
+	Tokens int    `json:"tokens"`
+}
+
+// UnnamedTool is the name shown for a tool without a string name.
+const UnnamedTool = "(unnamed)"
+
+// Tools measures a tools array with counter c (nil for o200k_base).
+func Tools(tools []*canon.Value, c token.Counter) *Result {
+	if c == nil {
+		c = token.O200k()
+	}
+	canonical := canon.Marshal(canon.NewArray(tools))
+	sum := sha256.Sum256(canonical)
+	r := &Result{
+		TotalTokens:     c.Count(string(canonical)),
+		ToolCount:       len(tools),
+		CanonicalSha256: hex.EncodeToString(sum[:]),
+		CanonicalBytes:  len(canonical),
+		Tools:           make([]Tool, len(tools)),
+		Canonical:       canonical,
+	}
+	// Tools are independent: count them on every core.
+	parallel(len(tools), func(i int) { r.Tools[i] = tool(i, tools[i], c) })
+	for i := range r.Tools {
+		r.SumOfToolTokens += r.Tools[i].Tokens
+		if r.TotalTokens > 0 {
+			r.Tools[i].Share = float64(r.Tools[i].Tokens) / float64(r.TotalTokens)
+		}
+	}
+	return r
+}
+
+func tool(i int, t *canon.Value, c token.Counter) Tool {
+	b := canon.Marshal(t)
+	out := Tool{Name: ToolName(t), Index: i, Tokens: c.Count(string(b)), Bytes: len(b)}
+	if d := t.Get("description"); d != nil && d.Kind() == canon.String && d.Str() != "" {
+		out.DescriptionTokens = c.Count(d.Str())
+		out.DescriptionBytes = len(d.Str())
+	}
+	if s := t.Get("inputSchema"); s != nil {
+		out.InputSchemaTokens = c.Count(string(canon.Marshal(s)))
+	}
+	if m := t.Get("_meta"); m != nil && m.Kind() == canon.Object {
+		if a := m.Get("anthropic/alwaysLoad"); a != nil && a.Kind() == canon.Bool && a.Bool() {
+			out.AlwaysLoad = true
+		}
+	}
+	// Group the members of the canonical object by part.
+	groups := map[string][]byte{}
+	for _, m := range t.Members() {
+		p := "other"
+		for _, n := range PartNames[:len(PartNames)-1] {
+			if m.Key == n {
+				p = n
+				break
+			}
+		}
+		if p == "other" {
+			out.OtherFields = append(out.OtherFields, m.Key)
+		}
+		g := groups[p]
+		if len(g) > 0 {
+			g = append(g, ',')
+		}
+		g = appendMember(g, m)
+		groups[p] = g
+	}
+	for _, n := range PartNames {
+		if g, ok := groups[n]; ok {
+			out.Parts = append(out.Parts, Part{Name: n, Tokens: c.Count(string(g))})
+		}
+	}
+	return out
+}
+
+// appendMember appends "key":value in canonical form.
+func appendMember(dst []byte, m canon.Member) []byte {
+	dst = appendKey(dst, m.Key)
+	dst = append(dst, ':')
+	return canon.Append(dst, m.Value)
+}
+
+// ToolName returns a tool's name, or UnnamedTool.
+func ToolName(t *canon.Value) string {
+	if n := t.Get("name"); n != nil && n.Kind() == canon.String && n.Str() != "" {
+		return n.Str()
+	}
+	return UnnamedTool
+}
+
+// Heaviest returns the indexes of r.Tools sorted by tokens, heaviest first,
+// ties in capture order.
+func (r *Result) Heaviest() []int {
+	idx := make([]int, len(r.Tools))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return r.Tools[idx[a]].Tokens > r.Tools[idx[b]].Tokens })
+	return idx
+}
+
+// PartTokens returns the tokens of the named part of t (0 when absent).
+func (t *Tool) PartTokens(name string) int {
+	for _, p := range t.Parts {
+		if p.Name == name {
+			return p.Tokens
+		}
+	}
+	return 0
+}
+
+// appendKey appends key as JSON.stringify writes a string. Keys come decoded
+// (a lone surrogate already replaced), so this serves the part counts only;
+// whole tools are always written by canon.
+func appendKey(dst []byte, key string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(key); i++ {
+		switch c := key[i]; {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c == '\b':
+			dst = append(dst, '\\', 'b')
+		case c == '\f':
+			dst = append(dst, '\\', 'f')
+		case c == '\n':
+			dst = append(dst, '\\', 'n')
+		case c == '\r':
+			dst = append(dst, '\\', 'r')
+		case c == '\t':
+			dst = append(dst, '\\', 't')
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}

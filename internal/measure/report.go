@@ -1,0 +1,96 @@
+package measure
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Report is the result of "mcpcost measure" for one server: the plain data
+// behind its text, JSON and Markdown forms.
+type Report struct {
+	Schema             string  `json:"schema"`
+	Server             string  `json:"server"`
+	Status             string  `json:"status"`
+	Detail             string  `json:"detail,omitempty"`
+	MethodologyVersion string  `json:"methodologyVersion"`
+	Encoding           string  `json:"encoding"`
+	Source             *Source `json:"source,omitempty"`
+	ServerVersion      string  `json:"serverVersion,omitempty"`
+
+	TotalTokens     int    `json:"totalTokens"`
+	ToolCount       int    `json:"toolCount"`
+	CanonicalSha256 string `json:"canonicalSha256"`
+	CanonicalBytes  int    `json:"canonicalBytes"`
+	SumOfToolTokens int    `json:"sumOfToolTokens"`
+	// Note explains why per-tool counts do not add up to the total.
+	Note string `json:"note"`
+	// Tools, heaviest first (ties in capture order).
+	Tools []Tool `json:"tools"`
+
+	Extras       *Extras  `json:"extras,omitempty"`
+	ChangedTools []string `json:"changedTools,omitempty"`
+	Warnings     []string `json:"warnings,omitempty"`
+}
+
+// NewReport builds the report of a measured capture.
+func NewReport(server, status string, src *Source, r *Result) *Report {
+	rep := &Report{
+		Schema:             Schema,
+		Server:             server,
+		Status:             status,
+		MethodologyVersion: MethodologyVersion,
+		Encoding:           "o200k_base",
+		Source:             src,
+		TotalTokens:        r.TotalTokens,
+		ToolCount:          r.ToolCount,
+		CanonicalSha256:    r.CanonicalSha256,
+		CanonicalBytes:     r.CanonicalBytes,
+		SumOfToolTokens:    r.SumOfToolTokens,
+		Note:               JoinNote(r.TotalTokens, r.SumOfToolTokens),
+		Tools:              make([]Tool, 0, len(r.Tools)),
+	}
+	for _, i := range r.Heaviest() {
+		rep.Tools = append(rep.Tools, r.Tools[i])
+	}
+	return rep
+}
+
+// JoinNote says how the per-tool counts relate to the total.
+func JoinNote(total, sum int) string {
+	switch d := total - sum; {
+	case d == 0:
+		return "per-tool counts add up to the total here; in general they need not: the total counts the whole canonical array once"
+	default:
+		return fmt.Sprintf("per-tool counts add up to %s, not %s: the total counts the whole canonical array once, and tokens merge differently at the joins between tools (brackets, commas)", group(sum), group(total))
+	}
+}
+
+// PartsPresent returns the part names that any tool of r has, in display
+// order.
+func (r *Report) PartsPresent() []string {
+	seen := map[string]bool{}
+	for _, t := range r.Tools {
+		for _, p := range t.Parts {
+			seen[p.Name] = true
+		}
+	}
+	var out []string
+	for _, n := range PartNames {
+		if seen[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// group formats n with thousands separators.
+func group(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + group(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,133 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcpcost/mcpcost/internal/measure"
+)
+
+// MeasureText writes a measure report for a terminal: a summary line, the
+// canonical form's size and hash, and the tools heaviest first with their
+// parts.
+func MeasureText(w io.Writer, r *measure.Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s tokens in %s %s (%s, methodology %s)\n",
+		r.Server, Int(r.TotalTokens), Int(r.ToolCount), plural(r.ToolCount, "tool", "tools"), r.Encoding, r.MethodologyVersion)
+	if r.Status != "measured" {
+		fmt.Fprintf(&b, "  status: %s", r.Status)
+		if r.Detail != "" {
+			fmt.Fprintf(&b, ": %s", r.Detail)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "  canonical JSON: %s bytes, sha256 %s\n", Int(r.CanonicalBytes), r.CanonicalSha256)
+	if s := r.Source; s != nil {
+		fmt.Fprintf(&b, "  source: %s\n", sourceLine(s))
+	}
+	if r.ServerVersion != "" {
+		fmt.Fprintf(&b, "  server version: %s (as the server reports it)\n", r.ServerVersion)
+	}
+	if len(r.ChangedTools) > 0 {
+		fmt.Fprintf(&b, "  dynamic: tools/list differed between two captures; changed: %s; the number is the first capture's\n", strings.Join(r.ChangedTools, ", "))
+	}
+	if x := r.Extras; x != nil {
+		fmt.Fprintf(&b, "  also in context: instructions %s tokens; prompts %s (%s tokens); resources %s (%s tokens); resource templates %s (%s tokens)\n",
+			Int(x.InstructionsTokens), Int(x.Prompts), Int(x.PromptsTokens), Int(x.Resources), Int(x.ResourcesTokens), Int(x.ResourceTemplates), Int(x.ResourceTemplatesTokens))
+		fmt.Fprintf(&b, "  session start for a client that defers tools (names + instructions): %s tokens\n", Int(x.SessionStartTokens))
+	}
+	for _, wmsg := range r.Warnings {
+		fmt.Fprintf(&b, "  warning: %s\n", wmsg)
+	}
+	if len(r.Tools) > 0 {
+		b.WriteString("\n")
+		parts := r.PartsPresent()
+		t := Table{Header: append([]string{"tool", "tokens", "share"}, parts...), Indent: "  "}
+		t.Align = make([]Align, len(t.Header))
+		for i := 1; i < len(t.Align); i++ {
+			t.Align[i] = Right
+		}
+		for _, tool := range r.Tools {
+			row := []string{tool.Name, Int(tool.Tokens), Percent(tool.Share)}
+			for _, p := range parts {
+				if n := tool.PartTokens(p); n > 0 {
+					row = append(row, Int(n))
+				} else {
+					row = append(row, "-")
+				}
+			}
+			t.Add(row...)
+		}
+		t.Write(&b)
+		b.WriteString("\n")
+		wrap(&b, capitalize(r.Note)+". Parts count each field with its key (\"description\":\"...\"), so a tool's parts add up to about its count.", "  ", 78)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func sourceLine(s *measure.Source) string {
+	var parts []string
+	switch {
+	case s.File != "":
+		parts = append(parts, s.File)
+	case s.URL != "":
+		parts = append(parts, s.URL)
+	case s.Command != "":
+		parts = append(parts, s.Command)
+	}
+	kind := map[measure.InputKind]string{
+		measure.KindToolsResult: "tools/list result",
+		measure.KindToolsArray:  "array of tools",
+		measure.KindRPC:         "JSON-RPC stream",
+		measure.KindMeasurement: "measurement.json",
+		measure.KindLive:        "live server",
+	}[s.Kind]
+	detail := kind
+	if s.Transport != "" {
+		detail += " over " + s.Transport
+	}
+	if s.ProtocolVersion != "" {
+		detail += ", protocol " + s.ProtocolVersion
+	}
+	if s.Pages > 0 {
+		detail += fmt.Sprintf(", %d %s", s.Pages, plural(s.Pages, "page", "pages"))
+	}
+	if detail != "" {
+		parts = append(parts, "("+strings.TrimPrefix(detail, ", ")+")")
+	}
+	return strings.Join(parts, " ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// wrap writes text as lines of at most width columns, each with indent.
+func wrap(b *strings.Builder, text, indent string, width int) {
+	line := indent
+	for _, w := range strings.Fields(text) {
+		if len(line) > len(indent) && len(line)+1+len(w) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if len(line) > len(indent) {
+			line += " "
+		}
+		line += w
+	}
+	if len(line) > len(indent) {
+		b.WriteString(line + "\n")
+	}
+}
