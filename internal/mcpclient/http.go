@@ -1,0 +1,373 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// httpTap is the RoundTripper under the SDK's HTTP transports. It adds the
+// target's headers (to the target's host only, so a redirect elsewhere
+// never carries them), records every JSON-RPC message we POST, taps every
+// successful response body (JSON or an SSE stream) for the raw messages,
+// and notes each HTTP status for classification.
+type httpTap struct {
+	base    http.RoundTripper
+	rec     *recorder
+	host    string
+	headers map[string]string
+	max     int
+}
+
+func (h *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	if r.URL.Host == h.host {
+		for k, v := range h.headers {
+			r.Header.Set(k, v)
+		}
+	}
+	if r.Body != nil && r.Method == http.MethodPost {
+		body, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		h.rec.outgoing(body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		r.ContentLength = int64(len(body))
+	}
+	resp, err := h.base.RoundTrip(r)
+	if err != nil {
+		if req.Context().Err() == nil {
+			h.rec.noteNetErr(err)
+		}
+		return nil, err
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	h.rec.noteHTTP(httpExchange{Method: r.Method, Status: resp.StatusCode, WWWAuthenticate: resp.Header.Get("WWW-Authenticate"), ContentType: ct})
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		switch ct {
+		case "application/json":
+			resp.Body = &jsonBodyTap{rc: resp.Body, rec: h.rec, max: h.max}
+		case "text/event-stream":
+			resp.Body = &sseTap{rc: resp.Body, rec: h.rec, max: h.max}
+		}
+	}
+	return resp, nil
+}
+
+// jsonBodyTap records a JSON response body once it has been read whole.
+type jsonBodyTap struct {
+	rc   io.ReadCloser
+	rec  *recorder
+	max  int
+	buf  []byte
+	done bool
+}
+
+func (t *jsonBodyTap) Read(p []byte) (int, error) {
+	n, err := t.rc.Read(p)
+	if len(t.buf)+n > t.max {
+		t.rec.fail(failf(StatusProtocolError, "a response body is larger than the %d-byte limit", t.max))
+		return 0, errMessageTooLarge
+	}
+	t.buf = append(t.buf, p[:n]...)
+	if err == io.EOF && !t.done {
+		t.done = true
+		t.rec.incoming(t.buf)
+	}
+	return n, err
+}
+
+func (t *jsonBodyTap) Close() error { return t.rc.Close() }
+
+// sseTap parses a server-sent event stream as it passes through and
+// records the data of each message event (events named "message" or
+// unnamed; the legacy "endpoint" event is not a message).
+type sseTap struct {
+	rc    io.ReadCloser
+	rec   *recorder
+	max   int
+	line  []byte
+	data  []byte
+	event string
+	has   bool // data seen for the current event
+}
+
+func (t *sseTap) Read(p []byte) (int, error) {
+	n, err := t.rc.Read(p)
+	for _, b := range p[:n] {
+		if b != '\n' {
+			t.line = append(t.line, b)
+			if len(t.line) > t.max {
+				t.rec.fail(failf(StatusProtocolError, "an event on the SSE stream is larger than the %d-byte limit", t.max))
+				return 0, errMessageTooLarge
+			}
+			continue
+		}
+		if f := t.field(bytes.TrimSuffix(t.line, []byte("\r"))); f != nil {
+			return 0, errMessageTooLarge
+		}
+		t.line = t.line[:0]
+	}
+	return n, err
+}
+
+func (t *sseTap) field(line []byte) *failure {
+	if len(line) == 0 {
+		if t.has && (t.event == "" || t.event == "message") {
+			t.rec.incoming(t.data)
+		}
+		t.data, t.event, t.has = t.data[:0], "", false
+		return nil
+	}
+	name, value, _ := bytes.Cut(line, []byte(":"))
+	value = bytes.TrimPrefix(value, []byte(" "))
+	switch string(name) {
+	case "data":
+		if t.has {
+			t.data = append(t.data, '\n')
+		}
+		t.data = append(t.data, value...)
+		t.has = true
+		if len(t.data) > t.max {
+			f := failf(StatusProtocolError, "an event on the SSE stream is larger than the %d-byte limit", t.max)
+			t.rec.fail(f)
+			return f
+		}
+	case "event":
+		t.event = string(value)
+	}
+	return nil
+}
+
+func (t *sseTap) Close() error { return t.rc.Close() }
+
+// captureHTTP connects once over Streamable HTTP (kind "http") or the
+// legacy HTTP+SSE transport (kind "sse") and captures the server.
+// legacyOnly reports that the endpoint refused every POST with 400, 404 or
+// 405 and answered none: a server that speaks only HTTP+SSE.
+func captureHTTP(ctx context.Context, t Target, o Options, protocolVersion, kind string) (out sessionOutcome, legacyOnly bool) {
+	u, err := url.Parse(t.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return sessionOutcome{fail: failf(StatusStartupFailure, "not an http(s) URL: %s", redactURL(t.URL))}, false
+	}
+	rec := newRecorder()
+	dialer := &net.Dialer{Timeout: o.Timeout}
+	base := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		TLSHandshakeTimeout:   o.Timeout,
+		ResponseHeaderTimeout: o.Timeout,
+		DisableKeepAlives:     true,
+	}
+	defer base.CloseIdleConnections()
+	hc := &http.Client{Transport: &httpTap{base: base, rec: rec, host: u.Host, headers: t.Headers, max: o.MaxResponseBytes}}
+	var tr mcp.Transport
+	if kind == "sse" {
+		tr = &mcp.SSEClientTransport{Endpoint: t.URL, HTTPClient: hc, MaxEventSize: o.MaxResponseBytes}
+	} else {
+		tr = &mcp.StreamableClientTransport{Endpoint: t.URL, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true, MaxEventSize: o.MaxResponseBytes}
+	}
+	l := link{
+		kind:      kind,
+		transport: tr,
+		rec:       rec,
+		diagnose: func(what string, err error) *failure {
+			return diagnoseHTTP(ctx, rec, t, u, base, o.Timeout)
+		},
+	}
+	out = runSession(ctx, l, o, protocolVersion)
+	if out.fail != nil && kind == "http" {
+		legacyOnly = onlyLegacyRefusals(rec.exchanges())
+	}
+	return out, legacyOnly
+}
+
+// onlyLegacyRefusals reports whether no POST succeeded and at least one was
+// refused with 400, 404 or 405: the fallback rule of the 2025 transports
+// for reaching a 2024-11-05 HTTP+SSE server.
+func onlyLegacyRefusals(xs []httpExchange) bool {
+	refused := false
+	for _, x := range xs {
+		if x.Method != http.MethodPost {
+			continue
+		}
+		switch {
+		case x.Status >= 200 && x.Status < 300:
+			return false
+		case x.Status == 400 || x.Status == 404 || x.Status == 405:
+			refused = true
+		}
+	}
+	return refused
+}
+
+// diagnoseHTTP classifies a failure from the HTTP statuses and network
+// errors the tap saw. A 401 whose WWW-Authenticate names resource metadata,
+// or whose server publishes OAuth protected-resource metadata (RFC 9728),
+// is a remote-auth-wall; any other 401 or a 403 is auth-required.
+func diagnoseHTTP(ctx context.Context, rec *recorder, t Target, u *url.URL, base http.RoundTripper, timeout time.Duration) *failure {
+	where := redactURL(t.URL)
+	with := ""
+	if len(t.Headers) > 0 {
+		names := make([]string, 0, len(t.Headers))
+		for k := range t.Headers {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		with = " with the given headers (" + strings.Join(names, ", ") + ")"
+	}
+	xs := rec.exchanges()
+	for _, x := range xs {
+		switch x.Status {
+		case http.StatusUnauthorized:
+			scheme, _, _ := strings.Cut(strings.TrimSpace(x.WWWAuthenticate), " ")
+			if hasAuthParam(x.WWWAuthenticate, "resource_metadata") {
+				return failf(StatusRemoteAuthWall, "%s answered HTTP 401%s; it is OAuth-protected (WWW-Authenticate: %s with resource_metadata)", where, with, scheme)
+			}
+			if oauthMetadata(ctx, base, u, timeout) {
+				return failf(StatusRemoteAuthWall, "%s answered HTTP 401%s; it is OAuth-protected (it publishes OAuth protected-resource metadata)", where, with)
+			}
+			if scheme != "" {
+				return failf(StatusAuthRequired, "%s answered HTTP 401%s (WWW-Authenticate: %s)", where, with, scheme)
+			}
+			return failf(StatusAuthRequired, "%s answered HTTP 401%s", where, with)
+		case http.StatusForbidden:
+			return failf(StatusAuthRequired, "%s answered HTTP 403%s", where, with)
+		}
+	}
+	for i := len(xs) - 1; i >= 0; i-- {
+		x := xs[i]
+		if x.Status >= 200 && x.Status < 300 {
+			break
+		}
+		if x.Status >= 500 {
+			return failf(StatusStartupFailure, "%s answered %s %d %s", where, x.Method, x.Status, http.StatusText(x.Status))
+		}
+		if x.Status >= 300 {
+			return failf(StatusProtocolError, "%s answered %s with HTTP %d %s; no MCP endpoint there", where, x.Method, x.Status, http.StatusText(x.Status))
+		}
+	}
+	if err := rec.networkError(); err != nil {
+		return networkFailure(where, err, timeout)
+	}
+	return nil
+}
+
+func networkFailure(where string, err error, timeout time.Duration) *failure {
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	var netErr net.Error
+	var certErr *tls.CertificateVerificationError
+	var recErr tls.RecordHeaderError
+	switch {
+	case errors.As(err, &dnsErr):
+		return failf(StatusStartupFailure, "cannot resolve the host of %s", where)
+	case errors.As(err, &certErr):
+		return failf(StatusStartupFailure, "%s: the TLS certificate does not verify", where)
+	case errors.As(err, &recErr):
+		return failf(StatusStartupFailure, "%s: the server does not speak TLS", where)
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return failf(StatusTimeout, "%s: no response within %s", where, budget(timeout))
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return failf(StatusStartupFailure, "cannot connect to %s (%v)", where, opErr.Err)
+	}
+	return failf(StatusStartupFailure, "cannot reach %s (%v)", where, err)
+}
+
+// hasAuthParam reports whether a WWW-Authenticate value carries the named
+// auth-param (name=value, outside quoted strings).
+func hasAuthParam(h, name string) bool {
+	inQuote := false
+	start := 0
+	for i := 0; i <= len(h); i++ {
+		if i < len(h) && h[i] == '"' {
+			inQuote = !inQuote
+		}
+		if i == len(h) || (!inQuote && (h[i] == ',' || h[i] == ' ')) {
+			tok := strings.TrimSpace(h[start:i])
+			if k, _, ok := strings.Cut(tok, "="); ok && strings.EqualFold(strings.TrimSpace(k), name) {
+				return true
+			}
+			start = i + 1
+		}
+	}
+	return false
+}
+
+// oauthMetadata fetches the RFC 9728 protected-resource metadata of u (at
+// the path-specific location, then the root one) without the target's
+// headers, and reports whether it names an authorization server.
+func oauthMetadata(ctx context.Context, base http.RoundTripper, u *url.URL, timeout time.Duration) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	path := strings.TrimSuffix(u.EscapedPath(), "/")
+	candidates := []string{u.Scheme + "://" + u.Host + "/.well-known/oauth-protected-resource" + path}
+	if path != "" {
+		candidates = append(candidates, u.Scheme+"://"+u.Host+"/.well-known/oauth-protected-resource")
+	}
+	if timeout > 10*time.Second {
+		timeout = 10 * time.Second
+	}
+	client := &http.Client{Transport: base, Timeout: timeout}
+	for _, c := range candidates {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, c, nil)
+		if err != nil {
+			continue
+		}
+		req.Header.Set("Accept", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			continue
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			continue
+		}
+		var md struct {
+			AuthorizationServers []string `json:"authorization_servers"`
+		}
+		if json.Unmarshal(body, &md) == nil && len(md.AuthorizationServers) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// captureURL captures an HTTP target with the transport it asks for,
+// falling back from Streamable HTTP to HTTP+SSE when the server only
+// speaks that.
+func captureURL(ctx context.Context, t Target, o Options, protocolVersion string) sessionOutcome {
+	if t.Transport == "sse" {
+		out, _ := captureHTTP(ctx, t, o, protocolVersion, "sse")
+		return out
+	}
+	out, legacyOnly := captureHTTP(ctx, t, o, protocolVersion, "http")
+	if out.fail == nil || !legacyOnly || ctx.Err() != nil {
+		return out
+	}
+	sse, _ := captureHTTP(ctx, t, o, protocolVersion, "sse")
+	if sse.fail == nil {
+		sse.capture.Warnings = append(sse.capture.Warnings, "the server speaks only the legacy HTTP+SSE transport (deprecated since 2025-03-26)")
+		return sse
+	}
+	sse.fail.detail = fmt.Sprintf("%s (after Streamable HTTP failed: %s)", sse.fail.detail, out.fail.detail)
+	return sse
+}

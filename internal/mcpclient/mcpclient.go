@@ -1,0 +1,283 @@
+// Package mcpclient measures live MCP servers: it launches a stdio server or
+// connects to a Streamable HTTP or legacy HTTP+SSE endpoint, negotiates
+// either protocol era (initialize, or server/discover for 2026-07-28), and
+// records the raw bytes of every result that costs context: the
+// initialize (or discover) result with its instructions, and every page of
+// tools/list, prompts/list, resources/list and resources/templates/list.
+//
+// The go-sdk does the transports, negotiation, pings and server-to-client
+// requests; this package taps the bytes underneath it (stdout lines for
+// stdio, response bodies and SSE events for HTTP), because the SDK's typed
+// values drop unknown fields and key order and the measurement must come
+// from what the server sent.
+//
+// Failures are classified from structured signals only: exit status, HTTP
+// status with WWW-Authenticate and OAuth protected-resource metadata,
+// JSON-RPC error codes and deadlines. Never from words in a message.
+//
+// Secrets: Target.Env and Target.Headers values are used to launch and
+// connect and appear in no other field of a Result; stderr and error texts
+// have every such value replaced by [redacted].
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Target is one server to measure: a stdio command or an HTTP URL.
+type Target struct {
+	Name string // display name (config key or derived)
+
+	// stdio
+	Command string
+	Args    []string
+	Env     map[string]string // values are secrets
+	Cwd     string
+
+	// HTTP
+	URL     string
+	Headers map[string]string // values are secrets
+
+	// Transport is "", "stdio", "http" (Streamable HTTP, falling back to
+	// the legacy HTTP+SSE transport when the server only speaks that) or
+	// "sse" (legacy HTTP+SSE only). "" picks stdio for a Command and http
+	// for a URL.
+	Transport string
+}
+
+// Defaults for Options; a zero field means its default.
+const (
+	DefaultTimeout          = 60 * time.Second
+	DefaultMaxResponseBytes = 16 << 20 // one JSON-RPC message
+	DefaultMaxPages         = 100      // per list method
+	DefaultMaxTools         = 10000
+	DefaultMaxStderrBytes   = 64 << 10 // kept from the end of stderr
+	DefaultKillGrace        = 2 * time.Second
+)
+
+// LaunchBudgetFactor bounds one launch (start, handshake and every list
+// call together) to this many times the per-request timeout, so that a
+// server that answers each page just in time cannot hold a measurement
+// indefinitely.
+const LaunchBudgetFactor = 3
+
+// Options tune a measurement.
+type Options struct {
+	// Timeout bounds every request (handshake, each page). One launch is
+	// bounded by LaunchBudgetFactor×Timeout overall. A timeout is retried
+	// once with double the budget. Default DefaultTimeout.
+	Timeout time.Duration
+	// ProtocolVersion is sent in initialize or server/discover; "" lets the
+	// SDK negotiate (server/discover at 2026-07-28 first, then initialize at
+	// 2025-11-25).
+	ProtocolVersion string
+	// Once skips the second capture.
+	Once bool
+	// Progress receives one line per finished target in MeasureAll; may be nil.
+	Progress io.Writer
+	// ClientVersion is sent as clientInfo.version ("" = "dev").
+	ClientVersion string
+
+	MaxResponseBytes int           // largest accepted message; default DefaultMaxResponseBytes
+	MaxPages         int           // pages per list method; default DefaultMaxPages
+	MaxTools         int           // tools over all pages; default DefaultMaxTools
+	MaxStderrBytes   int           // stderr kept; default DefaultMaxStderrBytes
+	KillGrace        time.Duration // wait after stdin close, then after SIGTERM; default DefaultKillGrace
+}
+
+func (o Options) withDefaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxResponseBytes <= 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if o.MaxPages <= 0 {
+		o.MaxPages = DefaultMaxPages
+	}
+	if o.MaxTools <= 0 {
+		o.MaxTools = DefaultMaxTools
+	}
+	if o.MaxStderrBytes <= 0 {
+		o.MaxStderrBytes = DefaultMaxStderrBytes
+	}
+	if o.KillGrace <= 0 {
+		o.KillGrace = DefaultKillGrace
+	}
+	if o.ClientVersion == "" {
+		o.ClientVersion = "dev"
+	}
+	return o
+}
+
+// Capture is what one launch (or one HTTP session) returned, as raw bytes.
+type Capture struct {
+	ProtocolVersion string          // negotiated
+	Transport       string          // "stdio", "http" or "sse": what was actually used
+	Initialize      json.RawMessage // raw result of initialize (or of server/discover)
+	ServerName      string
+	ServerVersion   string
+	Instructions    *string // nil = none sent
+
+	ToolsPages             []json.RawMessage // raw result of each tools/list page, in order
+	PromptsPages           []json.RawMessage // nil when the capability is absent or the call failed
+	ResourcesPages         []json.RawMessage
+	ResourceTemplatesPages []json.RawMessage
+
+	SkippedStdoutLines int      // non-JSON-RPC lines on stdout, skipped
+	Warnings           []string // what was odd but not fatal; never a secret
+	Elapsed            time.Duration
+}
+
+// Tools returns the concatenated tools arrays of all pages, each element as
+// the raw bytes the server sent.
+func (c *Capture) Tools() []json.RawMessage {
+	var all []json.RawMessage
+	for _, p := range c.ToolsPages {
+		var page struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		if json.Unmarshal(p, &page) == nil {
+			all = append(all, page.Tools...)
+		}
+	}
+	return all
+}
+
+// Status classifies a result.
+type Status string
+
+// The statuses. StatusDynamic is set by the measure package when two
+// captures differ; this package reports StatusMeasured for any success.
+const (
+	StatusMeasured       Status = "measured"
+	StatusDynamic        Status = "dynamic"
+	StatusAuthRequired   Status = "auth-required"    // HTTP 401/403 without OAuth metadata
+	StatusRemoteAuthWall Status = "remote-auth-wall" // HTTP 401 with OAuth protected-resource metadata
+	StatusStartupFailure Status = "startup-failure"  // cannot start, exited, or cannot be reached
+	StatusTimeout        Status = "timeout"          // a budget ran out (named in Detail)
+	StatusProtocolError  Status = "protocol-error"   // the server broke the protocol (named in Detail)
+)
+
+// Result is the outcome of measuring one target.
+type Result struct {
+	Target     Target // as given; callers must not print secret values
+	Status     Status
+	Detail     string // why, for failures; never a secret
+	StderrTail string // last lines of stderr (secret values redacted); for failures
+	First      *Capture
+	Second     *Capture // nil with Options.Once
+	Retried    bool     // a timeout was retried with double the budget
+	Elapsed    time.Duration
+}
+
+// OK reports whether the target was captured.
+func (r Result) OK() bool { return r.Status == StatusMeasured || r.Status == StatusDynamic }
+
+// Measure captures a target twice (two launches for stdio, two sessions for
+// HTTP; once with Options.Once). The first failure decides the status; a
+// timeout is retried once with double the budget. It returns when every
+// process it started, with all its descendants, is gone.
+func Measure(ctx context.Context, t Target, o Options) Result {
+	o = o.withDefaults()
+	start := time.Now()
+	res := measureOnce(ctx, t, o)
+	if res.Status == StatusTimeout && ctx.Err() == nil {
+		o2 := o
+		o2.Timeout = 2 * o.Timeout
+		res = measureOnce(ctx, t, o2)
+		res.Retried = true
+		if res.Status == StatusTimeout {
+			res.Detail = "reproduced on double the budget: " + res.Detail
+		}
+	}
+	res.Target = t
+	res.Elapsed = time.Since(start)
+	s := newScrubber(t)
+	res.Detail = s.scrub(res.Detail)
+	res.StderrTail = s.scrub(res.StderrTail)
+	for _, c := range []*Capture{res.First, res.Second} {
+		if c != nil {
+			for i, w := range c.Warnings {
+				c.Warnings[i] = s.scrub(w)
+			}
+		}
+	}
+	return res
+}
+
+func measureOnce(ctx context.Context, t Target, o Options) Result {
+	var res Result
+	first, f := captureTarget(ctx, t, o)
+	if f != nil {
+		res.Status, res.Detail, res.StderrTail = f.status, f.detail, f.stderrTail
+		return res
+	}
+	res.First = first
+	if !o.Once {
+		second, f := captureTarget(ctx, t, o)
+		if f != nil {
+			res.Status, res.Detail, res.StderrTail = f.status, "second capture: "+f.detail, f.stderrTail
+			res.First = nil
+			return res
+		}
+		res.Second = second
+	}
+	res.Status = StatusMeasured
+	return res
+}
+
+// DefaultConcurrency is MeasureAll's default: a small multiple of the cores.
+func DefaultConcurrency() int { return 2 * runtime.NumCPU() }
+
+// MeasureAll measures targets with at most concurrency at once (<= 0 means
+// DefaultConcurrency). Results are in input order. When o.Progress is set,
+// one line per finished target is written to it.
+func MeasureAll(ctx context.Context, ts []Target, o Options, concurrency int) []Result {
+	if concurrency <= 0 {
+		concurrency = DefaultConcurrency()
+	}
+	results := make([]Result, len(ts))
+	sem := make(chan struct{}, concurrency)
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		done int
+	)
+	for i, t := range ts {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			r := Measure(ctx, t, o)
+			results[i] = r
+			if o.Progress != nil {
+				mu.Lock()
+				done++
+				fmt.Fprintf(o.Progress, "[%d/%d] %s: %s (%.1fs)\n", done, len(ts), displayName(t), r.Status, r.Elapsed.Seconds())
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// displayName names a target without any secret: its Name, else the command
+// base name, else the URL's host.
+func displayName(t Target) string {
+	if t.Name != "" {
+		return t.Name
+	}
+	if t.Command != "" {
+		return baseName(t.Command)
+	}
+	return redactURL(t.URL)
+}

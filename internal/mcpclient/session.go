@@ -1,0 +1,382 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// legacyProtocolVersion is what the SDK falls back to after server/discover,
+// and what a relaunch uses when a server never answers server/discover.
+const legacyProtocolVersion = "2025-11-25"
+
+// supportedProtocolVersions are the versions the SDK speaks.
+var supportedProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// link is one connection to a server, below the SDK: the transport to hand
+// to Client.Connect, the recorder tapping its bytes, and what the transport
+// knows about a failure (the process's exit, the HTTP status).
+type link struct {
+	kind      string // "stdio", "http", "sse"
+	transport mcp.Transport
+	rec       *recorder
+	// diagnose classifies a failed call from transport signals, or returns
+	// nil when the transport saw nothing wrong. what names the call.
+	diagnose func(what string, err error) *failure
+}
+
+// discoverHung is returned with a failure when the server never answered
+// server/discover: a legacy server that ignores unknown requests. The
+// caller relaunches with the legacy handshake.
+type sessionOutcome struct {
+	capture      *Capture
+	fail         *failure
+	discoverHung bool
+}
+
+// boundedTransport runs the wrapped transport's Connect under the launch
+// context (the connection must outlive the handshake's context), and gives
+// up on it after one request budget.
+type boundedTransport struct {
+	inner    mcp.Transport
+	ctx      context.Context
+	budget   time.Duration
+	timedOut atomic.Bool
+	cancel   context.CancelFunc
+}
+
+func (b *boundedTransport) Connect(context.Context) (mcp.Connection, error) {
+	ctx, cancel := context.WithCancel(b.ctx)
+	b.cancel = cancel
+	timer := time.AfterFunc(b.budget, func() { b.timedOut.Store(true); cancel() })
+	conn, err := b.inner.Connect(ctx)
+	if timer.Stop() {
+		b.timedOut.Store(false)
+	}
+	return conn, err
+}
+
+func (b *boundedTransport) close() {
+	if b.cancel != nil {
+		b.cancel()
+	}
+}
+
+// refuseClientFeatures answers the server-to-client requests a measuring
+// client does not offer with method-not-found. ping is left to the SDK.
+func refuseClientFeatures(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "roots/list", "sampling/createMessage", "elicitation/create":
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// runSession connects over l, captures everything that costs context, and
+// closes the session. ctx is the launch context (its deadline is the
+// launch budget).
+func runSession(ctx context.Context, l link, o Options, protocolVersion string) sessionOutcome {
+	start := time.Now()
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpcost", Version: o.ClientVersion}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{},
+		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	client.AddReceivingMiddleware(refuseClientFeatures)
+	bt := &boundedTransport{inner: l.transport, ctx: ctx, budget: o.Timeout}
+	defer bt.close()
+
+	s := &session{ctx: ctx, l: l, o: o}
+	rctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	cs, err := client.Connect(rctx, bt, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	cancel()
+	if err != nil {
+		if bt.timedOut.Load() {
+			return sessionOutcome{fail: failf(StatusTimeout, "no connection within %s", budget(o.Timeout))}
+		}
+		f := s.classify(err, rctx, "the handshake")
+		hung := protocolVersion == "" && f.status == StatusTimeout && l.rec.awaiting("server/discover") && l.rec.count("server/discover") == 0
+		return sessionOutcome{fail: f, discoverHung: hung}
+	}
+	defer cs.Close()
+
+	c := &Capture{Transport: l.kind}
+	init := cs.InitializeResult()
+	c.ProtocolVersion = init.ProtocolVersion
+	method := "initialize"
+	if c.ProtocolVersion >= "2026-07-28" {
+		method = "server/discover"
+	}
+	c.Initialize = l.rec.last(method)
+	if c.Initialize == nil {
+		return sessionOutcome{fail: failf(StatusProtocolError, "the %s result was not seen on the wire", method)}
+	}
+	caps, f := readInitialize(c)
+	if f != nil {
+		return sessionOutcome{fail: f}
+	}
+
+	pages, f := s.list("tools/list", "tools", func(ctx context.Context, cursor string) error {
+		_, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		return err
+	}, true)
+	if f != nil {
+		return sessionOutcome{fail: f}
+	}
+	c.ToolsPages = pages
+	if f := checkTools(pages, o.MaxTools); f != nil {
+		return sessionOutcome{fail: f}
+	}
+
+	if caps["prompts"] {
+		c.PromptsPages, f = s.list("prompts/list", "prompts", func(ctx context.Context, cursor string) error {
+			_, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+			return err
+		}, false)
+		if f != nil {
+			return sessionOutcome{fail: f}
+		}
+	}
+	if caps["resources"] {
+		c.ResourcesPages, f = s.list("resources/list", "resources", func(ctx context.Context, cursor string) error {
+			_, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+			return err
+		}, false)
+		if f != nil {
+			return sessionOutcome{fail: f}
+		}
+		c.ResourceTemplatesPages, f = s.list("resources/templates/list", "resourceTemplates", func(ctx context.Context, cursor string) error {
+			_, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+			return err
+		}, false)
+		if f != nil {
+			return sessionOutcome{fail: f}
+		}
+	}
+	if f := l.rec.failure(); f != nil {
+		return sessionOutcome{fail: f}
+	}
+	c.Warnings = append(s.warnings, l.rec.warnings()...)
+	c.SkippedStdoutLines = l.rec.skippedLines()
+	c.Elapsed = time.Since(start)
+	return sessionOutcome{capture: c}
+}
+
+type session struct {
+	ctx      context.Context
+	l        link
+	o        Options
+	warnings []string
+}
+
+// list pages through method until nextCursor is absent, returning the raw
+// result of each page. A required list fails the capture on any error; an
+// optional one (prompts, resources) turns a JSON-RPC error, a malformed
+// page or a request timeout into a warning and returns nil pages.
+func (s *session) list(method, key string, call func(ctx context.Context, cursor string) error, required bool) ([]json.RawMessage, *failure) {
+	var pages []json.RawMessage
+	seen := map[string]bool{}
+	cursor := ""
+	soft := func(f *failure) ([]json.RawMessage, *failure) {
+		if required {
+			return nil, f
+		}
+		s.warnings = append(s.warnings, fmt.Sprintf("%s not counted: %s", key, f.detail))
+		return nil, nil
+	}
+	for page := 1; ; page++ {
+		if page > s.o.MaxPages {
+			return soft(failf(StatusProtocolError, "%s returned more than %d pages", method, s.o.MaxPages))
+		}
+		what := method
+		if page > 1 {
+			what = fmt.Sprintf("%s page %d", method, page)
+		}
+		n := s.l.rec.count(method)
+		rctx, cancel := context.WithTimeout(s.ctx, s.o.Timeout)
+		err := call(rctx, cursor)
+		cancel()
+		resp, ok := s.l.rec.since(method, n)
+		if !ok {
+			if err == nil {
+				return nil, failf(StatusProtocolError, "the %s result was not seen on the wire", what)
+			}
+			f := s.classify(err, rctx, what)
+			if f.status == StatusTimeout && s.ctx.Err() == nil && !required {
+				return soft(f)
+			}
+			return nil, f
+		}
+		if resp.Err != nil {
+			return soft(failf(StatusProtocolError, "%s: the server answered with JSON-RPC error %d (%s)", what, resp.Err.Code, clip(resp.Err.Message, 200)))
+		}
+		next, f := parsePage(resp.Result, key, what)
+		if f != nil {
+			return soft(f)
+		}
+		pages = append(pages, resp.Result)
+		if next == "" {
+			return pages, nil
+		}
+		if seen[next] {
+			return soft(failf(StatusProtocolError, "%s returned a cursor it had already returned (pagination loop)", what))
+		}
+		seen[next] = true
+		cursor = next
+	}
+}
+
+// parsePage checks that a page is an object whose key is an array, and
+// returns its nextCursor ("" when absent, null or empty).
+func parsePage(raw json.RawMessage, key, what string) (string, *failure) {
+	var page map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &page); err != nil {
+		return "", failf(StatusProtocolError, "%s: the result is not a JSON object", what)
+	}
+	items, ok := page[key]
+	if !ok {
+		return "", failf(StatusProtocolError, "%s: the result has no %q array", what, key)
+	}
+	var arr []json.RawMessage
+	if err := json.Unmarshal(items, &arr); err != nil || string(items) == "null" {
+		return "", failf(StatusProtocolError, "%s: %q is not an array", what, key)
+	}
+	nc, ok := page["nextCursor"]
+	if !ok || string(nc) == "null" {
+		return "", nil
+	}
+	var cursor string
+	if err := json.Unmarshal(nc, &cursor); err != nil {
+		return "", failf(StatusProtocolError, "%s: nextCursor is not a string", what)
+	}
+	return cursor, nil
+}
+
+// checkTools enforces what every client relies on: each tool is an object
+// with a non-empty string name, names are unique, and there are not absurdly
+// many.
+func checkTools(pages []json.RawMessage, maxTools int) *failure {
+	seen := map[string]int{}
+	n := 0
+	for _, p := range pages {
+		var page struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		_ = json.Unmarshal(p, &page)
+		for _, raw := range page.Tools {
+			n++
+			if n > maxTools {
+				return failf(StatusProtocolError, "tools/list returned more than %d tools", maxTools)
+			}
+			var tool struct {
+				Name *string `json:"name"`
+			}
+			if err := json.Unmarshal(raw, &tool); err != nil {
+				return failf(StatusProtocolError, "tools/list: tool %d is not a JSON object", n)
+			}
+			if tool.Name == nil || *tool.Name == "" {
+				return failf(StatusProtocolError, "tools/list: tool %d has no name", n)
+			}
+			if first, dup := seen[*tool.Name]; dup {
+				return failf(StatusProtocolError, "tools/list: tools %d and %d are both named %q", first, n, clip(*tool.Name, 128))
+			}
+			seen[*tool.Name] = n
+		}
+	}
+	return nil
+}
+
+// readInitialize fills the server fields of c from its raw initialize (or
+// discover) result and returns which list capabilities the server declared.
+func readInitialize(c *Capture) (map[string]bool, *failure) {
+	var r struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+		ServerInfo   *struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+		} `json:"serverInfo"`
+		Instructions json.RawMessage            `json:"instructions"`
+		Meta         map[string]json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(c.Initialize, &r); err != nil {
+		return nil, failf(StatusProtocolError, "the initialize result is not a JSON object")
+	}
+	info := r.ServerInfo
+	if info == nil && r.Meta != nil {
+		if raw, ok := r.Meta[mcp.MetaKeyServerInfo]; ok {
+			_ = json.Unmarshal(raw, &info)
+		}
+	}
+	if info != nil {
+		c.ServerName, c.ServerVersion = info.Name, info.Version
+	}
+	if len(r.Instructions) > 0 && string(r.Instructions) != "null" {
+		var s string
+		if err := json.Unmarshal(r.Instructions, &s); err == nil {
+			c.Instructions = &s
+		} else {
+			c.Warnings = append(c.Warnings, "instructions is not a string; ignored")
+		}
+	}
+	caps := map[string]bool{}
+	for k, v := range r.Capabilities {
+		caps[k] = string(v) != "null"
+	}
+	return caps, nil
+}
+
+// classify turns a failed SDK call into a failure, from structured signals
+// only, in this order: what the transport tap saw (oversized messages),
+// what the transport knows (exit status, HTTP status), the launch budget,
+// the request budget, JSON-RPC errors, and finally a closed connection.
+func (s *session) classify(err error, rctx context.Context, what string) *failure {
+	if f := s.l.rec.failure(); f != nil {
+		return f
+	}
+	if f := s.l.diagnose(what, err); f != nil {
+		return f
+	}
+	if s.ctx.Err() != nil {
+		return failf(StatusTimeout, "the launch ran out of its overall budget (%d× the %s request budget) waiting for %s", LaunchBudgetFactor, budget(s.o.Timeout), what)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || rctx.Err() != nil {
+		return failf(StatusTimeout, "no answer to %s within %s", what, budget(s.o.Timeout))
+	}
+	var werr *jsonrpc.Error
+	if errors.As(err, &werr) {
+		if werr.Code == mcp.CodeUnsupportedProtocolVersion {
+			return failf(StatusProtocolError, "%s: the server supports none of the protocol versions mcpcost speaks (JSON-RPC error %d)", what, werr.Code)
+		}
+		return failf(StatusProtocolError, "%s: the server answered with JSON-RPC error %d (%s)", what, werr.Code, clip(werr.Message, 200))
+	}
+	if raw := s.l.rec.last("initialize"); raw != nil {
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(raw, &r) == nil && !slices.Contains(supportedProtocolVersions, r.ProtocolVersion) {
+			return failf(StatusProtocolError, "the server answered initialize with protocol version %q, which mcpcost does not speak", clip(r.ProtocolVersion, 40))
+		}
+	}
+	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
+		return failf(StatusProtocolError, "the connection closed while waiting for %s", what)
+	}
+	return failf(StatusProtocolError, "%s failed: %v", what, err)
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

@@ -1,0 +1,354 @@
+package mcpclient
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// hostEnv lists the variables a stdio server inherits from mcpcost's own
+// environment, as the published methodology does (PATH and HOME only, so
+// that a measurement does not depend on the measuring machine). On
+// Windows the variables without which processes cannot start are added.
+// Everything else comes from Target.Env.
+func hostEnv() []string {
+	names := []string{"PATH", "HOME"}
+	if runtime.GOOS == "windows" {
+		names = append(names, "SYSTEMROOT", "SYSTEMDRIVE", "COMSPEC", "PATHEXT", "WINDIR", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "TEMP", "TMP")
+	}
+	return names
+}
+
+func childEnv(t Target) []string {
+	env := map[string]string{}
+	for _, n := range hostEnv() {
+		if v, ok := os.LookupEnv(n); ok {
+			env[n] = v
+		}
+	}
+	for k, v := range t.Env {
+		env[k] = v
+	}
+	out := make([]string, 0, len(env))
+	for _, k := range sortedKeys(env) {
+		out = append(out, k+"="+env[k])
+	}
+	return out
+}
+
+// lookPath finds command in the PATH the child will see.
+func lookPath(command string, env []string) (string, error) {
+	if strings.ContainsRune(command, os.PathSeparator) || strings.Contains(command, "/") || runtime.GOOS == "windows" {
+		return command, nil
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, command)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found on the PATH", command)
+}
+
+// proc is a started stdio server: its pipes, its stderr tail and its exit.
+type proc struct {
+	cmd    *exec.Cmd
+	stdin  *os.File // write end
+	stdout *os.File // read end
+	stderr *os.File // read end
+	tail   *tailBuffer
+	exited chan struct{}
+	wg     sync.WaitGroup
+	stop   sync.Once
+}
+
+func startProc(t Target, o Options) (*proc, error) {
+	env := childEnv(t)
+	path, err := lookPath(t.Command, env)
+	if err != nil {
+		return nil, err
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd := &exec.Cmd{
+		Path:   path,
+		Args:   append([]string{t.Command}, t.Args...),
+		Env:    env,
+		Dir:    t.Cwd,
+		Stdin:  inR,
+		Stdout: outW,
+		Stderr: errW,
+	}
+	setProcessGroup(cmd)
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, err
+	}
+	p := &proc{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, tail: &tailBuffer{max: o.MaxStderrBytes}, exited: make(chan struct{})}
+	p.wg.Add(2)
+	go func() {
+		defer p.wg.Done()
+		_ = cmd.Wait()
+		close(p.exited)
+	}()
+	go func() {
+		defer p.wg.Done()
+		_, _ = io.Copy(p.tail, errR)
+	}()
+	return p, nil
+}
+
+// exitStatus describes how the process ended, or "" while it runs.
+func (p *proc) exitStatus() string {
+	select {
+	case <-p.exited:
+		return p.cmd.ProcessState.String()
+	default:
+		return ""
+	}
+}
+
+// shutdown ends the server and all its descendants: stdin is closed; a
+// server still running after a quarter of grace gets SIGTERM (its whole
+// process group), and SIGKILL after grace more. Once the server has exited,
+// its process group gets SIGKILL, so no descendant outlives the
+// measurement. It returns when every goroutine of p has ended.
+func (p *proc) shutdown(grace time.Duration) {
+	p.stop.Do(func() {
+		p.stdin.Close()
+		select {
+		case <-p.exited:
+		case <-time.After(grace / 4):
+			signalGroup(p.cmd, false)
+			select {
+			case <-p.exited:
+			case <-time.After(grace):
+				signalGroup(p.cmd, true)
+				<-p.exited
+			}
+		}
+		signalGroup(p.cmd, true)
+		p.stdout.Close()
+		p.stderr.Close()
+		p.wg.Wait()
+	})
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := len(p)
+	if len(p) >= b.max {
+		b.buf = append(b.buf[:0], p[len(p)-b.max:]...)
+		return n, nil
+	}
+	if over := len(b.buf) + len(p) - b.max; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+	}
+	b.buf = append(b.buf, p...)
+	return n, nil
+}
+
+// lastLines returns at most n lines and 4 KiB from the end, as valid UTF-8.
+func (b *tailBuffer) lastLines(n int) string {
+	b.mu.Lock()
+	data := bytes.TrimRight(b.buf, "\r\n\t ")
+	if len(data) > 4096 {
+		data = data[len(data)-4096:]
+	}
+	s := strings.ToValidUTF8(string(data), "\uFFFD")
+	b.mu.Unlock()
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// stdoutFilter hands the SDK only the stdout lines that are JSON-RPC
+// messages. Other lines (banners, logs) are skipped and counted. Every
+// accepted line is recorded as sent; invalid UTF-8 is replaced by U+FFFD in
+// what the SDK sees only. A line longer than max ends the connection.
+type stdoutFilter struct {
+	r    *bufio.Reader
+	c    io.Closer
+	rec  *recorder
+	max  int
+	out  []byte
+	line []byte
+}
+
+var errMessageTooLarge = errors.New("message too large")
+
+func (f *stdoutFilter) Read(p []byte) (int, error) {
+	for len(f.out) == 0 {
+		line, err := f.readLine()
+		if len(line) > 0 {
+			f.accept(line)
+		}
+		if err != nil && len(f.out) == 0 {
+			return 0, err
+		}
+	}
+	n := copy(p, f.out)
+	f.out = f.out[n:]
+	return n, nil
+}
+
+func (f *stdoutFilter) readLine() ([]byte, error) {
+	f.line = f.line[:0]
+	for {
+		chunk, err := f.r.ReadSlice('\n')
+		if len(f.line)+len(chunk) > f.max {
+			f.rec.fail(failf(StatusProtocolError, "a message on stdout is larger than the %d-byte limit", f.max))
+			return nil, errMessageTooLarge
+		}
+		f.line = append(f.line, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return f.line, err
+	}
+}
+
+func (f *stdoutFilter) accept(line []byte) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	if (line[0] != '{' && line[0] != '[') || !json.Valid(line) {
+		f.rec.skip()
+		return
+	}
+	if line[0] == '{' {
+		if _, err := jsonrpc.DecodeMessage(line); err != nil {
+			f.rec.skip()
+			return
+		}
+	}
+	f.rec.incoming(line)
+	if !utf8.Valid(line) {
+		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
+	}
+	f.out = append(append(f.out[:0], line...), '\n')
+}
+
+func (f *stdoutFilter) Close() error { return f.c.Close() }
+
+// stdinTap records each message the SDK writes before sending it.
+type stdinTap struct {
+	w   *os.File
+	rec *recorder
+}
+
+func (t *stdinTap) Write(p []byte) (int, error) {
+	t.rec.outgoing(p)
+	return t.w.Write(p)
+}
+
+func (t *stdinTap) Close() error { return t.w.Close() }
+
+// captureStdio launches the server once and captures it.
+func captureStdio(ctx context.Context, t Target, o Options, protocolVersion string) sessionOutcome {
+	p, err := startProc(t, o)
+	if err != nil {
+		return sessionOutcome{fail: failf(StatusStartupFailure, "cannot start %s: %v", baseName(t.Command), startError(err))}
+	}
+	defer p.shutdown(o.KillGrace)
+	rec := newRecorder()
+	l := link{
+		kind: "stdio",
+		rec:  rec,
+		transport: &mcp.IOTransport{
+			Reader:        &stdoutFilter{r: bufio.NewReaderSize(p.stdout, 64<<10), c: p.stdout, rec: rec, max: o.MaxResponseBytes},
+			Writer:        &stdinTap{w: p.stdin, rec: rec},
+			MaxLineLength: o.MaxResponseBytes + 1,
+		},
+		diagnose: func(what string, err error) *failure {
+			// A closed connection usually means the process is exiting:
+			// give it a moment to report its status.
+			if !errors.Is(err, context.DeadlineExceeded) {
+				select {
+				case <-p.exited:
+				case <-time.After(time.Second):
+				case <-ctx.Done():
+				}
+			}
+			if st := p.exitStatus(); st != "" {
+				return &failure{status: StatusStartupFailure, detail: fmt.Sprintf("the server exited (%s) before answering %s", st, what), stderrTail: p.tail.lastLines(30)}
+			}
+			return nil
+		},
+	}
+	out := runSession(ctx, l, o, protocolVersion)
+	if out.fail != nil && out.fail.stderrTail == "" {
+		out.fail.stderrTail = p.tail.lastLines(30)
+	}
+	return out
+}
+
+// startError strips the exec package's quoting of the path.
+func startError(err error) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
