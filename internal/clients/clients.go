@@ -1,0 +1,543 @@
+// Package clients finds and reads the MCP server configurations of every
+// MCP client on a machine, the way each client reads them: its files on
+// macOS, Linux and Windows, its format (JSON, JSONC, TOML, YAML), its
+// variable syntax, its enable and disable switches, its per-tool filters and
+// its precedence between scopes. It also works out Claude Code's tool-search
+// (deferral) posture from the shell and its settings files, and lists the
+// known limits of other clients.
+//
+// Everything goes through a System (filesystem, environment, home, project
+// folder, OS), so tests read fake homes and never the real one.
+//
+// Secrets: the values of env, headers, args and URLs are used to launch a
+// server and are never part of a Server's JSON form or display form; see
+// Server.Display for the redaction rule and Server.LaunchKey for a cache key
+// that does not reveal them.
+package clients
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Client names.
+const (
+	ClaudeDesktop = "claude-desktop"
+	ClaudeCode    = "claude-code"
+	Cursor        = "cursor"
+	VSCode        = "vscode"
+	Windsurf      = "windsurf"
+	Codex         = "codex"
+	Gemini        = "gemini"
+	Zed           = "zed"
+	Opencode      = "opencode"
+	Cline         = "cline"
+	Goose         = "goose"
+	Continue      = "continue"
+	// Explicit labels a file given with --config whose client could not be
+	// told from its name or content.
+	Explicit = "explicit"
+)
+
+// Formats of config files.
+const (
+	FormatJSON  = "json"  // strict JSON
+	FormatJSONC = "jsonc" // JSON with comments and trailing commas
+	FormatTOML  = "toml"
+	FormatYAML  = "yaml"
+)
+
+// Location states.
+const (
+	StateFound      = "found"
+	StateNotFound   = "not found"
+	StateUnreadable = "unreadable" // exists but could not be read
+	StateInvalid    = "invalid"    // read but not parseable
+)
+
+// A Location is one place a client's configuration was looked for.
+type Location struct {
+	Client string `json:"client"`
+	Scope  string `json:"scope"`
+	Path   string `json:"path"`
+	State  string `json:"state"`
+	// Error says why the file could not be read or parsed.
+	Error string `json:"error,omitempty"`
+	// Servers is the number of server entries found there.
+	Servers int `json:"servers"`
+	// Note says what else was found (a settings file without MCP servers).
+	Note string `json:"note,omitempty"`
+}
+
+// A Config is one configuration file as one client reads it. A file read
+// in two scopes (Claude Code's ~/.claude.json holds user and local scope)
+// gives two Configs with the same Path.
+type Config struct {
+	Client string `json:"client"`
+	Path   string `json:"path"`
+	Scope  string `json:"scope"`
+	Format string `json:"format"`
+	// Servers are sorted by name.
+	Servers []Server `json:"servers"`
+	// Error is set when the file could not be read or parsed; Servers is
+	// then empty. It names the file, line and column.
+	Error string `json:"error,omitempty"`
+	// Notes are facts about the file worth telling (an ignored key, a
+	// byte-order mark, a policy that applies to it).
+	Notes []string `json:"notes,omitempty"`
+
+	// noMCP, when set, says why this file holds nothing for the client
+	// (a general settings file without MCP servers): discovery lists the
+	// place as looked at, with this note, and reports no config.
+	noMCP string
+}
+
+// Active returns the servers the client would launch from this config.
+func (c Config) Active() []Server {
+	var out []Server
+	for _, s := range c.Servers {
+		if s.Launchable() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// System is everything discovery reads from the machine.
+type System struct {
+	// OS is "darwin", "linux" or "windows"; it picks paths and separators.
+	OS string
+	// Home is the user's home folder.
+	Home string
+	// Cwd is the project folder: where a client would be started.
+	Cwd string
+	// Getenv reads the environment of the shell the clients start in.
+	Getenv func(string) string
+	// FS reads files.
+	FS FS
+}
+
+// FS is the filesystem discovery reads.
+type FS interface {
+	// ReadFile returns the contents of a file; a missing file gives an
+	// error satisfying errors.Is(err, fs.ErrNotExist).
+	ReadFile(name string) ([]byte, error)
+	// ReadDir returns the names of the entries of a folder, sorted.
+	ReadDir(name string) ([]string, error)
+	// IsDir reports whether name is an existing folder.
+	IsDir(name string) bool
+}
+
+// OSFS is the real filesystem.
+type OSFS struct{}
+
+func (OSFS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
+
+func (OSFS) ReadDir(name string) ([]string, error) {
+	ents, err := os.ReadDir(name)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name()
+	}
+	return names, nil
+}
+
+func (OSFS) IsDir(name string) bool {
+	st, err := os.Stat(name)
+	return err == nil && st.IsDir()
+}
+
+func (sys *System) getenv(name string) string {
+	if sys.Getenv == nil {
+		return ""
+	}
+	return sys.Getenv(name)
+}
+
+func (sys *System) lookupEnv(name string) (string, bool) {
+	v := sys.getenv(name)
+	return v, v != ""
+}
+
+// sep is the path separator of the system's OS.
+func (sys *System) sep() string {
+	if sys.OS == "windows" {
+		return `\`
+	}
+	return "/"
+}
+
+// join joins path elements with the OS's separator.
+func (sys *System) join(elem ...string) string {
+	sep := sys.sep()
+	out := ""
+	for _, e := range elem {
+		if sys.OS == "windows" {
+			e = strings.ReplaceAll(e, "/", `\`)
+		}
+		switch {
+		case e == "":
+		case out == "":
+			out = e
+		default:
+			out = strings.TrimRight(out, sys.seps()) + sep + strings.Trim(e, sys.seps())
+		}
+	}
+	return out
+}
+
+// dir returns the parent folder of path.
+func (sys *System) dir(path string) string {
+	i := strings.LastIndexAny(path, sys.seps())
+	switch {
+	case i < 0:
+		return "."
+	case i == 0:
+		return path[:1]
+	}
+	return path[:i]
+}
+
+// base returns the last element of path.
+func (sys *System) base(path string) string {
+	path = strings.TrimRight(path, sys.seps())
+	if i := strings.LastIndexAny(path, sys.seps()); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+func (sys *System) seps() string {
+	if sys.OS == "windows" {
+		return `\/`
+	}
+	return "/"
+}
+
+// isAbs reports whether path is absolute on the system's OS.
+func (sys *System) isAbs(path string) bool {
+	if sys.OS == "windows" {
+		return len(path) >= 3 && path[1] == ':' && (path[2] == '\\' || path[2] == '/') || strings.HasPrefix(path, `\\`)
+	}
+	return strings.HasPrefix(path, "/")
+}
+
+// appData is %APPDATA% on Windows, with its usual default.
+func (sys *System) appData() string {
+	if v := sys.getenv("APPDATA"); v != "" {
+		return v
+	}
+	return sys.join(sys.Home, "AppData", "Roaming")
+}
+
+// programData is %ProgramData% on Windows.
+func (sys *System) programData() string {
+	if v := sys.getenv("ProgramData"); v != "" {
+		return v
+	}
+	return `C:\ProgramData`
+}
+
+// xdgConfig is $XDG_CONFIG_HOME or ~/.config.
+func (sys *System) xdgConfig() string {
+	if v := sys.getenv("XDG_CONFIG_HOME"); v != "" && sys.isAbs(v) {
+		return v
+	}
+	return sys.join(sys.Home, ".config")
+}
+
+// userConfigDir is where desktop applications keep their settings: the
+// Application Support folder on macOS, %APPDATA% on Windows, the XDG config
+// folder on Linux.
+func (sys *System) userConfigDir() string {
+	switch sys.OS {
+	case "darwin":
+		return sys.join(sys.Home, "Library", "Application Support")
+	case "windows":
+		return sys.appData()
+	}
+	return sys.xdgConfig()
+}
+
+// read reads a file and classifies the outcome for a Location.
+func (sys *System) read(path string) (data []byte, state string, err error) {
+	data, err = sys.FS.ReadFile(path)
+	switch {
+	case err == nil:
+		return data, StateFound, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, StateNotFound, nil
+	}
+	return nil, StateUnreadable, err
+}
+
+// A candidate is a place a client's config may be.
+type candidate struct {
+	client string
+	scope  string
+	path   string
+	format string
+}
+
+// A client knows where its configs are and how to read them.
+type client struct {
+	name  string
+	title string
+	// candidates lists the places to look, in the client's precedence
+	// order, lowest first.
+	candidates func(sys *System) []candidate
+	// parse reads one file's contents.
+	parse func(sys *System, c candidate, data []byte) Config
+	// multiScope says one file may be read in several scopes (Claude
+	// Code's ~/.claude.json); otherwise a path met twice (a project folder
+	// that is the home folder) is read once.
+	multiScope bool
+	// settle applies what crosses files: precedence between scopes,
+	// approvals held in other files. It may be nil.
+	settle func(sys *System, configs []Config) []Config
+}
+
+var registry = map[string]*client{}
+
+func register(c *client) { registry[c.name] = c }
+
+// Clients returns the names of the known clients, sorted.
+func Clients() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Title returns a client's display name ("Claude Code").
+func Title(name string) string {
+	if c, ok := registry[name]; ok {
+		return c.title
+	}
+	return name
+}
+
+// Known reports whether name is a known client.
+func Known(name string) bool {
+	_, ok := registry[name]
+	return ok
+}
+
+// Discover reads every config of the named clients (all when names is
+// empty). It returns the configs found, per client in the client's
+// precedence order (lowest first), and every place looked at.
+func Discover(sys System, names []string) (configs []Config, looked []Location) {
+	if len(names) == 0 {
+		names = Clients()
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		c, ok := registry[n]
+		if !ok || seen[n] {
+			continue
+		}
+		seen[n] = true
+		var got []Config
+		paths := map[string]bool{}
+		for _, cand := range c.candidates(&sys) {
+			if paths[cand.path] && !c.multiScope {
+				continue
+			}
+			paths[cand.path] = true
+			loc := Location{Client: c.name, Scope: cand.scope, Path: cand.path}
+			data, state, err := sys.read(cand.path)
+			loc.State = state
+			if err != nil {
+				loc.Error = err.Error()
+			}
+			if state == StateFound {
+				cfg := c.parse(&sys, cand, data)
+				switch {
+				case cfg.Error != "":
+					loc.State = StateInvalid
+					loc.Error = cfg.Error
+					got = append(got, cfg)
+				case cfg.noMCP != "":
+					loc.Note = cfg.noMCP
+				default:
+					got = append(got, cfg)
+				}
+			} else if state == StateUnreadable {
+				got = append(got, Config{Client: c.name, Path: cand.path, Scope: cand.scope, Format: cand.format,
+					Error: fmt.Sprintf("reading %s: %v", cand.path, err)})
+			}
+			looked = append(looked, loc)
+		}
+		if c.settle != nil {
+			got = c.settle(&sys, got)
+		}
+		// Count servers per location after settling (a file may yield two
+		// scopes).
+		for i := range looked {
+			if looked[i].Client != c.name {
+				continue
+			}
+			for _, cfg := range got {
+				if cfg.Path == looked[i].Path && cfg.Scope == looked[i].Scope {
+					looked[i].Servers = len(cfg.Servers)
+				}
+			}
+		}
+		configs = append(configs, got...)
+	}
+	for i := range configs {
+		if configs[i].Servers == nil {
+			configs[i].Servers = []Server{}
+		}
+	}
+	return configs, looked
+}
+
+// Load reads one file given explicitly (--config). Its client is taken
+// from the file's name when that is a client's known file name, else
+// sniffed from its content; a file no client claims is read as a plain
+// mcpServers/servers file with the client "explicit". The error is for a
+// file that cannot be read at all; a parse error is the Config's Error.
+func Load(sys System, path string) (Config, error) {
+	data, state, err := sys.read(path)
+	if state == StateNotFound {
+		return Config{}, fmt.Errorf("reading %s: no such file", path)
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("reading %s: %w", path, err)
+	}
+	name, scope, format := sniff(&sys, path, data)
+	c := registry[name]
+	cand := candidate{client: name, scope: scope, path: path, format: format}
+	var cfg Config
+	if c == nil {
+		cfg = parseGeneric(&sys, cand, data)
+	} else {
+		cfg = c.parse(&sys, cand, data)
+		if c.settle != nil {
+			if got := c.settle(&sys, []Config{cfg}); len(got) > 0 {
+				cfg = got[0]
+			}
+		}
+	}
+	if cfg.Servers == nil {
+		cfg.Servers = []Server{}
+	}
+	return cfg, nil
+}
+
+// sniff tells the client, scope and format of an explicitly given file.
+func sniff(sys *System, path string, data []byte) (client, scope, format string) {
+	base := strings.ToLower(sys.base(path))
+	parent := strings.ToLower(sys.base(sys.dir(path)))
+	switch {
+	case base == "claude_desktop_config.json":
+		return ClaudeDesktop, "user", FormatJSON
+	case base == ".claude.json":
+		return ClaudeCode, "user", FormatJSON
+	case base == ".mcp.json" || base == "managed-mcp.json":
+		return ClaudeCode, "project", FormatJSON
+	case base == "mcp.json" && parent == ".cursor":
+		return Cursor, "project", FormatJSONC
+	case base == "mcp.json" && (parent == ".vscode" || parent == "user"):
+		return VSCode, "workspace", FormatJSONC
+	case base == "mcp_config.json":
+		return Windsurf, "user", FormatJSON
+	case strings.HasSuffix(base, ".toml"):
+		return Codex, "user", FormatTOML
+	case base == "cline_mcp_settings.json":
+		return Cline, "user", FormatJSON
+	case base == "opencode.json" || base == "opencode.jsonc":
+		return Opencode, "project", FormatJSONC
+	case base == "settings.json" && parent == ".gemini":
+		return Gemini, "project", FormatJSONC
+	case base == "settings.json" && (parent == ".zed" || parent == "zed"):
+		return Zed, "project", FormatJSONC
+	case (strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml")) && parent == "goose":
+		return Goose, "user", FormatYAML
+	case strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml"):
+		if looksLikeGoose(data) {
+			return Goose, "user", FormatYAML
+		}
+		return Continue, "user", FormatYAML
+	}
+	// Content: the top-level key tells the client family.
+	trimmed := strings.TrimSpace(string(stripBOM(data)))
+	if !strings.HasPrefix(trimmed, "{") && !strings.HasPrefix(trimmed, "[") {
+		if strings.Contains(trimmed, "[mcp_servers") {
+			return Codex, "user", FormatTOML
+		}
+		if looksLikeGoose(data) {
+			return Goose, "user", FormatYAML
+		}
+		if strings.Contains(trimmed, "mcpServers:") {
+			return Continue, "user", FormatYAML
+		}
+	}
+	top, err := decodeJSON(data, FormatJSONC)
+	if err == nil {
+		if m, ok := top.(map[string]any); ok {
+			switch {
+			case m["context_servers"] != nil:
+				return Zed, "project", FormatJSONC
+			case m["mcp"] != nil && isObject(m["mcp"]) && m["mcp"].(map[string]any)["servers"] == nil:
+				return Opencode, "project", FormatJSONC
+			case m["servers"] != nil || m["inputs"] != nil || m["mcp"] != nil:
+				return VSCode, "workspace", FormatJSONC
+			}
+		}
+	}
+	return Explicit, "explicit", FormatJSONC
+}
+
+func looksLikeGoose(data []byte) bool {
+	s := string(data)
+	return strings.Contains(s, "\nextensions:") || strings.HasPrefix(s, "extensions:")
+}
+
+func isObject(v any) bool { _, ok := v.(map[string]any); return ok }
+
+// parseGeneric reads a file no client claims: mcpServers, then servers.
+func parseGeneric(sys *System, c candidate, data []byte) Config {
+	cfg := Config{Client: Explicit, Path: c.path, Scope: c.scope, Format: FormatJSONC}
+	top, notes, err := readJSONTop(data, FormatJSONC, c.path)
+	cfg.Notes = notes
+	if err != nil {
+		cfg.Error = err.Error()
+		return cfg
+	}
+	r := entryReader{sys: sys, client: Explicit, scope: c.scope, path: c.path, typed: true, defaultURL: "http"}
+	seen := map[string]bool{}
+	for _, key := range []string{"mcpServers", "servers"} {
+		m, ok := top[key].(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, name := range sortedKeys(m) {
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			cfg.Servers = append(cfg.Servers, r.read(name, m[name]))
+		}
+	}
+	return cfg
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,112 @@
+package clients
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Variable expansion, one syntax per client, applied exactly where each
+// client applies it. Expanded values are used to launch and never shown:
+// Display shows the entry as written.
+
+var dollarBrace = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+
+// expandShell expands ${VAR} and ${VAR:-default} as Claude Code does in
+// .mcp.json and ~/.claude.json entries: an unset variable with a default
+// takes the default; one without stays as the literal text and is
+// recorded as unset.
+func (sys *System) expandShell(s string, x *expansion) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	return dollarBrace.ReplaceAllStringFunc(s, func(m string) string {
+		sub := dollarBrace.FindStringSubmatch(m)
+		if v, ok := sys.lookupEnv(sub[1]); ok {
+			return v
+		}
+		if strings.Contains(m, ":-") {
+			return sub[2]
+		}
+		x.addUnset(sub[1])
+		return m
+	})
+}
+
+var editorVar = regexp.MustCompile(`\$\{([^{}]+)\}`)
+
+// expandEditor expands the predefined variables of VS Code and Cursor:
+// ${env:NAME}, ${userHome}, ${workspaceFolder}, ${workspaceFolderBasename},
+// ${pathSeparator} and ${/}. ${input:id} cannot be resolved offline: it is
+// recorded as needed input and left as written. An unset ${env:NAME}
+// becomes empty, as in VS Code, and is recorded as unset. Other variables
+// are left as written.
+func (sys *System) expandEditor(s string, x *expansion, inputs bool) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	return editorVar.ReplaceAllStringFunc(s, func(m string) string {
+		name := m[2 : len(m)-1]
+		switch {
+		case strings.HasPrefix(name, "env:"):
+			v := sys.getenv(name[4:])
+			if v == "" {
+				x.addUnset(name[4:])
+			}
+			return v
+		case inputs && strings.HasPrefix(name, "input:"):
+			x.addNeeds(name)
+			return m
+		case name == "userHome":
+			return sys.Home
+		case name == "workspaceFolder" || name == "workspaceRoot":
+			return sys.Cwd
+		case name == "workspaceFolderBasename":
+			return sys.base(sys.Cwd)
+		case name == "pathSeparator" || name == "/":
+			return sys.sep()
+		}
+		return m
+	})
+}
+
+var geminiVar = regexp.MustCompile(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))`)
+var percentVar = regexp.MustCompile(`%([A-Za-z_][A-Za-z0-9_]*)%`)
+
+// expandGemini expands $VAR and ${VAR} (and %VAR% on Windows) as Gemini
+// CLI does in its settings; an unset variable stays as written.
+func (sys *System) expandGemini(s string, x *expansion) string {
+	if strings.Contains(s, "$") {
+		s = geminiVar.ReplaceAllStringFunc(s, func(m string) string {
+			sub := geminiVar.FindStringSubmatch(m)
+			name := sub[1] + sub[2]
+			if v, ok := sys.lookupEnv(name); ok {
+				return v
+			}
+			x.addUnset(name)
+			return m
+		})
+	}
+	if sys.OS == "windows" && strings.Contains(s, "%") {
+		s = percentVar.ReplaceAllStringFunc(s, func(m string) string {
+			name := m[1 : len(m)-1]
+			if v, ok := sys.lookupEnv(name); ok {
+				return v
+			}
+			x.addUnset(name)
+			return m
+		})
+	}
+	return s
+}
+
+var continueSecret = regexp.MustCompile(`\$\{\{\s*((?:secrets|inputs)\.[^}\s]+)\s*\}\}`)
+
+// expandContinue records Continue's ${{ secrets.NAME }} and
+// ${{ inputs.NAME }} as needed input: they resolve from Continue's own
+// secret store, not from the environment.
+func (sys *System) expandContinue(s string, x *expansion) string {
+	for _, m := range continueSecret.FindAllStringSubmatch(s, -1) {
+		x.addNeeds(m[1])
+	}
+	return s
+}

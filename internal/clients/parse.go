@@ -1,0 +1,273 @@
+package clients
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+	"github.com/tailscale/hujson"
+	"gopkg.in/yaml.v3"
+)
+
+// A ParseError is a config file that is not valid in its format. Line and
+// Col are 1-based; Col is 0 when the parser gives only a line.
+type ParseError struct {
+	Path   string
+	Format string
+	Line   int
+	Col    int
+	Msg    string
+}
+
+func (e *ParseError) Error() string {
+	pos := e.Path
+	if e.Line > 0 {
+		pos += ":" + strconv.Itoa(e.Line)
+		if e.Col > 0 {
+			pos += ":" + strconv.Itoa(e.Col)
+		}
+	}
+	return fmt.Sprintf("%s: not valid %s: %s", pos, formatName(e.Format), e.Msg)
+}
+
+func formatName(f string) string {
+	switch f {
+	case FormatJSON:
+		return "JSON"
+	case FormatJSONC:
+		return "JSON (comments allowed)"
+	case FormatTOML:
+		return "TOML"
+	case FormatYAML:
+		return "YAML"
+	}
+	return f
+}
+
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+func stripBOM(b []byte) []byte { return bytes.TrimPrefix(b, utf8BOM) }
+
+// lineCol returns the 1-based line and column of byte offset n in b.
+func lineCol(b []byte, n int) (line, col int) {
+	if n > len(b) {
+		n = len(b)
+	}
+	if n < 0 {
+		n = 0
+	}
+	line = 1 + bytes.Count(b[:n], []byte("\n"))
+	col = 1 + n - (bytes.LastIndexByte(b[:n], '\n') + 1)
+	return line, col
+}
+
+var hujsonPos = regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`)
+
+// decodeJSON decodes b as strict JSON or as JSONC (comments and trailing
+// commas). A leading UTF-8 byte-order mark is skipped. The error is a
+// *ParseError without a path.
+func decodeJSON(b []byte, format string) (any, error) {
+	b = stripBOM(b)
+	if format == FormatJSONC {
+		v, err := hujson.Parse(b)
+		if err != nil {
+			pe := &ParseError{Format: format, Msg: strings.TrimPrefix(err.Error(), "hujson: ")}
+			if m := hujsonPos.FindStringSubmatch(err.Error()); m != nil {
+				pe.Line, _ = strconv.Atoi(m[1])
+				pe.Col, _ = strconv.Atoi(m[2])
+				pe.Msg = m[3]
+			}
+			return nil, pe
+		}
+		v.Standardize()
+		b = v.Pack()
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil, jsonError(b, format, dec, err)
+	}
+	if dec.More() {
+		off := int(dec.InputOffset())
+		line, col := lineCol(b, off)
+		return nil, &ParseError{Format: format, Line: line, Col: col, Msg: "unexpected data after the top-level value"}
+	}
+	return out, nil
+}
+
+func jsonError(b []byte, format string, dec *json.Decoder, err error) error {
+	pe := &ParseError{Format: format, Msg: err.Error()}
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		off := int(se.Offset)
+		if off > 0 {
+			off-- // the offset is just past the offending byte
+		}
+		pe.Line, pe.Col = lineCol(b, off)
+		pe.Msg = strings.TrimPrefix(se.Error(), "json: ")
+		if format == FormatJSON && trailingCommaAt(b, off) {
+			pe.Msg += " (a trailing comma: this client reads strict JSON)"
+		} else if format == FormatJSON && commentAt(b, off) {
+			pe.Msg += " (a comment: this client reads strict JSON)"
+		}
+	case err.Error() == "EOF" || err.Error() == "unexpected EOF":
+		pe.Line, pe.Col = lineCol(b, len(b))
+		pe.Msg = "unexpected end of file"
+		if len(bytes.TrimSpace(b)) == 0 {
+			pe.Msg = "the file is empty"
+		}
+	}
+	return pe
+}
+
+func trailingCommaAt(b []byte, off int) bool {
+	if off >= len(b) || (b[off] != '}' && b[off] != ']') {
+		return false
+	}
+	prev := bytes.TrimRight(b[:off], " \t\r\n")
+	return len(prev) > 0 && prev[len(prev)-1] == ','
+}
+
+func commentAt(b []byte, off int) bool {
+	return off+1 < len(b) && b[off] == '/' && (b[off+1] == '/' || b[off+1] == '*')
+}
+
+// readJSONTop decodes a JSON or JSONC config file whose top level must be
+// an object. Notes mention a byte-order mark.
+func readJSONTop(data []byte, format, path string) (map[string]any, []string, error) {
+	var notes []string
+	if bytes.HasPrefix(data, utf8BOM) {
+		notes = append(notes, "the file starts with a UTF-8 byte-order mark, which was skipped")
+	}
+	v, err := decodeJSON(data, format)
+	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			pe.Path = path
+		}
+		return nil, notes, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, notes, &ParseError{Path: path, Format: format, Line: 1, Col: 1, Msg: "the top level is " + jsonKind(v) + ", not an object"}
+	}
+	return m, notes, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64, json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// decodeTOML decodes a TOML document into plain maps.
+func decodeTOML(data []byte, path string) (map[string]any, error) {
+	data = stripBOM(data)
+	var out map[string]any
+	if err := toml.Unmarshal(data, &out); err != nil {
+		pe := &ParseError{Path: path, Format: FormatTOML, Msg: err.Error()}
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			pe.Line, pe.Col = de.Position()
+		}
+		return nil, pe
+	}
+	if out == nil {
+		out = map[string]any{}
+	}
+	return normalize(out).(map[string]any), nil
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// decodeYAML decodes a YAML document into plain maps with string keys.
+func decodeYAML(data []byte, path string) (map[string]any, error) {
+	data = stripBOM(data)
+	var node yaml.Node
+	if err := yaml.Unmarshal(data, &node); err != nil {
+		pe := &ParseError{Path: path, Format: FormatYAML, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			pe.Line, _ = strconv.Atoi(m[1])
+			pe.Msg = m[2]
+		}
+		return nil, pe
+	}
+	if len(node.Content) == 0 {
+		return map[string]any{}, nil
+	}
+	doc := node.Content[0]
+	if doc.Kind != yaml.MappingNode {
+		return nil, &ParseError{Path: path, Format: FormatYAML, Line: doc.Line, Col: doc.Column, Msg: "the top level is not a mapping"}
+	}
+	var out any
+	if err := doc.Decode(&out); err != nil {
+		pe := &ParseError{Path: path, Format: FormatYAML, Line: doc.Line, Col: doc.Column, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			pe.Line, _ = strconv.Atoi(m[1])
+			pe.Col = 0
+			pe.Msg = m[2]
+		}
+		return nil, pe
+	}
+	m, ok := normalize(out).(map[string]any)
+	if !ok {
+		return nil, &ParseError{Path: path, Format: FormatYAML, Line: doc.Line, Col: doc.Column, Msg: "the top level is not a mapping"}
+	}
+	return m, nil
+}
+
+// normalize turns decoded TOML/YAML values into the shapes encoding/json
+// produces: map[string]any, []any, float64, string, bool, nil.
+func normalize(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = normalize(e)
+		}
+		return t
+	case map[any]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[fmt.Sprint(k)] = normalize(e)
+		}
+		return m
+	case []any:
+		for i, e := range t {
+			t[i] = normalize(e)
+		}
+		return t
+	case []map[string]any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = normalize(e)
+		}
+		return out
+	case int:
+		return float64(t)
+	case int64:
+		return float64(t)
+	case uint64:
+		return float64(t)
+	case float32:
+		return float64(t)
+	}
+	return v
+}
