@@ -203,6 +203,8 @@ type entryReader struct {
 	types map[string]string
 	// typed says the client reads "type" at all.
 	typed bool
+	// typeOf, when set, derives the type from the entry's keys instead.
+	typeOf func(m map[string]any) string
 	// urlNeedsType makes a url without a type a problem (Claude Code).
 	urlNeedsType bool
 	// defaultURL is the transport of a url without a type.
@@ -256,7 +258,10 @@ func (r *entryReader) read(name string, v any) Server {
 	}
 	f := fields{m: m, s: &s}
 	typ := ""
-	if r.typed {
+	switch {
+	case r.typeOf != nil:
+		typ = r.typeOf(m)
+	case r.typed:
 		typ = f.str("type")
 	}
 	s.rawCommand = f.str("command")

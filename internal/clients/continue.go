@@ -1,0 +1,85 @@
+package clients
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Continue: ~/.continue/config.yaml (%USERPROFILE%\.continue\ on Windows)
+// and the workspace's .continue/mcpServers/ folder, whose YAML blocks hold
+// "mcpServers" as a list of {name, type, command, args, env, url} and
+// whose JSON files use the Claude/Cursor/Cline shape (an mcpServers
+// object). type is stdio, sse or streamable-http. ${{ secrets.NAME }} and
+// ${{ inputs.NAME }} resolve from Continue's own store, so a server using
+// them is reported as needing input.
+
+func init() {
+	register(&client{
+		name:       Continue,
+		title:      "Continue",
+		candidates: continueCandidates,
+		parse:      parseContinue,
+	})
+}
+
+func continueCandidates(sys *System) []candidate {
+	out := []candidate{{client: Continue, scope: "user", format: FormatYAML, path: sys.join(sys.Home, ".continue", "config.yaml")}}
+	dir := sys.join(sys.Cwd, ".continue", "mcpServers")
+	names, err := sys.FS.ReadDir(dir)
+	if err != nil {
+		// Listed so that the folder shows as looked at.
+		return append(out, candidate{client: Continue, scope: "workspace", format: FormatYAML, path: dir})
+	}
+	for _, n := range names {
+		lower := strings.ToLower(n)
+		switch {
+		case strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml"):
+			out = append(out, candidate{client: Continue, scope: "workspace", format: FormatYAML, path: sys.join(dir, n)})
+		case strings.HasSuffix(lower, ".json"):
+			out = append(out, candidate{client: Continue, scope: "workspace", format: FormatJSON, path: sys.join(dir, n)})
+		}
+	}
+	return out
+}
+
+func parseContinue(sys *System, c candidate, data []byte) Config {
+	r := &entryReader{sys: sys, client: Continue, scope: c.scope, path: c.path, typed: true, defaultURL: HTTP,
+		expand: sys.expandContinue}
+	if c.format == FormatJSON {
+		return readServersJSON(c, data, FormatJSON, "mcpServers", r)
+	}
+	cfg := Config{Client: Continue, Path: c.path, Scope: c.scope, Format: FormatYAML}
+	top, err := decodeYAML(data, c.path)
+	if err != nil {
+		cfg.Error = err.Error()
+		return cfg
+	}
+	list, ok := top["mcpServers"].([]any)
+	if !ok {
+		if top["mcpServers"] != nil {
+			cfg.Notes = append(cfg.Notes, fmt.Sprintf(`"mcpServers" is %s, not a list; it was ignored`, jsonKind(top["mcpServers"])))
+			return cfg
+		}
+		cfg.noMCP = "no mcpServers in this file"
+		return cfg
+	}
+	for i, e := range list {
+		name := fmt.Sprintf("mcpServers[%d]", i)
+		if m, ok := e.(map[string]any); ok {
+			if n, ok := m["name"].(string); ok && n != "" {
+				name = n
+			}
+		}
+		cfg.Servers = append(cfg.Servers, r.read(name, e))
+	}
+	sortServers(cfg.Servers)
+	return cfg
+}
+
+func sortServers(s []Server) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j].Name < s[j-1].Name; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
