@@ -1,8 +1,16 @@
 package claude
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpcost/mcpcost/internal/canon"
+	"github.com/mcpcost/mcpcost/internal/testpeers"
 )
 
 func TestCut(t *testing.T) {
@@ -56,5 +64,64 @@ func TestUTF16Len(t *testing.T) {
 		if got := UTF16Len(in); got != want {
 			t.Errorf("UTF16Len(%q) = %d, want %d", in, got, want)
 		}
+	}
+}
+
+// Differential: Node's String.prototype.slice with the marker, as Claude
+// Code writes the cut, gives the same string as Cut for every description
+// of the test captures and for strings built to sit on the boundary (where
+// no surrogate pair straddles it).
+func TestCutMatchesNode(t *testing.T) {
+	node := testpeers.Node(t)
+	var inputs []string
+	for _, name := range []string{"airbnb", "pandoc", "sequential-thinking", "arxiv"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "captures", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := canon.Parse(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range v.Elems() {
+			inputs = append(inputs, tool.Get("description").Str())
+		}
+	}
+	for _, n := range []int{CutLimit - 1, CutLimit, CutLimit + 1} {
+		inputs = append(inputs, strings.Repeat("é", n), strings.Repeat("語", n))
+	}
+	// A pair that ends at the limit, then more: cut after the pair. (A
+	// pair across the limit is where Cut and slice differ on purpose; see
+	// TestCut.)
+	inputs = append(inputs, strings.Repeat("a", CutLimit-2)+"😀", strings.Repeat("a", CutLimit-2)+"😀b", strings.Repeat("😀", 1100))
+	in, err := json.Marshal(inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `let d="";process.stdin.on("data",c=>d+=c).on("end",()=>{` +
+		`const out=JSON.parse(d).map(s=>s.length>2048?s.slice(0,2048)+"… [truncated]":s);` +
+		`process.stdout.write(JSON.stringify(out))})`
+	cmd := exec.Command(node, "-e", script)
+	cmd.Stdin = bytes.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatal(err)
+	}
+	cut := 0
+	for i, s := range inputs {
+		got, ok := Cut(s)
+		if ok {
+			cut++
+		}
+		if got != want[i] {
+			t.Errorf("input %d (%d units): Cut differs from Node", i, UTF16Len(s))
+		}
+	}
+	if cut < 7 {
+		t.Errorf("only %d inputs were cut; the test does not reach the boundary", cut)
 	}
 }
