@@ -341,3 +341,21 @@ func TestRedactURL(t *testing.T) {
 		}
 	}
 }
+
+// The default wait sleeps for retry-after, and stops when ctx ends.
+func TestCountToolsRealSleep(t *testing.T) {
+	_, srv := newFake(t, answer{429, map[string]string{"retry-after": "0.01"}, `{}`})
+	c := NewClient(testKey, srv.URL, "")
+	if _, err := c.CountTools(context.Background(), []byte(tools)); err != nil {
+		t.Fatal(err)
+	}
+	_, srv = newFake(t, answer{503, map[string]string{"retry-after": "30"}, `{}`})
+	c = NewClient(testKey, srv.URL, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := c.CountTools(ctx, []byte(tools))
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		t.Errorf("error %v after %v", err, time.Since(start))
+	}
+}
