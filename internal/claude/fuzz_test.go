@@ -68,8 +68,8 @@ func FuzzRequestShape(f *testing.F) {
 			}
 		}
 		instr := string(data)
-		ss := SessionStart(v.Elems(), &instr)
-		if ss.Tokens < ss.ToolNameTokens || ss.ClaudeCodeTokens > ss.Tokens+8 {
+		ss := SessionStart(server, v.Elems(), &instr)
+		if ss.Tokens < ss.ToolNameTokens || len(ss.AlwaysLoadTools) == 0 && ss.ClaudeCodeTokens > ss.Tokens+8 {
 			t.Fatalf("session start %+v", ss)
 		}
 	})

@@ -65,7 +65,7 @@ func Describe(in Input) Report {
 		Server:         in.Server,
 		HeadlineTokens: in.HeadlineTokens,
 		Request:        RequestShape(in.Server, in.Tools),
-		SessionStart:   SessionStart(in.Tools, in.Instructions),
+		SessionStart:   SessionStart(in.Server, in.Tools, in.Instructions),
 		Model:          model,
 		OverheadSource: OverheadSource + ", " + OverheadAsOf,
 	}

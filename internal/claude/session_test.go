@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpcost/mcpcost/internal/canon"
 	"github.com/mcpcost/mcpcost/internal/testpeers"
 	"github.com/mcpcost/mcpcost/internal/token"
 )
@@ -41,7 +42,7 @@ func TestSessionStart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := SessionStart(parseTools(t, []byte(tt.tools)), tt.instructions)
+			s := SessionStart("srv", parseTools(t, []byte(tt.tools)), tt.instructions)
 			if s.Method != SessionStartMethod || s.Encoding != "o200k_base" {
 				t.Errorf("method %q encoding %q", s.Method, s.Encoding)
 			}
@@ -61,7 +62,7 @@ func TestSessionStart(t *testing.T) {
 
 func TestSessionStartNamesAreJSON(t *testing.T) {
 	// Names are written as JSON.stringify writes them.
-	s := SessionStart(parseTools(t, []byte(`[{"name":"a\"b"},{"name":"c\\d"}]`)), ptr(""))
+	s := SessionStart("srv", parseTools(t, []byte(`[{"name":"a\"b"},{"name":"c\\d"}]`)), ptr(""))
 	if want := token.O200k().Count(`["a\"b","c\\d"]`); s.ToolNameTokens != want {
 		t.Errorf("names %d, want %d", s.ToolNameTokens, want)
 	}
@@ -99,7 +100,7 @@ func TestSessionStartMatchesLeaderboardWithInstructions(t *testing.T) {
 				t.Fatal(err)
 			}
 			tools, _ := json.Marshal(c.Tools)
-			s := SessionStart(parseTools(t, tools), c.Instructions)
+			s := SessionStart(name, parseTools(t, tools), c.Instructions)
 			pub, ok := Published(c.SHA256)
 			if !ok {
 				t.Fatalf("%s is not on the leaderboard", c.SHA256)
@@ -151,14 +152,14 @@ func TestSessionStartMatchesLeaderboard(t *testing.T) {
 			instr = ptr("")
 		default:
 			// The instructions are not in published/: names only.
-			s := SessionStart(m.tools, nil)
+			s := SessionStart(name, m.tools, nil)
 			if s.ToolNameTokens != pub.ToolNameTokens {
 				t.Errorf("%s: names %d, published %d", name, s.ToolNameTokens, pub.ToolNameTokens)
 			}
 			names++
 			continue
 		}
-		s := SessionStart(m.tools, instr)
+		s := SessionStart(name, m.tools, instr)
 		if s.Tokens != pub.SessionStartTokens || s.IsFloor != pub.SessionStartIsFloor || s.ToolNameTokens != pub.ToolNameTokens {
 			t.Errorf("%s: %d (floor %v), published %d (floor %v)", name, s.Tokens, s.IsFloor, pub.SessionStartTokens, pub.SessionStartIsFloor)
 		}
@@ -168,5 +169,63 @@ func TestSessionStartMatchesLeaderboard(t *testing.T) {
 	// 69 rows; 17 have instructions that published/ does not carry.
 	if names != 69 || whole != 52 {
 		t.Errorf("checked names on %d rows and whole figures on %d, want 69 and 52", names, whole)
+	}
+}
+
+func TestSessionStartAlwaysLoad(t *testing.T) {
+	tools := parseTools(t, []byte(`[{"name":"a","_meta":{"anthropic/alwaysLoad":true},"description":"Always here.","inputSchema":{"type":"object"}},`+
+		`{"name":"b","_meta":{"anthropic/alwaysLoad":false}},{"name":"c","_meta":{"anthropic/alwaysLoad":"true"}},{"name":"d"}]`))
+	s := SessionStart("srv", tools, ptr("Hi."))
+	count := token.O200k().Count
+	// deferred-load/v1 counts every name; Claude Code loads a in full.
+	if s.ToolNameTokens != count(`["a","b","c","d"]`) || s.ClaudeCodeToolNameTokens != count(`["b","c","d"]`) {
+		t.Errorf("names %d / %d", s.ToolNameTokens, s.ClaudeCodeToolNameTokens)
+	}
+	full := count(`[{"name":"mcp__srv__a","description":"Always here.","input_schema":{"type":"object"}}]`)
+	if strings.Join(s.AlwaysLoadTools, ",") != "a" || s.AlwaysLoadTokens != full {
+		t.Errorf("always load %v %d, want [a] %d", s.AlwaysLoadTools, s.AlwaysLoadTokens, full)
+	}
+	if s.ClaudeCodeTokens != s.ClaudeCodeToolNameTokens+full+count("Hi.") || s.Tokens != s.ToolNameTokens+count("Hi.") {
+		t.Errorf("claude code %d, v1 %d", s.ClaudeCodeTokens, s.Tokens)
+	}
+}
+
+// firecrawl 3.26.0 (shared corpus) marks two tools to load up front.
+func TestSessionStartAlwaysLoadFirecrawl(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(testpeers.Shared(t), "corpus", "firecrawl", "canonical.json"))
+	if err != nil {
+		t.Skip(err)
+	}
+	tools := parseTools(t, data)
+	s := SessionStart("firecrawl", tools, ptr(""))
+	if got := strings.Join(s.AlwaysLoadTools, ","); got != "firecrawl_scrape,firecrawl_search" {
+		t.Fatalf("always load %s", got)
+	}
+	var two []*canon.Value
+	for _, tool := range tools {
+		if n := tool.Get("name").Str(); n == "firecrawl_scrape" || n == "firecrawl_search" {
+			two = append(two, tool)
+		}
+	}
+	if want := RequestShape("firecrawl", two).Tokens; s.AlwaysLoadTokens != want || s.ClaudeCodeTokens <= s.Tokens {
+		t.Errorf("always-load tokens %d, want %d; claude code %d vs v1 %d", s.AlwaysLoadTokens, want, s.ClaudeCodeTokens, s.Tokens)
+	}
+}
+
+func TestAddSessionStart(t *testing.T) {
+	one, two := 1, 2
+	a := SessionStartLoad{Tokens: 10, ToolNameTokens: 9, ToolNames: 3, InstructionsTokens: &one, ClaudeCodeTokens: 10, ClaudeCodeInstructionsTokens: &one, AlwaysLoadTools: []string{"x"}}
+	b := SessionStartLoad{Tokens: 7, ToolNameTokens: 5, ToolNames: 2, InstructionsTokens: &two, ClaudeCodeTokens: 6, ClaudeCodeInstructionsTokens: &one, InstructionsCut: true}
+	sum := AddSessionStart(a, b)
+	if sum.Tokens != 17 || sum.ToolNameTokens != 14 || sum.ToolNames != 5 || sum.ClaudeCodeTokens != 16 || sum.IsFloor ||
+		*sum.InstructionsTokens != 3 || *sum.ClaudeCodeInstructionsTokens != 2 || !sum.InstructionsCut || len(sum.AlwaysLoadTools) != 1 {
+		t.Errorf("sum %+v", sum)
+	}
+	floor := AddSessionStart(a, SessionStartLoad{Tokens: 4, ToolNameTokens: 4, IsFloor: true})
+	if !floor.IsFloor || floor.Tokens != 14 || floor.InstructionsTokens != nil {
+		t.Errorf("floor %+v", floor)
+	}
+	if none := AddSessionStart(); none.Tokens != 0 || none.IsFloor || none.InstructionsTokens != nil || none.Method != SessionStartMethod {
+		t.Errorf("empty %+v", none)
 	}
 }
