@@ -152,7 +152,6 @@ func codexEnv(sys *System, s *Server, e map[string]any) {
 
 func anyList(v any) []any { l, _ := v.([]any); return l }
 
-
 // codexTrusted reports whether the user config marks the project trusted:
 // [projects."<path>"] trust_level = "trusted".
 func (sys *System) codexTrusted() bool {
