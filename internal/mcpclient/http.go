@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -89,6 +90,9 @@ func (t *jsonBodyTap) Read(p []byte) (int, error) {
 	if err == io.EOF && !t.done {
 		t.done = true
 		t.rec.incoming(t.buf)
+		if !utf8.Valid(t.buf) {
+			t.rec.noteInvalidUTF8()
+		}
 	}
 	return n, err
 }
@@ -131,6 +135,9 @@ func (t *sseTap) field(line []byte) *failure {
 	if len(line) == 0 {
 		if t.has && (t.event == "" || t.event == "message") {
 			t.rec.incoming(t.data)
+			if !utf8.Valid(t.data) {
+				t.rec.noteInvalidUTF8()
+			}
 		}
 		t.data, t.event, t.has = t.data[:0], "", false
 		return nil

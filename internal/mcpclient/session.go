@@ -349,7 +349,7 @@ func (s *session) classify(err error, rctx context.Context, what string) *failur
 	if s.ctx.Err() != nil {
 		return failf(StatusTimeout, "the launch ran out of its overall budget (%d× the %s request budget) waiting for %s", LaunchBudgetFactor, budget(s.o.Timeout), what)
 	}
-	if errors.Is(err, context.DeadlineExceeded) || rctx.Err() != nil {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(rctx.Err(), context.DeadlineExceeded) {
 		return failf(StatusTimeout, "no answer to %s within %s", what, budget(s.o.Timeout))
 	}
 	var werr *jsonrpc.Error

@@ -223,6 +223,7 @@ func (b *tailBuffer) lastLines(n int) string {
 // accepted line is recorded as sent; invalid UTF-8 is replaced by U+FFFD in
 // what the SDK sees only. A line longer than max ends the connection.
 type stdoutFilter struct {
+	ends *ends
 	r    *bufio.Reader
 	c    io.Closer
 	rec  *recorder
@@ -238,6 +239,9 @@ func (f *stdoutFilter) Read(p []byte) (int, error) {
 		line, err := f.readLine()
 		if len(line) > 0 {
 			f.accept(line)
+		}
+		if err == io.EOF {
+			f.ends.sawEOF()
 		}
 		if err != nil && len(f.out) == 0 {
 			return 0, err
@@ -281,6 +285,7 @@ func (f *stdoutFilter) accept(line []byte) {
 	}
 	f.rec.incoming(line)
 	if !utf8.Valid(line) {
+		f.rec.noteInvalidUTF8()
 		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
 	}
 	f.out = append(append(f.out[:0], line...), '\n')
@@ -288,10 +293,40 @@ func (f *stdoutFilter) accept(line []byte) {
 
 func (f *stdoutFilter) Close() error { return f.c.Close() }
 
+// ends tells which end hung up first: the server (EOF on its stdout) or
+// mcpclient (closing the server's stdin). Only a server that hung up first
+// is to blame for its exit.
+type ends struct {
+	mu       sync.Mutex
+	eof      bool
+	weClosed bool
+}
+
+func (e *ends) sawEOF() {
+	e.mu.Lock()
+	e.eof = true
+	e.mu.Unlock()
+}
+
+func (e *ends) closing() {
+	e.mu.Lock()
+	if !e.eof {
+		e.weClosed = true
+	}
+	e.mu.Unlock()
+}
+
+func (e *ends) closedByUs() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.weClosed
+}
+
 // stdinTap records each message the SDK writes before sending it.
 type stdinTap struct {
-	w   *os.File
-	rec *recorder
+	ends *ends
+	w    *os.File
+	rec  *recorder
 }
 
 func (t *stdinTap) Write(p []byte) (int, error) {
@@ -299,7 +334,10 @@ func (t *stdinTap) Write(p []byte) (int, error) {
 	return t.w.Write(p)
 }
 
-func (t *stdinTap) Close() error { return t.w.Close() }
+func (t *stdinTap) Close() error {
+	t.ends.closing()
+	return t.w.Close()
+}
 
 // captureStdio launches the server once and captures it.
 func captureStdio(ctx context.Context, t Target, o Options, protocolVersion string) sessionOutcome {
@@ -309,15 +347,19 @@ func captureStdio(ctx context.Context, t Target, o Options, protocolVersion stri
 	}
 	defer p.shutdown(o.KillGrace)
 	rec := newRecorder()
+	e := &ends{}
 	l := link{
 		kind: "stdio",
 		rec:  rec,
 		transport: &mcp.IOTransport{
-			Reader:        &stdoutFilter{r: bufio.NewReaderSize(p.stdout, 64<<10), c: p.stdout, rec: rec, max: o.MaxResponseBytes},
-			Writer:        &stdinTap{w: p.stdin, rec: rec},
+			Reader:        &stdoutFilter{ends: e, r: bufio.NewReaderSize(p.stdout, 64<<10), c: p.stdout, rec: rec, max: o.MaxResponseBytes},
+			Writer:        &stdinTap{ends: e, w: p.stdin, rec: rec},
 			MaxLineLength: o.MaxResponseBytes + 1,
 		},
 		diagnose: func(what string, err error) *failure {
+			if e.closedByUs() {
+				return nil // the SDK gave up on the server; its exit says nothing
+			}
 			// A closed connection usually means the process is exiting:
 			// give it a moment to report its status.
 			if !errors.Is(err, context.DeadlineExceeded) {

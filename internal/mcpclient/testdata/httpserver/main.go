@@ -1,0 +1,132 @@
+// Command httpserver is a small MCP server over HTTP for the mcpclient
+// tests, built on the go-sdk. It listens on 127.0.0.1 (a free port), prints
+// its base URL on stdout, and serves until killed. Its first argument picks
+// the behaviour:
+//
+//	streamable      Streamable HTTP at /mcp
+//	stateless       Streamable HTTP at /mcp, without sessions
+//	modern          Streamable HTTP at /mcp speaking only 2026-07-28
+//	sse             the legacy HTTP+SSE transport at /sse
+//	bearer          Streamable HTTP at /mcp; 401 unless "Authorization: Bearer $TOKEN"
+//	oauth           401 with WWW-Authenticate: Bearer resource_metadata=...
+//	oauth-wellknown 401 with a bare WWW-Authenticate; metadata at /.well-known/oauth-protected-resource/mcp
+//	forbidden       403 for everything
+//	error           500 for everything
+//	hang            accepts connections and never answers
+//	huge-json       Streamable HTTP whose tools/list is several megabytes
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type input struct {
+	X string `json:"x" jsonschema:"a string"`
+}
+
+func newServer(versions []string, big bool) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "httpserver", Version: "1.0.0"}, &mcp.ServerOptions{
+		Instructions:              "Call alpha first.",
+		SupportedProtocolVersions: versions,
+	})
+	handler := func(context.Context, *mcp.CallToolRequest, input) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "alpha", Description: "First tool."}, handler)
+	mcp.AddTool(s, &mcp.Tool{Name: "beta", Description: "Second tool."}, handler)
+	if big {
+		mcp.AddTool(s, &mcp.Tool{Name: "big", Description: strings.Repeat("lorem ipsum ", 400000)}, handler)
+	}
+	s.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Say hello"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{}, nil
+	})
+	return s
+}
+
+func main() {
+	mode := "streamable"
+	if len(os.Args) > 1 {
+		mode = os.Args[1]
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	streamable := func(versions []string, big, stateless bool) http.Handler {
+		s := newServer(versions, big)
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless})
+	}
+	mux := http.NewServeMux()
+	base := "http://" + ln.Addr().String()
+	switch mode {
+	case "streamable":
+		mux.Handle("/mcp", streamable(nil, false, false))
+	case "stateless":
+		mux.Handle("/mcp", streamable(nil, false, true))
+	case "modern":
+		mux.Handle("/mcp", streamable([]string{"2026-07-28"}, false, false))
+	case "huge-json":
+		mux.Handle("/mcp", streamable(nil, true, false))
+	case "sse":
+		s := newServer(nil, false)
+		mux.Handle("/sse", mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	case "bearer":
+		h := streamable(nil, false, false)
+		token := os.Getenv("TOKEN")
+		mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer "+token {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="test"`)
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+			h.ServeHTTP(w, r)
+		}))
+	case "oauth":
+		mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", resource_metadata="`+base+`/.well-known/oauth-protected-resource/mcp"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+		})
+	case "oauth-wellknown":
+		mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("WWW-Authenticate", `Bearer`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+		})
+		mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"resource":%q,"authorization_servers":["https://auth.example"]}`, base+"/mcp")
+		})
+	case "forbidden":
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "forbidden", http.StatusForbidden)
+		})
+	case "error":
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "boom", http.StatusInternalServerError)
+		})
+	case "hang":
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(time.Hour):
+			}
+		})
+	default:
+		fmt.Fprintln(os.Stderr, "unknown mode", mode)
+		os.Exit(2)
+	}
+	fmt.Println(base)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if err := srv.Serve(ln); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
