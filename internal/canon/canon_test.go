@@ -516,7 +516,7 @@ func FuzzCanon(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out, err := Transform(data)
 		v, perr := Parse(data)
-		if (err == nil) != (perr == nil) {
+		if (err == nil) != (perr == nil) || (err != nil && err.Error() != perr.Error()) {
 			t.Fatalf("Transform err %v, Parse err %v", err, perr)
 		}
 		if err != nil {

@@ -30,18 +30,6 @@ func Parse(data []byte) (*Value, error) {
 	return p.parse()
 }
 
-// Transform returns JSON.stringify(JSON.parse(data)): the canonical form of
-// data.
-func Transform(data []byte) ([]byte, error) {
-	// The tree lives only until it is written, so its strings may point
-	// into data instead of being copied.
-	p := parser{data: data, alias: true}
-	v, err := p.parse()
-	if err != nil {
-		return nil, err
-	}
-	return Append(make([]byte, 0, len(data)), v), nil
-}
 
 type parser struct {
 	data  []byte
@@ -54,6 +42,7 @@ type parser struct {
 	mstack  []Member   // members of the objects being parsed
 	estack  []*Value   // elements of the arrays being parsed
 	idx     []indexKey // array-index keys of the object being finished
+	spans   []span     // keys of the objects being written by Transform
 
 	// Slabs the tree is carved from, to allocate in bulk.
 	vals  []Value
@@ -61,6 +50,8 @@ type parser struct {
 	ptrs  []*Value
 	arena []byte
 	keys  map[string]string
+	strs  map[string]*Value
+	nums  map[uint64]*Value
 }
 
 type indexKey struct {
@@ -194,19 +185,13 @@ func (p *parser) value() (*Value, error) {
 	case '[':
 		return p.array()
 	case '"':
-		s, wtf, err := p.string(false)
-		if err != nil {
-			return nil, err
-		}
-		v := p.newValue()
-		*v = Value{kind: String, p: unsafe.Pointer(unsafe.StringData(s)), n: uint64(len(s)), wtf: wtf}
-		return v, nil
+		return p.stringValue()
 	case 't':
-		return p.literal("true", Bool, 1)
+		return p.literal("true", &trueValue)
 	case 'f':
-		return p.literal("false", Bool, 0)
+		return p.literal("false", &falseValue)
 	case 'n':
-		return p.literal("null", Null, 0)
+		return p.literal("null", &nullValue)
 	default:
 		if c == '-' || (c >= '0' && c <= '9') {
 			return p.number()
@@ -215,21 +200,83 @@ func (p *parser) value() (*Value, error) {
 	}
 }
 
-func (p *parser) literal(word string, kind Kind, n uint64) (*Value, error) {
+// Values are immutable, so a tree shares one Value among all its equal
+// literals, short strings and numbers.
+var (
+	trueValue  = Value{kind: Bool, n: 1}
+	falseValue = Value{kind: Bool}
+	nullValue  = Value{kind: Null}
+)
+
+// maxShared is the longest string whose Value is shared.
+const maxShared = 32
+
+func (p *parser) literal(word string, v *Value) (*Value, error) {
 	for i := 0; i < len(word); i++ {
 		if p.pos+i >= len(p.data) || p.data[p.pos+i] != word[i] {
 			return nil, p.unexpected(p.pos+i, "")
 		}
 	}
 	p.pos += len(word)
+	return v, nil
+}
+
+func (p *parser) stringValue() (*Value, error) {
+	start := p.pos + 1
+	dec, wtf, verbatim, err := p.scanString()
+	if err != nil {
+		return nil, err
+	}
+	if verbatim {
+		dec = p.data[start : p.pos-1]
+	}
+	if len(dec) <= maxShared {
+		if v, ok := p.strs[string(dec)]; ok {
+			return v, nil
+		}
+	}
+	var s string
+	if verbatim {
+		s = p.raw(start, p.pos-1)
+	} else {
+		s = p.keep(dec)
+	}
 	v := p.newValue()
-	*v = Value{kind: kind, n: n}
+	*v = Value{kind: String, p: unsafe.Pointer(unsafe.StringData(s)), n: uint64(len(s)), wtf: wtf}
+	if len(s) <= maxShared && len(p.strs) < maxInterned {
+		if p.strs == nil {
+			p.strs = make(map[string]*Value)
+		}
+		p.strs[s] = v
+	}
 	return v, nil
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func (p *parser) number() (*Value, error) {
+	f, _, err := p.scanNumber()
+	if err != nil {
+		return nil, err
+	}
+	bits := math.Float64bits(f)
+	if v, ok := p.nums[bits]; ok {
+		return v, nil
+	}
+	v := p.newValue()
+	*v = Value{kind: Number, n: bits}
+	if len(p.nums) < maxInterned {
+		if p.nums == nil {
+			p.nums = make(map[uint64]*Value)
+		}
+		p.nums[bits] = v
+	}
+	return v, nil
+}
+
+// scanNumber scans the number at p.pos and moves past it. When verbatim is
+// set, the number's text is its canonical form.
+func (p *parser) scanNumber() (f float64, verbatim bool, err error) {
 	d := p.data
 	start := p.pos
 	i := p.pos
@@ -239,14 +286,14 @@ func (p *parser) number() (*Value, error) {
 		i++
 	}
 	if i >= len(d) || !isDigit(d[i]) {
-		return nil, p.unexpected(i, " in number (expected a digit)")
+		return 0, false, p.unexpected(i, " in number (expected a digit)")
 	}
 	var mant uint64
 	simple := true
 	if d[i] == '0' {
 		i++
 		if i < len(d) && isDigit(d[i]) {
-			return nil, p.errAt(i, "leading zero in number")
+			return 0, false, p.errAt(i, "leading zero in number")
 		}
 	} else {
 		for i < len(d) && isDigit(d[i]) {
@@ -261,7 +308,7 @@ func (p *parser) number() (*Value, error) {
 		simple = false
 		i++
 		if i >= len(d) || !isDigit(d[i]) {
-			return nil, p.unexpected(i, " in number (expected a digit after the decimal point)")
+			return 0, false, p.unexpected(i, " in number (expected a digit after the decimal point)")
 		}
 		for i < len(d) && isDigit(d[i]) {
 			i++
@@ -274,45 +321,65 @@ func (p *parser) number() (*Value, error) {
 			i++
 		}
 		if i >= len(d) || !isDigit(d[i]) {
-			return nil, p.unexpected(i, " in number (expected a digit in the exponent)")
+			return 0, false, p.unexpected(i, " in number (expected a digit in the exponent)")
 		}
 		for i < len(d) && isDigit(d[i]) {
 			i++
 		}
 	}
 	p.pos = i
-	var f float64
 	if simple {
+		// At most 15 digits: exact, and printed as written, except -0.
 		f = float64(mant)
 		if neg {
 			f = -f
 		}
-	} else {
-		var err error
-		f, err = strconv.ParseFloat(unsafe.String(&d[start], i-start), 64)
-		if err != nil && !math.IsInf(f, 0) {
-			return nil, p.errAt(start, "invalid number")
-		}
+		return f, mant != 0 || !neg, nil
 	}
-	v := p.newValue()
-	*v = Value{kind: Number, n: math.Float64bits(f)}
-	return v, nil
+	f, err = strconv.ParseFloat(unsafe.String(&d[start], i-start), 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return 0, false, p.errAt(start, "invalid number")
+	}
+	return f, false, nil
 }
 
 // string parses the string literal at p.pos. For keys the result is
 // interned.
 func (p *parser) string(isKey bool) (string, bool, error) {
+	start := p.pos + 1
+	dec, wtf, verbatim, err := p.scanString()
+	if err != nil {
+		return "", false, err
+	}
+	switch {
+	case verbatim && isKey:
+		return p.key(nil, start, p.pos-1), false, nil
+	case verbatim:
+		return p.raw(start, p.pos-1), false, nil
+	case isKey:
+		return p.key(dec, 0, 0), wtf, nil
+	}
+	return p.keep(dec), wtf, nil
+}
+
+// scanString scans the string literal at p.pos and moves past it. When
+// verbatim is set, the string's value is the text between the quotes, valid
+// UTF-8 without escapes, which is also its canonical form. Otherwise dec
+// holds the decoded value (in p.scratch, valid until the next call), with
+// lone surrogates in their generalized UTF-8 form when wtf is set.
+func (p *parser) scanString() (dec []byte, wtf, verbatim bool, err error) {
 	d := p.data
 	start := p.pos + 1
 	i := start
 	for i < len(d) {
+		i = skipPlain(d, i, true)
+		if i >= len(d) {
+			break
+		}
 		c := d[i]
 		if c == '"' {
 			p.pos = i + 1
-			if isKey {
-				return p.key(nil, start, i), false, nil
-			}
-			return p.raw(start, i), false, nil
+			return nil, false, true, nil
 		}
 		if c == '\\' || c < 0x20 {
 			break
@@ -329,28 +396,30 @@ func (p *parser) string(isKey bool) (string, bool, error) {
 	}
 	// Slow path: escapes, invalid UTF-8 or an error.
 	b := append(p.scratch[:0], d[start:i]...)
-	wtf := false
 	for {
 		if i >= len(d) {
 			p.scratch = b
-			return "", false, p.unexpected(i, " in string")
+			return nil, false, false, p.unexpected(i, " in string")
+		}
+		// Copy a run of bytes that need no decoding.
+		if j := skipPlain(d, i, true); j > i {
+			b = append(b, d[i:j]...)
+			i = j
+			continue
 		}
 		c := d[i]
 		switch {
 		case c == '"':
 			p.scratch = b
 			p.pos = i + 1
-			if isKey {
-				return p.key(b, 0, 0), wtf, nil
-			}
-			return p.keep(b), wtf, nil
+			return b, wtf, false, nil
 		case c < 0x20:
 			p.scratch = b
-			return "", false, p.errAt(i, fmt.Sprintf("control character U+%04X in string", c))
+			return nil, false, false, p.errAt(i, fmt.Sprintf("control character U+%04X in string", c))
 		case c == '\\':
 			if i+1 >= len(d) {
 				p.scratch = b
-				return "", false, p.unexpected(i+1, " in string")
+				return nil, false, false, p.unexpected(i+1, " in string")
 			}
 			e := d[i+1]
 			switch e {
@@ -370,7 +439,7 @@ func (p *parser) string(isKey bool) (string, bool, error) {
 				u, ok := hex4(d, i+2)
 				if !ok {
 					p.scratch = b
-					return "", false, p.badUnicodeEscape(i)
+					return nil, false, false, p.badUnicodeEscape(i)
 				}
 				i += 6
 				if u >= 0xD800 && u <= 0xDBFF && i+1 < len(d) && d[i] == '\\' && d[i+1] == 'u' {
@@ -389,12 +458,16 @@ func (p *parser) string(isKey bool) (string, bool, error) {
 				continue
 			default:
 				p.scratch = b
-				return "", false, p.errAt(i, "invalid escape "+quoteChar(d, i+1, `\`)+" in string")
+				return nil, false, false, p.errAt(i, "invalid escape "+quoteChar(d, i+1, `\`)+" in string")
 			}
 			i += 2
 		case c < utf8.RuneSelf:
-			b = append(b, c)
-			i++
+			j := i + 1
+			for j < len(d) && d[j] < utf8.RuneSelf && d[j] >= 0x20 && d[j] != '"' && d[j] != '\\' {
+				j++
+			}
+			b = append(b, d[i:j]...)
+			i = j
 		default:
 			r, size := utf8.DecodeRune(d[i:])
 			if r == utf8.RuneError && size == 1 {

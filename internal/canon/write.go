@@ -28,7 +28,7 @@ func Append(dst []byte, v *Value) []byte {
 	case Number:
 		return AppendNumber(dst, math.Float64frombits(v.n))
 	case String:
-		return appendString(dst, v.str())
+		return appendString(dst, v.str(), v.wtf)
 	case Array:
 		dst = append(dst, '[')
 		for i, e := range v.Elems() {
@@ -44,7 +44,7 @@ func Append(dst []byte, v *Value) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, m.Key)
+			dst = appendString(dst, m.Key, v.wtf)
 			dst = append(dst, ':')
 			dst = Append(dst, m.Value)
 		}
@@ -59,7 +59,7 @@ func AppendString(dst []byte, s string) []byte {
 	if !utf8.ValidString(s) {
 		s = string(appendReplacingInvalid(nil, []byte(s)))
 	}
-	return appendString(dst, s)
+	return appendString(dst, s, false)
 }
 
 const hexDigits = "0123456789abcdef"
@@ -72,12 +72,16 @@ var safe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// appendString writes s, which is UTF-8 except that lone surrogates appear
-// as their three-byte generalized encoding (ED A0..BF xx).
-func appendString(dst []byte, s string) []byte {
+// appendString writes s, which is UTF-8 except that, when wtf is set, lone
+// surrogates appear as their three-byte generalized encoding (ED A0..BF xx).
+func appendString(dst []byte, s string, wtf bool) []byte {
 	dst = append(dst, '"')
 	last := 0
 	for i := 0; i < len(s); {
+		i = skipPlainString(s, i, wtf)
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if safe[c] {
@@ -107,7 +111,7 @@ func appendString(dst []byte, s string) []byte {
 			last = i
 			continue
 		}
-		if c == 0xED && i+2 < len(s) && s[i+1] >= 0xA0 {
+		if wtf && c == 0xED && i+2 < len(s) && s[i+1] >= 0xA0 {
 			// A lone surrogate: JSON.stringify escapes it.
 			u := uint16(c&0x0F)<<12 | uint16(s[i+1]&0x3F)<<6 | uint16(s[i+2]&0x3F)
 			dst = append(dst, s[last:i]...)
