@@ -422,12 +422,10 @@ func Load(sys System, path string) (Config, error) {
 	if c == nil {
 		cfg = parseGeneric(&sys, cand, data)
 	} else {
+		// Read as written: the switches other files hold on this machine
+		// (approvals, managed policy, precedence) are not applied to a file
+		// given explicitly.
 		cfg = c.parse(&sys, cand, data)
-		if c.settle != nil {
-			if got := c.settle(&sys, []Config{cfg}); len(got) > 0 {
-				cfg = got[0]
-			}
-		}
 	}
 	if cfg.Servers == nil {
 		cfg.Servers = []Server{}

@@ -64,6 +64,31 @@ func (p Posture) Explain(check *ThresholdCheck) []string {
 	return out
 }
 
+// Summary is the posture in one line.
+func (p Posture) Summary() string {
+	switch p.Mode {
+	case ModeDeferred:
+		return "defers every MCP tool definition (tool search): " + p.settingPhrase()
+	case ModeUpFront:
+		return "loads every tool definition up front: " + p.settingPhrase()
+	case ModeThreshold:
+		return fmt.Sprintf("defers tool definitions once they reach %d%% of the context window: %s", p.ThresholdPercent, p.settingPhrase())
+	case ModeUnrecognized:
+		return fmt.Sprintf(`cannot be said: %s is set to "%s", which is not a documented value`, p.Setting.Variable, p.value())
+	case ModeUnresolved:
+		switch p.Refusal {
+		case RefusalDisagree:
+			return "cannot be said: " + p.Setting.Variable + " is set to different values by the shell and a settings file"
+		case RefusalValueUnreadable:
+			return "cannot be said: " + p.Setting.Variable + " is set in " + p.Setting.Source + " to something that is not a string"
+		}
+		return "cannot be said: a settings file exists and could not be read"
+	case ModeNoRecord:
+		return "no deferral on record: counted as loading every tool definition up front"
+	}
+	return "client not known: read as loading every tool definition up front"
+}
+
 func items(list []string) []string {
 	out := make([]string, len(list))
 	for i, s := range list {

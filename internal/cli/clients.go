@@ -1,0 +1,353 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/render"
+)
+
+func init() {
+	register(&Command{
+		Name:  "clients",
+		Short: "list where each MCP client keeps its servers, and what is there",
+		Usage: clientsUsage,
+		Run:   runClients,
+	})
+}
+
+const clientsUsage = `usage: mcpcost clients [--client NAME]... [--config PATH]... [--project DIR] [--json]
+
+Lists every place each MCP client keeps its server configuration on this
+machine (for this OS, the home folder and the project folder), whether a
+file is there, and the servers in each file as the client reads them:
+name, transport, the launch with secrets removed, and status (enabled,
+disabled and by which switch, overridden by a higher-precedence entry,
+needing input that only the client can prompt for, or a problem with the
+entry), with the client's per-tool filter when it has one. For each client
+it also says whether tool definitions load up front or are deferred
+(Claude Code's tool search, read from the shell and its settings files),
+and its known limits.
+
+Nothing is launched. Values of env and headers, and secrets in arguments
+and URLs, are never printed; their names are.
+
+Clients: claude-code, claude-desktop, cline, codex, continue, cursor,
+gemini, goose, opencode, vscode, windsurf, zed.
+
+Flags:
+  --client NAME    only this client (repeatable, or comma-separated)
+  --config PATH    also read this file (repeatable); its client is told from
+                   its name or content
+  --project DIR    the project folder whose project configs are read
+                   (default: the current folder)
+  --json           print JSON (schema mcpcost.clients/v1)
+
+Exit status: 0 every file found was read, 1 a file found could not be
+read or parsed (the others are still listed), 2 usage error or a --config
+file that does not exist.`
+
+// ClientsSchema is the schema of "mcpcost clients --json".
+const ClientsSchema = "mcpcost.clients/v1"
+
+type clientsReport struct {
+	Schema  string             `json:"schema"`
+	OS      string             `json:"os"`
+	Home    string             `json:"home"`
+	Project string             `json:"project"`
+	Clients []clientEntry      `json:"clients"`
+	Given   []clients.Config   `json:"given"`
+	Errors  []clientsFileError `json:"errors"`
+}
+
+type clientEntry struct {
+	Name    string             `json:"name"`
+	Title   string             `json:"title"`
+	Looked  []clients.Location `json:"looked"`
+	Configs []clients.Config   `json:"configs"`
+	Posture clients.Posture    `json:"posture"`
+}
+
+type clientsFileError struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+func runClients(env *Env, args []string) int {
+	f := newFlags("clients")
+	names := f.Strings("client", "")
+	configs := f.Strings("config", "")
+	project := f.String("project", "", "")
+	jsonFlag := f.Bool("json", "")
+	pos, rest, ok := f.parseOrUsage(env, args)
+	if !ok {
+		return ExitError
+	}
+	if len(pos)+len(rest) > 0 {
+		return usageError(env, "clients", "unexpected argument %q", append(pos, rest...)[0])
+	}
+	var want []string
+	for _, n := range *names {
+		for _, part := range strings.Split(n, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			if !clients.Known(part) {
+				return usageError(env, "clients", "unknown client %q (known: %s)", part, strings.Join(clients.Clients(), ", "))
+			}
+			want = append(want, part)
+		}
+	}
+	sys, err := clients.Local(env.Getenv, *project)
+	if err != nil {
+		return fail(env, err)
+	}
+	if *project != "" && !sys.FS.IsDir(sys.Cwd) {
+		return usageError(env, "clients", "--project %s is not a folder", *project)
+	}
+
+	rep := clientsReport{Schema: ClientsSchema, OS: sys.OS, Home: sys.Home, Project: sys.Cwd,
+		Clients: []clientEntry{}, Given: []clients.Config{}, Errors: []clientsFileError{}}
+	code := ExitOK
+	// With only --config, discovery is skipped unless --client asks for it.
+	if len(*configs) == 0 || len(want) > 0 {
+		list := want
+		if len(list) == 0 {
+			list = clients.Clients()
+		}
+		sort.Strings(list)
+		for _, name := range clientsUniq(list) {
+			found, looked := clients.Discover(sys, []string{name})
+			entry := clientEntry{Name: name, Title: clients.Title(name), Looked: looked, Configs: found,
+				Posture: clients.PostureFor(sys, name)}
+			if entry.Configs == nil {
+				entry.Configs = []clients.Config{}
+			}
+			for _, l := range looked {
+				if l.State == clients.StateInvalid || l.State == clients.StateUnreadable {
+					code = ExitFail
+					rep.Errors = append(rep.Errors, clientsFileError{Path: l.Path, Error: l.Error})
+				}
+			}
+			rep.Clients = append(rep.Clients, entry)
+		}
+	}
+	for _, p := range *configs {
+		cfg, err := clients.Load(sys, p)
+		if err != nil {
+			errorf(env, "%v", err)
+			return ExitError
+		}
+		if cfg.Error != "" {
+			code = ExitFail
+			rep.Errors = append(rep.Errors, clientsFileError{Path: cfg.Path, Error: cfg.Error})
+		}
+		rep.Given = append(rep.Given, cfg)
+	}
+	rep.Errors = clientsUniqErrors(rep.Errors)
+
+	if *jsonFlag {
+		if err := render.JSON(env.Stdout, rep); err != nil {
+			return fail(env, err)
+		}
+		return code
+	}
+	writeClients(env.Stdout, rep)
+	for _, e := range rep.Errors {
+		errorf(env, "%s", e.Error)
+	}
+	return code
+}
+
+func clientsUniq(list []string) []string {
+	var out []string
+	for i, s := range list {
+		if i == 0 || s != list[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func clientsUniqErrors(list []clientsFileError) []clientsFileError {
+	seen := map[string]bool{}
+	out := []clientsFileError{}
+	for _, e := range list {
+		if !seen[e.Path+"\x00"+e.Error] {
+			seen[e.Path+"\x00"+e.Error] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func writeClients(w io.Writer, rep clientsReport) {
+	fmt.Fprintf(w, "MCP client configs on this machine (%s; home %s; project %s)\n", rep.OS, rep.Home, rep.Project)
+	for _, c := range rep.Clients {
+		fmt.Fprintf(w, "\n%s (%s)\n", c.Title, c.Name)
+		t := render.Table{Indent: "  "}
+		for _, l := range c.Looked {
+			state := l.State
+			switch {
+			case l.State == clients.StateFound && l.Note != "":
+				state += ": " + l.Note
+			case l.State == clients.StateFound:
+				state += fmt.Sprintf(": %d server%s", l.Servers, clientsPlural(l.Servers))
+			case l.State == clients.StateInvalid:
+				state = "found, not readable as " + formatOf(c.Configs, l)
+			}
+			t.Add(l.Scope, l.Path, state)
+		}
+		var buf strings.Builder
+		t.Write(&buf)
+		lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+		for i, l := range c.Looked {
+			fmt.Fprintln(w, lines[i])
+			if l.Error != "" {
+				fmt.Fprintf(w, "      error: %s\n", l.Error)
+			}
+			for _, cfg := range c.Configs {
+				if cfg.Path == l.Path && cfg.Scope == l.Scope && cfg.Error == "" {
+					writeClientServers(w, cfg)
+				}
+			}
+		}
+		fmt.Fprintf(w, "  Tool definitions: %s.\n", c.Posture.Summary())
+		for _, l := range c.Posture.Limits {
+			verified := "documented"
+			if !l.Verified {
+				verified = "unverified"
+			}
+			fmt.Fprintf(w, "  Known limit: %s (%s: %s).\n", l.Text, verified, l.Source)
+		}
+	}
+	if len(rep.Given) > 0 {
+		fmt.Fprintf(w, "\nGiven with --config\n")
+		for _, cfg := range rep.Given {
+			writeGiven(w, cfg)
+		}
+	}
+}
+
+// writeGiven prints a file given with --config and its servers.
+func writeGiven(w io.Writer, cfg clients.Config) {
+	fmt.Fprintf(w, "  %s (read as %s, %s)\n", cfg.Path, clients.Title(cfg.Client), cfg.Format)
+	if cfg.Error != "" {
+		fmt.Fprintf(w, "      error: %s\n", cfg.Error)
+		return
+	}
+	if len(cfg.Servers) == 0 {
+		fmt.Fprintf(w, "      no servers\n")
+	}
+	writeClientServers(w, cfg)
+}
+
+// writeClientServers prints a config's notes and servers, each server
+// followed by its details.
+func writeClientServers(w io.Writer, cfg clients.Config) {
+	for _, n := range cfg.Notes {
+		fmt.Fprintf(w, "      note: %s\n", n)
+	}
+	if len(cfg.Servers) == 0 {
+		return
+	}
+	t := render.Table{Indent: "      "}
+	for _, s := range cfg.Servers {
+		transport := s.Transport
+		if transport == "" {
+			transport = "-"
+		}
+		t.Add(s.Name, transport, s.Status(), s.Display())
+	}
+	var buf strings.Builder
+	t.Write(&buf)
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	for i, s := range cfg.Servers {
+		fmt.Fprintln(w, lines[i])
+		for _, d := range clientServerDetails(s) {
+			fmt.Fprintf(w, "          %s\n", d)
+		}
+	}
+}
+
+// serverDetails are the lines under a server: why it is not launched, its
+// filter, what it lacks.
+func clientServerDetails(s clients.Server) []string {
+	var out []string
+	if s.Problem != "" {
+		out = append(out, "problem: "+s.Problem)
+	}
+	if s.DisabledBy != "" {
+		out = append(out, "disabled: "+s.DisabledBy)
+	}
+	if s.OverriddenBy != "" {
+		out = append(out, "overridden by "+s.OverriddenBy)
+	}
+	if len(s.NeedsInput) > 0 {
+		out = append(out, "needs input the client prompts for: "+strings.Join(s.NeedsInput, ", "))
+	}
+	if len(s.Unset) > 0 {
+		out = append(out, "refers to unset variables: "+strings.Join(s.Unset, ", "))
+	}
+	if names := s.EnvNames(); len(names) > 0 {
+		out = append(out, "env: "+strings.Join(names, ", "))
+	}
+	if names := s.HeaderNames(); len(names) > 0 {
+		out = append(out, "headers: "+strings.Join(names, ", "))
+	}
+	if s.Filter != nil {
+		out = append(out, "tool filter: "+clientFilterText(s.Filter))
+	}
+	if s.AlwaysLoad {
+		out = append(out, `"alwaysLoad": true: its tools load at session start even when tool search defers`)
+	}
+	for _, n := range s.Notes {
+		out = append(out, "note: "+n)
+	}
+	return out
+}
+
+func clientFilterText(f *clients.ToolFilter) string {
+	var parts []string
+	if f.AllowList {
+		if len(f.Include) == 0 {
+			parts = append(parts, "no tools allowed")
+		} else {
+			parts = append(parts, "only "+strings.Join(f.Include, ", "))
+		}
+	}
+	if len(f.Exclude) > 0 {
+		parts = append(parts, "not "+strings.Join(f.Exclude, ", "))
+	}
+	s := strings.Join(parts, "; ")
+	if f.Prefix != "" {
+		s += fmt.Sprintf(" (patterns match %q + the tool name)", f.Prefix)
+	}
+	return s + " (" + f.Source + ")"
+}
+
+func formatOf(configs []clients.Config, l clients.Location) string {
+	for _, c := range configs {
+		if c.Path == l.Path {
+			switch c.Format {
+			case clients.FormatJSON:
+				return "strict JSON"
+			case clients.FormatJSONC:
+				return "JSON with comments"
+			}
+			return strings.ToUpper(c.Format)
+		}
+	}
+	return "its format"
+}
+
+func clientsPlural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
