@@ -4,8 +4,8 @@
 // the behaviour:
 //
 //	streamable      Streamable HTTP at /mcp
-//	stateless       Streamable HTTP at /mcp, without sessions
-//	modern          Streamable HTTP at /mcp speaking only 2026-07-28
+//	stateless       Streamable HTTP at /mcp, without sessions (the SDK serves 2026-07-28 only so)
+//	modern          stateless Streamable HTTP at /mcp speaking only 2026-07-28
 //	sse             the legacy HTTP+SSE transport at /sse
 //	bearer          Streamable HTTP at /mcp; 401 unless "Authorization: Bearer $TOKEN"
 //	oauth           401 with WWW-Authenticate: Bearer resource_metadata=...
@@ -73,7 +73,7 @@ func main() {
 	case "stateless":
 		mux.Handle("/mcp", streamable(nil, false, true))
 	case "modern":
-		mux.Handle("/mcp", streamable([]string{"2026-07-28"}, false, false))
+		mux.Handle("/mcp", streamable([]string{"2026-07-28"}, false, true))
 	case "huge-json":
 		mux.Handle("/mcp", streamable(nil, true, false))
 	case "sse":
