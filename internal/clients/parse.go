@@ -82,6 +82,9 @@ func decodeJSON(b []byte, format string) (any, error) {
 				pe.Col, _ = strconv.Atoi(m[2])
 				pe.Msg = m[3]
 			}
+			if strings.HasSuffix(pe.Msg, "unexpected EOF") {
+				pe.Msg = "unexpected end of file: an object, array or string is not closed"
+			}
 			return nil, pe
 		}
 		v.Standardize()
