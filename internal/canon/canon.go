@@ -57,20 +57,90 @@ func (k Kind) String() string {
 	return "invalid"
 }
 
-// Value is a parsed JSON value. Values returned by Parse are immutable and
-// safe for concurrent reads. The zero Value is null.
+// Value is a parsed JSON value. Values are immutable and safe for
+// concurrent reads; a tree may share one Value among equal scalars. The
+// zero Value is null.
 type Value struct {
 	// p points at the string bytes (String), the first *Value (Array)
-	// or the first Member (Object).
+	// or the first Member (Object). For the kinds without a payload in
+	// memory (Null, Bool, Number) and for empty strings, arrays and
+	// objects it points at tags[kind] instead; nil is null.
 	p unsafe.Pointer
-	// n is the length (String, Array, Object), the float64 bits
-	// (Number) or 0/1 (Bool).
-	n    uint64
-	kind Kind
-	// wtf reports that the string (String) or one of the keys (Object)
-	// holds lone surrogates, stored internally as their generalized
-	// UTF-8 (WTF-8) three-byte sequences ED A0..BF xx.
-	wtf bool
+	// n is the float64 bits (Number) or 0/1 (Bool) when p points into
+	// tags. Otherwise it holds the kind in its top three bits, the wtf
+	// flag, and the length (of the string in bytes, or the number of
+	// elements or members).
+	//
+	// The wtf flag reports that the string, or one of the object's keys,
+	// holds lone surrogates, stored as their generalized UTF-8 (WTF-8)
+	// three-byte sequences ED A0..BF xx.
+	n uint64
+}
+
+var tags [Object + 1]byte
+
+const (
+	kindShift = 61
+	wtfBit    = 1 << 60
+	lenMask   = wtfBit - 1
+)
+
+func makeScalar(k Kind, n uint64) Value {
+	return Value{p: unsafe.Pointer(&tags[k]), n: n}
+}
+
+func makeSized(k Kind, p unsafe.Pointer, n int, wtf bool) Value {
+	if n == 0 {
+		return makeScalar(k, 0)
+	}
+	v := Value{p: p, n: uint64(k)<<kindShift | uint64(n)}
+	if wtf {
+		v.n |= wtfBit
+	}
+	return v
+}
+
+func makeString(s string, wtf bool) Value {
+	return makeSized(String, unsafe.Pointer(unsafe.StringData(s)), len(s), wtf)
+}
+
+func makeArray(elems []*Value) Value {
+	return makeSized(Array, unsafe.Pointer(unsafe.SliceData(elems)), len(elems), false)
+}
+
+func makeObject(ms []Member, wtf bool) Value {
+	return makeSized(Object, unsafe.Pointer(unsafe.SliceData(ms)), len(ms), wtf)
+}
+
+// tagged reports whether v.p points into tags, and so which kind v is.
+func (v *Value) tagged() (Kind, bool) {
+	off := uintptr(v.p) - uintptr(unsafe.Pointer(&tags[0]))
+	return Kind(off), off < uintptr(len(tags))
+}
+
+func (v *Value) kind() Kind {
+	if v.p == nil {
+		return Null
+	}
+	if k, ok := v.tagged(); ok {
+		return k
+	}
+	return Kind(v.n >> kindShift)
+}
+
+// size is the length of a string, array or object.
+func (v *Value) size() int {
+	if _, ok := v.tagged(); ok || v.p == nil {
+		return 0
+	}
+	return int(v.n & lenMask)
+}
+
+func (v *Value) wtf() bool {
+	if _, ok := v.tagged(); ok || v.p == nil {
+		return false
+	}
+	return v.n&wtfBit != 0
 }
 
 // Member is one member of an object.
@@ -86,18 +156,19 @@ func (v *Value) Kind() Kind {
 	if v == nil {
 		return Null
 	}
-	return v.kind
+	return v.kind()
 }
 
 // Get returns the member of object v named key, or nil if v is not an
 // object or has no such member.
 func (v *Value) Get(key string) *Value {
-	if v == nil || v.kind != Object {
+	if v.Kind() != Object {
 		return nil
 	}
+	wtf := v.wtf()
 	for _, m := range v.members() {
 		k := m.Key
-		if v.wtf {
+		if wtf {
 			k = fromWTF8(k)
 		}
 		if k == key {
@@ -110,11 +181,11 @@ func (v *Value) Get(key string) *Value {
 // Members returns the members of object v in canonical order, or nil if v
 // is not an object. The caller must not modify the returned slice.
 func (v *Value) Members() []Member {
-	if v == nil || v.kind != Object {
+	if v.Kind() != Object {
 		return nil
 	}
 	ms := v.members()
-	if !v.wtf {
+	if !v.wtf() {
 		return ms
 	}
 	out := make([]Member, len(ms))
@@ -127,21 +198,18 @@ func (v *Value) Members() []Member {
 // Elems returns the elements of array v, or nil if v is not an array. The
 // caller must not modify the returned slice.
 func (v *Value) Elems() []*Value {
-	if v == nil || v.kind != Array || v.n == 0 {
+	if v.Kind() != Array {
 		return nil
 	}
-	return unsafe.Slice((**Value)(v.p), v.n)
+	return v.elems()
 }
 
 // Len returns the number of elements of an array, members of an object or
 // bytes of a string (as returned by Str), and 0 for other kinds.
 func (v *Value) Len() int {
-	if v == nil {
-		return 0
-	}
-	switch v.kind {
+	switch v.Kind() {
 	case Array, Object:
-		return int(v.n)
+		return v.size()
 	case String:
 		return len(v.Str())
 	}
@@ -151,10 +219,10 @@ func (v *Value) Len() int {
 // Str returns the value of string v as UTF-8, with lone surrogates as
 // U+FFFD, or "" if v is not a string.
 func (v *Value) Str() string {
-	if v == nil || v.kind != String {
+	if v.Kind() != String {
 		return ""
 	}
-	if v.wtf {
+	if v.wtf() {
 		return fromWTF8(v.str())
 	}
 	return v.str()
@@ -162,7 +230,7 @@ func (v *Value) Str() string {
 
 // Num returns the value of number v, or 0 if v is not a number.
 func (v *Value) Num() float64 {
-	if v == nil || v.kind != Number {
+	if v.Kind() != Number {
 		return 0
 	}
 	return math.Float64frombits(v.n)
@@ -170,31 +238,38 @@ func (v *Value) Num() float64 {
 
 // Bool returns the value of boolean v, or false if v is not a boolean.
 func (v *Value) Bool() bool {
-	return v != nil && v.kind == Bool && v.n != 0
+	return v.Kind() == Bool && v.n != 0
 }
 
 func (v *Value) str() string {
-	if v.n == 0 {
+	n := v.size()
+	if n == 0 {
 		return ""
 	}
-	return unsafe.String((*byte)(v.p), v.n)
+	return unsafe.String((*byte)(v.p), n)
+}
+
+func (v *Value) elems() []*Value {
+	n := v.size()
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((**Value)(v.p), n)
 }
 
 func (v *Value) members() []Member {
-	if v.n == 0 {
+	n := v.size()
+	if n == 0 {
 		return nil
 	}
-	return unsafe.Slice((*Member)(v.p), v.n)
+	return unsafe.Slice((*Member)(v.p), n)
 }
 
 // NewArray returns an array value holding elems (not copied). A nil element
 // is null.
 func NewArray(elems []*Value) *Value {
-	v := &Value{kind: Array, n: uint64(len(elems))}
-	if len(elems) > 0 {
-		v.p = unsafe.Pointer(unsafe.SliceData(elems))
-	}
-	return v
+	v := makeArray(elems)
+	return &v
 }
 
 // NewString returns a string value. Invalid UTF-8 in s is replaced by U+FFFD
@@ -203,23 +278,22 @@ func NewString(s string) *Value {
 	if !utf8.ValidString(s) {
 		s = string(appendReplacingInvalid(nil, []byte(s)))
 	}
-	return newString(s, false)
-}
-
-func newString(s string, wtf bool) *Value {
-	return &Value{kind: String, p: unsafe.Pointer(unsafe.StringData(s)), n: uint64(len(s)), wtf: wtf}
+	v := makeString(s, false)
+	return &v
 }
 
 // NewNumber returns a number value.
-func NewNumber(f float64) *Value { return &Value{kind: Number, n: math.Float64bits(f)} }
+func NewNumber(f float64) *Value {
+	v := makeScalar(Number, math.Float64bits(f))
+	return &v
+}
 
 // NewBool returns a boolean value.
 func NewBool(b bool) *Value {
-	v := &Value{kind: Bool}
 	if b {
-		v.n = 1
+		return &trueValue
 	}
-	return v
+	return &falseValue
 }
 
 // fromWTF8 replaces the three-byte encodings of lone surrogates in s by

@@ -30,7 +30,6 @@ func Parse(data []byte) (*Value, error) {
 	return p.parse()
 }
 
-
 type parser struct {
 	data  []byte
 	pos   int
@@ -203,9 +202,9 @@ func (p *parser) value() (*Value, error) {
 // Values are immutable, so a tree shares one Value among all its equal
 // literals, short strings and numbers.
 var (
-	trueValue  = Value{kind: Bool, n: 1}
-	falseValue = Value{kind: Bool}
-	nullValue  = Value{kind: Null}
+	trueValue  = makeScalar(Bool, 1)
+	falseValue = makeScalar(Bool, 0)
+	nullValue  = makeScalar(Null, 0)
 )
 
 // maxShared is the longest string whose Value is shared.
@@ -242,7 +241,7 @@ func (p *parser) stringValue() (*Value, error) {
 		s = p.keep(dec)
 	}
 	v := p.newValue()
-	*v = Value{kind: String, p: unsafe.Pointer(unsafe.StringData(s)), n: uint64(len(s)), wtf: wtf}
+	*v = makeString(s, wtf)
 	if len(s) <= maxShared && len(p.strs) < maxInterned {
 		if p.strs == nil {
 			p.strs = make(map[string]*Value)
@@ -264,7 +263,7 @@ func (p *parser) number() (*Value, error) {
 		return v, nil
 	}
 	v := p.newValue()
-	*v = Value{kind: Number, n: bits}
+	*v = makeScalar(Number, bits)
 	if len(p.nums) < maxInterned {
 		if p.nums == nil {
 			p.nums = make(map[uint64]*Value)
@@ -343,23 +342,18 @@ func (p *parser) scanNumber() (f float64, verbatim bool, err error) {
 	return f, false, nil
 }
 
-// string parses the string literal at p.pos. For keys the result is
-// interned.
-func (p *parser) string(isKey bool) (string, bool, error) {
+// keyString parses the object key at p.pos. Equal short keys share their
+// storage.
+func (p *parser) keyString() (string, bool, error) {
 	start := p.pos + 1
 	dec, wtf, verbatim, err := p.scanString()
 	if err != nil {
 		return "", false, err
 	}
-	switch {
-	case verbatim && isKey:
+	if verbatim {
 		return p.key(nil, start, p.pos-1), false, nil
-	case verbatim:
-		return p.raw(start, p.pos-1), false, nil
-	case isKey:
-		return p.key(dec, 0, 0), wtf, nil
 	}
-	return p.keep(dec), wtf, nil
+	return p.key(dec, 0, 0), wtf, nil
 }
 
 // scanString scans the string literal at p.pos and moves past it. When
@@ -565,13 +559,14 @@ func (p *parser) array() (*Value, error) {
 	p.depth--
 	n := len(p.estack) - start
 	v := p.newValue()
-	*v = Value{kind: Array, n: uint64(n)}
 	if n > 0 {
 		elems := p.allocPtrs(n)
 		copy(elems, p.estack[start:])
 		clear(p.estack[start:])
 		p.estack = p.estack[:start]
-		v.p = unsafe.Pointer(unsafe.SliceData(elems))
+		*v = makeArray(elems)
+	} else {
+		*v = makeArray(nil)
 	}
 	return v, nil
 }
@@ -599,7 +594,7 @@ func (p *parser) object() (*Value, error) {
 			if p.data[p.pos] != '"' {
 				return nil, p.unexpected(p.pos, " in object (expected a string key)")
 			}
-			k, kw, err := p.string(true)
+			k, kw, err := p.keyString()
 			if err != nil {
 				return nil, err
 			}
@@ -666,13 +661,14 @@ func (p *parser) object() (*Value, error) {
 	p.depth--
 	ms := p.mstack[start:]
 	v := p.newValue()
-	*v = Value{kind: Object, n: uint64(len(ms)), wtf: wtf}
 	if len(ms) > 0 {
 		out := p.allocMembers(len(ms))
 		p.order(out, ms)
 		clear(ms)
 		p.mstack = p.mstack[:start]
-		v.p = unsafe.Pointer(unsafe.SliceData(out))
+		*v = makeObject(out, wtf)
+	} else {
+		*v = makeObject(nil, false)
 	}
 	return v, nil
 }

@@ -17,7 +17,7 @@ func Append(dst []byte, v *Value) []byte {
 	if v == nil {
 		return append(dst, "null"...)
 	}
-	switch v.kind {
+	switch v.kind() {
 	case Null:
 		return append(dst, "null"...)
 	case Bool:
@@ -28,10 +28,10 @@ func Append(dst []byte, v *Value) []byte {
 	case Number:
 		return AppendNumber(dst, math.Float64frombits(v.n))
 	case String:
-		return appendString(dst, v.str(), v.wtf)
+		return appendString(dst, v.str(), v.wtf())
 	case Array:
 		dst = append(dst, '[')
-		for i, e := range v.Elems() {
+		for i, e := range v.elems() {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -40,11 +40,12 @@ func Append(dst []byte, v *Value) []byte {
 		return append(dst, ']')
 	case Object:
 		dst = append(dst, '{')
+		wtf := v.wtf()
 		for i, m := range v.members() {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, m.Key, v.wtf)
+			dst = appendString(dst, m.Key, wtf)
 			dst = append(dst, ':')
 			dst = Append(dst, m.Value)
 		}
