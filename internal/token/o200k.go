@@ -24,7 +24,7 @@ type state struct {
 }
 
 const (
-	cacheSlots  = 4096 // direct-mapped, so the cache is bounded
+	cacheSlots  = 16384 // direct-mapped, so the cache is bounded
 	cacheKeyMax = 30
 )
 
@@ -76,7 +76,9 @@ func (c *counter) count(s string, st *state) int {
 	return total
 }
 
-// pieceCount returns the number of tokens of one pre-tokenized piece.
+// pieceCount returns the number of tokens of one pre-tokenized piece. Most
+// pieces are tokens themselves; the counts of the others, which need a
+// merge, go through the per-goroutine cache.
 func (c *counter) pieceCount(piece string, st *state) int {
 	if len(piece) == 1 {
 		return 1 // every byte is a token
@@ -89,7 +91,7 @@ func (c *counter) pieceCount(piece string, st *state) int {
 		return c.mergeCount(piece, st)
 	}
 	e := &st.cache[(h>>20)&(cacheSlots-1)]
-	if int(e.n) == len(piece) && string(e.key[:e.n]) == piece {
+	if int(e.n) == len(piece) && string(e.key[:len(piece)]) == piece {
 		return int(e.count)
 	}
 	n := c.mergeCount(piece, st)

@@ -15,9 +15,9 @@ var o200kTokens string
 // vocab maps token bytes to ranks with an open-addressing hash table built
 // once from the embedded vocabulary.
 type vocab struct {
-	data  string   // token bytes, concatenated in rank order
-	offs  []uint32 // token r is data[offs[r]:offs[r+1]]
-	table []uint32 // tag<<rankBits | rank+1; 0 marks an empty slot
+	data  string   // the embedded file
+	toks  []uint32 // token r is data[toks[r]>>8:][:toks[r]&0xff]
+	table []uint64 // see slot; 0 marks an empty slot
 	mask  uint64
 }
 
@@ -26,8 +26,11 @@ const (
 	rankMask = 1<<rankBits - 1
 )
 
-// newVocab parses the embedded length-prefixed token list and indexes it.
+// newVocab indexes a length-prefixed token list in rank order.
 func newVocab(file string) (*vocab, error) {
+	if len(file) >= 1<<22 {
+		return nil, fmt.Errorf("vocabulary file has %d bytes, more than %d", len(file), 1<<22-1)
+	}
 	n := 0
 	for i := 0; i < len(file); n++ {
 		i += 1 + int(file[i])
@@ -35,62 +38,65 @@ func newVocab(file string) (*vocab, error) {
 	if n >= rankMask {
 		return nil, fmt.Errorf("vocabulary has %d tokens, more than %d", n, rankMask-1)
 	}
-	v := &vocab{offs: make([]uint32, n+1)}
-	data := make([]byte, 0, len(file)-n)
-	for i, r := 0, 0; i < len(file); r++ {
-		l := int(file[i])
-		if i+1+l > len(file) {
-			return nil, fmt.Errorf("vocabulary truncated at token %d", r)
-		}
-		data = append(data, file[i+1:i+1+l]...)
-		v.offs[r+1] = uint32(len(data))
-		i += 1 + l
-	}
-	v.data = string(data)
 	size := 1
 	for size < 2*n {
 		size <<= 1
 	}
-	v.table = make([]uint32, size)
-	v.mask = uint64(size - 1)
-	for r := range n {
-		tok := v.token(r)
-		if tok == "" {
+	v := &vocab{data: file, toks: make([]uint32, n), table: make([]uint64, size), mask: uint64(size - 1)}
+	for i, r := 0, 0; i < len(file); r++ {
+		l := int(file[i])
+		if l == 0 {
 			return nil, fmt.Errorf("vocabulary token %d is empty", r)
 		}
-		h := hashString(tok)
-		i := h & v.mask
-		for v.table[i] != 0 {
-			if v.token(int(v.table[i]&rankMask)-1) == tok {
-				return nil, fmt.Errorf("vocabulary token %d duplicates token %d", r, v.table[i]&rankMask-1)
-			}
-			i = (i + 1) & v.mask
+		if i+1+l > len(file) {
+			return nil, fmt.Errorf("vocabulary truncated at token %d", r)
 		}
-		v.table[i] = tagOf(h)<<rankBits | uint32(r+1)
+		v.toks[r] = uint32(i+1)<<8 | uint32(l)
+		tok := file[i+1 : i+1+l]
+		h := hashString(tok)
+		j := h & v.mask
+		for v.table[j] != 0 {
+			if v.token(int(v.table[j]&rankMask)-1) == tok {
+				return nil, fmt.Errorf("vocabulary token %d duplicates token %d", r, v.table[j]&rankMask-1)
+			}
+			j = (j + 1) & v.mask
+		}
+		v.table[j] = slot(h, i+1, l, r)
+		i += 1 + l
 	}
 	return v, nil
 }
 
 // token returns the bytes of rank r.
-func (v *vocab) token(r int) string { return v.data[v.offs[r]:v.offs[r+1]] }
+func (v *vocab) token(r int) string {
+	t := v.toks[r]
+	o := int(t >> 8)
+	return v.data[o : o+int(t&0xff)]
+}
 
 // size returns the number of ranks.
-func (v *vocab) size() int { return len(v.offs) - 1 }
+func (v *vocab) size() int { return len(v.toks) }
 
-func tagOf(h uint64) uint32 { return uint32(h >> (64 - (32 - rankBits))) }
+// slot packs a table entry: the rank plus one (18 bits), the token's
+// length (8 bits) and offset in the file (22 bits), and 16 bits of its hash,
+// so that a lookup reads the file only when length and hash bits agree.
+func slot(h uint64, off, l, r int) uint64 {
+	return h>>48<<48 | uint64(off)<<26 | uint64(l)<<rankBits | uint64(r+1)
+}
 
 // rank returns the rank of s, whose hashString is h, or -1.
 func (v *vocab) rank(s string, h uint64) int {
-	tag := tagOf(h)
+	want := h>>48<<48 | uint64(len(s))<<rankBits
+	const match = 0xffff<<48 | 0xff<<rankBits
 	for i := h & v.mask; ; i = (i + 1) & v.mask {
 		e := v.table[i]
 		if e == 0 {
 			return -1
 		}
-		if e>>rankBits == tag {
-			r := int(e&rankMask) - 1
-			if v.data[v.offs[r]:v.offs[r+1]] == s {
-				return r
+		if e&match == want {
+			o := int(e >> 26 & (1<<22 - 1))
+			if v.data[o:o+len(s)] == s {
+				return int(e&rankMask) - 1
 			}
 		}
 	}
