@@ -2,6 +2,7 @@ package canon
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -97,6 +98,24 @@ func reportCPU(b *testing.B, start time.Duration, bytes int) {
 	}
 }
 
+// BenchmarkStdlibCompactCorpus is a yardstick for the machine: the speed of
+// encoding/json's Compact, which only removes whitespace, on the same bytes.
+func BenchmarkStdlibCompactCorpus(b *testing.B) {
+	data := benchCorpus(b)
+	b.SetBytes(int64(len(data)))
+	var buf bytes.Buffer
+	cpu := cpuTime()
+	n := 0
+	for b.Loop() {
+		buf.Reset()
+		if err := json.Compact(&buf, data); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	reportCPU(b, cpu, n*len(data))
+}
+
 // toolsLike returns a compact tools array of at least size bytes, built
 // from the corpus with every tool name made unique.
 func toolsLike(b *testing.B, size int) []byte {
@@ -163,8 +182,8 @@ func peakHeap() (stop func() uint64) {
 }
 
 // BenchmarkParseAppend100MB parses and writes a 100 MB tools-like input
-// and reports the peak live heap, including the input, as a multiple of
-// the input size (peak/input), and the size of the parsed tree
+// and reports the peak live heap, including the input and the output, as a
+// multiple of the input size (peak/input), and the size of the parsed tree
 // (tree/input).
 func BenchmarkParseAppend100MB(b *testing.B) {
 	if testing.Short() {
@@ -194,6 +213,32 @@ func BenchmarkParseAppend100MB(b *testing.B) {
 	}
 	b.ReportMetric(worstPeak, "peak/input")
 	b.ReportMetric(worstTree, "tree/input")
+}
+
+// BenchmarkTransform100MB reports the peak live heap of Transform on a
+// 100 MB tools-like input, including the input and the output.
+func BenchmarkTransform100MB(b *testing.B) {
+	if testing.Short() {
+		b.Skip("100 MB benchmark skipped in -short mode")
+	}
+	data := toolsLike(b, 100<<20)
+	b.SetBytes(int64(len(data)))
+	var worstPeak float64
+	for b.Loop() {
+		runtime.GC()
+		base := heapObjects()
+		stop := peakHeap()
+		out, err := Transform(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		peak := stop()
+		if len(out) != len(data) {
+			b.Fatalf("output %d bytes, input %d", len(out), len(data))
+		}
+		worstPeak = max(worstPeak, float64(peak-base+uint64(len(data)))/float64(len(data)))
+	}
+	b.ReportMetric(worstPeak, "peak/input")
 }
 
 func heapObjects() uint64 {

@@ -21,7 +21,9 @@
 // The grammar is JSON.parse's: no comments, trailing commas, single quotes,
 // leading zeros, byte order mark, or control characters inside strings.
 // Nesting is limited to MaxDepth levels, so hostile input is an error
-// rather than a stack overflow.
+// rather than a stack overflow. (Node's JSON.stringify itself overflows its
+// stack a few thousand levels deep, so nothing Node can canonicalize is
+// rejected.)
 package canon
 
 import (

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"io"
 	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 
@@ -126,6 +127,13 @@ func checkNode(t *testing.T, n *nodeCanon, input []byte) {
 		if !bytes.Equal(got, want.out) {
 			t.Fatalf("Transform(%q)\n got %q\nnode %q", input, got, want.out)
 		}
+		v, err := Parse(input)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", input, err)
+		}
+		if m := Marshal(v); !bytes.Equal(m, want.out) {
+			t.Fatalf("Marshal(Parse(%q))\n got %q\nnode %q", input, m, want.out)
+		}
 	case 1:
 		if err == nil {
 			t.Fatalf("Transform(%q) = %q; node rejects it: %s", input, got, want.out)
@@ -174,6 +182,18 @@ var trickySeeds = []string{
 	`{"__proto__":1}`, `{"__proto__":{"a":1},"b":2}`, `{"constructor":1,"toString":2}`,
 	`{"":1,"":2}`, `{"\u0030":1,"1":2,"0":3}`, `{"\ud800":1,"\ufffd":2}`,
 	`[[[[[]]]]]`, `{"a":{"b":{"c":[{"d":null}]}}}`, `true`, `false`, `null`, `"x"`,
+	// Objects that Transform writes through a tree, inside ones it streams.
+	`{"x":{"a":1,"a":2},"y":[{"1":1,"b":[{"0":0}]}],"z":{"q":{"r":1,"r":{"2":2,"1":1}}}}`,
+	`{"a":{"b":1,"b":2,}}`, `{"a":{"1":1,"c" 2}}`, `[{"k":1,"k":2},{"k":3,"k":[1,]}]`,
+	`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17,"r":18,"a":19}`,
+	`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17,"r":18,"7":19}`,
+	// Decimal to double conversion beyond 800 significant digits, where
+	// the halfway case is decided by the last digit.
+	"9007199254740993." + strings.Repeat("0", 900) + "1",
+	"9007199254740993." + strings.Repeat("0", 900),
+	"1" + strings.Repeat("0", 308) + "." + strings.Repeat("9", 50),
+	`1e99999999999999999999`, `-1e-99999999999999999999`, `0e99999999999999999999`, `0.0e-5`,
+	`2.4703282292062327e-324`, `2.4703282292062328e-324`, `1.7976931348623158e308`, `1.7976931348623157e309`,
 }
 
 func TestNodeDifferential(t *testing.T) {
