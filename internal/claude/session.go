@@ -145,7 +145,11 @@ func AddSessionStart(loads ...SessionStartLoad) SessionStartLoad {
 		instr = addOpt(instr, l.InstructionsTokens)
 		ccInstr = addOpt(ccInstr, l.ClaudeCodeInstructionsTokens)
 	}
-	if !sum.IsFloor {
+	switch {
+	case len(loads) == 0:
+		zero, zero2 := 0, 0
+		sum.InstructionsTokens, sum.ClaudeCodeInstructionsTokens = &zero, &zero2
+	case !sum.IsFloor:
 		sum.InstructionsTokens, sum.ClaudeCodeInstructionsTokens = instr, ccInstr
 	}
 	return sum

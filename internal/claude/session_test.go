@@ -225,7 +225,7 @@ func TestAddSessionStart(t *testing.T) {
 	if !floor.IsFloor || floor.Tokens != 14 || floor.InstructionsTokens != nil {
 		t.Errorf("floor %+v", floor)
 	}
-	if none := AddSessionStart(); none.Tokens != 0 || none.IsFloor || none.InstructionsTokens != nil || none.Method != SessionStartMethod {
+	if none := AddSessionStart(); none.Tokens != 0 || none.IsFloor || none.InstructionsTokens == nil || *none.InstructionsTokens != 0 || none.Method != SessionStartMethod {
 		t.Errorf("empty %+v", none)
 	}
 }
