@@ -509,6 +509,7 @@ func (g *gen) response(w *writer, s *cSession, agent string, side bool, final bo
 		l.Message = cMessage{ID: msgID, Type: "message", Role: "assistant", Model: s.model, Content: []block{blocks[0]}, Usage: usage(out + 500)}
 		w.add(l)
 	}
+	callTime := s.now
 	for ci := range calls {
 		c := &calls[ci]
 		lat := time.Duration(30+g.rnd.IntN(4000)) * time.Millisecond
@@ -555,6 +556,7 @@ func (g *gen) response(w *writer, s *cSession, agent string, side bool, final bo
 			content = t
 		}
 		s.now = s.now.Add(lat)
+		c.Latency = s.now.Sub(callTime)
 		l := g.line(s, agent, side, "user")
 		tr := block{"tool_use_id": c.ID, "type": "tool_result", "content": content}
 		if c.IsError {

@@ -1,0 +1,549 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/canon"
+	"github.com/mcpcost/mcpcost/internal/transcript"
+)
+
+// IngestOptions say what to ingest and how.
+type IngestOptions struct {
+	// ClaudeRoots are Claude Code project folders (~/.claude/projects);
+	// CodexRoots are Codex session folders (~/.codex/sessions).
+	ClaudeRoots []string
+	CodexRoots  []string
+	// Count counts a tool result's tokens (o200k_base). Required.
+	Count func(string) int
+	// Workers read and count files in parallel; 0 means one per CPU.
+	Workers int
+	// Progress receives progress lines ("\r"-updated); nil for none.
+	Progress io.Writer
+	// Now is the clock; nil for time.Now.
+	Now func() time.Time
+	// LockWait is how long to wait for another process's ingest to end
+	// before giving up (and reporting what is stored). 0 means 2 minutes.
+	LockWait time.Duration
+	// MaxWarnings caps the warnings listed (all are counted); 0 means 20.
+	MaxWarnings int
+
+	// noLease skips the lease, so that tests can race two ingests and
+	// check that the offsets alone prevent double counting.
+	noLease bool
+}
+
+// IngestStats report an ingest.
+type IngestStats struct {
+	Files       int   `json:"files"`       // transcript files found
+	FilesRead   int   `json:"filesRead"`   // files with new bytes
+	FilesReread int   `json:"filesReread"` // files that shrank or were replaced, read again from the top
+	BytesRead   int64 `json:"bytesRead"`
+	Lines       int   `json:"lines"`
+	Requests    int   `json:"requests"`   // new distinct requests
+	Duplicates  int   `json:"duplicates"` // copies merged into a request already seen
+	ToolCalls   int   `json:"toolCalls"`
+	ToolResults int   `json:"toolResults"`
+	Compactions int   `json:"compactions"`
+	Corrupt     int   `json:"corruptLines"`
+	// Warnings name files and lines that could not be read (the first
+	// MaxWarnings of them).
+	Warnings []string `json:"warnings,omitempty"`
+	// Busy counts files skipped because another mcpcost process ingested
+	// them at the same time; Waited is how long this one waited for it.
+	Busy   int           `json:"busy,omitempty"`
+	Waited time.Duration `json:"waitedNs,omitempty"`
+	// Skipped is set when another process held the ingest for longer than
+	// LockWait: nothing was read, and the store is as that process left it.
+	Skipped bool `json:"skipped,omitempty"`
+}
+
+// fileRow is a files row.
+type fileRow struct {
+	id                       int64
+	size, mtime, offset      int64
+	lines                    int
+	headHash, tailHash       []byte
+	tailStart                int64
+	state                    []byte
+	generation, corruptLines int64
+}
+
+// job is one file to read.
+type job struct {
+	file  transcript.File
+	row   *fileRow // nil for a new file
+	size  int64
+	mtime int64
+	abort atomic.Bool
+}
+
+// batch is a run of lines of one file, written in one transaction.
+type batch struct {
+	job        *job
+	first      bool // the first batch of this job
+	reset      bool // read again from the top: drop the file's rows first
+	fromOffset int64
+	offset     int64 // after this batch
+	lines      int   // lines read in the file, after this batch
+	startLines int   // and before it
+	headHash   []byte
+	tailStart  int64
+	tailHash   []byte
+	state      []byte
+	corrupt    int
+	warnings   []string
+	bytes      int64
+	recs       []lineRec
+	calls      map[string]*toolRow
+	callOrder  []string
+	last       bool
+	failed     bool // the file could not be read: only warnings
+}
+
+type lineRec struct {
+	line int
+	rec  *transcript.Record
+}
+
+// toolRow is one tool call's row, either half possibly missing.
+type toolRow struct {
+	source, session, callID     string
+	agent                       string
+	sidechain                   bool
+	hasCall, hasResult          bool
+	name, tool, server, plugin  string
+	builtin                     bool
+	project                     string
+	callTS, resultTS            int64
+	tokens, bytes, nonText, est int
+	isError, spilled            bool
+	argsHash                    []byte
+	callLine, resultLine        int
+}
+
+// Ingest reads what is new in the transcripts under the roots.
+func (s *Store) Ingest(ctx context.Context, o IngestOptions) (*IngestStats, error) {
+	if o.Count == nil {
+		return nil, errors.New("ingest: no token counter")
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.LockWait == 0 {
+		o.LockWait = 2 * time.Minute
+	}
+	if o.MaxWarnings == 0 {
+		o.MaxWarnings = 20
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	st := &IngestStats{}
+
+	claude, err := transcript.DiscoverClaude(o.ClaudeRoots)
+	if err != nil {
+		st.warn(o.MaxWarnings, fmt.Sprintf("listing Claude Code transcripts: %v", err))
+	}
+	codex, err := transcript.DiscoverCodex(o.CodexRoots)
+	if err != nil {
+		st.warn(o.MaxWarnings, fmt.Sprintf("listing Codex transcripts: %v", err))
+	}
+	files := append(claude, codex...)
+	st.Files = len(files)
+
+	owner := "unleased"
+	if !o.noLease {
+		owner, err = s.acquire(ctx, o, st)
+		if err != nil || st.Skipped {
+			return st, err
+		}
+		defer s.release(owner)
+	}
+
+	known, err := s.knownFiles(ctx)
+	if err != nil {
+		return st, err
+	}
+	var jobs []*job
+	for _, f := range files {
+		fi, err := os.Stat(f.Path)
+		if err != nil {
+			st.warn(o.MaxWarnings, fmt.Sprintf("%s: %v", f.Path, err))
+			continue
+		}
+		j := &job{file: f, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+		if row, ok := known[f.Path]; ok {
+			j.row = row
+			if row.size == j.size && row.mtime == j.mtime {
+				continue // unchanged
+			}
+		}
+		jobs = append(jobs, j)
+	}
+	// The largest files first, so that the workers finish together.
+	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].size > jobs[b].size })
+
+	batches := make(chan *batch, 2*o.Workers)
+	var wg sync.WaitGroup
+	next := make(chan *job)
+	for w := 0; w < o.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				s.read(ctx, j, o, batches)
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for _, j := range jobs {
+			select {
+			case next <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(batches) }()
+
+	w := &writer{s: s, o: o, st: st, owner: owner, total: len(jobs)}
+	var werr error
+	for b := range batches {
+		if werr != nil || b.job.abort.Load() {
+			b.job.abort.Store(true)
+			continue
+		}
+		if err := w.apply(ctx, b); err != nil {
+			werr = err
+			b.job.abort.Store(true)
+		}
+	}
+	w.progress(true)
+	if werr == nil {
+		werr = ctx.Err()
+	}
+	return st, werr
+}
+
+func (st *IngestStats) warn(max int, msg string) {
+	if len(st.Warnings) < max {
+		st.Warnings = append(st.Warnings, msg)
+	}
+}
+
+// acquire takes the ingest lease, waiting while another live process
+// holds it.
+func (s *Store) acquire(ctx context.Context, o IngestOptions, st *IngestStats) (string, error) {
+	owner := fmt.Sprintf("%d-%d", os.Getpid(), o.Now().UnixNano())
+	start := time.Now()
+	for {
+		got := false
+		err := s.tx(ctx, func(tx *sql.Tx) error {
+			var exp int64
+			err := tx.QueryRow(`SELECT expires_at FROM ingest_lock WHERE id = 1`).Scan(&exp)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			if err == nil && exp > time.Now().UnixMilli() {
+				return nil
+			}
+			got = true
+			_, err = tx.Exec(`INSERT OR REPLACE INTO ingest_lock (id, owner, pid, expires_at) VALUES (1, ?, ?, ?)`,
+				owner, os.Getpid(), time.Now().Add(leaseTime).UnixMilli())
+			return err
+		})
+		if err != nil {
+			return "", err
+		}
+		if got {
+			st.Waited = time.Since(start)
+			return owner, nil
+		}
+		if time.Since(start) > o.LockWait {
+			st.Skipped = true
+			st.Waited = time.Since(start)
+			return "", nil
+		}
+		if st.Waited == 0 {
+			fmt.Fprintf(o.Progress, "waiting for another mcpcost process to finish ingesting…\n")
+			st.Waited = 1
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// leaseTime is how long a lease lasts without renewal; each batch renews it.
+const leaseTime = 60 * time.Second
+
+func (s *Store) release(owner string) {
+	s.db.Exec(`DELETE FROM ingest_lock WHERE id = 1 AND owner = ?`, owner)
+}
+
+func (s *Store) knownFiles(ctx context.Context) (map[string]*fileRow, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, path, size, mtime_ns, offset, lines, head_hash, tail_start, tail_hash, state, generation, corrupt FROM files`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := map[string]*fileRow{}
+	for rows.Next() {
+		var r fileRow
+		var path string
+		if err := rows.Scan(&r.id, &path, &r.size, &r.mtime, &r.offset, &r.lines, &r.headHash, &r.tailStart, &r.tailHash, &r.state, &r.generation, &r.corruptLines); err != nil {
+			return nil, err
+		}
+		m[path] = &r
+	}
+	return m, rows.Err()
+}
+
+// Batch limits: a transaction per this many records or bytes read.
+const (
+	batchRecords = 4000
+	batchBytes   = 32 << 20
+)
+
+// read reads one file from where it was left, sending batches.
+func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *batch) {
+	f, err := os.Open(j.file.Path)
+	if err != nil {
+		out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
+		return
+	}
+	defer f.Close()
+
+	start, lines := int64(0), 0
+	var state, headHash []byte
+	reset := false
+	if r := j.row; r != nil {
+		start, lines, state, headHash = r.offset, r.lines, r.state, r.headHash
+		switch {
+		case j.size < r.offset:
+			reset = true // it shrank
+		case r.offset > 0 && (!sameHash(f, 0, headHash) || !sameHash(f, r.tailStart, r.tailHash)):
+			reset = true // replaced
+		}
+		if reset {
+			start, lines, state, headHash = 0, 0, nil, nil
+		}
+	}
+	parser, err := transcript.NewParser(j.file, state)
+	if err != nil {
+		start, lines, reset = 0, 0, j.row != nil
+		parser, _ = transcript.NewParser(j.file, nil)
+	}
+	if _, err := f.Seek(start, io.SeekStart); err != nil {
+		out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
+		return
+	}
+
+	newBatch := func(from int64, first bool) *batch {
+		return &batch{job: j, first: first, reset: first && reset, fromOffset: from, offset: from, lines: lines, startLines: lines, headHash: headHash,
+			calls: map[string]*toolRow{}}
+	}
+	b := newBatch(start, true)
+	if j.row != nil && !reset {
+		b.tailStart, b.tailHash = j.row.tailStart, j.row.tailHash
+	}
+	var cwd string
+	var lastStart int64 = -1
+	send := func(last bool) bool {
+		b.last = last
+		b.lines = lines
+		b.state = transcript.SaveState(parser)
+		if lastStart >= 0 {
+			b.tailStart = lastStart
+			b.tailHash = hashAt(j.file.Path, lastStart, b.offset)
+			if b.headHash == nil && lastStart == 0 {
+				b.headHash = b.tailHash
+			}
+		}
+		if b.headHash == nil && b.offset > 0 {
+			b.headHash = firstLineHash(j.file.Path)
+		}
+		headHash = b.headHash
+		select {
+		case out <- b:
+		case <-ctx.Done():
+			return false
+		}
+		return !j.abort.Load()
+	}
+	stop := errors.New("stop")
+	_, _, err = transcript.ScanLines(f, start, lines+1, func(line []byte, no int, end int64, lerr error) error {
+		lineStart := b.offset
+		if lerr != nil {
+			b.corrupt++
+			b.warnings = append(b.warnings, (&transcript.LineError{Path: j.file.Path, Line: no, Err: lerr}).Error())
+		} else if rec, perr := parser.ParseLine(line); perr != nil {
+			b.corrupt++
+			b.warnings = append(b.warnings, (&transcript.LineError{Path: j.file.Path, Line: no, Err: perr}).Error())
+		} else if rec != nil {
+			if rec.Cwd == "" {
+				rec.Cwd = cwd
+			} else {
+				cwd = rec.Cwd
+			}
+			for i := range rec.Results {
+				rec.Results[i].Count(o.Count)
+				rec.Results[i].Texts = nil
+			}
+			s.addTools(b, j.file.Source, no, rec)
+			if rec.Request != nil || rec.Compaction != nil || rec.Cwd != "" {
+				b.recs = append(b.recs, lineRec{no, rec})
+			}
+		}
+		lines = no
+		b.bytes += end - b.offset
+		b.offset = end
+		lastStart = lineStart
+		if len(b.recs)+len(b.calls) >= batchRecords || b.bytes >= batchBytes {
+			if !send(false) {
+				return stop
+			}
+			b = newBatch(end, false)
+		}
+		return nil
+	})
+	if err != nil && err != stop {
+		b.warnings = append(b.warnings, fmt.Sprintf("%s: %v", j.file.Path, err))
+	}
+	if err != stop {
+		send(true)
+	}
+}
+
+// addTools merges a record's tool calls and results into the batch's rows.
+func (s *Store) addTools(b *batch, src transcript.Source, line int, rec *transcript.Record) {
+	row := func(id string) *toolRow {
+		t := b.calls[id]
+		if t == nil {
+			t = &toolRow{source: string(src), session: rec.SessionID, callID: id}
+			b.calls[id] = t
+			b.callOrder = append(b.callOrder, id)
+		}
+		return t
+	}
+	for _, c := range rec.Calls {
+		t := row(c.ID)
+		t.hasCall = true
+		t.agent, t.sidechain = rec.AgentID, rec.Sidechain
+		t.name, t.tool, t.server, t.plugin, t.builtin = c.Name, c.Tool.Name, c.Tool.Server, c.Tool.Plugin, c.Tool.BuiltIn
+		t.project = rec.Cwd
+		t.callTS = rec.Time.UnixMilli()
+		t.callLine = line
+		t.argsHash = s.hashArgs(c.Args)
+	}
+	for _, r := range rec.Results {
+		t := row(r.ID)
+		t.hasResult = true
+		t.resultTS = rec.Time.UnixMilli()
+		t.tokens, t.bytes, t.nonText, t.est = r.Tokens, r.Bytes, r.NonText, r.EstimatedTokens
+		t.isError, t.spilled = r.IsError, r.Spilled
+		t.resultLine = line
+		if t.project == "" {
+			t.project = rec.Cwd
+		}
+	}
+}
+
+// hashArgs is the HMAC-SHA256, under the store's key, of the arguments'
+// canonical JSON (JSON.stringify(JSON.parse(args))); arguments that are not
+// JSON are hashed as written.
+func (s *Store) hashArgs(args []byte) []byte {
+	if len(args) == 0 {
+		return nil
+	}
+	c, err := canon.Transform(args)
+	if err != nil {
+		c = args
+	}
+	m := hmac.New(sha256.New, s.key)
+	m.Write(c)
+	return m.Sum(nil)
+}
+
+// HashArgs exposes the arguments' hash, for tests and for matching a
+// known call.
+func (s *Store) HashArgs(args []byte) []byte { return s.hashArgs(args) }
+
+func hashAt(path string, from, to int64) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, from, to-from)); err != nil {
+		return nil
+	}
+	return h.Sum(nil)
+}
+
+func firstLineHash(path string) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var end int64
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := f.ReadAt(buf, end)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return hashAt(path, 0, end+int64(i)+1)
+		}
+		end += int64(n)
+		if err != nil {
+			return nil
+		}
+	}
+}
+
+// sameHash reports whether the line starting at from hashes to want.
+func sameHash(f *os.File, from int64, want []byte) bool {
+	if want == nil {
+		return true
+	}
+	var got []byte
+	if from == 0 {
+		got = firstLineHash(f.Name())
+	} else {
+		// The line ends at the next newline after from.
+		buf := make([]byte, 64<<10)
+		end := from
+		for got == nil {
+			n, err := f.ReadAt(buf, end)
+			if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+				got = hashAt(f.Name(), from, end+int64(i)+1)
+				break
+			}
+			end += int64(n)
+			if err != nil {
+				return false
+			}
+		}
+	}
+	return bytes.Equal(got, want)
+}

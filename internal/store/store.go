@@ -1,0 +1,169 @@
+// Package store keeps what mcpcost learns from transcripts in SQLite
+// (modernc.org/sqlite, pure Go): requests with their token usage, tool
+// calls with their results, sessions, compactions, and how far each
+// transcript file has been read.
+//
+// The schema comes from migrations embedded in the binary. Files are read
+// by byte offset, so a second ingest reads only new bytes; each batch of
+// lines is written in one transaction together with the file's new
+// offset, so a crash loses nothing and never counts twice. Two processes
+// may ingest at once: SQLite's locking serialises their writes, a lease
+// makes the second wait for the first, and every batch checks that the
+// file's offset is still the one it started from, so no line is counted
+// twice whatever the timing.
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// A Store is an open usage database.
+type Store struct {
+	db   *sql.DB
+	path string
+	key  []byte // HMAC key of tool arguments
+}
+
+// Open opens (creating it and its folder if needed) the store at path and
+// brings its schema up to date.
+func Open(path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("creating the store's folder: %w", err)
+		}
+	}
+	dsn := "file:" + filepath.ToSlash(path) +
+		"?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	if err := s.migrate(context.Background()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	if err := s.loadKey(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Close closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB is the database, for queries.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// SchemaVersion is the schema version this build writes.
+func SchemaVersion() int {
+	n, _ := migrationList()
+	return len(n)
+}
+
+func migrationList() ([]string, error) {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// migrate applies the migrations the database has not seen, each in its
+// own transaction, counting them in PRAGMA user_version.
+func (s *Store) migrate(ctx context.Context) error {
+	names, err := migrationList()
+	if err != nil {
+		return err
+	}
+	for i, name := range names {
+		version := i + 1
+		err := s.tx(ctx, func(tx *sql.Tx) error {
+			var have int
+			if err := tx.QueryRow("PRAGMA user_version").Scan(&have); err != nil {
+				return err
+			}
+			if have > len(names) {
+				return fmt.Errorf("the store has schema version %d, newer than this mcpcost knows (%d); upgrade mcpcost", have, len(names))
+			}
+			if have >= version {
+				return nil
+			}
+			body, err := migrations.ReadFile(name)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(string(body)); err != nil {
+				return fmt.Errorf("migration %s: %w", name, err)
+			}
+			_, err = tx.Exec("PRAGMA user_version = " + strconv.Itoa(version))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadKey reads the arguments' HMAC key, creating it on first use.
+func (s *Store) loadKey() error {
+	return s.tx(context.Background(), func(tx *sql.Tx) error {
+		err := tx.QueryRow(`SELECT value FROM meta WHERE key = 'args_hmac_key'`).Scan(&s.key)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		s.key = make([]byte, 32)
+		if _, err := rand.Read(s.key); err != nil {
+			return err
+		}
+		_, err = tx.Exec(`INSERT INTO meta (key, value) VALUES ('args_hmac_key', ?)`, s.key)
+		return err
+	})
+}
+
+// tx runs fn in a write transaction (BEGIN IMMEDIATE), committing when it
+// returns nil.
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return busy(err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return busy(err)
+	}
+	return busy(tx.Commit())
+}
+
+// busy explains SQLite's "database is locked".
+func busy(err error) error {
+	if err != nil && (strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked")) {
+		return fmt.Errorf("the store is busy (another mcpcost process holds it): %w", err)
+	}
+	return err
+}

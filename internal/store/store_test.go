@@ -1,0 +1,519 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/token"
+	"github.com/mcpcost/mcpcost/internal/transcript/transcripttest"
+)
+
+func TestMain(m *testing.M) {
+	// A child process of TestTwoProcesses: ingest and exit.
+	if db := os.Getenv("MCPCOST_STORE_TEST_CHILD"); db != "" {
+		s, err := Open(db)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		home := os.Getenv("MCPCOST_STORE_TEST_HOME")
+		if _, err := s.Ingest(context.Background(), options(home)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		s.Close()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func options(home string) IngestOptions {
+	return IngestOptions{
+		ClaudeRoots: []string{filepath.Join(home, ".claude", "projects")},
+		CodexRoots:  []string{filepath.Join(home, ".codex", "sessions")},
+		Count:       token.O200k().Count,
+	}
+}
+
+func open(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func ingest(t *testing.T, s *Store, home string) *IngestStats {
+	t.Helper()
+	st, err := s.Ingest(context.Background(), options(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestMigrations(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "usage.db")
+	s := open(t, path)
+	var v int
+	if err := s.DB().QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion() || v < 1 {
+		t.Fatalf("user_version %d (%v), want %d", v, err, SchemaVersion())
+	}
+	key := append([]byte{}, s.key...)
+	s.Close()
+	s2 := open(t, path)
+	if !bytes.Equal(s2.key, key) || len(key) != 32 {
+		t.Error("the arguments' key changed on re-open")
+	}
+	for _, table := range []string{"files", "sessions", "requests", "tool_calls", "compactions", "ingest_lock", "meta"} {
+		var n int
+		if err := s2.DB().QueryRow("SELECT count(*) FROM " + table).Scan(&n); err != nil {
+			t.Errorf("table %s: %v", table, err)
+		}
+	}
+	// A store from a newer mcpcost is refused, not damaged.
+	s2.DB().Exec("PRAGMA user_version = 99")
+	s2.Close()
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Errorf("opening a newer store: %v", err)
+	}
+}
+
+// totals is a store's content in a comparable form.
+func totals(t *testing.T, s *Store) string {
+	t.Helper()
+	var b strings.Builder
+	q := func(query string) {
+		rows, err := s.DB().Query(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			rows.Scan(ptrs...)
+			for i, v := range vals {
+				if bs, ok := v.([]byte); ok {
+					vals[i] = fmt.Sprintf("%x", bs)
+				}
+			}
+			fmt.Fprintln(&b, vals...)
+		}
+	}
+	q(`SELECT source, session_id, agent_id, count(*), sum(input), sum(output), sum(cache_write_5m), sum(cache_write_1h), sum(cache_read)
+		FROM requests GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`)
+	q(`SELECT source, session_id, call_id, name, server, call_ts, result_ts, result_tokens, result_bytes, non_text, estimated_tokens, is_error, spilled
+		FROM tool_calls ORDER BY 1, 2, 3`)
+	q(`SELECT source, session_id, project, first_ts, last_ts FROM sessions ORDER BY 1, 2`)
+	q(`SELECT source, session_id, ts, trigger, pre_tokens FROM compactions ORDER BY 1, 2, 3`)
+	return b.String()
+}
+
+func TestIngestMatchesManifest(t *testing.T) {
+	home := t.TempDir()
+	m, err := transcripttest.Generate(home, transcripttest.Small())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	st := ingest(t, s, home)
+	if st.Files != m.Files || st.FilesRead != m.Files || st.Corrupt != len(m.CorruptLines) || st.Compactions != m.Compactions {
+		t.Errorf("stats %+v; want %d files, %d corrupt, %d compactions", st, m.Files, len(m.CorruptLines), m.Compactions)
+	}
+	for _, c := range m.CorruptLines {
+		path, line, _ := strings.Cut(c, ":")
+		found := false
+		for _, w := range st.Warnings {
+			found = found || strings.Contains(w, filepath.FromSlash(path)+":"+line+": ")
+		}
+		if !found {
+			t.Errorf("no warning names %s; warnings: %q", c, st.Warnings)
+		}
+	}
+
+	// Requests: per session and per day, the manifest's totals exactly.
+	type sum struct{ n, in, out, c5, c1, cr int64 }
+	want := map[string]sum{}
+	for _, r := range m.Requests {
+		for _, k := range []string{r.Source + " session " + r.SessionID, r.Source + " day " + r.Time.Format("2006-01-02")} {
+			v := want[k]
+			want[k] = sum{v.n + 1, v.in + r.Input, v.out + r.Output, v.c5 + r.Cache5m, v.c1 + r.Cache1h, v.cr + r.CacheRead}
+		}
+	}
+	got := map[string]sum{}
+	rows, err := s.DB().Query(`SELECT source, session_id, ts, input, output, cache_write_5m, cache_write_1h, cache_read FROM requests`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var src, sess string
+		var ts int64
+		var r sum
+		rows.Scan(&src, &sess, &ts, &r.in, &r.out, &r.c5, &r.c1, &r.cr)
+		day := time.UnixMilli(ts).UTC().Format("2006-01-02")
+		for _, k := range []string{src + " session " + sess, src + " day " + day} {
+			v := got[k]
+			got[k] = sum{v.n + 1, v.in + r.in, v.out + r.out, v.c5 + r.c5, v.c1 + r.c1, v.cr + r.cr}
+		}
+	}
+	rows.Close()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("request totals\ngot  %v\nwant %v", got, want)
+	}
+	if st.Requests != len(m.Requests) {
+		t.Errorf("%d new requests, want %d", st.Requests, len(m.Requests))
+	}
+
+	// Tool calls: every one, with its exact result tokens and latency.
+	var calls int
+	s.DB().QueryRow(`SELECT count(*) FROM tool_calls WHERE call_ts IS NOT NULL AND result_ts IS NOT NULL`).Scan(&calls)
+	if calls != len(m.Calls) {
+		t.Errorf("%d paired calls, want %d", calls, len(m.Calls))
+	}
+	hashes := map[string][]byte{}
+	for _, c := range m.Calls {
+		var name string
+		var server *string
+		var tokens, latency int64
+		var isErr bool
+		var hash []byte
+		err := s.DB().QueryRow(`SELECT name, server, result_tokens, result_ts - call_ts, is_error, args_hash FROM tool_calls WHERE source = ? AND session_id = ? AND call_id = ?`,
+			c.Source, c.SessionID, c.ID).Scan(&name, &server, &tokens, &latency, &isErr, &hash)
+		if err != nil {
+			t.Errorf("call %s: %v", c.ID, err)
+			continue
+		}
+		want := 0
+		for _, tx := range c.Texts {
+			want += token.O200k().Count(tx)
+		}
+		if name != c.Name || tokens != int64(want) || latency != c.Latency.Milliseconds() || isErr != c.IsError {
+			t.Errorf("call %s: %s %d tokens %d ms error %v; want %s %d %d %v", c.ID, name, tokens, latency, isErr, c.Name, want, c.Latency.Milliseconds(), c.IsError)
+		}
+		if (server == nil) != !strings.HasPrefix(c.Name, "mcp__") {
+			t.Errorf("call %s (%s): server %v", c.ID, c.Name, server)
+		}
+		if !bytes.Equal(hash, s.HashArgs([]byte(c.Args))) {
+			t.Errorf("call %s: args hash differs", c.ID)
+		}
+		if h, ok := hashes[c.Args]; ok && !bytes.Equal(h, hash) {
+			t.Errorf("identical arguments hash differently")
+		}
+		hashes[c.Args] = hash
+	}
+
+	// Nothing new: nothing read.
+	st2 := ingest(t, s, home)
+	if st2.BytesRead != 0 || st2.FilesRead != 0 || st2.Requests != 0 {
+		t.Errorf("second ingest read %+v", st2)
+	}
+}
+
+// copyTree copies the tree at src to dst, cutting every transcript at cut
+// (a fraction of its size, mid-line), and returns the cut files' rests.
+func copyTree(t *testing.T, src, dst string, cut float64) map[string][]byte {
+	rests := map[string][]byte{}
+	filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		data, _ := os.ReadFile(path)
+		n := int(float64(len(data)) * cut)
+		if !strings.HasSuffix(path, ".jsonl") {
+			n = len(data)
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755)
+		os.WriteFile(filepath.Join(dst, rel), data[:n], 0o644)
+		rests[rel] = data[n:]
+		return nil
+	})
+	return rests
+}
+
+func TestIncremental(t *testing.T) {
+	full := t.TempDir()
+	if _, err := transcripttest.Generate(full, transcripttest.Small()); err != nil {
+		t.Fatal(err)
+	}
+	ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
+	ingest(t, ref, full)
+	want := totals(t, ref)
+
+	for _, cut := range []float64{0.3, 0.77} {
+		t.Run(fmt.Sprint(cut), func(t *testing.T) {
+			home := t.TempDir()
+			rests := copyTree(t, full, home, cut)
+			s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+			st1 := ingest(t, s, home)
+			// Complete every file by appending (a live session growing).
+			var restBytes int64
+			for rel, rest := range rests {
+				f, err := os.OpenFile(filepath.Join(home, rel), os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Write(rest)
+				f.Close()
+				if strings.HasSuffix(rel, ".jsonl") {
+					restBytes += int64(len(rest))
+				}
+			}
+			st2 := ingest(t, s, home)
+			if got := totals(t, s); got != want {
+				t.Errorf("after two ingests:\n%s\nwant (one ingest):\n%s", got, want)
+			}
+			// Only new bytes were read: the second read starts where the
+			// first stopped (at the end of its last complete line).
+			var size int64
+			filepath.WalkDir(filepath.Join(home), func(p string, d fs.DirEntry, err error) error {
+				if fi, err := d.Info(); err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+					size += fi.Size()
+				}
+				return nil
+			})
+			var partials int64
+			s.DB().QueryRow(`SELECT coalesce(sum(size), 0) - coalesce(sum(offset), 0) FROM files`).Scan(&partials)
+			if st1.BytesRead+st2.BytesRead+partials != size || st2.BytesRead > restBytes+int64(st1.Files)*64<<10 {
+				t.Errorf("read %d + %d bytes (+%d left partial) of %d", st1.BytesRead, st2.BytesRead, partials, size)
+			}
+			if st2.FilesReread != 0 {
+				t.Errorf("%d files read again from the top", st2.FilesReread)
+			}
+		})
+	}
+}
+
+func TestReplacedFiles(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	oa := transcripttest.Small()
+	if _, err := transcripttest.Generate(a, oa); err != nil {
+		t.Fatal(err)
+	}
+	ob := oa
+	ob.Seed = 99
+	if _, err := transcripttest.Generate(b, ob); err != nil {
+		t.Fatal(err)
+	}
+	list := func(root string) (out []string) {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && strings.HasSuffix(p, ".jsonl") {
+				out = append(out, p)
+			}
+			return nil
+		})
+		return out
+	}
+	// Ingest tree a, then write tree b's transcripts over a's files, one
+	// for one: some shrink, some grow, all differ from their first line.
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	ingest(t, s, a)
+	fa, fb := list(a), list(b)
+	for i := range min(len(fa), len(fb)) {
+		data, _ := os.ReadFile(fb[i])
+		os.WriteFile(fa[i], data, 0o644)
+	}
+	st := ingest(t, s, a)
+	ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
+	ingest(t, ref, a)
+	if st.FilesReread == 0 || totals(t, s) != totals(t, ref) {
+		t.Errorf("after replacing (%d re-read):\n%s\nwant:\n%s", st.FilesReread, totals(t, s), totals(t, ref))
+	}
+}
+
+func TestShrunkFile(t *testing.T) {
+	full := t.TempDir()
+	if _, err := transcripttest.Generate(full, transcripttest.Small()); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	copyTree(t, full, home, 1)
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	ingest(t, s, home)
+	// Cut every file to 40%: the store must match a fresh ingest of the cut
+	// tree (a shrunk file is read again, not appended to).
+	cut := t.TempDir()
+	copyTree(t, full, cut, 0.4)
+	os.RemoveAll(home)
+	copyTree(t, full, home, 0.4)
+	st := ingest(t, s, home)
+	ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
+	ingest(t, ref, home)
+	if st.FilesReread == 0 || totals(t, s) != totals(t, ref) {
+		t.Errorf("after shrinking (%d re-read):\n%s\nwant:\n%s", st.FilesReread, totals(t, s), totals(t, ref))
+	}
+}
+
+func TestConcurrentIngest(t *testing.T) {
+	home := t.TempDir()
+	if _, err := transcripttest.Generate(home, transcripttest.Small()); err != nil {
+		t.Fatal(err)
+	}
+	ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
+	ingest(t, ref, home)
+	want := totals(t, ref)
+
+	for _, lease := range []bool{true, false} {
+		t.Run(fmt.Sprintf("lease=%v", lease), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "usage.db")
+			a, b := open(t, path), open(t, path)
+			var wg sync.WaitGroup
+			stats := make([]*IngestStats, 2)
+			errs := make([]error, 2)
+			for i, s := range []*Store{a, b} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					o := options(home)
+					o.noLease = !lease
+					o.Workers = 1
+					stats[i], errs[i] = s.Ingest(context.Background(), o)
+				}()
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := totals(t, a); got != want {
+				t.Errorf("two concurrent ingests:\n%s\nwant:\n%s", got, want)
+			}
+			if n := stats[0].Requests + stats[1].Requests; n != countRows(t, a, "requests") {
+				t.Errorf("the two reported %d new requests, the store holds %d", n, countRows(t, a, "requests"))
+			}
+			t.Logf("busy %d+%d, waited %v/%v", stats[0].Busy, stats[1].Busy, stats[0].Waited, stats[1].Waited)
+		})
+	}
+}
+
+func countRows(t *testing.T, s *Store, table string) int {
+	var n int
+	s.DB().QueryRow("SELECT count(*) FROM " + table).Scan(&n)
+	return n
+}
+
+func TestTwoProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	home := t.TempDir()
+	if _, err := transcripttest.Generate(home, transcripttest.Small()); err != nil {
+		t.Fatal(err)
+	}
+	ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
+	ingest(t, ref, home)
+	want := totals(t, ref)
+	path := filepath.Join(t.TempDir(), "usage.db")
+	var cmds []*exec.Cmd
+	for i := 0; i < 3; i++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "MCPCOST_STORE_TEST_CHILD="+path, "MCPCOST_STORE_TEST_HOME="+home)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+		t.Cleanup(func() {
+			if stderr.Len() > 0 {
+				t.Log(stderr.String())
+			}
+		})
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("child: %v", err)
+		}
+	}
+	s := open(t, path)
+	if got := totals(t, s); got != want {
+		t.Errorf("three processes:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestLeaseWaitsThenSkips(t *testing.T) {
+	home := t.TempDir()
+	transcripttest.Generate(home, transcripttest.Small())
+	path := filepath.Join(t.TempDir(), "usage.db")
+	s := open(t, path)
+	// Another process holds a lease that does not expire soon.
+	s.DB().Exec(`INSERT INTO ingest_lock (id, owner, pid, expires_at) VALUES (1, 'other', 1, ?)`, time.Now().Add(time.Hour).UnixMilli())
+	o := options(home)
+	o.LockWait = 300 * time.Millisecond
+	var progress bytes.Buffer
+	o.Progress = &progress
+	st, err := s.Ingest(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Skipped || st.FilesRead != 0 || !strings.Contains(progress.String(), "waiting for another mcpcost process") {
+		t.Errorf("stats %+v, progress %q", st, progress.String())
+	}
+	// An expired lease (a crashed process) is taken over.
+	s.DB().Exec(`UPDATE ingest_lock SET expires_at = 0`)
+	st, err = s.Ingest(context.Background(), o)
+	if err != nil || st.Skipped || st.FilesRead == 0 {
+		t.Errorf("after expiry: %+v %v", st, err)
+	}
+}
+
+func TestUnreadableFileIsRetried(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads everything")
+	}
+	home := t.TempDir()
+	transcripttest.Generate(home, transcripttest.Small())
+	var one string
+	filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		if one == "" && strings.HasSuffix(p, ".jsonl") {
+			one = p
+		}
+		return nil
+	})
+	os.Chmod(one, 0)
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	st := ingest(t, s, home)
+	if len(st.Warnings) == 0 {
+		t.Error("no warning for an unreadable file")
+	}
+	os.Chmod(one, 0o644)
+	st = ingest(t, s, home)
+	if st.FilesRead != 1 {
+		t.Errorf("the unreadable file was not read once readable: %+v", st)
+	}
+}
+
+func TestWarningsCapped(t *testing.T) {
+	// Warnings are capped but every corrupt line is counted.
+	home := t.TempDir()
+	o := transcripttest.Small()
+	o.Sessions = 30
+	m, _ := transcripttest.Generate(home, o)
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	opts := options(home)
+	opts.MaxWarnings = 2
+	st, err := s.Ingest(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Corrupt != len(m.CorruptLines) || len(st.Warnings) != 2 {
+		t.Errorf("%d corrupt (want %d), %d warnings", st.Corrupt, len(m.CorruptLines), len(st.Warnings))
+	}
+}

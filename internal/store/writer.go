@@ -1,0 +1,434 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/transcript"
+)
+
+// writer applies batches, one transaction each, in the order each file's
+// batches arrive.
+type writer struct {
+	s     *Store
+	o     IngestOptions
+	st    *IngestStats
+	owner string
+	total int
+	done  int
+
+	// dedup indexes stored requests by message id, loaded on first need.
+	dedup  map[string][]dedupEntry
+	loaded bool
+	gens   map[*job]int64 // each job's file generation after its first batch
+
+	lastProgress time.Time
+	printed      bool
+}
+
+// dedupEntry is a stored request as de-duplication sees it. Entries that
+// share a slot are the same row reached by another request id.
+type dedupEntry struct {
+	requestID string
+	slot      *dedupSlot
+}
+
+type dedupSlot struct {
+	id        int64
+	sidechain bool
+	total     int64
+}
+
+// errRaced means another process moved the file's offset: this batch's
+// lines are already counted.
+var errRaced = errors.New("raced")
+
+func (w *writer) apply(ctx context.Context, b *batch) error {
+	if w.gens == nil {
+		w.gens = map[*job]int64{}
+	}
+	for _, msg := range b.warnings {
+		w.st.warn(w.o.MaxWarnings, msg)
+	}
+	w.st.Corrupt += b.corrupt
+	if b.failed {
+		return nil // the file could not be read at all; it is tried again next time
+	}
+	newRequests, dups := 0, 0
+	err := w.s.tx(ctx, func(tx *sql.Tx) error {
+		now := time.Now()
+		if _, err := tx.Exec(`UPDATE ingest_lock SET expires_at = ? WHERE id = 1 AND owner = ?`, now.Add(leaseTime).UnixMilli(), w.owner); err != nil {
+			return err
+		}
+		j := b.job
+		var id, off, gen int64
+		err := tx.QueryRow(`SELECT id, offset, generation FROM files WHERE path = ?`, j.file.Path).Scan(&id, &off, &gen)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			if !b.first || j.row != nil {
+				return errRaced
+			}
+			err = tx.QueryRow(`INSERT INTO files (path, source, session_id, agent_id) VALUES (?, ?, ?, ?) RETURNING id`,
+				j.file.Path, string(j.file.Source), j.file.SessionID, j.file.AgentID).Scan(&id)
+			if err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		case b.first && (j.row == nil || j.row.id != id || j.row.offset != off || j.row.generation != gen):
+			return errRaced
+		case !b.first && (off != b.fromOffset || gen != w.gens[j]):
+			return errRaced
+		}
+		if b.reset {
+			if err := w.clearFile(tx, id); err != nil {
+				return err
+			}
+			gen++
+			w.loaded = false
+		}
+		n, d, err := w.write(tx, id, b)
+		if err != nil {
+			return err
+		}
+		newRequests, dups = n, d
+		size, mtime := int64(-1), int64(-1)
+		if b.last {
+			size, mtime = j.size, j.mtime
+		}
+		_, err = tx.Exec(`UPDATE files SET size = ?, mtime_ns = ?, offset = ?, lines = ?, head_hash = ?, tail_start = ?, tail_hash = ?,
+			state = ?, corrupt = corrupt + ?, generation = ?, ingested_at = ? WHERE id = ?`,
+			size, mtime, b.offset, b.lines, b.headHash, b.tailStart, b.tailHash, b.state, b.corrupt, gen, now.UnixMilli(), id)
+		w.gens[j] = gen
+		return err
+	})
+	if errors.Is(err, errRaced) {
+		w.st.Busy++
+		b.job.abort.Store(true)
+		w.loaded = false // the in-memory index may hold rows that were rolled back
+		return nil
+	}
+	if err != nil {
+		w.loaded = false
+		return fmt.Errorf("writing %s: %w", b.job.file.Path, err)
+	}
+	w.st.Requests += newRequests
+	w.st.Duplicates += dups
+	w.st.BytesRead += b.bytes
+	w.st.Lines += b.lines - b.startLines
+	if b.first {
+		w.st.FilesRead++
+		if b.reset {
+			w.st.FilesReread++
+		}
+	}
+	for _, t := range b.calls {
+		if t.hasCall {
+			w.st.ToolCalls++
+		}
+		if t.hasResult {
+			w.st.ToolResults++
+		}
+	}
+	for _, r := range b.recs {
+		if r.rec.Compaction != nil {
+			w.st.Compactions++
+		}
+	}
+	if b.last {
+		w.done++
+	}
+	w.progress(false)
+	return nil
+}
+
+func (w *writer) progress(final bool) {
+	if final {
+		if w.printed {
+			fmt.Fprintf(w.o.Progress, "\ringested %d files, %.1f MB%20s\n", w.done, float64(w.st.BytesRead)/1e6, "")
+		}
+		return
+	}
+	if time.Since(w.lastProgress) < 150*time.Millisecond {
+		return
+	}
+	w.lastProgress = time.Now()
+	w.printed = true
+	fmt.Fprintf(w.o.Progress, "\ringesting transcripts: %d/%d files, %.1f MB", w.done, w.total, float64(w.st.BytesRead)/1e6)
+}
+
+// clearFile removes what a file contributed, before it is read again, and
+// recomputes the time spans of its sessions from what remains.
+func (w *writer) clearFile(tx *sql.Tx, id int64) error {
+	if _, err := tx.Exec(`CREATE TEMP TABLE IF NOT EXISTS cleared (source TEXT, session_id TEXT)`); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`DELETE FROM temp.cleared`); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`INSERT INTO temp.cleared SELECT source, session_id FROM requests WHERE file_id = ?1
+		UNION SELECT source, session_id FROM tool_calls WHERE call_file_id = ?1 OR result_file_id = ?1
+		UNION SELECT source, session_id FROM compactions WHERE file_id = ?1
+		UNION SELECT source, session_id FROM sessions WHERE file_id = ?1`, id); err != nil {
+		return err
+	}
+	for _, q := range []string{
+		`DELETE FROM requests WHERE file_id = ?`,
+		`DELETE FROM compactions WHERE file_id = ?`,
+		`UPDATE tool_calls SET agent_id = NULL, sidechain = NULL, name = NULL, tool = NULL, server = NULL, plugin = NULL, builtin = NULL,
+			call_ts = NULL, args_hash = NULL, call_file_id = NULL, call_line = NULL WHERE call_file_id = ?`,
+		`UPDATE tool_calls SET result_ts = NULL, result_tokens = NULL, result_bytes = NULL, non_text = NULL, estimated_tokens = NULL,
+			is_error = NULL, spilled = NULL, result_file_id = NULL, result_line = NULL WHERE result_file_id = ?`,
+		`DELETE FROM tool_calls WHERE call_file_id IS NULL AND result_file_id IS NULL`,
+		`UPDATE sessions SET file_id = NULL WHERE file_id = ?1`,
+	} {
+		if _, err := tx.Exec(q, id); err != nil {
+			return err
+		}
+	}
+	_, err := tx.Exec(`WITH spans AS (
+			SELECT source, session_id, min(t) AS first, max(t) AS last FROM (
+				SELECT source, session_id, ts AS t FROM requests
+				UNION ALL SELECT source, session_id, call_ts FROM tool_calls
+				UNION ALL SELECT source, session_id, result_ts FROM tool_calls
+				UNION ALL SELECT source, session_id, ts FROM compactions
+			) WHERE (source, session_id) IN (SELECT source, session_id FROM temp.cleared)
+			GROUP BY source, session_id)
+		UPDATE sessions SET
+			first_ts = (SELECT first FROM spans WHERE spans.source = sessions.source AND spans.session_id = sessions.session_id),
+			last_ts = (SELECT last FROM spans WHERE spans.source = sessions.source AND spans.session_id = sessions.session_id)
+		WHERE (source, session_id) IN (SELECT source, session_id FROM temp.cleared)`)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(`DELETE FROM sessions WHERE first_ts IS NULL`)
+	return err
+}
+
+const insertRequest = `INSERT INTO requests (source, session_id, agent_id, sidechain, file_id, line, ts, model, project, message_id, request_id,
+	input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, web_search, web_fetch, speed)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+
+const updateRequest = `UPDATE requests SET source = ?, session_id = ?, agent_id = ?, sidechain = ?, file_id = ?, line = ?, ts = ?, model = ?,
+	project = ?, message_id = ?, request_id = ?, input = ?, output = ?, cache_write_5m = ?, cache_write_1h = ?, cache_read = ?,
+	reasoning = ?, web_search = ?, web_fetch = ?, speed = ? WHERE id = ?`
+
+const upsertTool = `INSERT INTO tool_calls (source, session_id, call_id, agent_id, sidechain, name, tool, server, plugin, builtin, project,
+	call_ts, result_ts, result_tokens, result_bytes, non_text, estimated_tokens, is_error, spilled, args_hash,
+	call_file_id, call_line, result_file_id, result_line)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (source, session_id, call_id) DO UPDATE SET
+	agent_id = coalesce(excluded.agent_id, agent_id), sidechain = coalesce(excluded.sidechain, sidechain),
+	name = coalesce(excluded.name, name), tool = coalesce(excluded.tool, tool),
+	server = CASE WHEN excluded.call_file_id IS NOT NULL THEN excluded.server ELSE server END,
+	plugin = CASE WHEN excluded.call_file_id IS NOT NULL THEN excluded.plugin ELSE plugin END,
+	builtin = coalesce(excluded.builtin, builtin), project = coalesce(excluded.project, project),
+	call_ts = coalesce(excluded.call_ts, call_ts), result_ts = coalesce(excluded.result_ts, result_ts),
+	result_tokens = coalesce(excluded.result_tokens, result_tokens), result_bytes = coalesce(excluded.result_bytes, result_bytes),
+	non_text = coalesce(excluded.non_text, non_text), estimated_tokens = coalesce(excluded.estimated_tokens, estimated_tokens),
+	is_error = coalesce(excluded.is_error, is_error), spilled = coalesce(excluded.spilled, spilled),
+	args_hash = coalesce(excluded.args_hash, args_hash),
+	call_file_id = coalesce(excluded.call_file_id, call_file_id), call_line = coalesce(excluded.call_line, call_line),
+	result_file_id = coalesce(excluded.result_file_id, result_file_id), result_line = coalesce(excluded.result_line, result_line)`
+
+const upsertSession = `INSERT INTO sessions (source, session_id, project, first_ts, last_ts, file_id) VALUES (?, ?, ?, ?, ?, ?)
+	ON CONFLICT (source, session_id) DO UPDATE SET
+	project = CASE WHEN project = '' OR (excluded.file_id IS NOT NULL AND excluded.project <> '' AND file_id IS NULL) THEN excluded.project ELSE project END,
+	first_ts = min(coalesce(first_ts, excluded.first_ts), excluded.first_ts),
+	last_ts = max(coalesce(last_ts, excluded.last_ts), excluded.last_ts),
+	file_id = coalesce(file_id, excluded.file_id)`
+
+// write stores a batch's records; it returns the new requests and the
+// duplicates merged.
+func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, err error) {
+	src := string(b.job.file.Source)
+	ins, err := tx.Prepare(insertRequest)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer ins.Close()
+	upd, err := tx.Prepare(updateRequest)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer upd.Close()
+
+	type span struct {
+		project     string
+		first, last int64
+		main        bool
+	}
+	sessions := map[string]*span{}
+	var order []string
+	touch := func(id, cwd string, t int64) {
+		sp := sessions[id]
+		if sp == nil {
+			sp = &span{first: t, last: t}
+			sessions[id] = sp
+			order = append(order, id)
+		}
+		if sp.project == "" {
+			sp.project = cwd
+		}
+		sp.first, sp.last = min(sp.first, t), max(sp.last, t)
+	}
+	for _, lr := range b.recs {
+		rec := lr.rec
+		t := rec.Time.UnixMilli()
+		touch(rec.SessionID, rec.Cwd, t)
+		if c := rec.Compaction; c != nil {
+			if _, err := tx.Exec(`INSERT OR IGNORE INTO compactions (source, session_id, agent_id, file_id, line, ts, trigger, pre_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				src, rec.SessionID, rec.AgentID, fileID, lr.line, t, c.Trigger, c.PreTokens); err != nil {
+				return 0, 0, err
+			}
+		}
+		q := rec.Request
+		if q == nil {
+			continue
+		}
+		u := q.Usage
+		args := []any{src, rec.SessionID, rec.AgentID, rec.Sidechain, fileID, lr.line, t, q.Model, rec.Cwd, q.MessageID, q.RequestID,
+			u.Input, u.Output, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Reasoning, u.WebSearch, u.WebFetch, q.Speed}
+		if q.MessageID == "" {
+			if _, err := ins.Exec(args...); err != nil {
+				return 0, 0, err
+			}
+			newReqs++
+			continue
+		}
+		if err := w.loadDedup(tx); err != nil {
+			return 0, 0, err
+		}
+		key := src + "\x00" + q.MessageID
+		entries := w.dedup[key]
+		var match *dedupSlot
+		for _, e := range entries {
+			if e.requestID == q.RequestID {
+				match = e.slot
+				break
+			}
+		}
+		if match == nil {
+			for _, e := range entries {
+				if rec.Sidechain || e.slot.sidechain {
+					match = e.slot
+					w.dedup[key] = append(entries, dedupEntry{q.RequestID, match})
+					break
+				}
+			}
+		}
+		if match != nil {
+			// Keep the non-sidechain copy, then the one with the larger total.
+			dups++
+			replace := u.Total() > match.total
+			if rec.Sidechain != match.sidechain {
+				replace = match.sidechain
+			}
+			if replace {
+				if _, err := upd.Exec(append(args, match.id)...); err != nil {
+					return 0, 0, err
+				}
+				match.sidechain, match.total = rec.Sidechain, u.Total()
+			}
+			continue
+		}
+		var id int64
+		if err := ins.QueryRow(args...).Scan(&id); err != nil {
+			return 0, 0, err
+		}
+		newReqs++
+		w.dedup[key] = append(entries, dedupEntry{q.RequestID, &dedupSlot{id: id, sidechain: rec.Sidechain, total: u.Total()}})
+	}
+
+	if len(b.callOrder) > 0 {
+		up, err := tx.Prepare(upsertTool)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer up.Close()
+		for _, id := range b.callOrder {
+			c := b.calls[id]
+			var (
+				agent, name, tool, server, plugin, project                      any
+				sidechain, builtin, callTS, callFile, callLine, argsHash        any
+				resultTS, tokens, nbytes, nonText, est, isErr, spilled, resFile any
+				resLine                                                         any
+			)
+			if c.hasCall {
+				agent, sidechain, name, tool, plugin, builtin = c.agent, c.sidechain, c.name, c.tool, nullIf(c.plugin), c.builtin
+				server = nullIf(c.server)
+				callTS, callFile, callLine, argsHash = c.callTS, fileID, c.callLine, c.argsHash
+			}
+			if c.project != "" {
+				project = c.project
+			}
+			if c.hasResult {
+				resultTS, tokens, nbytes, nonText, est = c.resultTS, c.tokens, c.bytes, c.nonText, c.est
+				isErr, spilled, resFile, resLine = c.isError, c.spilled, fileID, c.resultLine
+			}
+			if _, err := up.Exec(c.source, c.session, c.callID, agent, sidechain, name, tool, server, plugin, builtin, project,
+				callTS, resultTS, tokens, nbytes, nonText, est, isErr, spilled, argsHash, callFile, callLine, resFile, resLine); err != nil {
+				return 0, 0, err
+			}
+			t := c.callTS
+			if !c.hasCall {
+				t = c.resultTS
+			}
+			touch(c.session, c.project, t)
+		}
+	}
+
+	main := b.job.file.AgentID == ""
+	for _, id := range order {
+		sp := sessions[id]
+		var file any
+		if main && b.job.file.Source == transcript.Claude && id == b.job.file.SessionID {
+			file = fileID
+		}
+		if b.job.file.Source == transcript.Codex {
+			file = fileID
+		}
+		if _, err := tx.Exec(upsertSession, src, id, sp.project, sp.first, sp.last, file); err != nil {
+			return 0, 0, err
+		}
+	}
+	return newReqs, dups, nil
+}
+
+func nullIf(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// loadDedup reads the stored requests' message ids, once per ingest (and
+// again after a file was cleared).
+func (w *writer) loadDedup(tx *sql.Tx) error {
+	if w.loaded {
+		return nil
+	}
+	w.dedup = map[string][]dedupEntry{}
+	rows, err := tx.Query(`SELECT id, source, message_id, request_id, sidechain,
+		input + output + cache_write_5m + cache_write_1h + cache_read FROM requests WHERE message_id <> ''`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			slot            dedupSlot
+			src, msg, reqID string
+		)
+		if err := rows.Scan(&slot.id, &src, &msg, &reqID, &slot.sidechain, &slot.total); err != nil {
+			return err
+		}
+		key := src + "\x00" + msg
+		w.dedup[key] = append(w.dedup[key], dedupEntry{reqID, &slot})
+	}
+	w.loaded = true
+	return rows.Err()
+}
