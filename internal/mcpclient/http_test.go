@@ -43,7 +43,7 @@ func TestHTTPClasses(t *testing.T) {
 		bound            time.Duration
 		check            func(t *testing.T, r Result)
 	}{
-		{name: "streamable", mode: "streamable", path: "/mcp", status: StatusMeasured, bound: 3 * time.Second, check: func(t *testing.T, r Result) {
+		{name: "streamable", mode: "streamable", path: "/mcp", status: StatusMeasured, bound: 8 * time.Second, check: func(t *testing.T, r Result) {
 			c := r.First
 			if c.ProtocolVersion != "2025-11-25" || c.Transport != "http" {
 				t.Errorf("protocol %s over %s, want 2025-11-25 over http", c.ProtocolVersion, c.Transport)
@@ -55,7 +55,7 @@ func TestHTTPClasses(t *testing.T) {
 				t.Errorf("%d tools, %d prompt pages", len(c.Tools()), len(c.PromptsPages))
 			}
 		}},
-		{name: "streamable-legacy-era", mode: "streamable", path: "/mcp", opts: func(o *Options) { o.ProtocolVersion = "2025-06-18" }, status: StatusMeasured, bound: 3 * time.Second, check: func(t *testing.T, r Result) {
+		{name: "streamable-legacy-era", mode: "streamable", path: "/mcp", opts: func(o *Options) { o.ProtocolVersion = "2025-06-18" }, status: StatusMeasured, bound: 8 * time.Second, check: func(t *testing.T, r Result) {
 			if r.First.ProtocolVersion != "2025-06-18" || !strings.Contains(string(r.First.Initialize), `"serverInfo"`) {
 				t.Errorf("protocol %s, initialize %s", r.First.ProtocolVersion, r.First.Initialize)
 			}
@@ -63,7 +63,7 @@ func TestHTTPClasses(t *testing.T) {
 				t.Errorf("instructions %v, %d tools", r.First.Instructions, len(r.First.Tools()))
 			}
 		}},
-		{name: "stateless", mode: "stateless", path: "/mcp", status: StatusMeasured, bound: 3 * time.Second, check: func(t *testing.T, r Result) {
+		{name: "stateless", mode: "stateless", path: "/mcp", status: StatusMeasured, bound: 8 * time.Second, check: func(t *testing.T, r Result) {
 			c := r.First
 			if c.ProtocolVersion != "2026-07-28" || !strings.Contains(string(c.Initialize), `"supportedVersions"`) {
 				t.Errorf("protocol %s, discover result %s", c.ProtocolVersion, c.Initialize)
@@ -72,26 +72,26 @@ func TestHTTPClasses(t *testing.T) {
 				t.Errorf("instructions %v, server %q, %d tools, %d prompt pages", c.Instructions, c.ServerName, len(c.Tools()), len(c.PromptsPages))
 			}
 		}},
-		{name: "modern-only", mode: "modern", path: "/mcp", status: StatusMeasured, bound: 3 * time.Second, check: func(t *testing.T, r Result) {
+		{name: "modern-only", mode: "modern", path: "/mcp", status: StatusMeasured, bound: 8 * time.Second, check: func(t *testing.T, r Result) {
 			if r.First.ProtocolVersion != "2026-07-28" {
 				t.Errorf("protocol %s", r.First.ProtocolVersion)
 			}
 		}},
-		{name: "sse-fallback", mode: "sse", path: "/sse", status: StatusMeasured, bound: 3 * time.Second, check: func(t *testing.T, r Result) {
+		{name: "sse-fallback", mode: "sse", path: "/sse", status: StatusMeasured, bound: 8 * time.Second, check: func(t *testing.T, r Result) {
 			if r.First.Transport != "sse" || !hasWarning(r.First, "only the legacy HTTP+SSE") {
 				t.Errorf("transport %s, warnings %q", r.First.Transport, r.First.Warnings)
 			}
 		}},
-		{name: "sse", mode: "sse", path: "/sse", target: func(t *Target) { t.Transport = "sse" }, status: StatusMeasured, bound: 3 * time.Second},
-		{name: "bearer-missing", mode: "bearer", path: "/mcp", status: StatusAuthRequired, detail: "answered HTTP 401 (WWW-Authenticate: Bearer)", bound: 3 * time.Second},
-		{name: "bearer-wrong", mode: "bearer", path: "/mcp", target: func(t *Target) { t.Headers = map[string]string{"Authorization": "Bearer wrong"} }, status: StatusAuthRequired, detail: "with the given headers (Authorization)", bound: 3 * time.Second},
-		{name: "bearer-given", mode: "bearer", path: "/mcp", target: func(t *Target) { t.Headers = map[string]string{"Authorization": "Bearer s3cret-token"} }, status: StatusMeasured, bound: 3 * time.Second},
-		{name: "oauth", mode: "oauth", path: "/mcp", status: StatusRemoteAuthWall, detail: "resource_metadata", bound: 3 * time.Second},
-		{name: "oauth-wellknown", mode: "oauth-wellknown", path: "/mcp", status: StatusRemoteAuthWall, detail: "publishes OAuth protected-resource metadata", bound: 3 * time.Second},
-		{name: "forbidden", mode: "forbidden", path: "/mcp", status: StatusAuthRequired, detail: "HTTP 403", bound: 3 * time.Second},
-		{name: "server-error", mode: "error", path: "/mcp", status: StatusStartupFailure, detail: "500 Internal Server Error", bound: 3 * time.Second},
-		{name: "hang", mode: "hang", path: "/mcp", opts: func(o *Options) { o.Timeout = 300 * time.Millisecond }, status: StatusTimeout, detail: "reproduced on double the budget", bound: 4 * time.Second},
-		{name: "huge", mode: "huge-json", path: "/mcp", status: StatusProtocolError, detail: "larger than the 1048576-byte limit", bound: 3 * time.Second},
+		{name: "sse", mode: "sse", path: "/sse", target: func(t *Target) { t.Transport = "sse" }, status: StatusMeasured, bound: 8 * time.Second},
+		{name: "bearer-missing", mode: "bearer", path: "/mcp", status: StatusAuthRequired, detail: "answered HTTP 401 (WWW-Authenticate: Bearer)", bound: 8 * time.Second},
+		{name: "bearer-wrong", mode: "bearer", path: "/mcp", target: func(t *Target) { t.Headers = map[string]string{"Authorization": "Bearer wrong"} }, status: StatusAuthRequired, detail: "with the given headers (Authorization)", bound: 8 * time.Second},
+		{name: "bearer-given", mode: "bearer", path: "/mcp", target: func(t *Target) { t.Headers = map[string]string{"Authorization": "Bearer s3cret-token"} }, status: StatusMeasured, bound: 8 * time.Second},
+		{name: "oauth", mode: "oauth", path: "/mcp", status: StatusRemoteAuthWall, detail: "resource_metadata", bound: 8 * time.Second},
+		{name: "oauth-wellknown", mode: "oauth-wellknown", path: "/mcp", status: StatusRemoteAuthWall, detail: "publishes OAuth protected-resource metadata", bound: 8 * time.Second},
+		{name: "forbidden", mode: "forbidden", path: "/mcp", status: StatusAuthRequired, detail: "HTTP 403", bound: 8 * time.Second},
+		{name: "server-error", mode: "error", path: "/mcp", status: StatusStartupFailure, detail: "500 Internal Server Error", bound: 8 * time.Second},
+		{name: "hang", mode: "hang", path: "/mcp", opts: func(o *Options) { o.Timeout = 300 * time.Millisecond }, status: StatusTimeout, detail: "reproduced on double the budget", bound: 9 * time.Second},
+		{name: "huge", mode: "huge-json", path: "/mcp", status: StatusProtocolError, detail: "larger than the 1048576-byte limit", bound: 8 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

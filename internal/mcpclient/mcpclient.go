@@ -233,6 +233,10 @@ func measureOnce(ctx context.Context, t Target, o Options) Result {
 	return res
 }
 
+// measureHook, when set by a test, runs around each measurement of
+// MeasureAll.
+var measureHook func() (done func())
+
 // DefaultConcurrency is MeasureAll's default: a small multiple of the cores.
 func DefaultConcurrency() int { return 2 * runtime.NumCPU() }
 
@@ -256,6 +260,9 @@ func MeasureAll(ctx context.Context, ts []Target, o Options, concurrency int) []
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			if measureHook != nil {
+				defer measureHook()()
+			}
 			r := Measure(ctx, t, o)
 			results[i] = r
 			if o.Progress != nil {

@@ -82,6 +82,7 @@ type proc struct {
 	stderr *os.File // read end
 	tail   *tailBuffer
 	exited chan struct{}
+	errEOF chan struct{} // closed when stderr has been read to its end
 	wg     sync.WaitGroup
 	stop   sync.Once
 }
@@ -130,7 +131,7 @@ func startProc(t Target, o Options) (*proc, error) {
 		errR.Close()
 		return nil, err
 	}
-	p := &proc{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, tail: &tailBuffer{max: o.MaxStderrBytes}, exited: make(chan struct{})}
+	p := &proc{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, tail: &tailBuffer{max: o.MaxStderrBytes}, exited: make(chan struct{}), errEOF: make(chan struct{})}
 	p.wg.Add(2)
 	go func() {
 		defer p.wg.Done()
@@ -140,8 +141,24 @@ func startProc(t Target, o Options) (*proc, error) {
 	go func() {
 		defer p.wg.Done()
 		_, _ = io.Copy(p.tail, errR)
+		close(p.errEOF)
 	}()
 	return p, nil
+}
+
+// stderrTail returns the last lines of stderr, after waiting briefly for
+// what an exited server wrote last (a descendant may hold stderr open, so
+// the wait is bounded).
+func (p *proc) stderrTail() string {
+	select {
+	case <-p.exited:
+		select {
+		case <-p.errEOF:
+		case <-time.After(200 * time.Millisecond):
+		}
+	default:
+	}
+	return p.tail.lastLines(30)
 }
 
 // exitStatus describes how the process ended, or "" while it runs.
@@ -370,14 +387,14 @@ func captureStdio(ctx context.Context, t Target, o Options, protocolVersion stri
 				}
 			}
 			if st := p.exitStatus(); st != "" {
-				return &failure{status: StatusStartupFailure, detail: fmt.Sprintf("the server exited (%s) before answering %s", st, what), stderrTail: p.tail.lastLines(30)}
+				return &failure{status: StatusStartupFailure, detail: fmt.Sprintf("the server exited (%s) before answering %s", st, what), stderrTail: p.stderrTail()}
 			}
 			return nil
 		},
 	}
 	out := runSession(ctx, l, o, protocolVersion)
 	if out.fail != nil && out.fail.stderrTail == "" {
-		out.fail.stderrTail = p.tail.lastLines(30)
+		out.fail.stderrTail = p.stderrTail()
 	}
 	return out
 }

@@ -15,7 +15,7 @@ import (
 // ends quickly.
 func testOptions() Options {
 	return Options{
-		Timeout:          time.Second,
+		Timeout:          5 * time.Second, // generous: the machine may be busy
 		KillGrace:        400 * time.Millisecond,
 		MaxResponseBytes: 1 << 20,
 		MaxPages:         20,
@@ -35,7 +35,7 @@ func TestStdioClasses(t *testing.T) {
 		opts   func(o *Options)
 		check  func(t *testing.T, r Result)
 	}{
-		{mode: "ok", status: StatusMeasured, bound: 3 * time.Second, check: func(t *testing.T, r Result) {
+		{mode: "ok", status: StatusMeasured, bound: 8 * time.Second, check: func(t *testing.T, r Result) {
 			if n := len(r.First.Tools()); n != 3 {
 				t.Errorf("%d tools, want 3", n)
 			}
@@ -46,7 +46,7 @@ func TestStdioClasses(t *testing.T) {
 				t.Errorf("server %q %q", r.First.ServerName, r.First.ServerVersion)
 			}
 		}},
-		{mode: "full", status: StatusMeasured, bound: 3 * time.Second, check: func(t *testing.T, r Result) {
+		{mode: "full", status: StatusMeasured, bound: 8 * time.Second, check: func(t *testing.T, r Result) {
 			c := r.First
 			if len(c.ToolsPages) != 3 || len(c.Tools()) != 3 {
 				t.Errorf("%d pages, %d tools; want 3 and 3", len(c.ToolsPages), len(c.Tools()))
@@ -61,7 +61,7 @@ func TestStdioClasses(t *testing.T) {
 				t.Errorf("no warning about the failed templates list: %q", c.Warnings)
 			}
 		}},
-		{mode: "banner", status: StatusMeasured, bound: 3 * time.Second, check: func(t *testing.T, r Result) {
+		{mode: "banner", status: StatusMeasured, bound: 8 * time.Second, check: func(t *testing.T, r Result) {
 			if r.First.SkippedStdoutLines < 4 || !hasWarning(r.First, "not JSON-RPC") {
 				t.Errorf("skipped %d lines, warnings %q", r.First.SkippedStdoutLines, r.First.Warnings)
 			}
@@ -69,15 +69,15 @@ func TestStdioClasses(t *testing.T) {
 				t.Errorf("%d tools, want 3", n)
 			}
 		}},
-		{mode: "stderr-flood", status: StatusMeasured, bound: 5 * time.Second, opts: func(o *Options) { o.MaxStderrBytes = 4096 }},
-		{mode: "huge", status: StatusProtocolError, detail: "larger than the 1048576-byte limit", bound: 3 * time.Second},
-		{mode: "endless-pages", status: StatusProtocolError, detail: "more than 20 pages", bound: 3 * time.Second},
-		{mode: "repeat-cursor", status: StatusProtocolError, detail: "pagination loop", bound: 3 * time.Second},
-		{mode: "many-tools", status: StatusProtocolError, detail: "more than 100 tools", bound: 3 * time.Second, opts: func(o *Options) { o.MaxTools = 100 }},
-		{mode: "dup-names", status: StatusProtocolError, detail: `tools 1 and 3 are both named "alpha"`, bound: 3 * time.Second},
-		{mode: "no-name", status: StatusProtocolError, detail: "tool 2 has no name", bound: 3 * time.Second},
-		{mode: "not-array", status: StatusProtocolError, detail: `"tools" is not an array`, bound: 3 * time.Second},
-		{mode: "invalid-utf8", status: StatusMeasured, bound: 3 * time.Second, check: func(t *testing.T, r Result) {
+		{mode: "stderr-flood", status: StatusMeasured, bound: 10 * time.Second, opts: func(o *Options) { o.MaxStderrBytes = 4096 }},
+		{mode: "huge", status: StatusProtocolError, detail: "larger than the 1048576-byte limit", bound: 8 * time.Second},
+		{mode: "endless-pages", status: StatusProtocolError, detail: "more than 20 pages", bound: 8 * time.Second},
+		{mode: "repeat-cursor", status: StatusProtocolError, detail: "pagination loop", bound: 8 * time.Second},
+		{mode: "many-tools", status: StatusProtocolError, detail: "more than 100 tools", bound: 8 * time.Second, opts: func(o *Options) { o.MaxTools = 100 }},
+		{mode: "dup-names", status: StatusProtocolError, detail: `tools 1 and 3 are both named "alpha"`, bound: 8 * time.Second},
+		{mode: "no-name", status: StatusProtocolError, detail: "tool 2 has no name", bound: 8 * time.Second},
+		{mode: "not-array", status: StatusProtocolError, detail: `"tools" is not an array`, bound: 8 * time.Second},
+		{mode: "invalid-utf8", status: StatusMeasured, bound: 8 * time.Second, check: func(t *testing.T, r Result) {
 			if !bytes.Contains(r.First.ToolsPages[0], []byte("caf\xe9\xff ok")) {
 				t.Errorf("raw page lost the bytes the server sent: %q", r.First.ToolsPages[0])
 			}
@@ -85,7 +85,7 @@ func TestStdioClasses(t *testing.T) {
 				t.Errorf("warnings %q", r.First.Warnings)
 			}
 		}},
-		{mode: "server-requests", status: StatusMeasured, bound: 3 * time.Second, check: func(t *testing.T, r Result) {
+		{mode: "server-requests", status: StatusMeasured, bound: 8 * time.Second, check: func(t *testing.T, r Result) {
 			var page struct {
 				Tools []struct{ Description string } `json:"tools"`
 			}
@@ -100,7 +100,7 @@ func TestStdioClasses(t *testing.T) {
 				}
 			}
 		}},
-		{mode: "silent", status: StatusTimeout, detail: "reproduced on double the budget", bound: 3 * time.Second, opts: func(o *Options) { o.Timeout = 300 * time.Millisecond }, check: func(t *testing.T, r Result) {
+		{mode: "silent", status: StatusTimeout, detail: "reproduced on double the budget", bound: 8 * time.Second, opts: func(o *Options) { o.Timeout = 300 * time.Millisecond }, check: func(t *testing.T, r Result) {
 			if !r.Retried {
 				t.Error("a timeout was not retried")
 			}
@@ -108,25 +108,25 @@ func TestStdioClasses(t *testing.T) {
 				t.Errorf("detail does not name the doubled budget: %s", r.Detail)
 			}
 		}},
-		{mode: "no-discover", status: StatusMeasured, bound: 6 * time.Second, check: func(t *testing.T, r Result) {
+		{mode: "no-discover", status: StatusMeasured, bound: 11 * time.Second, opts: func(o *Options) { o.Timeout = time.Second }, check: func(t *testing.T, r Result) {
 			if !hasWarning(r.First, "never answered server/discover") || r.First.ProtocolVersion != legacyProtocolVersion {
 				t.Errorf("protocol %s, warnings %q", r.First.ProtocolVersion, r.First.Warnings)
 			}
 		}},
-		{mode: "bad-version", status: StatusProtocolError, detail: `"1999-01-01"`, bound: 3 * time.Second},
-		{mode: "rpc-error", status: StatusProtocolError, detail: "JSON-RPC error -32603", bound: 3 * time.Second},
-		{mode: "exit-mid-list", status: StatusStartupFailure, detail: "exit status 3", bound: 3 * time.Second, check: func(t *testing.T, r Result) {
+		{mode: "bad-version", status: StatusProtocolError, detail: `"1999-01-01"`, bound: 8 * time.Second},
+		{mode: "rpc-error", status: StatusProtocolError, detail: "JSON-RPC error -32603", bound: 8 * time.Second},
+		{mode: "exit-mid-list", status: StatusStartupFailure, detail: "exit status 3", bound: 8 * time.Second, check: func(t *testing.T, r Result) {
 			if !strings.Contains(r.StderrTail, "lost the second page") {
 				t.Errorf("stderr tail %q", r.StderrTail)
 			}
 		}},
-		{mode: "crash", status: StatusStartupFailure, detail: "exit status 1", bound: 3 * time.Second, check: func(t *testing.T, r Result) {
+		{mode: "crash", status: StatusStartupFailure, detail: "exit status 1", bound: 8 * time.Second, check: func(t *testing.T, r Result) {
 			if r.StderrTail != "loading configuration\nfatal: the database is not reachable" {
 				t.Errorf("stderr tail %q", r.StderrTail)
 			}
 		}},
-		{mode: "ignore-stdin", status: StatusMeasured, bound: 4 * time.Second},
-		{mode: "spawn-child", status: StatusMeasured, bound: 4 * time.Second},
+		{mode: "ignore-stdin", status: StatusMeasured, bound: 9 * time.Second},
+		{mode: "spawn-child", status: StatusMeasured, bound: 9 * time.Second},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()

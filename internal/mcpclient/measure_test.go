@@ -1,0 +1,277 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestDynamicCapturesDiffer(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	r := Measure(context.Background(), Target{Command: bin("stdioserver"), Args: []string{"dynamic"}, Env: map[string]string{"STATEFILE": state}}, testOptions())
+	if r.Status != StatusMeasured {
+		t.Fatalf("%s: %s", r.Status, r.Detail)
+	}
+	a, b := r.First.ToolsPages[0], r.Second.ToolsPages[0]
+	if bytes.Equal(a, b) || !bytes.Contains(a, []byte("launch ")) || !bytes.Contains(b, []byte("launch ")) {
+		t.Errorf("the two launches were not both captured:\n%s\n%s", a, b)
+	}
+}
+
+func TestOnceTakesOneCapture(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	o := testOptions()
+	o.Once = true
+	r := Measure(context.Background(), Target{Command: bin("stdioserver"), Args: []string{"dynamic"}, Env: map[string]string{"STATEFILE": state}}, o)
+	if r.Status != StatusMeasured || r.First == nil || r.Second != nil {
+		t.Fatalf("%s: first %v second %v", r.Status, r.First != nil, r.Second != nil)
+	}
+}
+
+// TestChildEnvironment checks that a stdio server sees PATH and HOME from
+// the host plus the target's Env, and nothing else.
+func TestChildEnvironment(t *testing.T) {
+	t.Setenv("MCPCOST_TEST_LEAK", "1")
+	o := testOptions()
+	o.Once = true
+	r := Measure(context.Background(), Target{Command: bin("stdioserver"), Args: []string{"env"}, Env: map[string]string{"API_KEY": "k", "PATH": "/usr/bin:/bin"}}, o)
+	if r.Status != StatusMeasured {
+		t.Fatalf("%s: %s", r.Status, r.Detail)
+	}
+	var page struct {
+		Tools []struct{ Description string } `json:"tools"`
+	}
+	json.Unmarshal(r.First.ToolsPages[0], &page)
+	if got := page.Tools[0].Description; got != "API_KEY,HOME,PATH" {
+		t.Errorf("the server saw %q, want API_KEY,HOME,PATH", got)
+	}
+}
+
+func TestStartFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		target Target
+		detail string
+	}{
+		{"missing", Target{Command: "mcpcost-no-such-server"}, "cannot start mcpcost-no-such-server: mcpcost-no-such-server not found on the PATH"},
+		{"missing-path", Target{Command: "/nonexistent/server"}, "cannot start server: no such file or directory"},
+		{"not-executable", Target{Command: "./measure_test.go"}, "cannot start measure_test.go: permission denied"},
+		{"bad-cwd", Target{Command: bin("stdioserver"), Cwd: "/nonexistent/dir"}, "cannot start stdioserver"},
+		{"empty", Target{Transport: "stdio"}, "no command to run"},
+		{"no-url", Target{Transport: "http"}, "no URL to connect to"},
+		{"bad-url", Target{URL: "ftp://example.com/x"}, "not an http(s) URL"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Measure(context.Background(), tc.target, testOptions())
+			if r.Status != StatusStartupFailure || !strings.Contains(r.Detail, tc.detail) {
+				t.Errorf("%s: %s; want startup-failure saying %q", r.Status, r.Detail, tc.detail)
+			}
+		})
+	}
+}
+
+// TestSecretsNeverLeave runs every way a secret can reach mcpcost (env,
+// headers, a token in the URL) through successes and failures, and checks
+// that no Result field but Target, and no progress line, carries it.
+func TestSecretsNeverLeave(t *testing.T) {
+	const canary = "canary-7f3a9c1e"
+	bearer := startHTTPServer(t, "bearer", "TOKEN="+canary)
+	oauth := startHTTPServer(t, "oauth")
+	targets := []Target{
+		{Name: "stdio-ok", Command: bin("stdioserver"), Args: []string{"ok"}, Env: map[string]string{"SECRET": canary}},
+		{Name: "stdio-echo", Command: bin("stdioserver"), Args: []string{"echo-secret"}, Env: map[string]string{"SECRET": canary}},
+		{Name: "http-ok", URL: bearer + "/mcp", Headers: map[string]string{"Authorization": "Bearer " + canary}},
+		{Name: "http-wrong", URL: bearer + "/mcp", Headers: map[string]string{"Authorization": "Bearer " + canary + "x"}},
+		{Name: "http-oauth", URL: oauth + "/mcp?token=" + canary, Headers: map[string]string{"X-Api-Key": canary}},
+		{URL: bearer + "/mcp?key=" + canary},
+	}
+	var progress bytes.Buffer
+	o := testOptions()
+	o.Progress = &progress
+	results := MeasureAll(context.Background(), targets, o, 3)
+	want := []Status{StatusMeasured, StatusStartupFailure, StatusMeasured, StatusAuthRequired, StatusRemoteAuthWall, StatusAuthRequired}
+	for i, r := range results {
+		if r.Status != want[i] {
+			t.Errorf("%s: %s (%s), want %s", targets[i].Name, r.Status, r.Detail, want[i])
+		}
+		r.Target = Target{}
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(data, []byte(canary)) || strings.Contains(fmt.Sprintf("%+v", r), canary) {
+			t.Errorf("%s: the secret appears in the result: %s", targets[i].Name, data)
+		}
+	}
+	if !strings.Contains(results[1].StderrTail, "starting with key [redacted]") {
+		t.Errorf("stderr tail %q", results[1].StderrTail)
+	}
+	if strings.Contains(progress.String(), canary) {
+		t.Errorf("the secret appears in the progress: %s", progress.String())
+	}
+}
+
+func TestMeasureAll(t *testing.T) {
+	var targets []Target
+	for i := range 7 {
+		mode := "ok"
+		if i%3 == 1 {
+			mode = "crash"
+		}
+		targets = append(targets, Target{Name: fmt.Sprintf("s%d", i), Command: bin("stdioserver"), Args: []string{mode}})
+	}
+	var progress bytes.Buffer
+	o := testOptions()
+	o.Progress = &progress
+	results := MeasureAll(context.Background(), targets, o, 2)
+	for i, r := range results {
+		if r.Target.Name != targets[i].Name {
+			t.Fatalf("result %d is for %s", i, r.Target.Name)
+		}
+		want := StatusMeasured
+		if i%3 == 1 {
+			want = StatusStartupFailure
+		}
+		if r.Status != want {
+			t.Errorf("%s: %s, want %s", r.Target.Name, r.Status, want)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(progress.String()), "\n")
+	if len(lines) != len(targets) || !strings.HasPrefix(lines[6], "[7/7] ") {
+		t.Errorf("progress:\n%s", progress.String())
+	}
+}
+
+// TestMeasureAllBoundsConcurrency checks that no more than the given
+// number of measurements run at once.
+func TestMeasureAllBoundsConcurrency(t *testing.T) {
+	var running, peak atomic.Int32
+	orig := measureHook
+	measureHook = func() func() {
+		n := running.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+		return func() { running.Add(-1) }
+	}
+	defer func() { measureHook = orig }()
+	targets := make([]Target, 9)
+	for i := range targets {
+		targets[i] = Target{Transport: "stdio"} // fails at once: no command
+	}
+	MeasureAll(context.Background(), targets, testOptions(), 3)
+	if p := peak.Load(); p != 3 {
+		t.Errorf("peak concurrency %d, want 3", p)
+	}
+}
+
+// TestNoGoroutineLeft measures hostile servers one after another and
+// checks that the goroutine count returns to where it was.
+func TestNoGoroutineLeft(t *testing.T) {
+	base := startHTTPServer(t, "hang")
+	sse := startHTTPServer(t, "sse")
+	streamable := startHTTPServer(t, "streamable")
+	o := testOptions()
+	o.Timeout = 300 * time.Millisecond
+	targets := []Target{
+		{Command: bin("stdioserver"), Args: []string{"ok"}},
+		{Command: bin("stdioserver"), Args: []string{"silent"}},
+		{Command: bin("stdioserver"), Args: []string{"exit-mid-list"}},
+		{Command: bin("stdioserver"), Args: []string{"huge"}},
+		{Command: bin("stdioserver"), Args: []string{"spawn-child"}},
+		{URL: base + "/mcp"},
+		{URL: sse + "/sse"},
+		{URL: streamable + "/mcp"},
+	}
+	// Warm up whatever the runtime and the SDK start once per process.
+	Measure(context.Background(), targets[0], o)
+	before := settleGoroutines(0)
+	for _, tg := range targets {
+		Measure(context.Background(), tg, o)
+	}
+	if after := settleGoroutines(before); after > before {
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		t.Errorf("%d goroutines before, %d after:\n%s", before, after, buf[:n])
+	}
+}
+
+func TestScrubberAndURLs(t *testing.T) {
+	s := newScrubber(Target{
+		Env:     map[string]string{"A": "abc", "B": "abcdef", "SHORT": "x"},
+		Headers: map[string]string{"Authorization": "Bearer tok123"},
+		URL:     "https://user:pw-secret@example.com/mcp?api_key=qv9&x=1",
+	})
+	got := s.scrub("abcdef abc x Bearer tok123 tok123 pw-secret qv9")
+	want := "[redacted] [redacted] x [redacted] [redacted] [redacted] [redacted]"
+	if got != want {
+		t.Errorf("scrub: %q, want %q", got, want)
+	}
+	for in, want := range map[string]string{
+		"https://user:pw@example.com/mcp?api_key=qv9#frag": "https://example.com/mcp?…",
+		"http://127.0.0.1:8080/sse":                        "http://127.0.0.1:8080/sse",
+		"not a url":                                        "(invalid URL)",
+	} {
+		if got := redactURL(in); got != want {
+			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestTailBuffer(t *testing.T) {
+	b := &tailBuffer{max: 16}
+	for _, s := range []string{"one\n", "two\n", "three\n", "four\n", "five\n"} {
+		b.Write([]byte(s))
+	}
+	if got := string(b.buf); got != "ee\nfour\nfive\n" && len(b.buf) > 16 {
+		t.Errorf("kept %q", got)
+	}
+	if got := b.lastLines(2); got != "four\nfive" {
+		t.Errorf("lastLines(2) = %q", got)
+	}
+	b.Write([]byte(strings.Repeat("z", 100)))
+	if len(b.buf) != 16 {
+		t.Errorf("kept %d bytes, max 16", len(b.buf))
+	}
+}
+
+func TestHasAuthParam(t *testing.T) {
+	for _, tc := range []struct {
+		h    string
+		want bool
+	}{
+		{`Bearer resource_metadata="https://x/.well-known/oauth-protected-resource"`, true},
+		{`Bearer realm="mcp", Resource_Metadata="https://x"`, true},
+		{`Bearer realm="resource_metadata=x"`, false},
+		{`Bearer error="invalid_token"`, false},
+		{``, false},
+	} {
+		if got := hasAuthParam(tc.h, "resource_metadata"); got != tc.want {
+			t.Errorf("hasAuthParam(%q) = %v", tc.h, got)
+		}
+	}
+}
+
+func TestTransportOf(t *testing.T) {
+	got := []string{
+		transportOf(Target{Command: "x"}),
+		transportOf(Target{URL: "http://x"}),
+		transportOf(Target{URL: "http://x", Transport: "sse"}),
+		transportOf(Target{Command: "x", Transport: "bogus"}),
+	}
+	if want := []string{"stdio", "http", "sse", "stdio"}; !slices.Equal(got, want) {
+		t.Errorf("%v, want %v", got, want)
+	}
+}
