@@ -78,7 +78,15 @@ type Client struct {
 
 	requests atomic.Int64
 	mu       sync.Mutex
-	cache    map[cacheKey]int
+	cache    map[cacheKey]*call
+}
+
+// A call is one count, done or in flight. Callers asking for the same
+// count while it is in flight wait for it instead of sending it again.
+type call struct {
+	done chan struct{}
+	n    int
+	err  error
 }
 
 type cacheKey struct {
@@ -98,7 +106,7 @@ func NewClient(key, baseURL, model string) *Client {
 	if model == "" {
 		model = DefaultModel
 	}
-	return &Client{key: key, baseURL: strings.TrimRight(baseURL, "/"), model: model, cache: map[cacheKey]int{}}
+	return &Client{key: key, baseURL: strings.TrimRight(baseURL, "/"), model: model, cache: map[cacheKey]*call{}}
 }
 
 // Model returns the model the client counts for.
@@ -137,15 +145,31 @@ func (c *Client) CountTools(ctx context.Context, tools []byte) (Count, error) {
 }
 
 // count returns input_tokens for the probe message with tools (nil: with
-// none), from the cache when it has been counted before.
+// none), from the cache when it has been counted before. Failed counts are
+// not kept, so a later call tries again.
 func (c *Client) count(ctx context.Context, tools []byte) (int, error) {
 	key := cacheKey{model: c.model, tools: sha256.Sum256(tools), bare: tools == nil}
 	c.mu.Lock()
-	n, ok := c.cache[key]
-	c.mu.Unlock()
-	if ok {
-		return n, nil
+	if cl, ok := c.cache[key]; ok {
+		c.mu.Unlock()
+		select {
+		case <-cl.done:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+		if cl.err == nil {
+			return cl.n, nil
+		}
+		if ctx.Err() == nil && (errors.Is(cl.err, context.Canceled) || errors.Is(cl.err, context.DeadlineExceeded)) {
+			// The caller that sent it gave up; this one has not.
+			return c.count(ctx, tools)
+		}
+		return 0, cl.err
 	}
+	cl := &call{done: make(chan struct{})}
+	c.cache[key] = cl
+	c.mu.Unlock()
+
 	body := []byte(`{"model":`)
 	body = strconv.AppendQuote(body, c.model) // model ids are ASCII
 	body = append(body, `,"messages":[{"role":"user","content":"`+userMessage+`"}]`...)
@@ -154,14 +178,14 @@ func (c *Client) count(ctx context.Context, tools []byte) (int, error) {
 		body = append(body, tools...)
 	}
 	body = append(body, '}')
-	n, err := c.post(ctx, body)
-	if err != nil {
-		return 0, err
+	cl.n, cl.err = c.post(ctx, body)
+	if cl.err != nil {
+		c.mu.Lock()
+		delete(c.cache, key)
+		c.mu.Unlock()
 	}
-	c.mu.Lock()
-	c.cache[key] = n
-	c.mu.Unlock()
-	return n, nil
+	close(cl.done)
+	return cl.n, cl.err
 }
 
 // post sends one count_tokens request, retrying 429 and 5xx answers.

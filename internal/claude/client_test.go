@@ -359,3 +359,42 @@ func TestCountToolsRealSleep(t *testing.T) {
 		t.Errorf("error %v after %v", err, time.Since(start))
 	}
 }
+
+// Concurrent counts of the same tools send each request once; a failed
+// count is not kept.
+func TestCountToolsConcurrent(t *testing.T) {
+	_, srv := newFake(t)
+	c, _ := testClient(srv.URL, testKey)
+	var wg sync.WaitGroup
+	results := make([]Count, 8)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n, err := c.CountTools(context.Background(), []byte(tools))
+			if err != nil {
+				t.Error(err)
+			}
+			results[i] = n
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		if r != results[0] || r.WithTools == 0 {
+			t.Errorf("results differ: %+v", results)
+			break
+		}
+	}
+	if c.Requests() != 2 {
+		t.Errorf("%d requests for 8 identical counts, want 2", c.Requests())
+	}
+
+	_, srv = newFake(t, answer{400, nil, `{"type":"error","error":{"type":"invalid_request_error","message":"no"}}`})
+	c, _ = testClient(srv.URL, testKey)
+	if _, err := c.CountTools(context.Background(), []byte(tools)); err == nil {
+		t.Fatal("no error")
+	}
+	if _, err := c.CountTools(context.Background(), []byte(tools)); err != nil || c.Requests() != 3 {
+		t.Errorf("after a failure: %v, %d requests (want 3: the failed one is sent again)", err, c.Requests())
+	}
+}
