@@ -592,3 +592,68 @@ func equal(a, b *Value) bool {
 	}
 	return false
 }
+
+func TestSmallAPI(t *testing.T) {
+	var zero Value
+	if zero.Kind() != Null || string(Marshal(&zero)) != "null" || zero.Len() != 0 {
+		t.Error("the zero Value is not null")
+	}
+	kinds := map[Kind]string{Null: "null", Bool: "bool", Number: "number", String: "string", Array: "array", Object: "object", 9: "invalid"}
+	for k, want := range kinds {
+		if k.String() != want {
+			t.Errorf("Kind(%d).String() = %q", k, k.String())
+		}
+	}
+	v, err := Parse([]byte(`{"s":"ab\ud800","a":[1,2,3],"o":{"x":1},"n":1,"e":"","ea":[],"eo":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]int{"s": 5, "a": 3, "o": 1, "n": 0, "e": 0, "ea": 0, "eo": 0, "missing": 0} {
+		if got := v.Get(key).Len(); got != want {
+			t.Errorf("Len of %s = %d, want %d", key, got, want)
+		}
+	}
+	if k := v.Get("eo").Kind(); k != Object || v.Get("ea").Kind() != Array || v.Get("e").Kind() != String {
+		t.Errorf("empty kinds: %v", k)
+	}
+	if got := NewString("a\xc3").Str(); got != "a\uFFFD" {
+		t.Errorf("NewString = %q", got)
+	}
+	if NewBool(false).Bool() || !NewBool(true).Bool() || NewNumber(-2).Num() != -2 {
+		t.Error("constructors")
+	}
+}
+
+// TestLarge covers objects and arrays bigger than the slabs, with
+// duplicates found through the map.
+func TestLarge(t *testing.T) {
+	const n = 2000
+	var in, want strings.Builder
+	in.WriteString("[")
+	want.WriteString("[")
+	for i := range n {
+		if i > 0 {
+			in.WriteString(",")
+			want.WriteString(",")
+		}
+		in.WriteString(itoa(i))
+		want.WriteString(itoa(i))
+	}
+	in.WriteString(`,` + manyKeys(n, 2) + `]`)
+	want.WriteString(`,` + manyKeysWant(n, 2) + `]`)
+	runTransform(t, []transformCase{{"large", in.String(), want.String()}})
+	// Keys that are array indexes, in a large object.
+	var obj strings.Builder
+	obj.WriteString("{")
+	for i := n - 1; i >= 0; i-- {
+		obj.WriteString(`"` + itoa(i) + `":0,`)
+	}
+	obj.WriteString(`"x":1}`)
+	got, err := Transform([]byte(obj.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(got), `{"0":0,"1":0,"2":0,`) || !strings.HasSuffix(string(got), `"1999":0,"x":1}`) {
+		t.Errorf("large index object: %.60s...", got)
+	}
+}
