@@ -1,0 +1,236 @@
+package usage
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/render"
+)
+
+// table is a report's main table, before it is printed as text or Markdown.
+type table struct {
+	header []string
+	align  []render.Align
+	rows   [][]string
+}
+
+func (r *Report) table() table {
+	R, L := render.Right, render.Left
+	var t table
+	switch r.By {
+	case "server", "tool":
+		first := []string{"SERVER"}
+		al := []render.Align{L}
+		if r.By == "tool" {
+			first = append(first, "TOOL")
+			al = append(al, L)
+		} else {
+			first = append(first, "TOOLS")
+			al = append(al, R)
+		}
+		t.header = append(first, "CALLS", "ERRORS", "SESSIONS", "RESULT TOKENS", "AVG", "MAX", "P50", "P95")
+		t.align = append(al, R, R, R, R, R, R, R, R)
+		for _, x := range r.Tools {
+			name := x.Server
+			if x.BuiltIn {
+				name = "(built-in)"
+			} else if x.Plugin != "" {
+				name += " (plugin " + x.Plugin + ")"
+			}
+			row := []string{name}
+			if r.By == "tool" {
+				row = append(row, x.Tool)
+			} else {
+				row = append(row, render.Int(x.Tools))
+			}
+			tokens := render.Int(int(x.ResultTokens))
+			if x.EstimatedTokens > 0 {
+				tokens += fmt.Sprintf(" +%s est.", render.Int(int(x.EstimatedTokens)))
+			}
+			row = append(row, render.Int(x.Calls), render.Int(x.Errors), render.Int(x.Sessions), tokens,
+				render.Int(int(x.AvgResultTokens+0.5)), render.Int(int(x.MaxResultTokens)), ms(x.LatencyP50Ms), ms(x.LatencyP95Ms))
+			t.rows = append(t.rows, row)
+		}
+	default:
+		first := strings.ToUpper(r.By)
+		t.header = []string{first, "REQUESTS", "INPUT", "OUTPUT", "CACHE WRITE", "CACHE READ", "TOTAL", "COST", "TOOL CALLS", "RESULT TOKENS"}
+		t.align = []render.Align{L, R, R, R, R, R, R, R, R, R}
+		if r.By == "model" {
+			t.header = t.header[:8]
+		}
+		if r.By == "session" {
+			t.header = append([]string{"SESSION", "STARTED", "PROJECT"}, t.header[1:]...)
+			t.align = append([]render.Align{L, L, L}, t.align[1:]...)
+		}
+		for _, u := range r.Usage {
+			var row []string
+			if r.By == "session" {
+				started := ""
+				if u.First != nil {
+					started = u.First.Format("2006-01-02 15:04")
+				}
+				_, id, _ := strings.Cut(u.Key, ":")
+				row = []string{u.Source + ":" + short(id), started, u.Project}
+			} else {
+				row = []string{u.Key}
+			}
+			row = append(row, render.Int(u.Requests), render.Int(int(u.Tokens.Input)), render.Int(int(u.Tokens.Output)),
+				render.Int(int(u.Tokens.CacheWrite5m+u.Tokens.CacheWrite1h)), render.Int(int(u.Tokens.CacheRead)), render.Int(int(u.Tokens.Total)),
+				cost(u.Cost, u.Unpriced > 0))
+			if r.By != "model" {
+				row = append(row, render.Int(u.ToolCalls), render.Int(int(u.ResultTokens)))
+			}
+			t.rows = append(t.rows, row)
+		}
+	}
+	return t
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func ms(v *int64) string {
+	if v == nil {
+		return "-"
+	}
+	d := time.Duration(*v) * time.Millisecond
+	if d < time.Second {
+		return strconv.FormatInt(*v, 10) + "ms"
+	}
+	return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+}
+
+func cost(c float64, partial bool) string {
+	prec := 2
+	if c < 1 {
+		prec = 4
+	}
+	s := "$" + strconv.FormatFloat(c, 'f', prec, 64)
+	if partial {
+		s += "*"
+	}
+	return s
+}
+
+func (r *Report) period() string {
+	switch {
+	case r.Since != "" && r.Until != "":
+		return "from " + r.Since + " to " + r.Until
+	case r.Since != "":
+		return "since " + r.Since
+	case r.Until != "":
+		return "until " + r.Until
+	}
+	return "all history"
+}
+
+func (r *Report) summary() []string {
+	src := map[string]string{"all": "Claude Code and Codex", "claude": "Claude Code", "codex": "Codex"}[r.Source]
+	if src == "" {
+		src = r.Source
+	}
+	head := fmt.Sprintf("Usage by %s, %s (%s), %s", r.By, r.period(), r.Timezone, src)
+	if r.Project != "" {
+		head += ", project " + r.Project
+	}
+	t := r.Totals
+	lines := []string{
+		head,
+		fmt.Sprintf("%s requests in %s sessions: %s tokens (%s input, %s output, %s cache writes, %s cache reads), cost %s",
+			render.Int(t.Requests), render.Int(t.Sessions), render.Int(int(t.Tokens.Total)), render.Int(int(t.Tokens.Input)),
+			render.Int(int(t.Tokens.Output)), render.Int(int(t.Tokens.CacheWrite5m+t.Tokens.CacheWrite1h)), render.Int(int(t.Tokens.CacheRead)),
+			cost(t.Cost, t.UnpricedRequests > 0)),
+		fmt.Sprintf("%s tool calls (%s to MCP servers, %s errors); results %s tokens, of which MCP %s (o200k_base)",
+			render.Int(t.ToolCalls), render.Int(t.MCPCalls), render.Int(t.ToolErrors), render.Int(int(t.ResultTokens)), render.Int(int(t.MCPResultTokens))),
+	}
+	return lines
+}
+
+func (r *Report) notes() []string {
+	var n []string
+	if len(r.Unpriced) > 0 {
+		n = append(n, fmt.Sprintf("* unpriced models (tokens counted, cost not): %s", strings.Join(r.Unpriced, ", ")))
+	}
+	p := "prices of " + r.Prices.Updated
+	if r.Prices.File != "" {
+		p += " from " + r.Prices.File
+	}
+	n = append(n, p+"; latency is from a tool call to its result as the agent logged them, including any wait for permission")
+	if r.By == "server" || r.By == "tool" {
+		n = append(n, "result tokens are exact o200k_base counts of the results' text; images and other blocks are estimated (est.)")
+	}
+	return n
+}
+
+// WriteText prints the report for a terminal.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for _, l := range r.summary() {
+		b.WriteString(l + "\n")
+	}
+	b.WriteString("\n")
+	t := r.table()
+	if len(t.rows) == 0 {
+		b.WriteString("Nothing in this period.\n")
+	} else {
+		tb := render.Table{Header: t.header, Align: t.align, Rows: t.rows}
+		if err := tb.Write(&b); err != nil {
+			return err
+		}
+	}
+	b.WriteString("\n")
+	for _, n := range r.notes() {
+		b.WriteString(n + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteMarkdown prints the report as Markdown.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	s := r.summary()
+	fmt.Fprintf(&b, "## %s\n\n", s[0])
+	for _, l := range s[1:] {
+		b.WriteString(l + "\n\n")
+	}
+	t := r.table()
+	if len(t.rows) == 0 {
+		b.WriteString("Nothing in this period.\n")
+	} else {
+		cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+		b.WriteString("|")
+		for _, h := range t.header {
+			b.WriteString(" " + cell(h) + " |")
+		}
+		b.WriteString("\n|")
+		for i := range t.header {
+			if i < len(t.align) && t.align[i] == render.Right {
+				b.WriteString("---:|")
+			} else {
+				b.WriteString("---|")
+			}
+		}
+		b.WriteString("\n")
+		for _, row := range t.rows {
+			b.WriteString("|")
+			for _, c := range row {
+				b.WriteString(" " + cell(c) + " |")
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
+	for _, n := range r.notes() {
+		b.WriteString("- " + strings.TrimPrefix(n, "* ") + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,580 @@
+// Package usage turns the usage store into reports: what the requests of
+// the sessions people ran cost, per day, session, model and project, and
+// what each MCP server and tool put into the context (calls, errors,
+// result tokens, latency). Prices come from a dated table embedded in the
+// binary (prices.json, which names its sources) or from a file.
+//
+// Latency is the time from the tool call's timestamp to its result's
+// timestamp, as the agent wrote them: it includes any time the agent
+// waited for the user to allow the call. Calls without a result have no
+// latency and are counted as unanswered.
+package usage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Schema is the version of the report's JSON.
+const Schema = "mcpcost.usage/v1"
+
+// Dimensions a report can be grouped by.
+var Dimensions = []string{"server", "tool", "session", "day", "model", "project"}
+
+// Options select and group what a report covers.
+type Options struct {
+	By string // one of Dimensions; default "server"
+	// Since and Until bound the period (Until exclusive); zero for open.
+	Since, Until time.Time
+	// Project keeps one project: its full path or its folder's name.
+	Project string
+	// Source is "claude", "codex" or "all" (or "").
+	Source string
+	// Location buckets days; nil for UTC.
+	Location *time.Location
+	Prices   *Prices
+	Now      time.Time
+}
+
+// Tokens are token counts by kind.
+type Tokens struct {
+	Input        int64 `json:"input"`
+	Output       int64 `json:"output"`
+	CacheWrite5m int64 `json:"cacheWrite5m"`
+	CacheWrite1h int64 `json:"cacheWrite1h"`
+	CacheRead    int64 `json:"cacheRead"`
+	Total        int64 `json:"total"`
+}
+
+func (t *Tokens) add(u Tokens) {
+	t.Input += u.Input
+	t.Output += u.Output
+	t.CacheWrite5m += u.CacheWrite5m
+	t.CacheWrite1h += u.CacheWrite1h
+	t.CacheRead += u.CacheRead
+	t.Total += u.Total
+}
+
+// Report is a usage report.
+type Report struct {
+	Schema      string    `json:"schema"`
+	GeneratedAt time.Time `json:"generatedAt"`
+	By          string    `json:"by"`
+	Since       string    `json:"since,omitempty"`
+	Until       string    `json:"until,omitempty"`
+	Timezone    string    `json:"timezone"`
+	Source      string    `json:"source"`
+	Project     string    `json:"project,omitempty"`
+	Prices      PriceInfo `json:"prices"`
+	Totals      Totals    `json:"totals"`
+	// Usage rows, for by day, session, model and project.
+	Usage []UsageRow `json:"usage,omitempty"`
+	// Tools rows, for by server and tool.
+	Tools []ToolRow `json:"tools,omitempty"`
+	// Unpriced lists models missing from the price table; their tokens
+	// are counted and their cost is not.
+	Unpriced []string `json:"unpriced,omitempty"`
+	// Ingest reports the ingest run just before, when there was one.
+	Ingest any `json:"ingest,omitempty"`
+}
+
+// PriceInfo says which prices a report used.
+type PriceInfo struct {
+	Updated string        `json:"updated"`
+	File    string        `json:"file,omitempty"`
+	Sources []PriceSource `json:"sources"`
+}
+
+// Totals sum the whole period.
+type Totals struct {
+	Requests         int     `json:"requests"`
+	Sessions         int     `json:"sessions"`
+	Tokens           Tokens  `json:"tokens"`
+	Cost             float64 `json:"cost"`
+	UnpricedRequests int     `json:"unpricedRequests,omitempty"`
+	ToolCalls        int     `json:"toolCalls"`
+	MCPCalls         int     `json:"mcpCalls"`
+	ToolErrors       int     `json:"toolErrors"`
+	ResultTokens     int64   `json:"resultTokens"`
+	MCPResultTokens  int64   `json:"mcpResultTokens"`
+}
+
+// UsageRow is one group of requests.
+type UsageRow struct {
+	Key      string  `json:"key"`
+	Requests int     `json:"requests"`
+	Tokens   Tokens  `json:"tokens"`
+	Cost     float64 `json:"cost"`
+	// Unpriced counts requests whose model has no price (not in Cost).
+	Unpriced int      `json:"unpriced,omitempty"`
+	Models   []string `json:"models,omitempty"`
+	// For sessions: where and when.
+	Source  string     `json:"source,omitempty"`
+	Project string     `json:"project,omitempty"`
+	First   *time.Time `json:"first,omitempty"`
+	Last    *time.Time `json:"last,omitempty"`
+	// Tool calls in the group, and their result tokens.
+	ToolCalls    int   `json:"toolCalls"`
+	ResultTokens int64 `json:"resultTokens"`
+}
+
+// ToolRow is one MCP server (or the built-in tools), or one tool.
+type ToolRow struct {
+	// Server is the MCP server; empty for the agent's built-in tools.
+	Server  string `json:"server"`
+	BuiltIn bool   `json:"builtIn,omitempty"`
+	Plugin  string `json:"plugin,omitempty"`
+	// Tool is set in rows by tool.
+	Tool string `json:"tool,omitempty"`
+	// Tools counts the distinct tools called, in rows by server.
+	Tools      int `json:"tools,omitempty"`
+	Calls      int `json:"calls"`
+	Errors     int `json:"errors"`
+	Unanswered int `json:"unanswered,omitempty"` // calls without a result
+	Sessions   int `json:"sessions"`
+	// Result tokens: exact o200k_base counts of the results' text.
+	ResultTokens    int64   `json:"resultTokens"`
+	AvgResultTokens float64 `json:"avgResultTokens"`
+	MaxResultTokens int64   `json:"maxResultTokens"`
+	// Estimated tokens of non-text blocks (images, resources), not in
+	// ResultTokens; NonTextBlocks counts those blocks.
+	EstimatedTokens int64 `json:"estimatedTokens,omitempty"`
+	NonTextBlocks   int   `json:"nonTextBlocks,omitempty"`
+	// RepeatedCalls counts calls whose arguments were identical to an
+	// earlier call of the same tool in the same session.
+	RepeatedCalls int `json:"repeatedCalls,omitempty"`
+	// Latency from call to result, in milliseconds (nil when no call has
+	// both timestamps).
+	LatencyP50Ms *int64 `json:"latencyP50Ms"`
+	LatencyP95Ms *int64 `json:"latencyP95Ms"`
+}
+
+// Build computes a report from the store's database.
+func Build(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
+	if o.By == "" {
+		o.By = "server"
+	}
+	if !validBy(o.By) {
+		return nil, fmt.Errorf("unknown grouping %q (want one of %s)", o.By, strings.Join(Dimensions, ", "))
+	}
+	if o.Location == nil {
+		o.Location = time.UTC
+	}
+	if o.Prices == nil {
+		o.Prices = DefaultPrices()
+	}
+	if o.Source == "" {
+		o.Source = "all"
+	}
+	r := &Report{
+		Schema:      Schema,
+		GeneratedAt: o.Now.UTC(),
+		By:          o.By,
+		Timezone:    o.Location.String(),
+		Source:      o.Source,
+		Project:     o.Project,
+		Prices:      PriceInfo{Updated: o.Prices.Updated, File: o.Prices.File, Sources: o.Prices.Sources},
+		Usage:       []UsageRow{},
+		Tools:       []ToolRow{},
+	}
+	if !o.Since.IsZero() {
+		r.Since = o.Since.In(o.Location).Format(time.RFC3339)
+	}
+	if !o.Until.IsZero() {
+		r.Until = o.Until.In(o.Location).Format(time.RFC3339)
+	}
+	sessions, err := loadSessions(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if err := usageRows(ctx, db, o, r, sessions); err != nil {
+		return nil, err
+	}
+	if err := toolRows(ctx, db, o, r, sessions); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func validBy(by string) bool {
+	for _, d := range Dimensions {
+		if d == by {
+			return true
+		}
+	}
+	return false
+}
+
+type sessionInfo struct {
+	project     string
+	first, last int64
+}
+
+func loadSessions(ctx context.Context, db *sql.DB) (map[string]sessionInfo, error) {
+	rows, err := db.QueryContext(ctx, `SELECT source, session_id, project, coalesce(first_ts, 0), coalesce(last_ts, 0) FROM sessions`)
+	if err != nil {
+		return nil, fmt.Errorf("reading sessions: %w", err)
+	}
+	defer rows.Close()
+	m := map[string]sessionInfo{}
+	for rows.Next() {
+		var src, id string
+		var s sessionInfo
+		if err := rows.Scan(&src, &id, &s.project, &s.first, &s.last); err != nil {
+			return nil, err
+		}
+		m[src+"\x00"+id] = s
+	}
+	return m, rows.Err()
+}
+
+// window returns the SQL condition and arguments for the period and
+// source on a time column.
+func window(o Options, col string) (string, []any) {
+	var cond []string
+	var args []any
+	if !o.Since.IsZero() {
+		cond = append(cond, col+" >= ?")
+		args = append(args, o.Since.UnixMilli())
+	}
+	if !o.Until.IsZero() {
+		cond = append(cond, col+" < ?")
+		args = append(args, o.Until.UnixMilli())
+	}
+	if o.Source != "all" {
+		cond = append(cond, "source = ?")
+		args = append(args, o.Source)
+	}
+	if len(cond) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(cond, " AND "), args
+}
+
+// projectMatch reports whether a project path matches the --project
+// filter: the full path, or the folder's name.
+func projectMatch(filter, project string) bool {
+	if filter == "" {
+		return true
+	}
+	f := strings.TrimRight(filter, `/\`)
+	return project == f || filepath.Base(project) == f || strings.HasSuffix(project, "/"+f) || strings.HasSuffix(project, `\`+f)
+}
+
+func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions map[string]sessionInfo) error {
+	where, args := window(o, "ts")
+	rows, err := db.QueryContext(ctx, `SELECT source, session_id, ts, model, project, input, output, cache_write_5m, cache_write_1h, cache_read, speed
+		FROM requests`+where, args...)
+	if err != nil {
+		return fmt.Errorf("reading requests: %w", err)
+	}
+	defer rows.Close()
+	groups := map[string]*UsageRow{}
+	models := map[string]map[string]bool{}
+	seenSessions := map[string]bool{}
+	unpriced := map[string]bool{}
+	for rows.Next() {
+		var src, sess, model, project, speed string
+		var ts int64
+		var t Tokens
+		if err := rows.Scan(&src, &sess, &ts, &model, &project, &t.Input, &t.Output, &t.CacheWrite5m, &t.CacheWrite1h, &t.CacheRead, &speed); err != nil {
+			return err
+		}
+		t.Total = t.Input + t.Output + t.CacheWrite5m + t.CacheWrite1h + t.CacheRead
+		sk := src + "\x00" + sess
+		if project == "" {
+			project = sessions[sk].project
+		}
+		if !projectMatch(o.Project, project) {
+			continue
+		}
+		mp, _, ok := o.Prices.Lookup(model)
+		cost := 0.0
+		if ok {
+			cost = mp.Cost(t, speed == "fast")
+		} else if t.Total > 0 {
+			unpriced[model] = true
+		}
+		seenSessions[sk] = true
+		r.Totals.Requests++
+		r.Totals.Tokens.add(t)
+		r.Totals.Cost += cost
+		if !ok && t.Total > 0 {
+			r.Totals.UnpricedRequests++
+		}
+		key := groupKey(o, src, sess, model, project, ts)
+		if key == "" {
+			continue
+		}
+		g := groups[key]
+		if g == nil {
+			g = &UsageRow{Key: key}
+			groups[key] = g
+			models[key] = map[string]bool{}
+		}
+		g.Requests++
+		g.Tokens.add(t)
+		g.Cost += cost
+		if !ok && t.Total > 0 {
+			g.Unpriced++
+		}
+		models[key][model] = true
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	r.Totals.Sessions = len(seenSessions)
+	for m := range unpriced {
+		r.Unpriced = append(r.Unpriced, displayModel(m))
+	}
+	sort.Strings(r.Unpriced)
+	for key, g := range groups {
+		for m := range models[key] {
+			g.Models = append(g.Models, displayModel(m))
+		}
+		sort.Strings(g.Models)
+		if o.By == "session" {
+			src, id, _ := strings.Cut(key, ":")
+			s := sessions[src+"\x00"+id]
+			g.Source, g.Project = src, s.project
+			if s.first > 0 {
+				f, l := time.UnixMilli(s.first).In(o.Location), time.UnixMilli(s.last).In(o.Location)
+				g.First, g.Last = &f, &l
+			}
+		}
+		r.Usage = append(r.Usage, *g)
+	}
+	sortUsage(o.By, r.Usage)
+	return nil
+}
+
+func displayModel(m string) string {
+	if m == "" {
+		return "(unknown model)"
+	}
+	return m
+}
+
+// groupKey is a request's group in the report (empty: no usage rows).
+func groupKey(o Options, src, sess, model, project string, ts int64) string {
+	switch o.By {
+	case "day":
+		return time.UnixMilli(ts).In(o.Location).Format("2006-01-02")
+	case "session":
+		return src + ":" + sess
+	case "model":
+		return displayModel(model)
+	case "project":
+		if project == "" {
+			return "(unknown project)"
+		}
+		return project
+	}
+	return ""
+}
+
+func sortUsage(by string, rows []UsageRow) {
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		switch by {
+		case "day":
+			return a.Key < b.Key
+		case "session":
+			if a.First != nil && b.First != nil && !a.First.Equal(*b.First) {
+				return a.First.Before(*b.First)
+			}
+			return a.Key < b.Key
+		}
+		if a.Cost != b.Cost {
+			return a.Cost > b.Cost
+		}
+		if a.Tokens.Total != b.Tokens.Total {
+			return a.Tokens.Total > b.Tokens.Total
+		}
+		return a.Key < b.Key
+	})
+}
+
+type toolAgg struct {
+	row       ToolRow
+	tools     map[string]bool
+	sessions  map[string]bool
+	latencies []int64
+	seenArgs  map[string]bool
+}
+
+func toolRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions map[string]sessionInfo) error {
+	where, args := window(o, "coalesce(call_ts, result_ts)")
+	rows, err := db.QueryContext(ctx, `SELECT source, session_id, coalesce(name, ''), coalesce(tool, ''), coalesce(server, ''), coalesce(plugin, ''),
+		call_ts IS NOT NULL, result_ts IS NOT NULL, coalesce(result_ts - call_ts, -1), coalesce(result_tokens, 0), coalesce(estimated_tokens, 0),
+		coalesce(non_text, 0), coalesce(is_error, 0), coalesce(project, ''), coalesce(args_hash, x'')
+		FROM tool_calls`+where+` ORDER BY coalesce(call_ts, result_ts), id`, args...)
+	if err != nil {
+		return fmt.Errorf("reading tool calls: %w", err)
+	}
+	defer rows.Close()
+	groups := map[string]*toolAgg{}
+	for rows.Next() {
+		var src, sess, name, tool, server, plugin, project string
+		var hasCall, hasResult, isErr bool
+		var latency, tokens, est int64
+		var nonText int
+		var hash []byte
+		if err := rows.Scan(&src, &sess, &name, &tool, &server, &plugin, &hasCall, &hasResult, &latency, &tokens, &est, &nonText, &isErr, &project, &hash); err != nil {
+			return err
+		}
+		sk := src + "\x00" + sess
+		if project == "" {
+			project = sessions[sk].project
+		}
+		if !projectMatch(o.Project, project) {
+			continue
+		}
+		if !hasCall {
+			// A result whose call is in a file not (yet) read: counted for
+			// its tokens under its session, without a tool name.
+			name, tool = "(unknown tool)", "(unknown tool)"
+		}
+		if tool == "" {
+			tool = name
+		}
+		r.Totals.ToolCalls++
+		r.Totals.ResultTokens += tokens
+		if server != "" {
+			r.Totals.MCPCalls++
+			r.Totals.MCPResultTokens += tokens
+		}
+		if isErr {
+			r.Totals.ToolErrors++
+		}
+		if o.By != "server" && o.By != "tool" {
+			continue
+		}
+		key := server
+		if o.By == "tool" {
+			key = server + "\x00" + tool
+		}
+		g := groups[key]
+		if g == nil {
+			g = &toolAgg{row: ToolRow{Server: server, BuiltIn: server == "", Plugin: plugin}, tools: map[string]bool{}, sessions: map[string]bool{}, seenArgs: map[string]bool{}}
+			if o.By == "tool" {
+				g.row.Tool = tool
+			}
+			groups[key] = g
+		}
+		g.row.Calls++
+		g.tools[tool] = true
+		g.sessions[sk] = true
+		if isErr {
+			g.row.Errors++
+		}
+		if !hasResult {
+			g.row.Unanswered++
+		}
+		g.row.ResultTokens += tokens
+		g.row.MaxResultTokens = max(g.row.MaxResultTokens, tokens)
+		g.row.EstimatedTokens += est
+		g.row.NonTextBlocks += nonText
+		if hasCall && hasResult && latency >= 0 {
+			g.latencies = append(g.latencies, latency)
+		}
+		if len(hash) > 0 {
+			ak := sk + "\x00" + name + "\x00" + string(hash)
+			if g.seenArgs[ak] {
+				g.row.RepeatedCalls++
+			}
+			g.seenArgs[ak] = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, g := range groups {
+		row := g.row
+		if o.By == "server" {
+			row.Tools = len(g.tools)
+		}
+		row.Sessions = len(g.sessions)
+		if row.Calls > 0 {
+			row.AvgResultTokens = math.Round(float64(row.ResultTokens)/float64(row.Calls)*10) / 10
+		}
+		row.LatencyP50Ms, row.LatencyP95Ms = percentile(g.latencies, 0.50), percentile(g.latencies, 0.95)
+		r.Tools = append(r.Tools, row)
+	}
+	sort.Slice(r.Tools, func(i, j int) bool {
+		a, b := r.Tools[i], r.Tools[j]
+		if a.BuiltIn != b.BuiltIn {
+			return b.BuiltIn // MCP servers first
+		}
+		if a.ResultTokens != b.ResultTokens {
+			return a.ResultTokens > b.ResultTokens
+		}
+		if a.Server != b.Server {
+			return a.Server < b.Server
+		}
+		return a.Tool < b.Tool
+	})
+	if o.By != "server" && o.By != "tool" {
+		if err := toolsPerGroup(ctx, db, o, r, sessions); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// toolsPerGroup adds the tool calls of each usage row (by session, day or
+// project; not by model, which tool calls do not carry).
+func toolsPerGroup(ctx context.Context, db *sql.DB, o Options, r *Report, sessions map[string]sessionInfo) error {
+	if o.By == "model" {
+		return nil
+	}
+	idx := map[string]int{}
+	for i, u := range r.Usage {
+		idx[u.Key] = i
+	}
+	where, args := window(o, "coalesce(call_ts, result_ts)")
+	rows, err := db.QueryContext(ctx, `SELECT source, session_id, coalesce(call_ts, result_ts), coalesce(result_tokens, 0), coalesce(project, '') FROM tool_calls`+where, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var src, sess, project string
+		var ts, tokens int64
+		if err := rows.Scan(&src, &sess, &ts, &tokens, &project); err != nil {
+			return err
+		}
+		if project == "" {
+			project = sessions[src+"\x00"+sess].project
+		}
+		if !projectMatch(o.Project, project) {
+			continue
+		}
+		key := groupKey(o, src, sess, "", project, ts)
+		i, ok := idx[key]
+		if !ok {
+			continue // a group without requests in the period
+		}
+		r.Usage[i].ToolCalls++
+		r.Usage[i].ResultTokens += tokens
+	}
+	return rows.Err()
+}
+
+// percentile is the nearest-rank percentile of v (sorted in place).
+func percentile(v []int64, p float64) *int64 {
+	if len(v) == 0 {
+		return nil
+	}
+	sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
+	k := int(math.Ceil(p*float64(len(v)))) - 1
+	k = max(0, min(k, len(v)-1))
+	x := v[k]
+	return &x
+}
