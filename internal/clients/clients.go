@@ -485,6 +485,8 @@ func sniff(sys *System, path string, data []byte) (client, scope, format string)
 	if err == nil {
 		if m, ok := top.(map[string]any); ok {
 			switch {
+			case m["mcpServers"] != nil:
+				// The common shape: read as such, by no particular client.
 			case m["context_servers"] != nil:
 				return Zed, "project", FormatJSONC
 			case m["mcp"] != nil && isObject(m["mcp"]) && m["mcp"].(map[string]any)["servers"] == nil:

@@ -66,7 +66,7 @@ func lineCol(b []byte, n int) (line, col int) {
 	return line, col
 }
 
-var hujsonPos = regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`)
+var hujsonPos = regexp.MustCompile(`(?s)^hujson: line (\d+), column (\d+): (.*)$`)
 
 // decodeJSON decodes b as strict JSON or as JSONC (comments and trailing
 // commas). A leading UTF-8 byte-order mark is skipped. The error is a
@@ -95,8 +95,8 @@ func decodeJSON(b []byte, format string) (any, error) {
 	if err := dec.Decode(&out); err != nil {
 		return nil, jsonError(b, format, dec, err)
 	}
-	if dec.More() {
-		off := int(dec.InputOffset())
+	if rest := bytes.TrimLeft(b[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		off := len(b) - len(rest)
 		line, col := lineCol(b, off)
 		return nil, &ParseError{Format: format, Line: line, Col: col, Msg: "unexpected data after the top-level value"}
 	}
@@ -199,14 +199,16 @@ func decodeTOML(data []byte, path string) (map[string]any, error) {
 	return normalize(out).(map[string]any), nil
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
 
 // decodeYAML decodes a YAML document into plain maps with string keys.
 func decodeYAML(data []byte, path string) (map[string]any, error) {
 	data = stripBOM(data)
 	var node yaml.Node
 	if err := yaml.Unmarshal(data, &node); err != nil {
-		pe := &ParseError{Path: path, Format: FormatYAML, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		// yaml.v3 leaves the line out when the problem is on the first
+		// line (its marks count from 0, and 0 is not printed).
+		pe := &ParseError{Path: path, Format: FormatYAML, Line: 1, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 			pe.Line, _ = strconv.Atoi(m[1])
 			pe.Msg = m[2]

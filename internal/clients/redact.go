@@ -147,6 +147,13 @@ func redactArg(a string) string {
 }
 
 func redactValue(v string) string {
+	if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
+		return RedactURL(v)
+	}
+	return redactPlain(v)
+}
+
+func redactPlain(v string) string {
 	if authScheme.MatchString(v) {
 		v = authScheme.ReplaceAllStringFunc(v, func(m string) string {
 			scheme, _, _ := strings.Cut(m, " ")
@@ -155,6 +162,18 @@ func redactValue(v string) string {
 	}
 	if looksSecret(v) {
 		return Redacted
+	}
+	if strings.ContainsAny(v, " \t") {
+		words := strings.Fields(v)
+		changed := false
+		for i, w := range words {
+			if looksSecret(w) {
+				words[i], changed = Redacted, true
+			}
+		}
+		if changed {
+			return strings.Join(words, " ")
+		}
 	}
 	return v
 }
@@ -167,8 +186,11 @@ func RedactURL(raw string) string {
 		return redactURLParts(raw)
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" {
-		return redactValue(raw)
+	if err != nil {
+		return redactURLParts(raw)
+	}
+	if u.Scheme == "" {
+		return redactPlain(raw)
 	}
 	if u.User != nil {
 		if _, has := u.User.Password(); has {
