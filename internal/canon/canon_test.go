@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -655,5 +656,49 @@ func TestLarge(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(got), `{"0":0,"1":0,"2":0,`) || !strings.HasSuffix(string(got), `"1999":0,"x":1}`) {
 		t.Errorf("large index object: %.60s...", got)
+	}
+}
+
+// TestSpecial checks the eight-byte scan against a byte-by-byte one.
+func TestSpecial(t *testing.T) {
+	isSpecial := func(c byte) bool { return c < 0x20 || c == '"' || c == '\\' || c >= 0x80 }
+	var w [8]byte
+	check := func() {
+		want := false
+		for _, c := range w {
+			want = want || isSpecial(c)
+		}
+		x := uint64(0)
+		for i := 7; i >= 0; i-- {
+			x = x<<8 | uint64(w[i])
+		}
+		if got := special(x) != 0; got != want {
+			t.Fatalf("special(% x) = %v, want %v", w, got, want)
+		}
+		if got := !plain(x, true); got != want {
+			t.Fatalf("plain(% x, true) = %v, want %v", w, !got, !want)
+		}
+	}
+	// Random words over bytes near the boundaries.
+	r := rand.New(rand.NewPCG(3, 4))
+	near := []byte{0, 0x1f, 0x20, 0x21, '"', '"' + 1, '\\', '\\' + 1, 0x7f, 0x80, 0x9f, 0xa0, 0xfe, 0xff, 'a'}
+	for range 200000 {
+		for i := range w {
+			w[i] = near[r.IntN(len(near))]
+		}
+		check()
+	}
+	// Every byte value in every position, among plain and special
+	// neighbours.
+	for _, fill := range []byte{'a', 0x1f, '"', 0x80, 0xff, 0x21, 0x5c} {
+		for pos := range 8 {
+			for c := range 256 {
+				for i := range w {
+					w[i] = fill
+				}
+				w[pos] = byte(c)
+				check()
+			}
+		}
 	}
 }
