@@ -93,8 +93,10 @@ func parseClaudeCode(sys *System, c candidate, data []byte) Config {
 	r := sys.claudeReader(c.scope, c.path)
 	if c.scope != "local" {
 		cfg := readServersJSON(c, data, FormatJSON, "mcpServers", r)
-		if cfg.Error == "" && c.scope == "user" && !strings.Contains(string(data), `"mcpServers"`) {
-			cfg.noMCP = "no user-scope mcpServers in this file"
+		if cfg.Error == "" && c.scope == "user" {
+			if top, _, err := readJSONTop(data, FormatJSON, c.path); err == nil && top["mcpServers"] == nil {
+				cfg.noMCP = "no user-scope mcpServers in this file"
+			}
 		}
 		claudeNotes(&cfg, data)
 		return cfg

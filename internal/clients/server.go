@@ -331,10 +331,61 @@ func (r *entryReader) finish(s *Server, typ string) {
 	s.URL = exp(s.rawURL)
 	s.Cwd = exp(s.Cwd)
 	s.EnvFile = exp(s.EnvFile)
+	if s.EnvFile != "" {
+		r.loadEnvFile(s)
+	}
 	sort.Strings(x.unset)
 	sort.Strings(x.needs)
 	s.Unset, s.NeedsInput = x.unset, x.needs
 	r.settleTransport(s, typ)
+}
+
+// loadEnvFile reads the server's envFile (NAME=value lines) into Env, as
+// VS Code and Cursor do; a value set in env itself wins.
+func (r *entryReader) loadEnvFile(s *Server) {
+	path := s.EnvFile
+	if !r.sys.isAbs(path) {
+		path = r.sys.join(r.sys.Cwd, path)
+	}
+	data, err := r.sys.FS.ReadFile(path)
+	if err != nil {
+		s.Notes = append(s.Notes, fmt.Sprintf("envFile %s cannot be read, so the variables it holds are missing", s.EnvFile))
+		return
+	}
+	for name, value := range parseDotenv(data) {
+		if _, set := s.Env[name]; set {
+			continue
+		}
+		if s.Env == nil {
+			s.Env = map[string]string{}
+		}
+		s.Env[name] = value
+	}
+}
+
+// parseDotenv reads NAME=value lines: blank lines and # comments skipped,
+// an optional "export " prefix, and matching quotes around the value
+// removed.
+func parseDotenv(data []byte) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(string(stripBOM(data)), "\n") {
+		line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		line = strings.TrimPrefix(line, "export ")
+		name, value, ok := strings.Cut(line, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			continue
+		}
+		value = strings.TrimSpace(value)
+		if len(value) >= 2 && (value[0] == '"' || value[0] == '\'') && value[len(value)-1] == value[0] {
+			value = value[1 : len(value)-1]
+		}
+		out[name] = value
+	}
+	return out
 }
 
 func (r *entryReader) settleTransport(s *Server, typ string) {
