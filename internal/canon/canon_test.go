@@ -702,3 +702,31 @@ func TestSpecial(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentReads reads one tree from several goroutines (run with
+// -race).
+func TestConcurrentReads(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "corpus", "airbnb", "canonical.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []byte)
+	for range 4 {
+		go func() {
+			for _, tool := range v.Elems() {
+				_ = tool.Get("name").Str()
+				_ = tool.Members()
+			}
+			done <- Marshal(v)
+		}()
+	}
+	for range 4 {
+		if got := <-done; !bytes.Equal(got, data) {
+			t.Error("concurrent Marshal differs")
+		}
+	}
+}
