@@ -3,7 +3,9 @@ package main
 import (
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpcost/mcpcost/internal/cli"
@@ -22,6 +24,17 @@ func TestMain(m *testing.M) {
 // with a fake home ($WORK/home unless the script says otherwise) and
 // $SHARED pointing at the shared test data when it exists.
 func TestScript(t *testing.T) {
+	// Scripts build example servers with go: keep the real build and module
+	// caches, which live under the real home.
+	goenv := map[string]string{}
+	if out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output(); err == nil {
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		for i, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+			if i < len(lines) && lines[i] != "" {
+				goenv[k] = lines[i]
+			}
+		}
+	}
 	wd, _ := os.Getwd()
 	root := filepath.Join(wd, "..", "..")
 	shared := os.Getenv("MCPCOST_SHARED")
@@ -39,7 +52,10 @@ func TestScript(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(shared, "corpus")); err == nil {
 				e.Setenv("SHARED", shared)
 			}
-			for _, k := range []string{"MCPCOST_NPM_DIR", "MCPCOST_REQUIRE_PEERS", "PATH", "GOCACHE", "GOPATH", "GOROOT", "GOFLAGS", "GOMODCACHE"} {
+			for k, v := range goenv {
+				e.Setenv(k, v)
+			}
+			for _, k := range []string{"MCPCOST_NPM_DIR", "MCPCOST_REQUIRE_PEERS", "PATH", "GOROOT", "GOFLAGS", "GOPROXY"} {
 				if v := os.Getenv(k); v != "" {
 					e.Setenv(k, v)
 				}

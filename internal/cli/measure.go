@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"os"
+	"sort"
+	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/render"
@@ -33,6 +35,13 @@ A FILE (or - for standard input) holds a tools/list result
 per line (the tools of every tools/list response are concatenated in
 order), a bare array of tools, or a measurement.json.
 
+Live targets run the command (no shell) or connect to the URL over
+Streamable HTTP, falling back to the older HTTP+SSE transport. The server is
+captured twice (two launches); a difference marks it dynamic and names the
+tools that changed. Instructions, prompts, resources and resource
+templates are counted beside the tools, with the session-start load of a
+client that defers tool definitions (tool names plus instructions).
+
 Flags:
   --json             print the report as JSON (schema mcpcost.measure/v1)
   --out FILE         also write measurement.json to FILE; "mcpcost verify"
@@ -40,6 +49,21 @@ Flags:
   --name NAME        the server's name in the report (default: derived from
                      the file, or the server's own name)
   --max-bytes SIZE   refuse inputs larger than SIZE (default 256M)
+
+Live servers:
+  --header 'NAME: VALUE'   send a header (repeatable); values are never shown
+  --header-env VAR         send the headers held in VAR, one 'Name: value'
+                           per line
+  --env NAME=VALUE|NAME    set a variable for the command (repeatable); NAME
+                           alone passes this environment's value through
+  --cwd DIR                run the command in DIR
+  --timeout DURATION       per request (default 60s); a launch gets three
+                           times that; a timeout is retried once at double
+  --protocol-version V     offer this MCP protocol version (default:
+                           negotiate, newest first)
+  --transport T            stdio, http (Streamable HTTP, falls back to SSE)
+                           or sse
+  --once                   capture once instead of twice
 
 Per-tool counts do not add up to the total: the total counts the whole
 array once, and tokens merge differently at the joins between tools.
@@ -53,18 +77,39 @@ func runMeasure(env *Env, args []string) int {
 	nameFlag := f.String("name", "", "")
 	maxBytes := byteSize(measure.DefaultMaxBytes)
 	f.Var(&maxBytes, "max-bytes", "")
+	live := addLiveFlags(f)
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
 		return ExitError
 	}
-	if rest != nil {
-		return usageError(env, "measure", "measuring a running server (-- COMMAND) is not available in this build")
-	}
-	if len(pos) != 1 {
-		if len(pos) == 0 {
-			return usageError(env, "measure", "nothing to measure: give a FILE, - for standard input, a URL, or -- COMMAND ARGS")
-		}
+	switch {
+	case rest != nil && len(pos) > 0:
+		return usageError(env, "measure", "give either a target or -- COMMAND, not both")
+	case rest != nil && len(rest) == 0:
+		return usageError(env, "measure", "no command after --")
+	case rest == nil && len(pos) == 0:
+		return usageError(env, "measure", "nothing to measure: give a FILE, - for standard input, a URL, or -- COMMAND ARGS")
+	case len(pos) > 1:
 		return usageError(env, "measure", "measure takes one target, got %d", len(pos))
+	}
+	if rest != nil || isURL(pos[0]) {
+		urlArg := ""
+		if rest == nil {
+			urlArg = pos[0]
+		}
+		t, err := live.target(env, urlArg, rest)
+		if err != nil {
+			return usageError(env, "measure", "%v", err)
+		}
+		if *live.timeout <= 0 {
+			return usageError(env, "measure", "--timeout must be positive, such as 30s or 2m")
+		}
+		return measureLive(env, t, live, *nameFlag, *jsonFlag, *outFlag)
+	}
+	for _, fl := range []string{"header", "header-env", "env", "cwd", "timeout", "protocol-version", "transport", "once"} {
+		if f.Set(fl) {
+			return usageError(env, "measure", "--%s is for measuring a running server (a URL or -- COMMAND), not a file", fl)
+		}
 	}
 	target := pos[0]
 	data, err := readInput(env, target, int64(maxBytes))
@@ -93,8 +138,18 @@ func runMeasure(env *Env, args []string) int {
 			return fail(env, err)
 		}
 	}
-	if *jsonFlag {
-		err = render.JSON(env.Stdout, rep)
+	return writeMeasureReport(env, rep, *jsonFlag)
+}
+
+func isURL(s string) bool {
+	l := strings.ToLower(s)
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+}
+
+func writeMeasureReport(env *Env, rep *measure.Report, jsonOut bool) int {
+	var err error
+	if jsonOut {
+		err = jsonTo(env, rep)
 	} else {
 		err = render.MeasureText(env.Stdout, rep)
 	}
@@ -103,6 +158,11 @@ func runMeasure(env *Env, args []string) int {
 	}
 	return ExitOK
 }
+
+// jsonTo writes v as JSON on stdout.
+func jsonTo(env *Env, v any) error { return render.JSON(env.Stdout, v) }
+
+func sortStrings(s []string) { sort.Strings(s) }
 
 func writeFile(path string, f *measure.File) error {
 	b, err := f.Marshal()

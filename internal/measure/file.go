@@ -126,3 +126,37 @@ func (f *File) Marshal() ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// FailedFile builds measurement.json for a server that could not be
+// measured: no number, the status and why.
+func FailedFile(status, serverName, launch string, envNames []string, notes, generator string, at time.Time, timeout time.Duration) *File {
+	if len(notes) > 700 {
+		notes = notes[:700]
+	}
+	return &File{
+		MethodologyVersion: MethodologyVersion,
+		Provider:           "tiktoken",
+		Encoding:           "o200k_base",
+		Status:             status,
+		Tools:              []FileTool{},
+		RawToolsCapture:    json.RawMessage("null"),
+		MeasuredAt:         at.UTC().Format("2006-01-02T15:04:05.000Z"),
+		ServerName:         serverName,
+		LaunchCommand:      launch,
+		EnvVarNames:        envNames,
+		Notes:              notes,
+		TimeoutMs:          int(timeout.Milliseconds()),
+		Generator:          generator,
+		Schema:             FileSchema,
+	}
+}
+
+// InstructionsJSON is serverInstructions in its three states: a string,
+// null for none sent.
+func InstructionsJSON(s *string) json.RawMessage {
+	if s == nil {
+		return json.RawMessage("null")
+	}
+	b, _ := json.Marshal(*s)
+	return b
+}

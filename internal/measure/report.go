@@ -94,3 +94,17 @@ func group(n int) string {
 	}
 	return s
 }
+
+// FailedReport is the report of a server that could not be measured.
+func FailedReport(server, status, detail string, src *Source) *Report {
+	return &Report{
+		Schema:             Schema,
+		Server:             server,
+		Status:             status,
+		Detail:             detail,
+		MethodologyVersion: MethodologyVersion,
+		Encoding:           "o200k_base",
+		Source:             src,
+		Tools:              []Tool{},
+	}
+}

@@ -1,0 +1,310 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/mcpclient"
+	"github.com/mcpcost/mcpcost/internal/measure"
+)
+
+// liveFlags are the flags of measuring a running server.
+type liveFlags struct {
+	headers         *[]string
+	headerEnv       *[]string
+	envs            *[]string
+	cwd             *string
+	timeout         *time.Duration
+	protocolVersion *string
+	transport       *string
+	once            *bool
+}
+
+func addLiveFlags(f *flags) *liveFlags {
+	l := &liveFlags{
+		headers:         f.Strings("header", ""),
+		headerEnv:       f.Strings("header-env", ""),
+		envs:            f.Strings("env", ""),
+		cwd:             f.String("cwd", "", ""),
+		protocolVersion: f.String("protocol-version", "", ""),
+		transport:       f.String("transport", "", ""),
+		once:            f.Bool("once", ""),
+	}
+	d := mcpclient.DefaultTimeout
+	l.timeout = &d
+	f.fs.DurationVar(l.timeout, "timeout", mcpclient.DefaultTimeout, "")
+	return l
+}
+
+var headerName = regexp.MustCompile(`^[!#$%&'*+.^_` + "`" + `|~0-9A-Za-z-]+$`)
+
+// parseHeader reads "Name: value".
+func parseHeader(h string) (name, value string, err error) {
+	name, value, ok := strings.Cut(h, ":")
+	name = strings.TrimSpace(name)
+	if !ok || !headerName.MatchString(name) {
+		// Never echo it: a malformed header may be all token.
+		return "", "", fmt.Errorf("a header must read 'Name: value' (the malformed one is not shown: it may hold a secret)")
+	}
+	return name, strings.TrimSpace(value), nil
+}
+
+// target builds the launch target from the positional URL or the command
+// after "--", with the secrets from flags and the environment.
+func (l *liveFlags) target(env *Env, urlArg string, command []string) (mcpclient.Target, error) {
+	t := mcpclient.Target{Transport: *l.transport}
+	switch *l.transport {
+	case "", "stdio", "http", "sse":
+	default:
+		return t, fmt.Errorf("--transport must be stdio, http or sse, not %q", *l.transport)
+	}
+	if len(command) > 0 {
+		if *l.transport == "http" || *l.transport == "sse" {
+			return t, fmt.Errorf("--transport %s needs a URL, not a command", *l.transport)
+		}
+		if len(*l.headers)+len(*l.headerEnv) > 0 {
+			return t, fmt.Errorf("--header is for URLs; a command gets its secrets with --env")
+		}
+		t.Command, t.Args, t.Cwd = command[0], command[1:], *l.cwd
+		t.Transport = "stdio"
+		for _, e := range *l.envs {
+			name, value, ok := strings.Cut(e, "=")
+			if name == "" {
+				return t, fmt.Errorf("--env wants NAME=VALUE or NAME")
+			}
+			if !ok {
+				// NAME alone passes our own value through.
+				v, set := os.LookupEnv(name)
+				if env.Getenv != nil {
+					v = env.Getenv(name)
+					set = v != ""
+				}
+				if !set {
+					return t, fmt.Errorf("--env %s: %s is not set in this environment", name, name)
+				}
+				value = v
+			}
+			if t.Env == nil {
+				t.Env = map[string]string{}
+			}
+			t.Env[name] = value
+		}
+		return t, nil
+	}
+	u, err := url.Parse(urlArg)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return t, fmt.Errorf("%s is not an http(s) URL", clients.RedactURL(urlArg))
+	}
+	if *l.transport == "stdio" {
+		return t, fmt.Errorf("--transport stdio needs -- COMMAND, not a URL")
+	}
+	if len(*l.envs) > 0 || *l.cwd != "" {
+		return t, fmt.Errorf("--env and --cwd are for commands; a URL gets its secrets with --header or --header-env")
+	}
+	t.URL = urlArg
+	add := func(h string) error {
+		name, value, err := parseHeader(h)
+		if err != nil {
+			return err
+		}
+		if t.Headers == nil {
+			t.Headers = map[string]string{}
+		}
+		t.Headers[name] = value
+		return nil
+	}
+	for _, h := range *l.headers {
+		if err := add(h); err != nil {
+			return t, fmt.Errorf("--header: %w", err)
+		}
+	}
+	for _, name := range *l.headerEnv {
+		v := env.Getenv(name)
+		if v == "" {
+			return t, fmt.Errorf("--header-env %s: %s is not set or empty", name, name)
+		}
+		for _, line := range strings.Split(v, "\n") {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			if err := add(line); err != nil {
+				return t, fmt.Errorf("--header-env %s: %w", name, err)
+			}
+		}
+	}
+	return t, nil
+}
+
+// launchDisplay is the target's launch with secrets redacted.
+func launchDisplay(t mcpclient.Target) string {
+	s := clients.Server{Transport: t.Transport, Command: t.Command, Args: t.Args, Env: t.Env, URL: t.URL, Headers: t.Headers}
+	if t.URL != "" && s.Transport == "" {
+		s.Transport = clients.HTTP
+	}
+	return s.Display()
+}
+
+// defaultLiveName names a live target: the last path element of the
+// command's package or script, or the URL's host.
+func defaultLiveName(t mcpclient.Target) string {
+	if t.URL != "" {
+		if u, err := url.Parse(t.URL); err == nil {
+			return u.Hostname()
+		}
+		return "remote"
+	}
+	// npx -y @scope/pkg@1.2.3 args: the package; node server.js: the script.
+	args := append([]string{t.Command}, t.Args...)
+	for i, a := range args {
+		base := filepath.Base(a)
+		if i == 0 && (base == "npx" || base == "uvx" || base == "node" || base == "python" || base == "python3" || base == "bunx" || base == "deno" || base == "go" || base == "docker" || base == "pipx") {
+			continue
+		}
+		if strings.HasPrefix(a, "-") || a == "run" || a == "exec" {
+			continue
+		}
+		name := a
+		if at := strings.LastIndex(name, "@"); at > 0 {
+			name = name[:at]
+		}
+		name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+		if name != "" && name != "." {
+			return name
+		}
+	}
+	return filepath.Base(t.Command)
+}
+
+// measureLive measures a running server and reports like measure does for
+// files.
+func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOut bool, out string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	display := launchDisplay(t)
+	fmt.Fprintf(env.Progress(), "mcpcost: measuring %s\n", display)
+	res := mcpclient.Measure(ctx, t, mcpclient.Options{
+		Timeout:         *l.timeout,
+		ProtocolVersion: *l.protocolVersion,
+		Once:            *l.once,
+		ClientVersion:   Version(),
+	})
+	live := measure.FromLive(res, nil)
+	// mcpclient scrubs env and header values; a secret passed as an
+	// argument is scrubbed here.
+	secrets := argSecrets(append([]string{t.Command}, t.Args...))
+	live.Detail = scrubSecrets(live.Detail, secrets)
+	live.StderrTail = scrubSecrets(live.StderrTail, secrets)
+	for i, w := range live.Warnings {
+		live.Warnings[i] = scrubSecrets(w, secrets)
+	}
+	if name == "" {
+		name = live.ServerName
+		if name == "" {
+			name = defaultLiveName(t)
+		}
+	}
+	src := &measure.Source{Kind: measure.KindLive, Transport: live.Transport, ProtocolVersion: live.ProtocolVersion, Pages: live.Pages}
+	if t.URL != "" {
+		src.URL = display
+		src.HeaderNames = sortedNames(t.Headers)
+	} else {
+		src.Command = display
+		src.EnvVarNames = sortedNames(t.Env)
+	}
+	if live.Result == nil {
+		if out != "" {
+			f := measure.FailedFile(live.Status, name, display, src.EnvVarNames, live.Detail, "mcpcost "+Version(), env.Now(), *l.timeout)
+			f.Source = src
+			if err := writeFile(out, f); err != nil {
+				return fail(env, err)
+			}
+		}
+		if jsonOut {
+			rep := measure.FailedReport(name, live.Status, live.Detail, src)
+			if err := jsonTo(env, rep); err != nil {
+				return fail(env, err)
+			}
+		}
+		errorf(env, "%s: %s: %s", name, live.Status, live.Detail)
+		if tail := strings.TrimSpace(live.StderrTail); tail != "" && live.Status == string(mcpclient.StatusStartupFailure) {
+			fmt.Fprintln(env.Stderr, "mcpcost: the server's stderr ended with:")
+			for _, line := range lastLines(tail, 8) {
+				fmt.Fprintf(env.Stderr, "  | %s\n", line)
+			}
+		}
+		if h := failureHint(live.Status); h != "" {
+			hintf(env, "%s", h)
+		}
+		return ExitError
+	}
+	rep := measure.NewReport(name, live.Status, src, live.Result)
+	rep.ServerVersion = live.ServerVersion
+	rep.Extras = live.Extras
+	rep.ChangedTools = live.ChangedTools
+	rep.Warnings = live.Warnings
+	if live.Status == string(mcpclient.StatusDynamic) {
+		rep.Detail = live.Detail
+	}
+	if out != "" {
+		f := measure.NewFile(live.Result, live.Status, name, "mcpcost "+Version(), env.Now())
+		f.ServerVersion = live.ServerVersion
+		f.LaunchCommand = display
+		f.EnvVarNames = src.EnvVarNames
+		f.ServerInstructions = measure.InstructionsJSON(live.Instructions)
+		f.TimeoutMs = int(l.timeout.Milliseconds())
+		f.Source = src
+		f.Extras = live.Extras
+		f.ChangedTools = live.ChangedTools
+		if live.Status == string(mcpclient.StatusDynamic) {
+			f.Notes = live.Detail
+		}
+		if err := writeFile(out, f); err != nil {
+			return fail(env, err)
+		}
+	}
+	return writeMeasureReport(env, rep, jsonOut)
+}
+
+func failureHint(status string) string {
+	switch mcpclient.Status(status) {
+	case mcpclient.StatusAuthRequired:
+		return "give the server its credentials: --header 'Authorization: Bearer ...' (or --header-env NAME) for a URL, --env NAME=VALUE for a command"
+	case mcpclient.StatusRemoteAuthWall:
+		return "the server is behind OAuth; sign in with an MCP client, or pass a token with --header-env"
+	case mcpclient.StatusTimeout:
+		return "a slow first start (npx downloading a package) may need a larger --timeout, such as --timeout 3m"
+	case mcpclient.StatusStartupFailure:
+		return "run the command by hand to see why it does not start; missing environment variables are a common cause (--env NAME=VALUE)"
+	case mcpclient.StatusProtocolError:
+		return "the server does not speak MCP as expected; --protocol-version may help with an older server"
+	}
+	return ""
+}
+
+func lastLines(s string, n int) []string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}
+
+func sortedNames(m map[string]string) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sortStrings(out)
+	return out
+}

@@ -1,0 +1,184 @@
+package measure
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/mcpcost/mcpcost/internal/canon"
+	"github.com/mcpcost/mcpcost/internal/claude"
+	"github.com/mcpcost/mcpcost/internal/mcpclient"
+	"github.com/mcpcost/mcpcost/internal/token"
+)
+
+// Live is the measurement of a running server: its tools by the
+// methodology, what else it puts in context, and what a deferring client
+// loads at session start.
+type Live struct {
+	Status string // measured, dynamic, or a failure class
+	Detail string // why, for failures; never a secret
+	// StderrTail is the end of a failed server's stderr.
+	StderrTail string
+
+	Result *Result // nil on failure
+	Tools  []*canon.Value
+	Extras *Extras
+	// SessionStart is what a client that defers tool definitions loads.
+	SessionStart *claude.SessionStartLoad
+	// ChangedTools names the tools that differed between the two captures
+	// of a dynamic server (added, removed or changed).
+	ChangedTools []string
+
+	ServerName, ServerVersion string
+	Instructions              *string
+	ProtocolVersion           string
+	Transport                 string
+	Pages                     int
+	Retried                   bool
+	Warnings                  []string
+}
+
+// FromLive measures what mcpclient captured. A capture whose tools cannot
+// be read is a protocol error naming what was wrong.
+func FromLive(r mcpclient.Result, c token.Counter) *Live {
+	if c == nil {
+		c = token.O200k()
+	}
+	l := &Live{Status: string(r.Status), Detail: r.Detail, StderrTail: r.StderrTail, Retried: r.Retried}
+	if !r.OK() || r.First == nil {
+		if l.Status == "" || l.Status == string(mcpclient.StatusMeasured) {
+			l.Status = string(mcpclient.StatusProtocolError)
+		}
+		return l
+	}
+	first := r.First
+	l.ServerName, l.ServerVersion, l.Instructions = first.ServerName, first.ServerVersion, first.Instructions
+	l.ProtocolVersion, l.Transport, l.Pages = first.ProtocolVersion, first.Transport, len(first.ToolsPages)
+	l.Warnings = append(l.Warnings, first.Warnings...)
+	if first.SkippedStdoutLines > 0 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("skipped %d %s on stdout that %s not JSON-RPC", first.SkippedStdoutLines,
+			plural(first.SkippedStdoutLines, "line", "lines"), plural(first.SkippedStdoutLines, "was", "were")))
+	}
+	tools, err := pagesItems(first.ToolsPages, "tools/list", "tools", true)
+	if err != nil {
+		l.Status, l.Detail = string(mcpclient.StatusProtocolError), err.Error()
+		return l
+	}
+	l.Tools = tools
+	l.Result = Tools(tools, c)
+	l.Status = string(mcpclient.StatusMeasured)
+	if r.Second != nil {
+		second, err := pagesItems(r.Second.ToolsPages, "tools/list (second capture)", "tools", true)
+		if err != nil {
+			l.Status, l.Detail = string(mcpclient.StatusProtocolError), err.Error()
+			l.Result = nil
+			return l
+		}
+		if b := canon.Marshal(canon.NewArray(second)); string(b) != string(l.Result.Canonical) {
+			l.Status = string(mcpclient.StatusDynamic)
+			l.ChangedTools = changedTools(tools, second)
+			l.Detail = "tools/list differed between two captures; the number is the first capture's"
+		}
+	}
+	x := &Extras{}
+	if l.Instructions != nil && *l.Instructions != "" {
+		x.InstructionsTokens = c.Count(*l.Instructions)
+	}
+	x.Prompts, x.PromptsTokens = countItems(first.PromptsPages, "prompts", c)
+	x.Resources, x.ResourcesTokens = countItems(first.ResourcesPages, "resources", c)
+	x.ResourceTemplates, x.ResourceTemplatesTokens = countItems(first.ResourceTemplatesPages, "resourceTemplates", c)
+	ss := claude.SessionStart(l.ServerName, tools, instructionsOrEmpty(l.Instructions))
+	x.SessionStartTokens = ss.Tokens
+	l.SessionStart = &ss
+	l.Extras = x
+	return l
+}
+
+// instructionsOrEmpty returns the instructions as SessionStart wants them:
+// a live capture always knows whether the server sent any.
+func instructionsOrEmpty(s *string) *string {
+	if s == nil {
+		e := ""
+		return &e
+	}
+	return s
+}
+
+// pagesItems concatenates the key arrays of list result pages.
+func pagesItems(pages []json.RawMessage, method, key string, objects bool) ([]*canon.Value, error) {
+	var all []*canon.Value
+	for i, p := range pages {
+		v, err := canon.Parse(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s page %d: not JSON: %v", method, i+1, err)
+		}
+		if v.Kind() != canon.Object {
+			return nil, fmt.Errorf("%s page %d: result is %s, not an object", method, i+1, kindName(v))
+		}
+		arr := v.Get(key)
+		if arr == nil {
+			continue // treated as no items, as clients do
+		}
+		if arr.Kind() != canon.Array {
+			return nil, fmt.Errorf("%s page %d: %s is %s, not an array", method, i+1, key, kindName(arr))
+		}
+		for j, e := range arr.Elems() {
+			if objects && e.Kind() != canon.Object {
+				return nil, fmt.Errorf("%s page %d: %s[%d] is %s, not an object", method, i+1, key, j, kindName(e))
+			}
+		}
+		all = append(all, arr.Elems()...)
+	}
+	return all, nil
+}
+
+// countItems counts the canonical JSON of the concatenated key arrays of
+// list pages (prompts, resources, resource templates), as the tools are
+// counted. Unreadable pages count nothing.
+func countItems(pages []json.RawMessage, key string, c token.Counter) (n, tokens int) {
+	items, err := pagesItems(pages, key, key, false)
+	if err != nil || len(items) == 0 {
+		return 0, 0
+	}
+	return len(items), c.Count(string(canon.Marshal(canon.NewArray(items))))
+}
+
+// changedTools names the tools that were added, removed or changed between
+// two captures, sorted.
+func changedTools(a, b []*canon.Value) []string {
+	index := func(tools []*canon.Value) map[string]string {
+		m := map[string]string{}
+		for i, t := range tools {
+			name := ToolName(t)
+			if _, dup := m[name]; dup || name == UnnamedTool {
+				name = fmt.Sprintf("%s#%d", name, i+1)
+			}
+			m[name] = string(canon.Marshal(t))
+		}
+		return m
+	}
+	ia, ib := index(a), index(b)
+	var out []string
+	for n, ca := range ia {
+		if cb, ok := ib[n]; !ok || ca != cb {
+			out = append(out, n)
+		}
+	}
+	for n := range ib {
+		if _, ok := ia[n]; !ok {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "(order only)")
+	}
+	sort.Strings(out)
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
