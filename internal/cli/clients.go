@@ -217,6 +217,32 @@ func writeClients(w io.Writer, rep clientsReport) {
 			}
 		}
 		fmt.Fprintf(w, "  Tool definitions: %s.\n", c.Posture.Summary())
+		for _, src := range c.Posture.Sources {
+			if src.State == clients.SourceAbsent {
+				continue
+			}
+			place := src.Path
+			if src.Scope == "shell" {
+				place = "the shell"
+			}
+			var held []string
+			switch {
+			case src.State == clients.SourceUnreadable:
+				held = append(held, "could not be read")
+			case len(src.Sets)+len(src.Unreadable) == 0:
+				held = append(held, "sets none of "+clients.VarDisableBetas+", "+clients.VarToolSearch+", "+clients.VarBaseURL)
+			}
+			if len(src.Sets) > 0 {
+				held = append(held, "sets "+strings.Join(src.Sets, ", "))
+			}
+			if len(src.Unreadable) > 0 {
+				held = append(held, "sets "+strings.Join(src.Unreadable, ", ")+" to a non-string")
+			}
+			if src.Decided {
+				held = append(held, "which decided")
+			}
+			fmt.Fprintf(w, "    read from %s: %s\n", place, strings.Join(held, ", "))
+		}
 		for _, l := range c.Posture.Limits {
 			verified := "documented"
 			if !l.Verified {

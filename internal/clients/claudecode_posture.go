@@ -448,3 +448,27 @@ func Limits(client string) []Limit {
 	}
 	return out
 }
+
+// LoadsUpFront says whether a tool's definition is paid at session start
+// under the posture; known is false when the posture cannot say (a
+// refusal, or a threshold comparison that cannot be decided). alwaysLoad
+// is the server's "alwaysLoad": true or the tool's
+// _meta["anthropic/alwaysLoad"]: true; Claude Code loads such tools up
+// front whatever its tool-search setting.
+func (p Posture) LoadsUpFront(check *ThresholdCheck, alwaysLoad bool) (upFront, known bool) {
+	if alwaysLoad && p.Client == ClaudeCode {
+		return true, true
+	}
+	switch p.Mode {
+	case ModeDeferred:
+		return false, true
+	case ModeUpFront, ModeNoRecord, ModeUnknownClient:
+		return true, true
+	case ModeThreshold:
+		if check == nil || check.Crosses == nil {
+			return false, false
+		}
+		return !*check.Crosses, true
+	}
+	return false, false
+}

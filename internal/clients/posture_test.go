@@ -234,3 +234,32 @@ func TestSessionLines(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestLoadsUpFront(t *testing.T) {
+	yes, no := true, false
+	cc := func(mode string) Posture { return Posture{Client: ClaudeCode, Mode: mode} }
+	cases := []struct {
+		p              Posture
+		check          *ThresholdCheck
+		alwaysLoad     bool
+		upFront, known bool
+	}{
+		{cc(ModeDeferred), nil, false, false, true},
+		{cc(ModeDeferred), nil, true, true, true},
+		{cc(ModeUpFront), nil, false, true, true},
+		{cc(ModeThreshold), &ThresholdCheck{Crosses: &yes}, false, false, true},
+		{cc(ModeThreshold), &ThresholdCheck{Crosses: &no}, false, true, true},
+		{cc(ModeThreshold), &ThresholdCheck{}, false, false, false},
+		{cc(ModeThreshold), &ThresholdCheck{}, true, true, true},
+		{cc(ModeUnresolved), nil, false, false, false},
+		{cc(ModeUnrecognized), nil, false, false, false},
+		{Posture{Client: Cursor, Mode: ModeNoRecord}, nil, false, true, true},
+		{Posture{Client: Explicit, Mode: ModeUnknownClient}, nil, false, true, true},
+	}
+	for i, c := range cases {
+		up, known := c.p.LoadsUpFront(c.check, c.alwaysLoad)
+		if up != c.upFront || known != c.known {
+			t.Errorf("%d: %s: upFront %v known %v, want %v %v", i, c.p.Mode, up, known, c.upFront, c.known)
+		}
+	}
+}
