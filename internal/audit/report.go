@@ -1,0 +1,200 @@
+// Package audit measures every MCP server of every client config found on
+// the machine (or given), and reports per config file, never merged: a
+// context window belongs to one client session. Per server: transport,
+// tools, tokens, share and status; per config: the total and its share of
+// the context window, the heaviest tools, a trim suggestion, who pays (the
+// client's deferral posture) and the gates (budget, per-tool threshold).
+//
+// Computation returns a [Report]; renderers turn it into text, JSON or
+// Markdown.
+package audit
+
+import (
+	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/measure"
+)
+
+// Schema is the version of the audit report's JSON.
+const Schema = "mcpcost.audit/v1"
+
+// DefaultContextWindow is the context window shares are computed against.
+const DefaultContextWindow = 200_000
+
+// Report is the result of an audit.
+type Report struct {
+	Schema             string `json:"schema"`
+	MethodologyVersion string `json:"methodologyVersion"`
+	Encoding           string `json:"encoding"`
+	Generator          string `json:"generator"`
+	GeneratedAt        string `json:"generatedAt"`
+	ContextWindow      int    `json:"contextWindow"`
+	// Configs holds one entry per config file and scope with at least one
+	// server entry, heaviest first (then by path).
+	Configs []Config `json:"configs"`
+	// EmptyConfigs were read and declare no server.
+	EmptyConfigs []EmptyConfig `json:"emptyConfigs"`
+	// Problems are config files that could not be read or parsed; each names
+	// the file, and the line and column where the file gives them.
+	Problems []Problem `json:"problems"`
+	// Partial is set when some enabled server could not be measured: the
+	// totals of its configs are lower bounds.
+	Partial bool `json:"partial"`
+	// Offline is set when measurements came only from the cache.
+	Offline bool `json:"offline,omitempty"`
+	// NoLaunch is set when nothing was launched (--no-launch).
+	NoLaunch bool `json:"noLaunch,omitempty"`
+
+	Budget    *BudgetGate    `json:"budget,omitempty"`
+	Threshold *ThresholdGate `json:"threshold,omitempty"`
+}
+
+// Problem is a config file that could not be used.
+type Problem struct {
+	Client string `json:"client,omitempty"`
+	Path   string `json:"path"`
+	Error  string `json:"error"`
+}
+
+// EmptyConfig is a config file with no server entries.
+type EmptyConfig struct {
+	Client string `json:"client"`
+	Path   string `json:"path"`
+	Scope  string `json:"scope,omitempty"`
+}
+
+// Config is one config file as one client reads it.
+type Config struct {
+	Client      string `json:"client"`
+	ClientTitle string `json:"clientTitle"`
+	Path        string `json:"path"`
+	Scope       string `json:"scope,omitempty"`
+	// TotalTokens sums the measured enabled servers, after the client's tool
+	// filters. It is a lower bound when LowerBound is set.
+	TotalTokens int  `json:"totalTokens"`
+	LowerBound  bool `json:"lowerBound"`
+	ToolCount   int  `json:"toolCount"`
+	// ServerCount counts the enabled servers; Measured those measured.
+	ServerCount int `json:"serverCount"`
+	Measured    int `json:"measured"`
+	// Unmeasured names the enabled servers that could not be measured.
+	Unmeasured   []string `json:"unmeasured"`
+	ContextShare float64  `json:"contextShare"`
+	// Servers: enabled and measured heaviest first, then enabled and not
+	// measured, then those not launched (disabled, overridden, needing
+	// input, with a problem), each group by name.
+	Servers       []Server  `json:"servers"`
+	HeaviestTools []ToolRef `json:"heaviestTools"`
+	Trim          *Trim     `json:"trim"`
+	Over          []ToolRef `json:"overThreshold,omitempty"`
+
+	// Who pays.
+	Posture clients.Posture          `json:"posture"`
+	Check   *clients.ThresholdCheck `json:"thresholdCheck,omitempty"`
+	// PostureText words the posture for this config, as paragraphs (a line
+	// starting with two spaces is a list item).
+	PostureText []string `json:"postureText"`
+	// SessionStartTokens is what a client that defers tool definitions loads
+	// at session start for the measured servers: tool names plus
+	// instructions (deferred-load/v1).
+	SessionStartTokens int `json:"sessionStartTokens"`
+	// UpFrontTokens is what this client pays before anything is typed under
+	// its posture: full definitions for servers loaded up front, names and
+	// instructions for deferred ones; nil when the posture cannot say.
+	UpFrontTokens *int `json:"upFrontTokens"`
+	// RequestShapeTokens counts the tools as an Anthropic request carries
+	// them (name, description cut to 2 KB, input_schema): a different number
+	// from TotalTokens.
+	RequestShapeTokens int      `json:"requestShapeTokens"`
+	Notes              []string `json:"notes,omitempty"`
+}
+
+// Server is one server entry of a config.
+type Server struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport,omitempty"`
+	// Launch is the command line or URL with secrets redacted.
+	Launch string `json:"launch,omitempty"`
+	// Status is a measurement class (measured, dynamic, auth-required,
+	// remote-auth-wall, startup-failure, timeout, protocol-error), or why
+	// the server was not launched: disabled, overridden, needs-input,
+	// problem, not-launched (--no-launch), not-cached (--offline).
+	Status string `json:"status"`
+	Detail string `json:"detail,omitempty"`
+	Hint   string `json:"hint,omitempty"`
+	// Tokens, ToolCount and Share (of the config total) are nil when the
+	// server was not measured. They count what the client loads: after its
+	// tool filter.
+	Tokens    *int     `json:"tokens"`
+	ToolCount *int     `json:"toolCount"`
+	Share     *float64 `json:"share"`
+	// Filter is the client's per-tool filter; Unfiltered* are the counts
+	// before it.
+	Filter              *clients.ToolFilter `json:"filter,omitempty"`
+	UnfilteredTokens    *int                `json:"unfilteredTokens,omitempty"`
+	UnfilteredToolCount *int                `json:"unfilteredToolCount,omitempty"`
+	CanonicalSha256     string              `json:"canonicalSha256,omitempty"`
+	EnvNames            []string            `json:"envNames,omitempty"`
+	HeaderNames         []string            `json:"headerNames,omitempty"`
+	AlwaysLoad          bool                `json:"alwaysLoad,omitempty"`
+	// LoadsUpFront says whether the client pays the full definitions at
+	// session start (nil when its posture cannot say).
+	LoadsUpFront       *bool    `json:"loadsUpFront"`
+	InstructionsTokens int      `json:"instructionsTokens"`
+	SessionStartTokens int      `json:"sessionStartTokens"`
+	RequestShapeTokens int      `json:"requestShapeTokens"`
+	ServerName         string   `json:"serverName,omitempty"`
+	ServerVersion      string   `json:"serverVersion,omitempty"`
+	ChangedTools       []string `json:"changedTools,omitempty"`
+	Warnings           []string `json:"warnings,omitempty"`
+	// Cached is set when the measurement came from the cache, taken at
+	// MeasuredAt.
+	Cached     bool   `json:"cached"`
+	MeasuredAt string `json:"measuredAt,omitempty"`
+	// Tools are the tools the client loads, heaviest first, with parts.
+	Tools []measure.Tool `json:"tools"`
+	// FilteredOut names the tools the client's filter hides.
+	FilteredOut []string `json:"filteredOut,omitempty"`
+}
+
+// ToolRef names one tool of one server with its tokens.
+type ToolRef struct {
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+	Tokens int    `json:"tokens"`
+}
+
+// Trim is the fewest tools that recover the most: the heaviest tools whose
+// removal takes the most tokens off, for clients with per-tool filtering.
+type Trim struct {
+	Tools             []ToolRef `json:"tools"`
+	RecoverableTokens int       `json:"recoverableTokens"`
+	RecoverableShare  float64   `json:"recoverableShare"`
+}
+
+// BudgetGate is the result of --budget.
+type BudgetGate struct {
+	Limit int  `json:"limit"`
+	Pass  bool `json:"pass"`
+	// AllowUnmeasured is set by --allow-unmeasured.
+	AllowUnmeasured bool           `json:"allowUnmeasured"`
+	Configs         []BudgetConfig `json:"configs"`
+}
+
+// BudgetConfig is one config's verdict.
+type BudgetConfig struct {
+	Path   string `json:"path"`
+	Client string `json:"client"`
+	Scope  string `json:"scope,omitempty"`
+	Total  int    `json:"total"`
+	Pass   bool   `json:"pass"`
+	// Reasons says why a config fails: over the limit, or servers that
+	// could not be measured (the total is a lower bound).
+	Reasons []string `json:"reasons"`
+}
+
+// ThresholdGate is the result of --threshold: tools over N tokens.
+type ThresholdGate struct {
+	Limit int       `json:"limit"`
+	Pass  bool      `json:"pass"`
+	Tools []ToolRef `json:"tools"`
+}
