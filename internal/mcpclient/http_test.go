@@ -13,7 +13,7 @@ import (
 // URL. The server is killed when the test ends.
 func startHTTPServer(t *testing.T, mode string, env ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin("httpserver"), mode)
+	cmd := exec.Command(bin(t, "httpserver"), mode)
 	cmd.Env = env
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -8,36 +8,49 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// bins holds the test servers under testdata, built once per test binary.
-var bins string
+// The test servers under testdata are built on first use, once per test
+// binary, into bins (removed by TestMain).
+var (
+	bins      string
+	buildOnce sync.Once
+	buildErr  error
+)
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcpclient-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	bins = dir
-	for _, name := range []string{"stdioserver", "httpserver"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), "./testdata/"+name)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "building testdata/%s: %v\n", name, err)
-			os.RemoveAll(dir)
-			os.Exit(2)
-		}
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	if bins != "" {
+		os.RemoveAll(bins)
+	}
 	os.Exit(code)
 }
 
-func bin(name string) string { return filepath.Join(bins, name) }
+// bin returns the path of a test server, building them all the first time.
+func bin(tb testing.TB, name string) string {
+	tb.Helper()
+	buildOnce.Do(func() {
+		bins, buildErr = os.MkdirTemp("", "mcpclient-test-")
+		if buildErr != nil {
+			return
+		}
+		for _, n := range []string{"stdioserver", "httpserver"} {
+			out, err := exec.Command("go", "build", "-o", filepath.Join(bins, n), "./testdata/"+n).CombinedOutput()
+			if err != nil {
+				buildErr = fmt.Errorf("building testdata/%s: %v\n%s", n, err, out)
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		tb.Fatal(buildErr)
+	}
+	return filepath.Join(bins, name)
+}
 
 // alive reports whether pid is a live process (a zombie counts as gone).
 func alive(pid int) bool {

@@ -16,7 +16,7 @@ import (
 
 func TestDynamicCapturesDiffer(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
-	r := Measure(context.Background(), Target{Command: bin("stdioserver"), Args: []string{"dynamic"}, Env: map[string]string{"STATEFILE": state}}, testOptions())
+	r := Measure(context.Background(), Target{Command: bin(t, "stdioserver"), Args: []string{"dynamic"}, Env: map[string]string{"STATEFILE": state}}, testOptions())
 	if r.Status != StatusMeasured {
 		t.Fatalf("%s: %s", r.Status, r.Detail)
 	}
@@ -30,7 +30,7 @@ func TestOnceTakesOneCapture(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
 	o := testOptions()
 	o.Once = true
-	r := Measure(context.Background(), Target{Command: bin("stdioserver"), Args: []string{"dynamic"}, Env: map[string]string{"STATEFILE": state}}, o)
+	r := Measure(context.Background(), Target{Command: bin(t, "stdioserver"), Args: []string{"dynamic"}, Env: map[string]string{"STATEFILE": state}}, o)
 	if r.Status != StatusMeasured || r.First == nil || r.Second != nil {
 		t.Fatalf("%s: first %v second %v", r.Status, r.First != nil, r.Second != nil)
 	}
@@ -42,7 +42,7 @@ func TestChildEnvironment(t *testing.T) {
 	t.Setenv("MCPCOST_TEST_LEAK", "1")
 	o := testOptions()
 	o.Once = true
-	r := Measure(context.Background(), Target{Command: bin("stdioserver"), Args: []string{"env"}, Env: map[string]string{"API_KEY": "k", "PATH": "/usr/bin:/bin"}}, o)
+	r := Measure(context.Background(), Target{Command: bin(t, "stdioserver"), Args: []string{"env"}, Env: map[string]string{"API_KEY": "k", "PATH": "/usr/bin:/bin"}}, o)
 	if r.Status != StatusMeasured {
 		t.Fatalf("%s: %s", r.Status, r.Detail)
 	}
@@ -64,7 +64,7 @@ func TestStartFailures(t *testing.T) {
 		{"missing", Target{Command: "mcpcost-no-such-server"}, "cannot start mcpcost-no-such-server: mcpcost-no-such-server not found on the PATH"},
 		{"missing-path", Target{Command: "/nonexistent/server"}, "cannot start server: no such file or directory"},
 		{"not-executable", Target{Command: "./measure_test.go"}, "cannot start measure_test.go: permission denied"},
-		{"bad-cwd", Target{Command: bin("stdioserver"), Cwd: "/nonexistent/dir"}, "cannot start stdioserver"},
+		{"bad-cwd", Target{Command: bin(t, "stdioserver"), Cwd: "/nonexistent/dir"}, "cannot start stdioserver"},
 		{"empty", Target{Transport: "stdio"}, "no command to run"},
 		{"no-url", Target{Transport: "http"}, "no URL to connect to"},
 		{"bad-url", Target{URL: "ftp://example.com/x"}, "not an http(s) URL"},
@@ -86,8 +86,8 @@ func TestSecretsNeverLeave(t *testing.T) {
 	bearer := startHTTPServer(t, "bearer", "TOKEN="+canary)
 	oauth := startHTTPServer(t, "oauth")
 	targets := []Target{
-		{Name: "stdio-ok", Command: bin("stdioserver"), Args: []string{"ok"}, Env: map[string]string{"SECRET": canary}},
-		{Name: "stdio-echo", Command: bin("stdioserver"), Args: []string{"echo-secret"}, Env: map[string]string{"SECRET": canary}},
+		{Name: "stdio-ok", Command: bin(t, "stdioserver"), Args: []string{"ok"}, Env: map[string]string{"SECRET": canary}},
+		{Name: "stdio-echo", Command: bin(t, "stdioserver"), Args: []string{"echo-secret"}, Env: map[string]string{"SECRET": canary}},
 		{Name: "http-ok", URL: bearer + "/mcp", Headers: map[string]string{"Authorization": "Bearer " + canary}},
 		{Name: "http-wrong", URL: bearer + "/mcp", Headers: map[string]string{"Authorization": "Bearer " + canary + "x"}},
 		{Name: "http-oauth", URL: oauth + "/mcp?token=" + canary, Headers: map[string]string{"X-Api-Key": canary}},
@@ -126,7 +126,7 @@ func TestMeasureAll(t *testing.T) {
 		if i%3 == 1 {
 			mode = "crash"
 		}
-		targets = append(targets, Target{Name: fmt.Sprintf("s%d", i), Command: bin("stdioserver"), Args: []string{mode}})
+		targets = append(targets, Target{Name: fmt.Sprintf("s%d", i), Command: bin(t, "stdioserver"), Args: []string{mode}})
 	}
 	var progress bytes.Buffer
 	o := testOptions()
@@ -186,11 +186,11 @@ func TestNoGoroutineLeft(t *testing.T) {
 	o := testOptions()
 	o.Timeout = 300 * time.Millisecond
 	targets := []Target{
-		{Command: bin("stdioserver"), Args: []string{"ok"}},
-		{Command: bin("stdioserver"), Args: []string{"silent"}},
-		{Command: bin("stdioserver"), Args: []string{"exit-mid-list"}},
-		{Command: bin("stdioserver"), Args: []string{"huge"}},
-		{Command: bin("stdioserver"), Args: []string{"spawn-child"}},
+		{Command: bin(t, "stdioserver"), Args: []string{"ok"}},
+		{Command: bin(t, "stdioserver"), Args: []string{"silent"}},
+		{Command: bin(t, "stdioserver"), Args: []string{"exit-mid-list"}},
+		{Command: bin(t, "stdioserver"), Args: []string{"huge"}},
+		{Command: bin(t, "stdioserver"), Args: []string{"spawn-child"}},
 		{URL: base + "/mcp"},
 		{URL: sse + "/sse"},
 		{URL: streamable + "/mcp"},

@@ -131,7 +131,7 @@ func TestStdioClasses(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
 			pidfile := filepath.Join(t.TempDir(), "pids")
-			target := Target{Command: bin("stdioserver"), Args: []string{tc.mode}, Env: map[string]string{"PIDFILE": pidfile}, Cwd: t.TempDir()}
+			target := Target{Command: bin(t, "stdioserver"), Args: []string{tc.mode}, Env: map[string]string{"PIDFILE": pidfile}, Cwd: t.TempDir()}
 			o := testOptions()
 			if tc.opts != nil {
 				tc.opts(&o)

@@ -26,6 +26,7 @@
 //	dynamic         a different tool list on every launch (counter in $STATEFILE)
 //	env             reports the names (not values) of its environment in a tool description
 //	echo-secret     writes the value of $SECRET to stderr, then exits 1
+//	exit            exits at once with status 0 (start-up cost alone)
 //	sleep           (internal) the child of spawn-child
 //
 // When $PIDFILE is set, the server appends its pid (and its child's) to it.
@@ -106,6 +107,8 @@ func main() {
 	case "sleep":
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
 		time.Sleep(time.Hour)
+		return
+	case "exit":
 		return
 	case "crash":
 		fmt.Fprintln(os.Stderr, "loading configuration")

@@ -1,0 +1,161 @@
+package mcpclient
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// filterAll runs data through a stdoutFilter, reading in chunks of n bytes.
+func filterAll(data []byte, n, max int) ([]byte, *recorder) {
+	rec := newRecorder()
+	for i := 1; i <= 5; i++ {
+		rec.outgoing([]byte(`{"jsonrpc":"2.0","id":` + string(rune('0'+i)) + `,"method":"m"}`))
+	}
+	f := &stdoutFilter{ends: &ends{}, r: bufio.NewReaderSize(bytes.NewReader(data), 16), c: io.NopCloser(nil), rec: rec, max: max}
+	var out []byte
+	buf := make([]byte, n)
+	for {
+		k, err := f.Read(buf)
+		out = append(out, buf[:k]...)
+		if err != nil {
+			break
+		}
+	}
+	return out, rec
+}
+
+func FuzzStdoutFilter(f *testing.F) {
+	f.Add([]byte("banner\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}\n\nnot json\n"))
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"d\":\"caf\xe9\"}}\r\n[1,2]\n{\"a\":1}\n"))
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":\"x\"}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, rec := filterAll(data, 7, 256)
+		// Everything handed on is whole lines of valid JSON in valid UTF-8.
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			t.Fatalf("output does not end a line: %q", out)
+		}
+		for _, line := range bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n")) {
+			if len(out) == 0 {
+				break
+			}
+			if !json.Valid(line) || !utf8.Valid(line) {
+				t.Fatalf("handed on %q", line)
+			}
+		}
+		// The chunk size of the reader does not change the outcome.
+		out2, rec2 := filterAll(data, 1, 256)
+		if !bytes.Equal(out, out2) || !reflect.DeepEqual(rec.responses, rec2.responses) || rec.skipped != rec2.skipped {
+			t.Fatalf("reading in chunks of 1 differs")
+		}
+	})
+}
+
+// tapAll runs an SSE stream through an sseTap in chunks of n bytes and
+// returns what the recorder kept.
+func tapAll(data []byte, n int) (*recorder, error) {
+	rec := newRecorder()
+	for i := 1; i <= 5; i++ {
+		rec.outgoing([]byte(`{"jsonrpc":"2.0","id":` + string(rune('0'+i)) + `,"method":"m"}`))
+	}
+	tap := &sseTap{rc: io.NopCloser(bytes.NewReader(data)), rec: rec, max: 512}
+	buf := make([]byte, n)
+	for {
+		_, err := tap.Read(buf)
+		if err == io.EOF {
+			return rec, nil
+		}
+		if err != nil {
+			return rec, err
+		}
+	}
+}
+
+func FuzzSSETap(f *testing.F) {
+	f.Add([]byte("event: endpoint\ndata: /message?s=1\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"))
+	f.Add([]byte("id: 7\r\ndata: {\"jsonrpc\":\"2.0\",\r\ndata: \"id\":2,\"result\":{\"a\":[]}}\r\n\r\n: comment\n\n"))
+	f.Add([]byte("data:{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32601,\"message\":\"x\"}}\n\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, errA := tapAll(data, 4096)
+		b, errB := tapAll(data, 1)
+		if (errA == nil) != (errB == nil) {
+			t.Fatalf("errors differ by chunk size: %v / %v", errA, errB)
+		}
+		if errA == nil && !reflect.DeepEqual(a.responses, b.responses) {
+			t.Fatalf("recorded messages differ by chunk size")
+		}
+	})
+}
+
+func FuzzParsePage(f *testing.F) {
+	f.Add([]byte(`{"tools":[{"name":"a"}],"nextCursor":"2"}`), "tools")
+	f.Add([]byte(`{"tools":{},"nextCursor":3}`), "tools")
+	f.Add([]byte(`{"prompts":null}`), "prompts")
+	f.Add([]byte(`[]`), "tools")
+	f.Fuzz(func(t *testing.T, raw []byte, key string) {
+		cursor, fail := parsePage(raw, key, "x")
+		if fail != nil && cursor != "" {
+			t.Fatal("a failed page returned a cursor")
+		}
+		if fail == nil && !json.Valid(raw) {
+			t.Fatal("accepted invalid JSON")
+		}
+		_ = checkTools([]json.RawMessage{raw}, 100)
+	})
+}
+
+func FuzzParseHeader(f *testing.F) {
+	f.Add("Authorization: Bearer abc")
+	f.Add("X-Key:value:with:colons")
+	f.Add("bad name: v")
+	f.Add(": v")
+	f.Fuzz(func(t *testing.T, s string) {
+		name, value, err := ParseHeader(s)
+		if err != nil {
+			// The error must not carry the value part.
+			if _, v, ok := strings.Cut(s, ":"); ok && len(strings.TrimSpace(v)) > 3 && strings.Contains(err.Error(), strings.TrimSpace(v)) && !strings.Contains(strings.SplitN(s, ":", 2)[0], strings.TrimSpace(v)) {
+				t.Fatalf("error %q shows the value", err)
+			}
+			return
+		}
+		if name == "" || strings.ContainsAny(value, "\r\n") {
+			t.Fatalf("accepted %q as %q: %q", s, name, value)
+		}
+	})
+}
+
+func TestParseHeader(t *testing.T) {
+	for _, tc := range []struct {
+		in, name, value, err string
+	}{
+		{"Authorization: Bearer abc", "Authorization", "Bearer abc", ""},
+		{"  X-Api-Key:  k:1  ", "X-Api-Key", "k:1", ""},
+		{"Empty:", "Empty", "", ""},
+		{"novalue", "", "", `header "novalue" has no ':'`},
+		{": v", "", "", "header without a name"},
+		{"Bad Name: secret", "", "", `header name "Bad Name" is not a valid HTTP field name`},
+	} {
+		name, value, err := ParseHeader(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || strings.Contains(err.Error(), "secret") {
+				t.Errorf("ParseHeader(%q) error %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || name != tc.name || value != tc.value {
+			t.Errorf("ParseHeader(%q) = %q, %q, %v", tc.in, name, value, err)
+		}
+	}
+	h, err := ParseHeaderBlock("# tokens\nAuthorization: Bearer a\n\nX-Team: 7\nAuthorization: Bearer b\n")
+	if err != nil || len(h) != 2 || h["Authorization"] != "Bearer b" || h["X-Team"] != "7" {
+		t.Errorf("ParseHeaderBlock: %v %v", h, err)
+	}
+	if _, err := ParseHeaderBlock("A: 1\nbroken line\n"); err == nil || !strings.HasPrefix(err.Error(), "line 2: ") {
+		t.Errorf("ParseHeaderBlock error %v", err)
+	}
+}
