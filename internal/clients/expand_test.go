@@ -100,6 +100,7 @@ func TestParseErrors(t *testing.T) {
 		{"jsonc bad", FormatJSONC, "{\n\n  \"a\" 1}", 3, 7, "invalid character"},
 		{"jsonc truncated", FormatJSONC, "{\"a\": ", 1, 7, "not closed"},
 		{"bom json", FormatJSON, "\xef\xbb\xbf{}", 0, 0, ""},
+		{"jsonc unquoted secret", FormatJSONC, "{\"key\": sk-secret-1234}", 1, 9, "missing its quotes"},
 	}
 	for _, c := range cases {
 		_, _, err := readJSONTop([]byte(c.data), c.format, "f.json")
@@ -113,6 +114,11 @@ func TestParseErrors(t *testing.T) {
 	checkParseError(t, "yaml", err, 2, 0, "did not find expected node content")
 	_, err = decodeYAML([]byte("- a\n- b\n"), "c.yaml")
 	checkParseError(t, "yaml list", err, 1, 1, "not a mapping")
+	_, err = decodeYAML([]byte("a: !!int sk-secret\n"), "c.yaml")
+	checkParseError(t, "yaml typed", err, 1, 0, "cannot decode")
+	if strings.Contains(err.Error(), "sk-secret") {
+		t.Errorf("the error repeats the value: %v", err)
+	}
 	m, err := decodeYAML([]byte(""), "c.yaml")
 	if err != nil || len(m) != 0 {
 		t.Errorf("empty yaml: %v %v", m, err)

@@ -82,6 +82,10 @@ func decodeJSON(b []byte, format string) (any, error) {
 				pe.Col, _ = strconv.Atoi(m[2])
 				pe.Msg = m[3]
 			}
+			if strings.HasPrefix(pe.Msg, "invalid literal") {
+				// The literal may be an unquoted secret: never repeat it.
+				pe.Msg = "a value that is not a string, number, true, false or null (is a string missing its quotes?)"
+			}
 			if strings.HasSuffix(pe.Msg, "unexpected EOF") {
 				pe.Msg = "unexpected end of file: an object, array or string is not closed"
 			}
@@ -199,6 +203,12 @@ func decodeTOML(data []byte, path string) (map[string]any, error) {
 	return normalize(out).(map[string]any), nil
 }
 
+// yamlQuoted is a value quoted in a YAML error message, which may be a
+// secret: it is never repeated.
+var yamlQuoted = regexp.MustCompile("`[^`]*`")
+
+func yamlMsg(s string) string { return yamlQuoted.ReplaceAllString(s, "a value") }
+
 var yamlLine = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
 
 // decodeYAML decodes a YAML document into plain maps with string keys.
@@ -213,6 +223,7 @@ func decodeYAML(data []byte, path string) (map[string]any, error) {
 			pe.Line, _ = strconv.Atoi(m[1])
 			pe.Msg = m[2]
 		}
+		pe.Msg = yamlMsg(pe.Msg)
 		return nil, pe
 	}
 	if len(node.Content) == 0 {
@@ -230,6 +241,7 @@ func decodeYAML(data []byte, path string) (map[string]any, error) {
 			pe.Col = 0
 			pe.Msg = m[2]
 		}
+		pe.Msg = yamlMsg(pe.Msg)
 		return nil, pe
 	}
 	m, ok := normalize(out).(map[string]any)
