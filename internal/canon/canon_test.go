@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -140,6 +141,23 @@ func TestAppendNumber(t *testing.T) {
 	for _, c := range cases {
 		if got := string(AppendNumber(nil, c.f)); got != c.want {
 			t.Errorf("AppendNumber(%v) = %q, want %q", c.f, got, c.want)
+		}
+	}
+	// Every finite double round-trips, with at most 17 significant digits.
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 100000 {
+		f := math.Float64frombits(r.Uint64())
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			continue
+		}
+		s := string(AppendNumber(nil, f))
+		back, err := strconv.ParseFloat(s, 64)
+		if err != nil || (back != f && !(f == 0 && back == 0)) {
+			t.Fatalf("AppendNumber(%b) = %q, which parses to %v (%v)", f, s, back, err)
+		}
+		mant, _, _ := strings.Cut(strings.TrimLeft(strings.ReplaceAll(strings.TrimPrefix(s, "-"), ".", ""), "0"), "e")
+		if len(strings.TrimRight(mant, "0")) > 17 {
+			t.Fatalf("AppendNumber(%b) = %q: more than 17 digits", f, s)
 		}
 	}
 }

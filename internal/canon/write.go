@@ -152,8 +152,13 @@ func AppendNumber(dst []byte, f float64) []byte {
 	e := 0
 	for i := range b {
 		if b[i] == 'e' {
-			exp, _ := strconv.Atoi(string(b[i+1:]))
-			e = exp
+			// e±dd or e±ddd
+			for _, c := range b[i+2:] {
+				e = e*10 + int(c-'0')
+			}
+			if b[i+1] == '-' {
+				e = -e
+			}
 			b = b[:i]
 			break
 		}
