@@ -35,8 +35,8 @@ and its known limits.
 Nothing is launched. Values of env and headers, and secrets in arguments
 and URLs, are never printed; their names are.
 
-Clients: claude-code, claude-desktop, cline, codex, continue, cursor,
-gemini, goose, opencode, vscode, windsurf, zed.
+Clients: claude-code, claude-desktop, cline, codex, continue, copilot-cli,
+cursor, gemini, goose, opencode, vscode, windsurf, zed.
 
 Flags:
   --client NAME    only this client (repeatable, or comma-separated)
