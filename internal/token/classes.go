@@ -15,6 +15,34 @@ const (
 	cNewline             // [\r\n]
 )
 
+// asciiClass is the ASCII part of classes, for the splitter's fast path.
+var asciiClass [utf8.RuneSelf]uint8
+
+func init() {
+	for r := range rune(utf8.RuneSelf) {
+		var f uint8
+		if unicode.In(r, unicode.Lu, unicode.Lt, unicode.Lm, unicode.Lo, unicode.M) {
+			f |= cUpper
+		}
+		if unicode.In(r, unicode.Ll, unicode.Lm, unicode.Lo, unicode.M) {
+			f |= cLower
+		}
+		if unicode.IsLetter(r) {
+			f |= cLetter
+		}
+		if unicode.IsNumber(r) {
+			f |= cNumber
+		}
+		if unicode.IsSpace(r) {
+			f |= cSpace
+		}
+		if r == '\r' || r == '\n' {
+			f |= cNewline
+		}
+		asciiClass[r] = f
+	}
+}
+
 // classes maps every code point to its class bits. It is built once, from
 // the unicode package's range tables, when the counter is first used.
 type classes [utf8.MaxRune + 1]uint8

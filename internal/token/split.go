@@ -23,10 +23,33 @@ type splitter struct{ cls *classes }
 // s must be valid UTF-8.
 func (sp splitter) class(s string, i int) (uint8, int) {
 	if b := s[i]; b < utf8.RuneSelf {
-		return sp.cls[b], 1
+		return asciiClass[b], 1
 	}
+	return sp.classRune(s, i)
+}
+
+func (sp splitter) classRune(s string, i int) (uint8, int) {
 	r, n := utf8.DecodeRuneInString(s[i:])
 	return sp.cls[r], n
+}
+
+// run returns the end of the run of characters from i whose class has a
+// bit of want, or any class when want is 0, and no bit of avoid.
+func (sp splitter) run(s string, i int, want, avoid uint8) int {
+	for i < len(s) {
+		var g uint8
+		n := 1
+		if b := s[i]; b < utf8.RuneSelf {
+			g = asciiClass[b]
+		} else {
+			g, n = sp.classRune(s, i)
+		}
+		if (want != 0 && g&want == 0) || g&avoid != 0 {
+			return i
+		}
+		i += n
+	}
+	return i
 }
 
 // notLetterNumberNewline reports [^\r\n\p{L}\p{N}].
@@ -59,14 +82,7 @@ func (sp splitter) next(s string, p int) int {
 	if s[p] == ' ' {
 		q++
 	}
-	i := q
-	for i < len(s) {
-		g, n := sp.class(s, i)
-		if g&(cSpace|cLetter|cNumber) != 0 {
-			break
-		}
-		i += n
-	}
+	i := sp.run(s, q, 0, cSpace|cLetter|cNumber)
 	if i > q {
 		for i < len(s) && (s[i] == '\r' || s[i] == '\n' || s[i] == '/') {
 			i++
@@ -143,14 +159,7 @@ func (sp splitter) letters(s string, p int, f uint8, w int) int {
 			}
 			q += w
 		}
-		i := q
-		for i < len(s) {
-			g, n := sp.class(s, i)
-			if g&cUpper == 0 {
-				break
-			}
-			i += n
-		}
+		i := sp.run(s, q, cUpper, 0)
 		if i > q {
 			return contraction(s, sp.lowerRun(s, i))
 		}
@@ -162,14 +171,7 @@ func (sp splitter) letters(s string, p int, f uint8, w int) int {
 
 // lowerRun returns the end of the run of [\p{Ll}\p{Lm}\p{Lo}\p{M}] from i.
 func (sp splitter) lowerRun(s string, i int) int {
-	for i < len(s) {
-		g, n := sp.class(s, i)
-		if g&cLower == 0 {
-			break
-		}
-		i += n
-	}
-	return i
+	return sp.run(s, i, cLower, 0)
 }
 
 // contraction returns the end of (?i:'s|'t|'re|'ve|'m|'ll|'d)? at s[i].

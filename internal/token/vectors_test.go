@@ -307,3 +307,12 @@ func TestClasses(t *testing.T) {
 		}
 	}
 }
+
+func TestASCIIClass(t *testing.T) {
+	cls := o200kCounter().split.cls
+	for b := range utf8.RuneSelf {
+		if asciiClass[b] != cls[b] {
+			t.Errorf("asciiClass[%#x] = %06b, classes has %06b", b, asciiClass[b], cls[b])
+		}
+	}
+}
