@@ -20,6 +20,9 @@ import (
 // JSON. ${VAR} and ${VAR:-default} are expanded in command, args, env, url
 // and headers; an unset variable without a default stays as written.
 //
+// Claude Code sets CLAUDE_PROJECT_DIR in each stdio server's environment
+// (ClientEnv).
+//
 // Switches: enabledMcpjsonServers / disabledMcpjsonServers /
 // enableAllProjectMcpServers in any settings file (and in the project's
 // entry of ~/.claude.json) approve or reject .mcp.json servers, rejection
@@ -276,7 +279,7 @@ func settleClaudeCode(sys *System, configs []Config) []Config {
 	var approved, rejected []nameList
 	approveAll := ""
 	var denied, allowed []policy
-	allowedSet := false
+	allowedSet, allowedWhere := false, ""
 	for _, f := range sys.claudeSettings() {
 		if f.top == nil {
 			continue
@@ -289,6 +292,7 @@ func settleClaudeCode(sys *System, configs []Config) []Config {
 		denied = append(denied, readPolicies(f.top["deniedMcpServers"], f.path)...)
 		if v, ok := f.top["allowedMcpServers"]; ok && !allowedSet {
 			allowedSet = true
+			allowedWhere = f.path
 			allowed = readPolicies(v, f.path)
 			if allowed == nil {
 				allowed = []policy{}
@@ -357,8 +361,16 @@ func settleClaudeCode(sys *System, configs []Config) []Config {
 				}
 				if !ok {
 					s.Disabled = true
-					s.DisabledBy = "not in allowedMcpServers of the settings"
+					s.DisabledBy = "not matched by allowedMcpServers in " + allowedWhere
 				}
+			}
+		}
+	}
+	// Claude Code gives every stdio server the project folder.
+	for i := range configs {
+		for j := range configs[i].Servers {
+			if s := &configs[i].Servers[j]; s.Transport == Stdio {
+				s.ClientEnv = map[string]string{"CLAUDE_PROJECT_DIR": sys.Cwd}
 			}
 		}
 	}

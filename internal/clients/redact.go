@@ -261,7 +261,7 @@ func redactURLParts(raw string) string {
 }
 
 // LaunchKey returns a stable key for the server's launch spec (transport,
-// command, args, env, env file, cwd, url, headers: the expanded values,
+// command, args, env, env file, client env, cwd, url, headers: the expanded values,
 // secrets included), as HMAC-SHA256 under key, so that two entries that
 // launch the same thing share a key and the key reveals no value. The
 // caller supplies key (a per-install secret).
@@ -272,10 +272,11 @@ func (s Server) LaunchKey(key []byte) string {
 		Args      []string          `json:"a"`
 		Env       map[string]string `json:"e"`
 		EnvFile   string            `json:"f"`
+		ClientEnv map[string]string `json:"ce"`
 		Cwd       string            `json:"d"`
 		URL       string            `json:"u"`
 		Headers   map[string]string `json:"h"`
-	}{s.Transport, s.Command, s.Args, s.Env, s.EnvFile, s.Cwd, s.URL, s.Headers}
+	}{s.Transport, s.Command, s.Args, s.Env, s.EnvFile, s.ClientEnv, s.Cwd, s.URL, s.Headers}
 	b, _ := json.Marshal(spec) // map keys are sorted by encoding/json
 	mac := hmac.New(sha256.New, key)
 	mac.Write(b)

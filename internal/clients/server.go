@@ -42,8 +42,13 @@ type Server struct {
 	Command   string
 	Args      []string
 	Env       map[string]string
-	// EnvFile is a file of NAME=value lines the client loads into Env.
+	// EnvFile is a file of NAME=value lines the client loads into Env
+	// (already loaded: Env holds its variables).
 	EnvFile string
+	// ClientEnv are variables the client itself sets in the server's
+	// environment (Claude Code's CLAUDE_PROJECT_DIR); a launcher adds them
+	// to Env.
+	ClientEnv map[string]string
 	Cwd     string
 	URL     string
 	Headers map[string]string
@@ -114,6 +119,7 @@ type serverJSON struct {
 	Status       string      `json:"status"`
 	EnvNames     []string    `json:"envNames,omitempty"`
 	EnvFile      string      `json:"envFile,omitempty"`
+	ClientEnv    []string    `json:"clientEnvNames,omitempty"`
 	HeaderNames  []string    `json:"headerNames,omitempty"`
 	Cwd          string      `json:"cwd,omitempty"`
 	Disabled     bool        `json:"disabled,omitempty"`
@@ -133,7 +139,7 @@ func (s Server) MarshalJSON() ([]byte, error) {
 	return json.Marshal(serverJSON{
 		Name: s.Name, Client: s.Client, Scope: s.Scope, Source: s.Source,
 		Transport: s.Transport, Launch: s.Display(), Status: s.Status(),
-		EnvNames: s.EnvNames(), EnvFile: s.EnvFile, HeaderNames: s.HeaderNames(),
+		EnvNames: s.EnvNames(), EnvFile: s.EnvFile, ClientEnv: sortedKeys(s.ClientEnv), HeaderNames: s.HeaderNames(),
 		Cwd: s.Cwd, Disabled: s.Disabled, DisabledBy: s.DisabledBy,
 		OverriddenBy: s.OverriddenBy, NeedsInput: s.NeedsInput, Unset: s.Unset,
 		Filter: s.Filter, AlwaysLoad: s.AlwaysLoad, Problem: s.Problem, Notes: s.Notes,
