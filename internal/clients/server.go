@@ -49,9 +49,9 @@ type Server struct {
 	// environment (Claude Code's CLAUDE_PROJECT_DIR); a launcher adds them
 	// to Env.
 	ClientEnv map[string]string
-	Cwd     string
-	URL     string
-	Headers map[string]string
+	Cwd       string
+	URL       string
+	Headers   map[string]string
 	// Disabled servers are listed and not launched; DisabledBy says which
 	// switch, in which file, turned the server off.
 	Disabled   bool
