@@ -1,0 +1,604 @@
+package audit
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/canon"
+	"github.com/mcpcost/mcpcost/internal/claude"
+	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/mcpclient"
+	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/token"
+)
+
+// Statuses of servers that were not measured for a reason of their own
+// entry or of the run.
+const (
+	StatusDisabled    = "disabled"
+	StatusOverridden  = "overridden"
+	StatusNeedsInput  = "needs-input"
+	StatusProblem     = "problem"
+	StatusNotLaunched = "not-launched"
+	StatusNotCached   = "not-cached"
+)
+
+// Options tune an audit.
+type Options struct {
+	ContextWindow   int
+	Budget          int // 0: no budget gate
+	Threshold       int // 0: no per-tool threshold gate
+	AllowUnmeasured bool
+
+	// Cache, when set, is read before launching and written after.
+	Cache *Cache
+	// Refresh measures even what the cache holds fresh.
+	Refresh bool
+	// Offline reports only from the cache, whatever its age.
+	Offline bool
+	// NoLaunch launches nothing and lists what would be launched.
+	NoLaunch bool
+
+	Measure     mcpclient.Options
+	Concurrency int
+	// Posture returns a client's deferral posture (nil: every client is
+	// read as having no record).
+	Posture func(client string) clients.Posture
+	// Measurer replaces mcpclient.MeasureAll (tests).
+	Measurer func(ctx context.Context, ts []mcpclient.Target, o mcpclient.Options, concurrency int) []mcpclient.Result
+
+	Now       func() time.Time
+	Generator string
+	Progress  io.Writer
+	Counter   token.Counter
+}
+
+// capture is what is known of one launch spec after measuring or reading
+// the cache.
+type capture struct {
+	status, detail, hint string
+	tools                []*canon.Value
+	instructions         *string
+	serverName, version  string
+	changed, warnings    []string
+	cached               bool
+	at                   time.Time
+}
+
+func (c *capture) ok() bool {
+	return c.status == string(mcpclient.StatusMeasured) || c.status == string(mcpclient.StatusDynamic)
+}
+
+// Run audits configs: it measures every launchable server once (servers
+// that launch the same thing share one measurement), then builds the
+// report per config.
+func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
+	if opts.ContextWindow <= 0 {
+		opts.ContextWindow = DefaultContextWindow
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Counter == nil {
+		opts.Counter = token.O200k()
+	}
+	if opts.Measurer == nil {
+		opts.Measurer = mcpclient.MeasureAll
+	}
+	now := opts.Now()
+	rep := &Report{
+		Schema:             Schema,
+		MethodologyVersion: measure.MethodologyVersion,
+		Encoding:           token.Encoding,
+		Generator:          opts.Generator,
+		GeneratedAt:        now.UTC().Format(time.RFC3339),
+		ContextWindow:      opts.ContextWindow,
+		Configs:            []Config{},
+		EmptyConfigs:       []EmptyConfig{},
+		Problems:           []Problem{},
+		Offline:            opts.Offline,
+		NoLaunch:           opts.NoLaunch,
+	}
+
+	// One key per launch spec: the cache's, or one for this run only.
+	hkey := make([]byte, 32)
+	if opts.Cache != nil {
+		hkey = opts.Cache.Key()
+	} else {
+		rand.Read(hkey)
+	}
+	caps := map[string]*capture{}
+	var todo []string
+	targets := map[string]mcpclient.Target{}
+	for _, cfg := range configs {
+		for _, s := range cfg.Servers {
+			if !s.Launchable() {
+				continue
+			}
+			k := s.LaunchKey(hkey)
+			if _, seen := targets[k]; seen {
+				continue
+			}
+			targets[k] = targetOf(s)
+			if opts.Cache != nil && !opts.Refresh {
+				if e, fresh := opts.Cache.Get(k, now); e != nil && (fresh || opts.Offline) {
+					if c := fromEntry(e); c != nil {
+						caps[k] = c
+						continue
+					}
+				}
+			}
+			switch {
+			case opts.NoLaunch:
+				caps[k] = &capture{status: StatusNotLaunched, detail: "--no-launch: would run " + s.Display()}
+			case opts.Offline:
+				caps[k] = &capture{status: StatusNotCached, detail: "--offline: no measurement of this launch in the cache",
+					hint: "run the audit once without --offline to measure it"}
+			default:
+				todo = append(todo, k)
+			}
+		}
+	}
+	if len(todo) > 0 {
+		sort.Strings(todo) // deterministic order of launches
+		ts := make([]mcpclient.Target, len(todo))
+		for i, k := range todo {
+			ts[i] = targets[k]
+		}
+		mo := opts.Measure
+		mo.Progress = opts.Progress
+		results := opts.Measurer(ctx, ts, mo, opts.Concurrency)
+		for i, k := range todo {
+			c := fromResult(results[i], opts.Counter, now)
+			caps[k] = c
+			if opts.Cache != nil && c.ok() {
+				_ = opts.Cache.Put(k, toEntry(c, now))
+			}
+		}
+	}
+
+	for _, cfg := range configs {
+		if cfg.Error != "" {
+			rep.Problems = append(rep.Problems, Problem{Client: cfg.Client, Path: cfg.Path, Error: cfg.Error})
+			continue
+		}
+		if len(cfg.Servers) == 0 {
+			rep.EmptyConfigs = append(rep.EmptyConfigs, EmptyConfig{Client: cfg.Client, Path: cfg.Path, Scope: cfg.Scope})
+			continue
+		}
+		c := buildConfig(cfg, caps, hkey, opts)
+		if c.LowerBound {
+			rep.Partial = true
+		}
+		rep.Configs = append(rep.Configs, c)
+	}
+	sort.SliceStable(rep.Configs, func(i, j int) bool {
+		a, b := rep.Configs[i], rep.Configs[j]
+		if a.TotalTokens != b.TotalTokens {
+			return a.TotalTokens > b.TotalTokens
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Scope < b.Scope
+	})
+	if opts.Budget > 0 {
+		rep.Budget = budgetGate(rep.Configs, opts.Budget, opts.AllowUnmeasured)
+	}
+	if opts.Threshold > 0 {
+		rep.Threshold = thresholdGate(rep.Configs, opts.Threshold)
+	}
+	return rep
+}
+
+// targetOf is the launch target of a config entry.
+func targetOf(s clients.Server) mcpclient.Target {
+	t := mcpclient.Target{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd, URL: s.URL, Headers: s.Headers}
+	switch s.Transport {
+	case clients.Stdio:
+		t.Transport = "stdio"
+	case clients.HTTP:
+		t.Transport = "http"
+	case clients.SSE:
+		t.Transport = "sse"
+	}
+	return t
+}
+
+func fromResult(r mcpclient.Result, c token.Counter, now time.Time) *capture {
+	live := measure.FromLive(r, c)
+	cp := &capture{status: live.Status, detail: live.Detail, at: now}
+	if live.Result == nil {
+		cp.hint = failureHint(live.Status)
+		if tail := strings.TrimSpace(live.StderrTail); tail != "" && live.Status == string(mcpclient.StatusStartupFailure) {
+			lines := strings.Split(tail, "\n")
+			cp.detail += "; stderr ends: " + lines[len(lines)-1]
+		}
+		return cp
+	}
+	cp.tools = live.Tools
+	cp.instructions = live.Instructions
+	if cp.instructions == nil {
+		e := ""
+		cp.instructions = &e
+	}
+	cp.serverName, cp.version = live.ServerName, live.ServerVersion
+	cp.changed, cp.warnings = live.ChangedTools, live.Warnings
+	return cp
+}
+
+func toEntry(c *capture, now time.Time) *Entry {
+	return &Entry{
+		MeasuredAt:    now.UTC(),
+		Status:        c.status,
+		Detail:        c.detail,
+		ServerName:    c.serverName,
+		ServerVersion: c.version,
+		Instructions:  c.instructions,
+		Tools:         canon.Marshal(canon.NewArray(c.tools)),
+		ChangedTools:  c.changed,
+		Warnings:      c.warnings,
+	}
+}
+
+func fromEntry(e *Entry) *capture {
+	v, err := canon.Parse(e.Tools)
+	if err != nil || v.Kind() != canon.Array {
+		return nil
+	}
+	instr := e.Instructions
+	if instr == nil {
+		s := ""
+		instr = &s
+	}
+	return &capture{status: e.Status, detail: e.Detail, tools: v.Elems(), instructions: instr,
+		serverName: e.ServerName, version: e.ServerVersion, changed: e.ChangedTools, warnings: e.Warnings,
+		cached: true, at: e.MeasuredAt}
+}
+
+// failureHint says what to do about a measurement failure.
+func failureHint(status string) string {
+	switch mcpclient.Status(status) {
+	case mcpclient.StatusAuthRequired:
+		return "the server needs credentials: set them in the config's env or headers (the client's own values), then audit again"
+	case mcpclient.StatusRemoteAuthWall:
+		return "the server is behind OAuth; its cost cannot be measured without signing in (mcpcost measure URL --header-env VAR with a token)"
+	case mcpclient.StatusTimeout:
+		return "a slow first start (npx downloading a package) may need a larger --timeout"
+	case mcpclient.StatusStartupFailure:
+		return "run the command by hand to see why it does not start (a missing program or environment variable is common)"
+	case mcpclient.StatusProtocolError:
+		return "the server does not answer as MCP expects; try --protocol-version with an older version"
+	}
+	return ""
+}
+
+// measured reports whether a server status carries a number.
+func measured(status string) bool {
+	return status == string(mcpclient.StatusMeasured) || status == string(mcpclient.StatusDynamic)
+}
+
+func buildConfig(cfg clients.Config, caps map[string]*capture, hkey []byte, opts Options) Config {
+	c := Config{
+		Client:        cfg.Client,
+		ClientTitle:   clients.Title(cfg.Client),
+		Path:          cfg.Path,
+		Scope:         cfg.Scope,
+		Unmeasured:    []string{},
+		Servers:       []Server{},
+		HeaviestTools: []ToolRef{},
+		Notes:         cfg.Notes,
+	}
+	var posture clients.Posture
+	if opts.Posture != nil {
+		posture = opts.Posture(cfg.Client)
+	} else {
+		posture = clients.Posture{Client: cfg.Client, Mode: clients.ModeNoRecord}
+	}
+	c.Posture = posture
+
+	type built struct {
+		srv   Server
+		tools []*canon.Value // after the filter
+		ss    claude.SessionStartLoad
+	}
+	var all []built
+	for _, s := range cfg.Servers {
+		srv := Server{
+			Name:        s.Name,
+			Transport:   s.Transport,
+			Launch:      s.Display(),
+			EnvNames:    s.EnvNames(),
+			HeaderNames: s.HeaderNames(),
+			Filter:      s.Filter,
+			AlwaysLoad:  s.AlwaysLoad,
+			Tools:       []measure.Tool{},
+		}
+		switch s.Status() {
+		case clients.StatusProblem:
+			srv.Status, srv.Detail = StatusProblem, s.Problem
+			srv.Hint = "fix the entry in " + cfg.Path + "; the client cannot start it as written"
+		case clients.StatusDisabled:
+			srv.Status, srv.Detail = StatusDisabled, s.DisabledBy
+		case clients.StatusOverridden:
+			srv.Status, srv.Detail = StatusOverridden, "the entry in "+s.OverriddenBy+" wins"
+		case clients.StatusNeedsInput:
+			srv.Status = StatusNeedsInput
+			srv.Detail = "the client asks for " + strings.Join(s.NeedsInput, ", ") + " when it starts the server; that cannot be resolved offline"
+			srv.Hint = "measure it by hand with the value: mcpcost measure -- COMMAND ARGS (or URL --header-env VAR)"
+			c.ServerCount++
+			c.Unmeasured = append(c.Unmeasured, s.Name)
+		default:
+			c.ServerCount++
+			cp := caps[s.LaunchKey(hkey)]
+			srv.Status, srv.Detail, srv.Hint = cp.status, cp.detail, cp.hint
+			if !cp.ok() {
+				c.Unmeasured = append(c.Unmeasured, s.Name)
+				break
+			}
+			srv.Cached = cp.cached
+			srv.MeasuredAt = cp.at.UTC().Format(time.RFC3339)
+			srv.ServerName, srv.ServerVersion = cp.serverName, cp.version
+			srv.ChangedTools, srv.Warnings = cp.changed, cp.warnings
+			tools := cp.tools
+			if s.Filter != nil {
+				unf := measure.Tools(tools, opts.Counter)
+				n, cnt := unf.TotalTokens, unf.ToolCount
+				srv.UnfilteredTokens, srv.UnfilteredToolCount = &n, &cnt
+				var kept []*canon.Value
+				for _, t := range tools {
+					if s.Filter.Allows(measure.ToolName(t)) {
+						kept = append(kept, t)
+					} else {
+						srv.FilteredOut = append(srv.FilteredOut, measure.ToolName(t))
+					}
+				}
+				tools = kept
+			}
+			r := measure.Tools(tools, opts.Counter)
+			tok, cnt := r.TotalTokens, r.ToolCount
+			srv.Tokens, srv.ToolCount = &tok, &cnt
+			srv.CanonicalSha256 = r.CanonicalSha256
+			for _, i := range r.Heaviest() {
+				srv.Tools = append(srv.Tools, r.Tools[i])
+				if r.Tools[i].AlwaysLoad {
+					srv.AlwaysLoad = true
+				}
+			}
+			if cp.instructions != nil && *cp.instructions != "" {
+				srv.InstructionsTokens = opts.Counter.Count(*cp.instructions)
+			}
+			ss := claude.SessionStart(s.Name, tools, cp.instructions)
+			srv.SessionStartTokens = ss.Tokens
+			srv.RequestShapeTokens = claude.RequestShape(s.Name, tools).Tokens
+			c.Measured++
+			c.TotalTokens += tok
+			c.ToolCount += cnt
+			c.SessionStartTokens += ss.Tokens
+			c.RequestShapeTokens += srv.RequestShapeTokens
+			all = append(all, built{srv: srv, tools: tools, ss: ss})
+			continue
+		}
+		all = append(all, built{srv: srv})
+	}
+	c.LowerBound = len(c.Unmeasured) > 0
+	c.ContextShare = float64(c.TotalTokens) / float64(opts.ContextWindow)
+
+	// Who pays: the posture, the threshold comparison, what is up front.
+	var parts []clients.StackPart
+	for _, b := range all {
+		if b.srv.Tokens == nil {
+			continue
+		}
+		p := clients.StackPart{Wire: *b.srv.Tokens}
+		if pub, ok := claude.Published(b.srv.CanonicalSha256); ok && pub.ClaudeTokens != nil && b.srv.Filter == nil {
+			p.Claude, p.HasClaude = *pub.ClaudeTokens, true
+		}
+		parts = append(parts, p)
+	}
+	c.Check = posture.CheckThreshold(opts.ContextWindow, parts, c.LowerBound)
+	upFront, known := 0, true
+	for i := range all {
+		b := &all[i]
+		if b.srv.Tokens == nil {
+			continue
+		}
+		up, ok := posture.LoadsUpFront(c.Check, b.srv.AlwaysLoad && !hasToolAlwaysLoadOnly(b.srv))
+		if !ok {
+			known = false
+			continue
+		}
+		b.srv.LoadsUpFront = &up
+		switch {
+		case up:
+			upFront += *b.srv.Tokens
+		case cfg.Client == clients.ClaudeCode:
+			upFront += b.ss.ClaudeCodeTokens
+		default:
+			upFront += b.ss.Tokens
+		}
+	}
+	if known {
+		c.UpFrontTokens = &upFront
+	}
+	c.PostureText = posture.Explain(c.Check)
+
+	// Order: measured heaviest first, then unmeasured enabled, then the
+	// rest; each group by name.
+	rank := func(s Server) int {
+		switch {
+		case s.Tokens != nil:
+			return 0
+		case s.Status == StatusDisabled || s.Status == StatusOverridden || s.Status == StatusProblem:
+			return 2
+		}
+		return 1
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i].srv, all[j].srv
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra < rb
+		}
+		if a.Tokens != nil && b.Tokens != nil && *a.Tokens != *b.Tokens {
+			return *a.Tokens > *b.Tokens
+		}
+		return a.Name < b.Name
+	})
+	var pool []ToolRef
+	for _, b := range all {
+		s := b.srv
+		if s.Tokens != nil && c.TotalTokens > 0 {
+			sh := float64(*s.Tokens) / float64(c.TotalTokens)
+			s.Share = &sh
+		}
+		for _, t := range s.Tools {
+			pool = append(pool, ToolRef{Server: s.Name, Tool: t.Name, Tokens: t.Tokens})
+		}
+		c.Servers = append(c.Servers, s)
+	}
+	sort.SliceStable(pool, func(i, j int) bool {
+		if pool[i].Tokens != pool[j].Tokens {
+			return pool[i].Tokens > pool[j].Tokens
+		}
+		if pool[i].Server != pool[j].Server {
+			return pool[i].Server < pool[j].Server
+		}
+		return pool[i].Tool < pool[j].Tool
+	})
+	c.HeaviestTools = pool[:min(5, len(pool))]
+	byServer := map[string][]*canon.Value{}
+	for _, b := range all {
+		if b.srv.Tokens != nil {
+			byServer[b.srv.Name] = b.tools
+		}
+	}
+	c.Trim = trim(byServer, pool, c.TotalTokens, opts.Counter)
+	if opts.Threshold > 0 {
+		for _, t := range pool {
+			if t.Tokens > opts.Threshold {
+				c.Over = append(c.Over, t)
+			}
+		}
+	}
+	return c
+}
+
+// hasToolAlwaysLoadOnly reports whether the server's alwaysLoad comes only
+// from some of its tools (then the rest can still be deferred; the
+// server as a whole is not counted up front).
+func hasToolAlwaysLoadOnly(s Server) bool {
+	if !s.AlwaysLoad {
+		return false
+	}
+	n := 0
+	for _, t := range s.Tools {
+		if t.AlwaysLoad {
+			n++
+		}
+	}
+	return n > 0 && n < len(s.Tools)
+}
+
+// trimSlots bounds the trim suggestion.
+const trimSlots = 5
+
+// trim picks the fewest tools that recover the most: the heaviest tools,
+// taken in order until their own counts reach a third of the config or
+// trimSlots are taken. The tokens it recovers are exact: each server is
+// counted again without the trimmed tools.
+func trim(tools map[string][]*canon.Value, pool []ToolRef, total int, c token.Counter) *Trim {
+	if total == 0 || len(pool) < 2 {
+		return nil
+	}
+	var picked []ToolRef
+	sum := 0
+	for _, t := range pool {
+		if len(picked) == trimSlots || len(picked) == len(pool)-1 {
+			break
+		}
+		picked = append(picked, t)
+		sum += t.Tokens
+		if sum*3 >= total {
+			break
+		}
+	}
+	drop := map[string]map[string]bool{}
+	for _, t := range picked {
+		if drop[t.Server] == nil {
+			drop[t.Server] = map[string]bool{}
+		}
+		drop[t.Server][t.Tool] = true
+	}
+	recovered := 0
+	for server, names := range drop {
+		all := tools[server]
+		var kept []*canon.Value
+		for _, t := range all {
+			if !names[measure.ToolName(t)] {
+				kept = append(kept, t)
+			}
+		}
+		before := c.Count(string(canon.Marshal(canon.NewArray(all))))
+		after := 0
+		if len(kept) > 0 {
+			after = c.Count(string(canon.Marshal(canon.NewArray(kept))))
+		}
+		recovered += before - after
+	}
+	return &Trim{Tools: picked, RecoverableTokens: recovered, RecoverableShare: float64(recovered) / float64(total)}
+}
+
+func budgetGate(configs []Config, limit int, allowUnmeasured bool) *BudgetGate {
+	g := &BudgetGate{Limit: limit, Pass: true, AllowUnmeasured: allowUnmeasured, Configs: []BudgetConfig{}}
+	for _, c := range configs {
+		bc := BudgetConfig{Path: c.Path, Client: c.Client, Scope: c.Scope, Total: c.TotalTokens, Pass: true, Reasons: []string{}}
+		if c.TotalTokens > limit {
+			bc.Pass = false
+			bc.Reasons = append(bc.Reasons, fmt.Sprintf("%s tokens, over the budget of %s by %s", group(c.TotalTokens), group(limit), group(c.TotalTokens-limit)))
+		}
+		if len(c.Unmeasured) > 0 && !allowUnmeasured {
+			bc.Pass = false
+			for _, n := range c.Unmeasured {
+				bc.Reasons = append(bc.Reasons, fmt.Sprintf("%s could not be measured, so the total is a lower bound", n))
+			}
+		}
+		if !bc.Pass {
+			g.Pass = false
+		}
+		g.Configs = append(g.Configs, bc)
+	}
+	return g
+}
+
+func thresholdGate(configs []Config, limit int) *ThresholdGate {
+	g := &ThresholdGate{Limit: limit, Pass: true, Tools: []ToolRef{}}
+	seen := map[ToolRef]bool{}
+	for _, c := range configs {
+		for _, t := range c.Over {
+			if !seen[t] {
+				seen[t] = true
+				g.Tools = append(g.Tools, t)
+			}
+		}
+	}
+	sort.SliceStable(g.Tools, func(i, j int) bool { return g.Tools[i].Tokens > g.Tools[j].Tokens })
+	g.Pass = len(g.Tools) == 0
+	return g
+}
+
+// group formats n with thousands separators.
+func group(n int) string {
+	if n < 0 {
+		return "-" + group(-n)
+	}
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

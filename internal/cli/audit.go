@@ -1,0 +1,220 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/mcpclient"
+	"github.com/mcpcost/mcpcost/internal/render"
+)
+
+func init() {
+	register(&Command{
+		Name:  "audit",
+		Short: "measure every MCP server in every client config, per config file (the default)",
+		Usage: auditUsage,
+		Run:   runAudit,
+	})
+}
+
+const auditUsage = `usage: mcpcost [audit] [flags]
+
+Find every MCP client config on this machine (Claude Code, Claude Desktop,
+Cursor, VS Code, Windsurf, Codex, Gemini CLI, Zed, opencode, Cline, Goose,
+Continue, Copilot CLI), or read the files given with --config, launch or
+connect to every enabled server as its client would, and report per config
+file, never merged (a context window belongs to one client session):
+
+  per server   transport, tools, tokens, share, status
+  per config   the total and its share of the context window; who pays
+               (whether the client loads the definitions up front or
+               defers them, as Claude Code's tool search does) and what is
+               paid before anything is typed; the heaviest tools; a trim
+               suggestion; what could not be measured, with a hint
+
+Launching a configured server runs its command, as the client would.
+--no-launch lists what would be launched instead. Values of env and
+headers, and secrets in arguments and URLs, never appear in any output or
+in the cache; their names do.
+
+Measurements are cached by launch spec (in the user's cache folder, or
+$MCPCOST_CACHE_DIR) for --max-age, so a repeated audit is near-instant.
+
+Flags:
+  --config PATH          audit this file instead of discovering (repeatable);
+                         its format and client are told from name and content
+  --client NAME          only this client's configs (repeatable)
+  --project DIR          the project whose project configs are read
+                         (default: the current folder)
+  --context N            the context window shares are of (default 200000)
+  --budget N             exit 1 when a config's total exceeds N tokens, or
+                         when a server of it could not be measured (the total
+                         is then a lower bound)
+  --allow-unmeasured     let --budget pass on the measured servers alone
+  --threshold N          exit 1 when a tool's definition exceeds N tokens
+  --json                 print JSON (schema mcpcost.audit/v1)
+  --markdown             print Markdown, for a pull-request comment
+  --refresh              measure again, ignoring the cache
+  --offline              report only from the cache; launch nothing
+  --no-launch            launch nothing: list what would be launched
+  --max-age DURATION     how long a cached measurement is used (default 24h)
+  --timeout DURATION     per request to a server (default 60s)
+  --concurrency N        servers measured at once (default: 2 per core)
+  --protocol-version V   offer this MCP protocol version
+
+Exit status: 0 every config was read and every enabled server measured,
+within the gates; 1 a gate failed, a config could not be read, a server
+could not be measured (the report then says it is partial), or no config
+was found; 2 usage error.`
+
+func runAudit(env *Env, args []string) int {
+	f := newFlags("audit")
+	configsFlag := f.Strings("config", "")
+	clientsFlag := f.Strings("client", "")
+	project := f.String("project", "", "")
+	contextFlag := f.Int("context", audit.DefaultContextWindow, "")
+	budget := f.Int("budget", 0, "")
+	allowUnmeasured := f.Bool("allow-unmeasured", "")
+	threshold := f.Int("threshold", 0, "")
+	jsonFlag := f.Bool("json", "")
+	mdFlag := f.Bool("markdown", "")
+	refresh := f.Bool("refresh", "")
+	offline := f.Bool("offline", "")
+	noLaunch := f.Bool("no-launch", "")
+	maxAge := f.fs.Duration("max-age", audit.DefaultMaxAge, "")
+	timeout := f.fs.Duration("timeout", mcpclient.DefaultTimeout, "")
+	concurrency := f.Int("concurrency", 0, "")
+	protocol := f.String("protocol-version", "", "")
+	pos, rest, ok := f.parseOrUsage(env, args)
+	if !ok {
+		return ExitError
+	}
+	if len(pos)+len(rest) > 0 {
+		return usageError(env, "audit", "unexpected argument %q (files to audit go with --config)", append(pos, rest...)[0])
+	}
+	for name, v := range map[string]int{"context": *contextFlag, "budget": *budget, "threshold": *threshold, "concurrency": *concurrency} {
+		if f.Set(name) && v <= 0 {
+			return usageError(env, "audit", "--%s must be a positive number, got %d", name, v)
+		}
+	}
+	switch {
+	case *jsonFlag && *mdFlag:
+		return usageError(env, "audit", "--json and --markdown cannot be combined")
+	case *offline && *refresh:
+		return usageError(env, "audit", "--offline and --refresh cannot be combined")
+	case *allowUnmeasured && !f.Set("budget"):
+		return usageError(env, "audit", "--allow-unmeasured goes with --budget")
+	case *timeout <= 0 || *maxAge <= 0:
+		return usageError(env, "audit", "--timeout and --max-age must be positive durations, such as 30s or 12h")
+	}
+	var want []string
+	for _, n := range *clientsFlag {
+		for _, part := range strings.Split(n, ",") {
+			if part = strings.TrimSpace(part); part == "" {
+				continue
+			}
+			if !clients.Known(part) {
+				return usageError(env, "audit", "unknown client %q (known: %s)", part, strings.Join(clients.Clients(), ", "))
+			}
+			want = append(want, part)
+		}
+	}
+	sys, err := clients.Local(env.Getenv, *project)
+	if err != nil {
+		return fail(env, err)
+	}
+	if *project != "" && !sys.FS.IsDir(sys.Cwd) {
+		return usageError(env, "audit", "--project %s is not a folder", *project)
+	}
+
+	// What to audit: the files given, or every config discovered.
+	var configs []clients.Config
+	code := ExitOK
+	if len(*configsFlag) > 0 {
+		for _, p := range *configsFlag {
+			cfg, err := clients.Load(sys, p)
+			if err != nil {
+				errorf(env, "%v", err)
+				code = ExitFail
+				continue
+			}
+			configs = append(configs, cfg)
+		}
+		if len(configs) == 0 {
+			hintf(env, "--config takes the path of an MCP config file such as .mcp.json")
+			return ExitError
+		}
+	} else {
+		configs, _ = clients.Discover(sys, want)
+	}
+
+	var cache *audit.Cache
+	if dir, err := audit.DefaultCacheDir(env.Getenv); err == nil {
+		if cache, err = audit.OpenCache(dir, *maxAge); err != nil {
+			warnf(env, "measurement cache unavailable: %v", err)
+			cache = nil
+		}
+	}
+	if cache == nil && *offline {
+		return fail(env, fmt.Errorf("--offline needs the measurement cache, which is unavailable"))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rep := audit.Run(ctx, configs, audit.Options{
+		ContextWindow:   *contextFlag,
+		Budget:          *budget,
+		Threshold:       *threshold,
+		AllowUnmeasured: *allowUnmeasured,
+		Cache:           cache,
+		Refresh:         *refresh,
+		Offline:         *offline,
+		NoLaunch:        *noLaunch,
+		Measure: mcpclient.Options{
+			Timeout:         *timeout,
+			ProtocolVersion: *protocol,
+			ClientVersion:   Version(),
+		},
+		Concurrency: *concurrency,
+		Posture:     func(client string) clients.Posture { return clients.PostureFor(sys, client) },
+		Now:         env.Now,
+		Generator:   "mcpcost " + Version(),
+		Progress:    env.Progress(),
+	})
+
+	switch {
+	case *jsonFlag:
+		err = jsonTo(env, rep)
+	case *mdFlag:
+		err = render.AuditMarkdown(env.Stdout, rep)
+	default:
+		err = render.AuditText(env.Stdout, rep)
+	}
+	if err != nil {
+		return fail(env, err)
+	}
+	if len(rep.Configs) == 0 && len(rep.Problems) == 0 {
+		if len(rep.EmptyConfigs) > 0 {
+			errorf(env, "the MCP configs found declare no server to measure")
+		} else {
+			errorf(env, "no MCP config found")
+		}
+		hintf(env, "point at one with --config PATH; 'mcpcost clients' lists every place looked at")
+		return ExitFail
+	}
+	if len(rep.Problems) > 0 || rep.Partial {
+		code = ExitFail
+	}
+	if (rep.Budget != nil && !rep.Budget.Pass) || (rep.Threshold != nil && !rep.Threshold.Pass) {
+		code = ExitFail
+	}
+	return code
+}
+
+// durationFlag documents that audit's durations parse as Go durations.
+var _ = time.Second

@@ -1,0 +1,288 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcpcost/mcpcost/internal/audit"
+)
+
+// AuditText writes an audit for a terminal: per config file, its servers,
+// total and share of the context window, who pays, the heaviest tools, a
+// trim suggestion, what was not measured; then the gates.
+func AuditText(w io.Writer, r *audit.Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "mcpcost audit · methodology %s · %s · context window %s\n", r.MethodologyVersion, r.Encoding, Int(r.ContextWindow))
+	if len(r.Configs) == 0 {
+		b.WriteString("\nNo config with an MCP server was found.\n")
+	}
+	for _, c := range r.Configs {
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "%s  %s%s\n", clientLabel(c), c.Path, scopeLabel(c))
+		t := Table{Header: []string{"server", "transport", "tools", "tokens", "share", "status"}, Align: []Align{Left, Left, Right, Right, Right, Left}, Indent: "  "}
+		for _, s := range c.Servers {
+			tools, tokens, share := "-", "-", "-"
+			if s.ToolCount != nil {
+				tools = Int(*s.ToolCount)
+			}
+			if s.Tokens != nil {
+				tokens = Int(*s.Tokens)
+			}
+			if s.Share != nil {
+				share = Percent(*s.Share)
+			}
+			status := s.Status
+			if s.Cached {
+				status += " (cached)"
+			}
+			if s.Filter != nil && s.UnfilteredToolCount != nil && s.ToolCount != nil && *s.UnfilteredToolCount != *s.ToolCount {
+				status += fmt.Sprintf(", %d of %d tools after the client's filter", *s.ToolCount, *s.UnfilteredToolCount)
+			}
+			t.Add(s.Name, s.Transport, tools, tokens, share, status)
+		}
+		total := Int(c.TotalTokens)
+		if c.LowerBound {
+			total = "≥" + total
+		}
+		t.Add("total", "", Int(c.ToolCount), total, "", "")
+		t.Write(&b)
+		b.WriteString("\n")
+		lead := fmt.Sprintf("%s tokens of tool definitions: %s of a %s-token context window.", total, Percent(c.ContextShare), Int(r.ContextWindow))
+		if c.LowerBound {
+			lead += fmt.Sprintf(" A lower bound: %s could not be measured.", joinAnd(c.Unmeasured))
+		}
+		wrap(&b, lead, "  ", 80)
+		paragraphs(&b, c.PostureText, "  ", 80)
+		switch {
+		case c.UpFrontTokens == nil:
+			wrap(&b, fmt.Sprintf("What is paid at session start cannot be said under this posture: between %s tokens (tool names and instructions, if deferred) and %s (everything up front).", Int(c.SessionStartTokens), total), "  ", 80)
+		case *c.UpFrontTokens == c.TotalTokens:
+			wrap(&b, fmt.Sprintf("A client that defers tool definitions would load only the tool names and instructions at session start: %s tokens.", Int(c.SessionStartTokens)), "  ", 80)
+		default:
+			wrap(&b, fmt.Sprintf("Paid at session start under this posture: %s tokens (the full definitions of servers loaded up front; tool names and instructions of the deferred ones).", Int(*c.UpFrontTokens)), "  ", 80)
+		}
+		if c.RequestShapeTokens > 0 {
+			wrap(&b, fmt.Sprintf("As an Anthropic request (name, description cut to 2 KB, input_schema; no annotations, output schemas or _meta) the same tools count %s tokens: a different number from the one above.", Int(c.RequestShapeTokens)), "  ", 80)
+		}
+		if len(c.HeaviestTools) > 0 {
+			b.WriteString("\n  heaviest tools\n")
+			ht := Table{Align: []Align{Left, Right}, Indent: "    "}
+			for _, h := range c.HeaviestTools {
+				ht.Add(h.Server+" · "+h.Tool, Int(h.Tokens))
+			}
+			ht.Write(&b)
+		}
+		if c.Trim != nil {
+			var names []string
+			for _, t := range c.Trim.Tools {
+				names = append(names, t.Server+" · "+t.Tool)
+			}
+			b.WriteString("\n")
+			wrap(&b, fmt.Sprintf("trim: if your client supports per-tool filtering, turning off %d %s (%s) would recover %s tokens (%s of this config).",
+				len(c.Trim.Tools), plural(len(c.Trim.Tools), "tool", "tools"), strings.Join(names, ", "), Int(c.Trim.RecoverableTokens), Percent(c.Trim.RecoverableShare)), "  ", 80)
+		}
+		var unmeasured, off []audit.Server
+		for _, s := range c.Servers {
+			switch {
+			case s.Tokens != nil:
+			case s.Status == audit.StatusDisabled || s.Status == audit.StatusOverridden || s.Status == audit.StatusProblem:
+				off = append(off, s)
+			default:
+				unmeasured = append(unmeasured, s)
+			}
+		}
+		if len(unmeasured) > 0 {
+			b.WriteString("\n  not measured\n")
+			for _, s := range unmeasured {
+				fmt.Fprintf(&b, "    %s: %s", s.Name, s.Status)
+				if s.Detail != "" {
+					fmt.Fprintf(&b, ": %s", s.Detail)
+				}
+				b.WriteString("\n")
+				if s.Hint != "" {
+					fmt.Fprintf(&b, "      hint: %s\n", s.Hint)
+				}
+			}
+		}
+		if len(off) > 0 {
+			b.WriteString("\n  not launched\n")
+			for _, s := range off {
+				fmt.Fprintf(&b, "    %s: %s", s.Name, s.Status)
+				if s.Detail != "" {
+					fmt.Fprintf(&b, " (%s)", s.Detail)
+				}
+				b.WriteString("\n")
+			}
+		}
+		for _, n := range c.Notes {
+			fmt.Fprintf(&b, "  note: %s\n", n)
+		}
+	}
+	if len(r.EmptyConfigs) > 0 {
+		b.WriteString("\nconfigs with no server\n")
+		for _, e := range r.EmptyConfigs {
+			fmt.Fprintf(&b, "  %s  %s\n", e.Client, e.Path)
+		}
+	}
+	if len(r.Problems) > 0 {
+		b.WriteString("\nproblems\n")
+		for _, p := range r.Problems {
+			fmt.Fprintf(&b, "  %s\n", p.Error)
+		}
+	}
+	auditGates(&b, r)
+	b.WriteString("\n")
+	wrap(&b, "Tokens are o200k_base counts of the canonical JSON of each server's tools/list (methodology 1.0): what the server puts on the wire. What a model is billed differs by provider and client.", "", 80)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func auditGates(b *strings.Builder, r *audit.Report) {
+	if g := r.Budget; g != nil {
+		b.WriteString("\n")
+		if g.Pass {
+			fmt.Fprintf(b, "budget ok: every config is within %s tokens\n", Int(g.Limit))
+		} else {
+			fmt.Fprintf(b, "BUDGET FAIL: limit %s tokens\n", Int(g.Limit))
+			for _, c := range g.Configs {
+				for _, reason := range c.Reasons {
+					fmt.Fprintf(b, "  %s: %s\n", c.Path, reason)
+				}
+			}
+			if !g.AllowUnmeasured {
+				for _, c := range g.Configs {
+					if len(c.Reasons) > 0 && c.Total <= g.Limit {
+						b.WriteString("  (--allow-unmeasured passes on what was measured, when a lower bound is enough)\n")
+						break
+					}
+				}
+			}
+		}
+	}
+	if g := r.Threshold; g != nil {
+		b.WriteString("\n")
+		if g.Pass {
+			fmt.Fprintf(b, "threshold ok: no tool is over %s tokens\n", Int(g.Limit))
+		} else {
+			fmt.Fprintf(b, "THRESHOLD FAIL: %d %s over %s tokens\n", len(g.Tools), plural(len(g.Tools), "tool", "tools"), Int(g.Limit))
+			for _, t := range g.Tools {
+				fmt.Fprintf(b, "  %s · %s  %s\n", t.Server, t.Tool, Int(t.Tokens))
+			}
+		}
+	}
+}
+
+// AuditMarkdown writes an audit as Markdown that fits a pull-request
+// comment: a summary line per config, then details.
+func AuditMarkdown(w io.Writer, r *audit.Report) error {
+	var b strings.Builder
+	b.WriteString("### MCP context cost\n\n")
+	for _, c := range r.Configs {
+		total := Int(c.TotalTokens)
+		if c.LowerBound {
+			total = "≥" + total
+		}
+		fmt.Fprintf(&b, "- **%s** `%s`: **%s tokens** of tool definitions in %d %s (%s of a %s-token window)", clientLabel(c), c.Path, total,
+			c.ServerCount, plural(c.ServerCount, "server", "servers"), Percent(c.ContextShare), Int(r.ContextWindow))
+		if c.UpFrontTokens != nil {
+			fmt.Fprintf(&b, "; paid at session start: %s", Int(*c.UpFrontTokens))
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Configs) == 0 {
+		b.WriteString("No config with an MCP server was found.\n")
+	}
+	var gates strings.Builder
+	auditGates(&gates, r)
+	if gates.Len() > 0 {
+		b.WriteString("\n```\n" + strings.TrimSpace(gates.String()) + "\n```\n")
+	}
+	for _, c := range r.Configs {
+		fmt.Fprintf(&b, "\n<details><summary>%s <code>%s</code></summary>\n\n", mdEscape(clientLabel(c)), mdEscape(c.Path))
+		b.WriteString("| server | transport | tools | tokens | share | status |\n|---|---|--:|--:|--:|---|\n")
+		for _, s := range c.Servers {
+			tools, tokens, share := "–", "–", "–"
+			if s.ToolCount != nil {
+				tools = Int(*s.ToolCount)
+			}
+			if s.Tokens != nil {
+				tokens = Int(*s.Tokens)
+			}
+			if s.Share != nil {
+				share = Percent(*s.Share)
+			}
+			status := s.Status
+			if s.Detail != "" && s.Tokens == nil {
+				status += ": " + s.Detail
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdCell(s.Name), s.Transport, tools, tokens, share, mdCell(status))
+		}
+		if len(c.HeaviestTools) > 0 {
+			b.WriteString("\nHeaviest tools: ")
+			var parts []string
+			for _, h := range c.HeaviestTools {
+				parts = append(parts, fmt.Sprintf("`%s · %s` %s", h.Server, h.Tool, Int(h.Tokens)))
+			}
+			b.WriteString(strings.Join(parts, ", ") + ".\n")
+		}
+		if len(c.PostureText) > 0 {
+			b.WriteString("\n" + strings.TrimSpace(c.PostureText[0]) + "\n")
+		}
+		b.WriteString("\n</details>\n")
+	}
+	if len(r.Problems) > 0 {
+		b.WriteString("\n**Problems**\n\n")
+		for _, p := range r.Problems {
+			fmt.Fprintf(&b, "- %s\n", mdCell(p.Error))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("<", "&lt;", ">", "&gt;", "&", "&amp;").Replace(s)
+}
+
+func joinAnd(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// paragraphs writes lines as wrapped paragraphs; a line that starts with
+// two spaces is a list item.
+func paragraphs(b *strings.Builder, lines []string, indent string, width int) {
+	for _, l := range lines {
+		if strings.HasPrefix(l, "  ") {
+			wrap(b, "- "+strings.TrimSpace(l), indent+"  ", width)
+			continue
+		}
+		wrap(b, l, indent, width)
+	}
+}
+
+// clientLabel names a config's client; a file given with --config whose
+// client cannot be told is "config".
+func clientLabel(c audit.Config) string {
+	if c.Client == "explicit" || c.ClientTitle == "" {
+		return "config"
+	}
+	return c.ClientTitle
+}
+
+func scopeLabel(c audit.Config) string {
+	if c.Scope == "" || c.Scope == c.Client {
+		return ""
+	}
+	return " (" + c.Scope + " scope)"
+}
