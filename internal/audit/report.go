@@ -88,7 +88,7 @@ type Config struct {
 	Over          []ToolRef `json:"overThreshold,omitempty"`
 
 	// Who pays.
-	Posture clients.Posture          `json:"posture"`
+	Posture clients.Posture         `json:"posture"`
 	Check   *clients.ThresholdCheck `json:"thresholdCheck,omitempty"`
 	// PostureText words the posture for this config, as paragraphs (a line
 	// starting with two spaces is a list item).
