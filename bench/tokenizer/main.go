@@ -66,10 +66,11 @@ type result struct {
 	Input   string    `json:"input"`
 	Bytes   int       `json:"bytes"`
 	Tokens  int       `json:"tokens"`
-	LoadMS  float64   `json:"loadMs"`  // in process: until the first count of a short string is done
-	FirstMS float64   `json:"firstMs"` // the first count of the input
-	WallMS  []float64 `json:"wallMs"`  // the timed runs
-	CPUMS   []float64 `json:"cpuMs"`   // process CPU time of the timed runs
+	LoadMS  float64   `json:"loadMs"`    // in process: until the first count of a short string is done
+	LoadCPU float64   `json:"loadCpuMs"` // process CPU time at that point, start-up included
+	FirstMS float64   `json:"firstMs"`   // the first count of the input
+	WallMS  []float64 `json:"wallMs"`    // the timed runs
+	CPUMS   []float64 `json:"cpuMs"`     // process CPU time of the timed runs
 }
 
 func cpuTime() time.Duration {
@@ -104,7 +105,7 @@ func worker(args []string) error {
 		return fmt.Errorf("unknown implementation %q", *impl)
 	}
 	count("hello world")
-	res := result{Impl: *impl, LoadMS: ms(time.Since(start))}
+	res := result{Impl: *impl, LoadMS: ms(time.Since(start)), LoadCPU: ms(cpuTime())}
 	if *file != "" {
 		b, err := os.ReadFile(*file)
 		if err != nil {
@@ -460,14 +461,15 @@ func run(args []string) error {
 	tw.Flush()
 	fmt.Println()
 	tw = tabwriter.NewWriter(os.Stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "impl\tprocess to first count ms (min-max)\tin-process load ms\t")
+	fmt.Fprintln(tw, "impl\tprocess start to first count, wall ms (min-max)\tin-process load ms\tprocess CPU ms at first count\t")
 	for _, im := range impls {
-		var loads []float64
+		var loads, cpus []float64
 		for _, r := range all[key{im.name, filepath.Base(files[0])}] {
 			loads = append(loads, r.LoadMS)
+			cpus = append(cpus, r.LoadCPU)
 		}
 		c := cold[im.name]
-		fmt.Fprintf(tw, "%s\t%.0f (%.0f-%.0f)\t%.1f\t\n", im.name, median(c), slices.Min(c), slices.Max(c), median(loads))
+		fmt.Fprintf(tw, "%s\t%.0f (%.0f-%.0f)\t%.1f\t%.0f\t\n", im.name, median(c), slices.Min(c), slices.Max(c), median(loads), median(cpus))
 	}
 	tw.Flush()
 	if mismatch {

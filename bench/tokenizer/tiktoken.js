@@ -13,7 +13,8 @@ const count = (s) => enc.encode_ordinary(s).length;
 count('hello world');
 // performance.now() counts from the process's time origin, so this includes
 // node's own start-up, as the Go workers' figure includes theirs
-const res = { impl: 'tiktoken (npm WASM)', loadMs: performance.now(), wallMs: [], cpuMs: [] };
+const cpu0 = process.cpuUsage();
+const res = { impl: 'tiktoken (npm WASM)', loadMs: performance.now(), loadCpuMs: (cpu0.user + cpu0.system) / 1000, wallMs: [], cpuMs: [] };
 if (file) {
   const text = fs.readFileSync(file, 'utf8');
   res.input = path.basename(file);

@@ -38,11 +38,18 @@ func newVocab(file string) (*vocab, error) {
 	if n >= rankMask {
 		return nil, fmt.Errorf("vocabulary has %d tokens, more than %d", n, rankMask-1)
 	}
-	size := 1
+	size, sizeBits := 1, 0
 	for size < 2*n {
 		size <<= 1
+		sizeBits++
 	}
 	v := &vocab{data: file, toks: make([]uint32, n), table: make([]uint64, size), mask: uint64(size - 1)}
+	// Hash every token, then insert them in the order of their home slots,
+	// so that the writes sweep the table instead of jumping around it.
+	hashes := make([]uint64, n)
+	const bucketBits = 10
+	shift := max(sizeBits-bucketBits, 0)
+	var starts [1<<bucketBits + 1]int32
 	for i, r := 0, 0; i < len(file); r++ {
 		l := int(file[i])
 		if l == 0 {
@@ -52,17 +59,33 @@ func newVocab(file string) (*vocab, error) {
 			return nil, fmt.Errorf("vocabulary truncated at token %d", r)
 		}
 		v.toks[r] = uint32(i+1)<<8 | uint32(l)
-		tok := file[i+1 : i+1+l]
-		h := hashString(tok)
+		h := hashString(file[i+1 : i+1+l])
+		hashes[r] = h
+		starts[(h&v.mask)>>shift+1]++
+		i += 1 + l
+	}
+	for b := 1; b < len(starts); b++ {
+		starts[b] += starts[b-1]
+	}
+	order := make([]int32, n)
+	for r, h := range hashes {
+		b := (h & v.mask) >> shift
+		order[starts[b]] = int32(r)
+		starts[b]++
+	}
+	const match = 0xffff<<48 | 0xff<<rankBits
+	for _, r := range order {
+		t := v.toks[r]
+		h := hashes[r]
+		e := slot(h, int(t>>8), int(t&0xff), int(r))
 		j := h & v.mask
 		for v.table[j] != 0 {
-			if v.token(int(v.table[j]&rankMask)-1) == tok {
-				return nil, fmt.Errorf("vocabulary token %d duplicates token %d", r, v.table[j]&rankMask-1)
+			if v.table[j]&match == e&match && v.token(int(v.table[j]&rankMask)-1) == v.token(int(r)) {
+				return nil, fmt.Errorf("vocabulary tokens %d and %d are the same", r, v.table[j]&rankMask-1)
 			}
 			j = (j + 1) & v.mask
 		}
-		v.table[j] = slot(h, i+1, l, r)
-		i += 1 + l
+		v.table[j] = e
 	}
 	return v, nil
 }
