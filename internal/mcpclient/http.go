@@ -199,6 +199,7 @@ func captureHTTP(ctx context.Context, t Target, o Options, protocolVersion, kind
 		},
 	}
 	out = runSession(ctx, l, o, protocolVersion)
+	out.waitClosed()
 	if out.fail != nil && kind == "http" {
 		legacyOnly = onlyLegacyRefusals(rec.exchanges())
 	}

@@ -191,15 +191,19 @@ func TestNoGoroutineLeft(t *testing.T) {
 		{Command: bin(t, "stdioserver"), Args: []string{"exit-mid-list"}},
 		{Command: bin(t, "stdioserver"), Args: []string{"huge"}},
 		{Command: bin(t, "stdioserver"), Args: []string{"spawn-child"}},
+		{Command: bin(t, "stdioserver"), Args: []string{"deaf-pinger"}},
 		{URL: base + "/mcp"},
 		{URL: sse + "/sse"},
 		{URL: streamable + "/mcp"},
 	}
 	// Warm up whatever the runtime and the SDK start once per process.
 	Measure(context.Background(), targets[0], o)
-	before := settleGoroutines(0)
+	time.Sleep(100 * time.Millisecond)
+	before := runtime.NumGoroutine()
 	for _, tg := range targets {
-		Measure(context.Background(), tg, o)
+		start := time.Now()
+		r := Measure(context.Background(), tg, o)
+		t.Logf("%s %v: %s (%s)", tg.Args, time.Since(start), r.Status, r.Detail)
 	}
 	if after := settleGoroutines(before); after > before {
 		buf := make([]byte, 1<<20)

@@ -41,6 +41,20 @@ type sessionOutcome struct {
 	capture      *Capture
 	fail         *failure
 	discoverHung bool
+	closed       <-chan struct{} // closed when the SDK session has closed; nil if none
+}
+
+// waitClosed waits for the SDK session to finish closing, after the
+// transport underneath has been torn down (which unblocks it). The wait is
+// bounded in case a transport cannot be unblocked.
+func (s sessionOutcome) waitClosed() {
+	if s.closed == nil {
+		return
+	}
+	select {
+	case <-s.closed:
+	case <-time.After(10 * time.Second):
+	}
 }
 
 // boundedTransport runs the wrapped transport's Connect under the launch
@@ -108,8 +122,31 @@ func runSession(ctx context.Context, l link, o Options, protocolVersion string) 
 		hung := protocolVersion == "" && f.status == StatusTimeout && l.rec.awaiting("server/discover") && l.rec.count("server/discover") == 0
 		return sessionOutcome{fail: f, discoverHung: hung}
 	}
-	defer cs.Close()
+	// Closing waits for the SDK's in-flight handlers, which may be blocked
+	// writing to a server that stopped reading: close in the background,
+	// give it the kill grace, and let the caller tear the transport down
+	// and then wait for it.
+	closed := make(chan struct{})
+	defer func() {
+		select {
+		case <-closed:
+		case <-time.After(o.KillGrace):
+		}
+	}()
+	defer func() {
+		go func() {
+			cs.Close()
+			close(closed)
+		}()
+	}()
+	out := s.capture(cs, start)
+	out.closed = closed
+	return out
+}
 
+// capture lists everything over a connected session.
+func (s *session) capture(cs *mcp.ClientSession, start time.Time) sessionOutcome {
+	l, o := s.l, s.o
 	c := &Capture{Transport: l.kind}
 	init := cs.InitializeResult()
 	c.ProtocolVersion = init.ProtocolVersion

@@ -339,16 +339,25 @@ func (e *ends) closedByUs() bool {
 	return e.weClosed
 }
 
-// stdinTap records each message the SDK writes before sending it.
+// stdinTap records each message the SDK writes before sending it. A write
+// that the server does not take within the request budget (it stopped
+// reading stdin and the pipe is full) fails, so that nothing waits on it
+// forever.
 type stdinTap struct {
-	ends *ends
-	w    *os.File
-	rec  *recorder
+	ends    *ends
+	w       *os.File
+	rec     *recorder
+	timeout time.Duration
 }
 
 func (t *stdinTap) Write(p []byte) (int, error) {
 	t.rec.outgoing(p)
-	return t.w.Write(p)
+	_ = t.w.SetWriteDeadline(time.Now().Add(t.timeout))
+	n, err := t.w.Write(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		t.rec.fail(failf(StatusTimeout, "the server stopped reading its stdin (a message waited %s)", budget(t.timeout)))
+	}
+	return n, err
 }
 
 func (t *stdinTap) Close() error {
@@ -370,7 +379,7 @@ func captureStdio(ctx context.Context, t Target, o Options, protocolVersion stri
 		rec:  rec,
 		transport: &mcp.IOTransport{
 			Reader:        &stdoutFilter{ends: e, r: bufio.NewReaderSize(p.stdout, 64<<10), c: p.stdout, rec: rec, max: o.MaxResponseBytes},
-			Writer:        &stdinTap{ends: e, w: p.stdin, rec: rec},
+			Writer:        &stdinTap{ends: e, w: p.stdin, rec: rec, timeout: o.Timeout},
 			MaxLineLength: o.MaxResponseBytes + 1,
 		},
 		diagnose: func(what string, err error) *failure {
@@ -396,6 +405,8 @@ func captureStdio(ctx context.Context, t Target, o Options, protocolVersion stri
 	if out.fail != nil && out.fail.stderrTail == "" {
 		out.fail.stderrTail = p.stderrTail()
 	}
+	p.shutdown(o.KillGrace)
+	out.waitClosed()
 	return out
 }
 

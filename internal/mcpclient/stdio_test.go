@@ -108,6 +108,7 @@ func TestStdioClasses(t *testing.T) {
 				t.Errorf("detail does not name the doubled budget: %s", r.Detail)
 			}
 		}},
+		{mode: "deaf-pinger", status: StatusTimeout, bound: 10 * time.Second, opts: func(o *Options) { o.Timeout = 500 * time.Millisecond }},
 		{mode: "no-discover", status: StatusMeasured, bound: 11 * time.Second, opts: func(o *Options) { o.Timeout = time.Second }, check: func(t *testing.T, r Result) {
 			if !hasWarning(r.First, "never answered server/discover") || r.First.ProtocolVersion != legacyProtocolVersion {
 				t.Errorf("protocol %s, warnings %q", r.First.ProtocolVersion, r.First.Warnings)

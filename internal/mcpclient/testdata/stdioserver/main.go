@@ -16,6 +16,7 @@
 //	invalid-utf8    a description with bytes that are not UTF-8
 //	server-requests ping, roots/list, sampling and elicitation requests before answering tools/list
 //	silent          reads everything, answers nothing
+//	deaf-pinger     answers initialize, then stops reading stdin and sends pings without end
 //	no-discover     ignores server/discover (a legacy server that drops unknown requests)
 //	bad-version     answers initialize with a protocol version nobody speaks
 //	rpc-error       answers tools/list with JSON-RPC error -32603
@@ -210,6 +211,11 @@ func main() {
 				r["instructions"] = "Use these tools for testing."
 			}
 			result(msg.ID, r)
+			if mode == "deaf-pinger" {
+				for i := 0; ; i++ {
+					send(map[string]any{"jsonrpc": "2.0", "id": i, "method": "ping"})
+				}
+			}
 		case "ping":
 			result(msg.ID, map[string]any{})
 		case "tools/list":
