@@ -130,3 +130,14 @@ func TestToolFilter(t *testing.T) {
 		}
 	}
 }
+
+func TestLaunchEnv(t *testing.T) {
+	s := Server{Env: map[string]string{"A": "1", "CLAUDE_PROJECT_DIR": "/mine"}, ClientEnv: map[string]string{"CLAUDE_PROJECT_DIR": "/p", "B": "2"}}
+	got := s.LaunchEnv()
+	if len(got) != 3 || got["CLAUDE_PROJECT_DIR"] != "/mine" || got["B"] != "2" {
+		t.Errorf("LaunchEnv = %v", got)
+	}
+	if e := (Server{Env: map[string]string{"A": "1"}}).LaunchEnv(); len(e) != 1 {
+		t.Errorf("LaunchEnv without client env = %v", e)
+	}
+}

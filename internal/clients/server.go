@@ -102,6 +102,22 @@ func (s Server) Status() string {
 // as configured: enabled, not overridden, no problem, no missing input.
 func (s Server) Launchable() bool { return s.Status() == StatusEnabled }
 
+// LaunchEnv is the environment to launch the server with, beyond the
+// launcher's own: Env plus ClientEnv (Env wins).
+func (s Server) LaunchEnv() map[string]string {
+	if len(s.ClientEnv) == 0 {
+		return s.Env
+	}
+	out := make(map[string]string, len(s.Env)+len(s.ClientEnv))
+	for k, v := range s.ClientEnv {
+		out[k] = v
+	}
+	for k, v := range s.Env {
+		out[k] = v
+	}
+	return out
+}
+
 // EnvNames returns the names of the server's environment, sorted.
 func (s Server) EnvNames() []string { return sortedKeys(s.Env) }
 
