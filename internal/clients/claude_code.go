@@ -126,16 +126,21 @@ func parseClaudeCode(sys *System, c candidate, data []byte) Config {
 }
 
 // claudeProject returns the entry of ~/.claude.json's projects for the
-// project folder: the key must equal the folder's absolute path (on
-// Windows Claude Code writes it with forward slashes; both are tried).
+// project folder: the key must equal the folder's absolute path. On
+// Windows, where Claude Code writes the key with forward slashes, slashes
+// and letter case are not told apart.
 func (sys *System) claudeProject(top map[string]any) (map[string]any, string) {
 	projects, _ := top["projects"].(map[string]any)
-	keys := []string{sys.Cwd}
-	if sys.OS == "windows" {
-		keys = append(keys, strings.ReplaceAll(sys.Cwd, `\`, "/"))
+	if p, ok := projects[sys.Cwd].(map[string]any); ok {
+		return p, sys.Cwd
 	}
-	for _, k := range keys {
-		if p, ok := projects[k].(map[string]any); ok {
+	if sys.OS != "windows" {
+		return nil, ""
+	}
+	norm := func(s string) string { return strings.ToLower(strings.TrimRight(strings.ReplaceAll(s, `\`, "/"), "/")) }
+	want := norm(sys.Cwd)
+	for _, k := range sortedKeys(projects) {
+		if p, ok := projects[k].(map[string]any); ok && norm(k) == want {
 			return p, k
 		}
 	}
