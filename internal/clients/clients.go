@@ -38,6 +38,7 @@ const (
 	Cline         = "cline"
 	Goose         = "goose"
 	Continue      = "continue"
+	CopilotCLI    = "copilot-cli"
 	// Explicit labels a file given with --config whose client could not be
 	// told from its name or content.
 	Explicit = "explicit"
@@ -135,8 +136,10 @@ type FS interface {
 // OSFS is the real filesystem.
 type OSFS struct{}
 
+// ReadFile reads a file with os.ReadFile.
 func (OSFS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
 
+// ReadDir lists a folder's entry names, sorted.
 func (OSFS) ReadDir(name string) ([]string, error) {
 	ents, err := os.ReadDir(name)
 	if err != nil {
@@ -149,6 +152,7 @@ func (OSFS) ReadDir(name string) ([]string, error) {
 	return names, nil
 }
 
+// IsDir reports whether name is an existing folder.
 func (OSFS) IsDir(name string) bool {
 	st, err := os.Stat(name)
 	return err == nil && st.IsDir()

@@ -6,9 +6,6 @@ package clients
 // url, headers; and "tools", an allow-list where "*" allows every tool.
 // Read as strict JSON.
 
-// CopilotCLI is GitHub Copilot CLI.
-const CopilotCLI = "copilot-cli"
-
 func init() {
 	register(&client{
 		name:  CopilotCLI,
