@@ -163,6 +163,7 @@ const (
 	StatusStartupFailure Status = "startup-failure"  // cannot start, exited, or cannot be reached
 	StatusTimeout        Status = "timeout"          // a budget ran out (named in Detail)
 	StatusProtocolError  Status = "protocol-error"   // the server broke the protocol (named in Detail)
+	StatusCancelled      Status = "cancelled"        // the caller's context was cancelled
 )
 
 // Result is the outcome of measuring one target.

@@ -26,6 +26,27 @@ func TestDynamicCapturesDiffer(t *testing.T) {
 	}
 }
 
+func TestCancelled(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	o := testOptions()
+	server := bin(t, "stdioserver")
+	start := time.Now()
+	r := Measure(ctx, Target{Command: server, Args: []string{"silent"}}, o)
+	if r.Status != StatusTimeout || r.Retried || !strings.Contains(r.Detail, "the caller's deadline passed") {
+		t.Errorf("%s (retried %v): %s", r.Status, r.Retried, r.Detail)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	r = Measure(ctx, Target{Command: server, Args: []string{"silent"}}, o)
+	if r.Status != StatusCancelled || r.Retried || !strings.Contains(r.Detail, "cancelled while waiting for the handshake") {
+		t.Errorf("%s (retried %v): %s", r.Status, r.Retried, r.Detail)
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
 func TestOnceTakesOneCapture(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
 	o := testOptions()

@@ -213,9 +213,6 @@ func (r *recorder) warnings() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var ws []string
-	if r.skipped > 0 {
-		ws = append(ws, fmt.Sprintf("skipped %d line(s) on stdout that are not JSON-RPC", r.skipped))
-	}
 	if r.invalid8 > 0 {
 		ws = append(ws, fmt.Sprintf("%d message(s) contain invalid UTF-8 (counted as U+FFFD, as JSON.parse after UTF-8 decoding would)", r.invalid8))
 	}

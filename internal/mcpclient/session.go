@@ -384,7 +384,14 @@ func (s *session) classify(err error, rctx context.Context, what string) *failur
 		return f
 	}
 	if s.ctx.Err() != nil {
-		return failf(StatusTimeout, "the launch ran out of its overall budget (%d× the %s request budget) waiting for %s", LaunchBudgetFactor, budget(s.o.Timeout), what)
+		switch {
+		case context.Cause(s.ctx) == errLaunchBudget:
+			return failf(StatusTimeout, "the launch ran out of its overall budget (%d× the %s request budget) waiting for %s", LaunchBudgetFactor, budget(s.o.Timeout), what)
+		case errors.Is(s.ctx.Err(), context.Canceled):
+			return failf(StatusCancelled, "cancelled while waiting for %s", what)
+		default:
+			return failf(StatusTimeout, "the caller's deadline passed while waiting for %s", what)
+		}
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(rctx.Err(), context.DeadlineExceeded) {
 		return failf(StatusTimeout, "no answer to %s within %s", what, budget(s.o.Timeout))

@@ -2,8 +2,12 @@ package mcpclient
 
 import (
 	"context"
+	"errors"
 	"time"
 )
+
+// errLaunchBudget is the cause of a launch context whose own budget ran out.
+var errLaunchBudget = errors.New("launch budget exhausted")
 
 // transportOf resolves Target.Transport.
 func transportOf(t Target) string {
@@ -22,7 +26,7 @@ func transportOf(t Target) string {
 // requests it does not know) and no protocol version was asked for, it
 // relaunches with the legacy initialize handshake.
 func captureTarget(ctx context.Context, t Target, o Options) (*Capture, *failure) {
-	ctx, cancel := context.WithTimeout(ctx, LaunchBudgetFactor*o.Timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, LaunchBudgetFactor*o.Timeout, errLaunchBudget)
 	defer cancel()
 	start := time.Now()
 	kind := transportOf(t)

@@ -9,6 +9,7 @@
 //	huge            a tools/list response of several megabytes
 //	endless-pages   a new cursor on every page, forever
 //	repeat-cursor   the same cursor again and again
+//	slow-pages      endless pages, each 400ms late: in time for a request, never done
 //	many-tools      500 tools
 //	dup-names       two tools with the same name
 //	no-name         a tool without a name
@@ -253,7 +254,10 @@ func listTools(id json.RawMessage, cursor string, generation int, pending *json.
 		}
 	case "huge":
 		result(id, map[string]any{"tools": []any{tool("big", strings.Repeat("lorem ipsum ", 400000))}})
-	case "endless-pages":
+	case "endless-pages", "slow-pages":
+		if mode == "slow-pages" {
+			time.Sleep(400 * time.Millisecond)
+		}
 		n, _ := strconv.Atoi(cursor)
 		result(id, map[string]any{"tools": []any{tool("t"+strconv.Itoa(n), "a page")}, "nextCursor": strconv.Itoa(n + 1)})
 	case "repeat-cursor":
