@@ -50,6 +50,9 @@ Flags:
                      the file, or the server's own name)
   --max-bytes SIZE   refuse inputs larger than SIZE (default 256M)
 
+Gate a server's pull requests:
+` + baselineUsage + `
+
 Live servers:
   --header 'NAME: VALUE'   send a header (repeatable); values are never shown
   --header-env VAR         send the headers held in VAR, one 'Name: value'
@@ -78,6 +81,7 @@ func runMeasure(env *Env, args []string) int {
 	maxBytes := byteSize(measure.DefaultMaxBytes)
 	f.Var(&maxBytes, "max-bytes", "")
 	live := addLiveFlags(f)
+	bl := addBaselineFlags(f)
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
 		return ExitError
@@ -92,6 +96,9 @@ func runMeasure(env *Env, args []string) int {
 	case len(pos) > 1:
 		return usageError(env, "measure", "measure takes one target, got %d", len(pos))
 	}
+	if code, ok := bl.prepare(env, "measure", true); !ok {
+		return code
+	}
 	if rest != nil || isURL(pos[0]) {
 		urlArg := ""
 		if rest == nil {
@@ -104,7 +111,7 @@ func runMeasure(env *Env, args []string) int {
 		if *live.timeout <= 0 {
 			return usageError(env, "measure", "--timeout must be positive, such as 30s or 2m")
 		}
-		return measureLive(env, t, live, *nameFlag, *jsonFlag, *outFlag)
+		return measureLive(env, t, live, *nameFlag, *jsonFlag, *outFlag, bl)
 	}
 	for _, fl := range []string{"header", "header-env", "env", "cwd", "timeout", "protocol-version", "transport", "once"} {
 		if f.Set(fl) {
@@ -137,6 +144,9 @@ func runMeasure(env *Env, args []string) int {
 		if err := writeFile(*outFlag, file); err != nil {
 			return fail(env, err)
 		}
+	}
+	if bl.active() {
+		return bl.finishMeasure(env, rep, *jsonFlag)
 	}
 	return writeMeasureReport(env, rep, *jsonFlag)
 }

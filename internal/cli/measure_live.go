@@ -185,7 +185,7 @@ func defaultLiveName(t mcpclient.Target) string {
 
 // measureLive measures a running server and reports like measure does for
 // files.
-func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOut bool, out string) int {
+func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOut bool, out string, bl *baselineFlags) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	display := launchDisplay(t)
@@ -227,7 +227,7 @@ func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOu
 				return fail(env, err)
 			}
 		}
-		if jsonOut {
+		if jsonOut && !bl.active() {
 			rep := measure.FailedReport(name, live.Status, live.Detail, src)
 			if err := jsonTo(env, rep); err != nil {
 				return fail(env, err)
@@ -242,6 +242,9 @@ func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOu
 		}
 		if h := failureHint(live.Status); h != "" {
 			hintf(env, "%s", h)
+		}
+		if bl.active() {
+			return bl.finishMeasure(env, measure.FailedReport(name, live.Status, live.Detail, src), jsonOut)
 		}
 		return ExitError
 	}
@@ -269,6 +272,9 @@ func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOu
 		if err := writeFile(out, f); err != nil {
 			return fail(env, err)
 		}
+	}
+	if bl.active() {
+		return bl.finishMeasure(env, rep, jsonOut)
 	}
 	return writeMeasureReport(env, rep, jsonOut)
 }

@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mcpcost/mcpcost/internal/diff"
+	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/render"
+)
+
+// baselineFlags are --baseline FILE and --max-increase N, shared by
+// "measure" and "audit". A command registers them with addBaselineFlags,
+// calls prepare right after parsing (before measuring anything: a bad
+// baseline fails fast), and after building its report calls compare (or
+// finishMeasure) to diff the report against the baseline and gate the
+// increase.
+//
+// For audit, the wiring is:
+//
+//	bl := addBaselineFlags(f)
+//	... parse ...
+//	if code, ok := bl.prepare(env, "audit", false); !ok {
+//		return code
+//	}
+//	... build rep (*audit.Report) ...
+//	if bl.active() {
+//		d, err := bl.compare(rep, "this run")
+//		// --json: print withDiff{rep, d}; text: the report, a blank line,
+//		// render.DiffText; --markdown: render.DiffMarkdown.
+//		// Exit: bl.exitCode(d) (ExitFail when the gate failed), combined
+//		// with the command's other gates.
+//	}
+type baselineFlags struct {
+	f    *flags
+	file *string
+	max  *int
+	base *diff.Doc
+}
+
+func addBaselineFlags(f *flags) *baselineFlags {
+	return &baselineFlags{
+		f:    f,
+		file: f.String("baseline", "", ""),
+		max:  f.Int("max-increase", 0, ""),
+	}
+}
+
+// baselineUsage documents the flags in a command's manual.
+const baselineUsage = `  --baseline FILE    compare with an earlier report: the JSON of
+                     'mcpcost audit --json' or 'mcpcost measure --json', a
+                     measurement.json, or mcp-context-cost's audit --json or
+                     measurement.json; the diff is shown after the report
+  --max-increase N   with --baseline, fail (exit 1) when a config got more
+                     than N tokens per request heavier, and whenever the
+                     increase could not be established (a server measured
+                     in the baseline and not now, an added server that
+                     cannot be measured, a config missing or new, another
+                     methodology or schema): every reason is listed`
+
+// active reports whether a baseline was given and read.
+func (b *baselineFlags) active() bool { return b.base != nil }
+
+// gated reports whether --max-increase was given.
+func (b *baselineFlags) gated() bool { return b.f.Set("max-increase") }
+
+// prepare checks the flags and reads the baseline. server says the command
+// measures one server (measure) rather than configs (audit). It returns
+// ok=false with the exit code when the command must stop: a usage error
+// (2), an unreadable baseline (2), or a baseline that is not a comparable
+// report: 1 when --max-increase was given (the gate fails, naming why), 2
+// otherwise.
+func (b *baselineFlags) prepare(env *Env, cmd string, server bool) (int, bool) {
+	given := b.f.Set("baseline")
+	if b.gated() && !given {
+		return usageError(env, cmd, "--max-increase needs a --baseline to measure the increase against"), false
+	}
+	if b.gated() && *b.max < 0 {
+		return usageError(env, cmd, "--max-increase must be zero or a positive number of tokens, got %d", *b.max), false
+	}
+	if !given {
+		return ExitOK, true
+	}
+	if *b.file == "" {
+		return usageError(env, cmd, "--baseline needs a file name"), false
+	}
+	doc, err := loadReport(env, *b.file)
+	if err == nil && doc.Kind.Server() != server {
+		want := "an audit report (mcpcost audit --json, or mcp-context-cost's)"
+		if server {
+			want = "a server measurement (measurement.json or mcpcost measure --json)"
+		}
+		err = &diff.LoadError{File: *b.file, Msg: fmt.Sprintf("a %s; %s compares with %s", doc.Kind.Title(), cmd, want)}
+		if b.gated() {
+			return b.failGate(env, diff.IssueKindMismatch, err), false
+		}
+	}
+	if err != nil {
+		var le *diff.LoadError
+		if b.gated() && errors.As(err, &le) {
+			return b.failGate(env, diff.IssueNotAReport, err), false
+		}
+		return fail(env, err), false
+	}
+	b.base = doc
+	return ExitOK, true
+}
+
+// failGate reports a gate that failed before anything was compared.
+func (b *baselineFlags) failGate(env *Env, code string, err error) int {
+	g := diff.LoadFailure(*b.max, err)
+	g.Reasons[0].Code = code
+	var sb strings.Builder
+	render.GateText(&sb, g)
+	fmt.Fprint(env.Stdout, sb.String())
+	if h := hintOf(err); h != "" {
+		hintf(env, "%s", h)
+	}
+	return ExitFail
+}
+
+func hintOf(err error) string {
+	var le *diff.LoadError
+	if errors.As(err, &le) {
+		return le.Hint
+	}
+	return ""
+}
+
+// loadReport reads and sniffs a report file ("-" for standard input).
+func loadReport(env *Env, path string) (*diff.Doc, error) {
+	data, err := readInput(env, path, measure.DefaultMaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := diff.Load(displayName(path), data)
+	if err != nil {
+		var le *diff.LoadError
+		if errors.As(err, &le) && le.Hint != "" {
+			return nil, withHint(err, le.Hint)
+		}
+		return nil, err
+	}
+	return doc, nil
+}
+
+// compare diffs a report of this run (any value whose JSON is a report)
+// against the baseline, with the gate when --max-increase was given.
+func (b *baselineFlags) compare(current any, name string) (*diff.Diff, error) {
+	data, err := json.Marshal(current)
+	if err != nil {
+		return nil, fmt.Errorf("comparing with the baseline: %w", err)
+	}
+	cur, err := diff.Load(name, data)
+	if err != nil {
+		return nil, fmt.Errorf("comparing with the baseline: %w", err)
+	}
+	d := diff.Compare(b.base, cur)
+	if b.gated() {
+		d.Check(*b.max)
+	}
+	return d, nil
+}
+
+// exitCode is ExitFail when the gate failed, else ExitOK.
+func (b *baselineFlags) exitCode(d *diff.Diff) int {
+	if d.Gate != nil && !d.Gate.Pass {
+		return ExitFail
+	}
+	return ExitOK
+}
+
+// measureWithDiff is the JSON of "measure --json --baseline": the report
+// (schema mcpcost.measure/v1) with the diff (mcpcost.diff/v1) beside it.
+type measureWithDiff struct {
+	*measure.Report
+	Diff *diff.Diff `json:"diff"`
+}
+
+// finishMeasure prints a measure report with its diff against the
+// baseline and returns the exit code: ExitFail when the gate failed,
+// otherwise ExitOK for a measured server and ExitError for one that could
+// not be measured (whose report says why on stderr already).
+func (b *baselineFlags) finishMeasure(env *Env, rep *measure.Report, jsonOut bool) int {
+	measured := rep.Status == "measured" || rep.Status == "dynamic"
+	d, err := b.compare(rep, "this run")
+	if err != nil {
+		return fail(env, err)
+	}
+	if jsonOut {
+		err = jsonTo(env, measureWithDiff{rep, d})
+	} else {
+		if measured {
+			err = render.MeasureText(env.Stdout, rep)
+			fmt.Fprintln(env.Stdout)
+		}
+		if err == nil {
+			err = render.DiffText(env.Stdout, d)
+		}
+	}
+	if err != nil {
+		return fail(env, err)
+	}
+	if code := b.exitCode(d); code != ExitOK {
+		return code
+	}
+	if !measured {
+		return ExitError
+	}
+	return ExitOK
+}

@@ -1,0 +1,382 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/mcpcost/mcpcost/internal/diff"
+)
+
+// DiffText writes a diff for a terminal or a CI log: per config the totals
+// and their share of the context window, a table of servers, tools and
+// parts that changed, the verdict, then what could not be established, the
+// warnings, and the gate when there is one.
+func DiffText(w io.Writer, d *diff.Diff) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "diff: %s (%s) → %s (%s)\n", d.Base.File, docWhen(d.Base), d.Current.File, docWhen(d.Current))
+	fmt.Fprintf(&b, "  methodology %s, %s; per %s; context window %s tokens\n", orDash(d.Current.MethodologyVersion), orDash(d.Current.Encoding), d.Detail, Int(d.ContextWindow))
+	for i := range d.ConfigDiffs {
+		c := &d.ConfigDiffs[i]
+		b.WriteString("\n")
+		b.WriteString(configTitle(c) + "\n")
+		if line := totalsLine(c, d.ContextWindow); line != "" {
+			b.WriteString("  " + line + "\n")
+		}
+		if len(c.Servers) > 0 {
+			t := Table{Header: []string{"server / tool / part", "change", "before", "after", "delta"}, Align: []Align{Left, Left, Right, Right, Right}, Indent: "  "}
+			shown := 0
+			for _, s := range c.Servers {
+				if s.Change == diff.Unchanged {
+					continue
+				}
+				shown++
+				t.Add(s.Name, s.Change, tokensOr(s.Before, s.StatusBefore), tokensOr(s.After, s.StatusAfter), signedOr(s.Delta))
+				for _, td := range s.Tools {
+					t.Add("  "+td.Label(), td.Change, optInt(td.Before), optInt(td.After), Signed(td.Delta))
+					for _, p := range td.Parts {
+						t.Add("    "+p.Name, p.Change, optInt(p.Before), optInt(p.After), Signed(p.Delta))
+					}
+				}
+			}
+			if shown > 0 {
+				t.Write(&b)
+			}
+			if c.Unchanged > 0 {
+				fmt.Fprintf(&b, "  (%d %s unchanged)\n", c.Unchanged, plural(c.Unchanged, "server", "servers"))
+			}
+			for _, s := range c.Servers {
+				if s.Note != "" {
+					fmt.Fprintf(&b, "  note: %s: %s\n", s.Name, s.Note)
+				}
+				if s.BaseName != "" {
+					fmt.Fprintf(&b, "  note: %s was %s in the baseline\n", s.Name, s.BaseName)
+				}
+			}
+		}
+		wrap(&b, verdict(c, d.ContextWindow), "  ", 78)
+	}
+	if len(d.Issues) > 0 {
+		fmt.Fprintf(&b, "\nnot established (%d):\n", len(d.Issues))
+		for _, is := range d.Issues {
+			fmt.Fprintf(&b, "  %s\n", is)
+		}
+	}
+	if len(d.Warnings) > 0 {
+		b.WriteString("\nwarnings:\n")
+		for _, w := range d.Warnings {
+			fmt.Fprintf(&b, "  %s\n", w)
+		}
+	}
+	if d.Gate != nil {
+		b.WriteString("\n")
+		GateText(&b, d.Gate)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// GateText writes the gate's verdict: one line when it passes, the line
+// and every reason when it fails.
+func GateText(b *strings.Builder, g *diff.Gate) {
+	if g.Pass {
+		fmt.Fprintf(b, "increase gate: pass: %s, within the %s allowed\n", increaseWords(g.Increase), Int(g.MaxIncrease))
+		return
+	}
+	fmt.Fprintf(b, "increase gate: FAIL (max increase %s per request): %d %s\n", Int(g.MaxIncrease), len(g.Reasons), plural(len(g.Reasons), "reason", "reasons"))
+	for _, r := range g.Reasons {
+		fmt.Fprintf(b, "  %s\n", r)
+	}
+}
+
+func increaseWords(inc *int) string {
+	switch {
+	case inc == nil:
+		return "nothing to compare"
+	case *inc > 0:
+		return "the largest increase is " + Signed(*inc) + " tokens per request"
+	case *inc == 0:
+		return "no config got heavier"
+	}
+	return "every config got lighter (largest change " + Signed(*inc) + " tokens per request)"
+}
+
+func docWhen(d *diff.Doc) string {
+	s := d.Kind.Title()
+	if d.GeneratedAt != "" {
+		s += ", " + d.GeneratedAt
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func configTitle(c *diff.ConfigDiff) string {
+	s := c.Name()
+	var extra []string
+	if c.Client != "" {
+		extra = append(extra, c.Client)
+	}
+	if c.Scope != "" {
+		extra = append(extra, c.Scope)
+	}
+	if len(extra) > 0 {
+		s += " (" + strings.Join(extra, ", ") + ")"
+	}
+	if c.BasePath != "" {
+		s += " vs the baseline's " + c.BasePath
+	}
+	return s
+}
+
+func totalsLine(c *diff.ConfigDiff, cw int) string {
+	switch {
+	case c.Before != nil && c.After != nil:
+		s := fmt.Sprintf("%s → %s tokens per request (%s)", Int(*c.Before), Int(*c.After), Signed(*c.Delta))
+		if c.BeforeShare != nil && c.AfterShare != nil && c.ShareDelta != nil {
+			s += fmt.Sprintf("; %s → %s of a %s-token context window (%s points)", SharePct(*c.BeforeShare), SharePct(*c.AfterShare), Int(cw), signedPoints(*c.ShareDelta))
+		}
+		return s
+	case c.After != nil:
+		return fmt.Sprintf("%s tokens per request now; no baseline", Int(*c.After))
+	case c.Before != nil:
+		return fmt.Sprintf("%s tokens per request in the baseline; not found now", Int(*c.Before))
+	}
+	if c.Unreadable != "" {
+		return "unreadable: " + c.Unreadable
+	}
+	return ""
+}
+
+func verdict(c *diff.ConfigDiff, cw int) string {
+	who := "this client"
+	if c.Client != "" {
+		who = c.Client
+	}
+	if c.Path == "" {
+		who = "a client that loads this server"
+	}
+	switch c.Change {
+	case diff.ConfigNew:
+		if c.After == nil {
+			return "No baseline for this config, and it could not be read now."
+		}
+		return fmt.Sprintf("No baseline for this config: its %s tokens are a total, not a change.", Int(*c.After))
+	case diff.ConfigMissing:
+		if c.Before == nil {
+			return "Unreadable in this run: what it costs now is unknown."
+		}
+		return fmt.Sprintf("In the baseline (%s tokens) and not found now: a config that disappeared is not a config that got cheaper.", Int(*c.Before))
+	}
+	d := *c.Delta
+	switch c.Bound {
+	case "lower":
+		return fmt.Sprintf("Not a clean comparison: the measured total moved %s, but a server's cost is missing now; if it still costs what it did, the true cost is at least %s higher than the %s measured now.", Signed(d), Int(c.Understated), Int(*c.After))
+	case "upper":
+		return fmt.Sprintf("The measured total moved %s, but up to %s of that was already paid in the baseline, unmeasured: the true change is at most %s.", Signed(d), Int(c.Overstated), Signed(d))
+	case "unknown":
+		return fmt.Sprintf("Not a clean comparison: the measured total moved %s, and servers not measured in both runs hide a change of unknown size.", Signed(d))
+	}
+	switch {
+	case d == 0:
+		return fmt.Sprintf("No change: this config costs the same %s tokens per request as the baseline.", Int(*c.After))
+	case d > 0:
+		return fmt.Sprintf("This change adds %s tokens to every request in %s: %s → %s of a %s-token context window.", Int(d), who, SharePct(*c.BeforeShare), SharePct(*c.AfterShare), Int(cw))
+	}
+	return fmt.Sprintf("This change removes %s tokens from every request in %s: %s → %s of a %s-token context window.", Int(-d), who, SharePct(*c.BeforeShare), SharePct(*c.AfterShare), Int(cw))
+}
+
+// Signed formats n with a sign (none for 0) and thousands separators.
+func Signed(n int) string {
+	if n > 0 {
+		return "+" + Int(n)
+	}
+	return Int(n)
+}
+
+// SharePct formats a share of the context window with two decimals:
+// 0.00617 -> "0.62%".
+func SharePct(f float64) string {
+	return strconv.FormatFloat(f*100, 'f', 2, 64) + "%"
+}
+
+func signedPoints(f float64) string {
+	s := strconv.FormatFloat(f*100, 'f', 2, 64)
+	if s == "-0.00" {
+		s = "0.00"
+	}
+	if f > 0 && s != "0.00" {
+		s = "+" + s
+	}
+	return s
+}
+
+func optInt(p *int) string {
+	if p == nil {
+		return "-"
+	}
+	return Int(*p)
+}
+
+func tokensOr(p *int, status string) string {
+	if p != nil {
+		return Int(*p)
+	}
+	if status != "" {
+		return "? (" + status + ")"
+	}
+	return "-"
+}
+
+func signedOr(p *int) string {
+	if p == nil {
+		return "?"
+	}
+	return Signed(*p)
+}
+
+// DiffMarkdown writes a diff as a pull-request comment: one summary line
+// with the verdict first, the gate's reasons when it fails, then per config
+// a collapsible section with the servers, tools and parts that changed.
+func DiffMarkdown(w io.Writer, d *diff.Diff) error {
+	var b strings.Builder
+	b.WriteString(summaryLine(d) + "\n")
+	if g := d.Gate; g != nil && !g.Pass {
+		b.WriteString("\n")
+		for _, r := range g.Reasons {
+			fmt.Fprintf(&b, "- `%s` %s\n", r.Code, md(r.Message))
+		}
+	} else if len(d.Issues) > 0 {
+		b.WriteString("\nNot established:\n\n")
+		for _, r := range d.Issues {
+			fmt.Fprintf(&b, "- `%s` %s\n", r.Code, md(r.Message))
+		}
+	}
+	for i := range d.ConfigDiffs {
+		c := &d.ConfigDiffs[i]
+		b.WriteString("\n<details>\n<summary>")
+		b.WriteString(mdHTML(configTitle(c)))
+		if line := totalsLine(c, d.ContextWindow); line != "" {
+			b.WriteString(": " + mdHTML(line))
+		}
+		b.WriteString("</summary>\n\n")
+		b.WriteString(md(verdict(c, d.ContextWindow)) + "\n")
+		var rows []string
+		for _, s := range c.Servers {
+			if s.Change == diff.Unchanged {
+				continue
+			}
+			rows = append(rows, fmt.Sprintf("| **%s** | %s | %s | %s | %s |", md(s.Name), s.Change, md(tokensOr(s.Before, s.StatusBefore)), md(tokensOr(s.After, s.StatusAfter)), signedOr(s.Delta)))
+			for _, td := range s.Tools {
+				rows = append(rows, fmt.Sprintf("| &nbsp;&nbsp;%s | %s | %s | %s | %s |", md(td.Label()), td.Change, optInt(td.Before), optInt(td.After), Signed(td.Delta)))
+				for _, p := range td.Parts {
+					rows = append(rows, fmt.Sprintf("| &nbsp;&nbsp;&nbsp;&nbsp;↳ %s | %s | %s | %s | %s |", md(p.Name), p.Change, optInt(p.Before), optInt(p.After), Signed(p.Delta)))
+				}
+			}
+		}
+		if len(rows) > 0 {
+			b.WriteString("\n| server / tool / part | change | before | after | Δ |\n|---|---|---:|---:|---:|\n")
+			b.WriteString(strings.Join(rows, "\n") + "\n")
+		}
+		var notes []string
+		if c.Unchanged > 0 {
+			notes = append(notes, fmt.Sprintf("%d %s unchanged.", c.Unchanged, plural(c.Unchanged, "server", "servers")))
+		}
+		for _, s := range c.Servers {
+			if s.Note != "" {
+				notes = append(notes, fmt.Sprintf("%s: %s.", md(s.Name), md(s.Note)))
+			}
+		}
+		if len(notes) > 0 {
+			b.WriteString("\n" + strings.Join(notes, "<br>\n") + "\n")
+		}
+		b.WriteString("\n</details>\n")
+	}
+	if len(d.Warnings) > 0 {
+		b.WriteString("\n")
+		for _, w := range d.Warnings {
+			fmt.Fprintf(&b, "> %s\n>\n", md(w))
+		}
+		s := strings.TrimSuffix(b.String(), ">\n")
+		b.Reset()
+		b.WriteString(s)
+	}
+	fmt.Fprintf(&b, "\n<sub>%s → %s · methodology %s, %s, per %s · context window %s tokens</sub>\n",
+		md(d.Base.File), md(d.Current.File), md(orDash(d.Current.MethodologyVersion)), md(orDash(d.Current.Encoding)), d.Detail, Int(d.ContextWindow))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func summaryLine(d *diff.Diff) string {
+	what := changeWords(d)
+	if g := d.Gate; g != nil {
+		if g.Pass {
+			return fmt.Sprintf("✅ **mcpcost**: %s, within the %s allowed", what, Int(g.MaxIncrease))
+		}
+		over, other := 0, 0
+		for _, r := range g.Reasons {
+			if r.Code == diff.IssueOverLimit {
+				over++
+			} else {
+				other++
+			}
+		}
+		switch {
+		case other == 0:
+			return fmt.Sprintf("❌ **mcpcost**: %s, over the %s allowed", what, Int(g.MaxIncrease))
+		case d.Increase == nil:
+			return fmt.Sprintf("❌ **mcpcost**: the increase could not be established (%d %s)", len(g.Reasons), plural(len(g.Reasons), "reason", "reasons"))
+		}
+		return fmt.Sprintf("❌ **mcpcost**: %s measured, but the increase could not be established (%d %s)", what, len(g.Reasons), plural(len(g.Reasons), "reason", "reasons"))
+	}
+	if len(d.Issues) > 0 {
+		return fmt.Sprintf("⚠️ **mcpcost**: %s, not a clean comparison (%d %s)", what, len(d.Issues), plural(len(d.Issues), "issue", "issues"))
+	}
+	return "**mcpcost**: " + what
+}
+
+// changeWords says what the diff changed in one phrase.
+func changeWords(d *diff.Diff) string {
+	var compared []*diff.ConfigDiff
+	for i := range d.ConfigDiffs {
+		c := &d.ConfigDiffs[i]
+		if c.Delta != nil {
+			compared = append(compared, c)
+		}
+	}
+	if len(compared) == 0 {
+		return "nothing compared"
+	}
+	if len(compared) == 1 {
+		c := compared[0]
+		if *c.Delta == 0 {
+			return fmt.Sprintf("no change (%s tokens per request)", Int(*c.After))
+		}
+		return fmt.Sprintf("%s tokens per request (%s → %s)", Signed(*c.Delta), Int(*c.Before), Int(*c.After))
+	}
+	worst := compared[0]
+	for _, c := range compared[1:] {
+		if *c.Delta > *worst.Delta {
+			worst = c
+		}
+	}
+	return fmt.Sprintf("largest change %s tokens per request (%s) across %d configs", Signed(*worst.Delta), worst.Name(), len(compared))
+}
+
+// md escapes text for a Markdown table cell or paragraph.
+func md(s string) string {
+	r := strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`)
+	return r.Replace(s)
+}
+
+// mdHTML escapes text inside an HTML element (a <summary>).
+func mdHTML(s string) string {
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+	return r.Replace(s)
+}
