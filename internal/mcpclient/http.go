@@ -184,11 +184,14 @@ func captureHTTP(ctx context.Context, t Target, o Options, protocolVersion, kind
 	}
 	defer base.CloseIdleConnections()
 	hc := &http.Client{Transport: &httpTap{base: base, rec: rec, host: u.Host, headers: t.Headers, max: o.MaxResponseBytes}}
+	// The SDK's own event limit is set above ours, so that the tap, which
+	// sees the bytes first, is the one to decide and name the limit.
+	sdkMax := o.MaxResponseBytes + 64<<10
 	var tr mcp.Transport
 	if kind == "sse" {
-		tr = &mcp.SSEClientTransport{Endpoint: t.URL, HTTPClient: hc, MaxEventSize: o.MaxResponseBytes}
+		tr = &mcp.SSEClientTransport{Endpoint: t.URL, HTTPClient: hc, MaxEventSize: sdkMax}
 	} else {
-		tr = &mcp.StreamableClientTransport{Endpoint: t.URL, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true, MaxEventSize: o.MaxResponseBytes}
+		tr = &mcp.StreamableClientTransport{Endpoint: t.URL, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true, MaxEventSize: sdkMax}
 	}
 	l := link{
 		kind:      kind,
