@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
 )
 
 // ClaudeParser parses the lines of one Claude Code transcript file.
@@ -24,24 +25,53 @@ type ClaudeParser struct {
 
 // claudeLine is the part of a Claude Code line that matters here.
 type claudeLine struct {
-	Type        string `json:"type"`
-	Subtype     string `json:"subtype"`
-	SessionID   string `json:"sessionId"`
-	Timestamp   string `json:"timestamp"`
-	Cwd         string `json:"cwd"`
-	IsSidechain bool   `json:"isSidechain"`
-	AgentID     string `json:"agentId"`
-	RequestID   string `json:"requestId"`
-	Message     *struct {
-		ID      string          `json:"id"`
-		Model   string          `json:"model"`
-		Content json.RawMessage `json:"content"`
-		Usage   *claudeUsage    `json:"usage"`
-	} `json:"message"`
+	Type            string `json:"type"`
+	Subtype         string `json:"subtype"`
+	SessionID       string `json:"sessionId"`
+	Timestamp       string `json:"timestamp"`
+	Cwd             string `json:"cwd"`
+	IsSidechain     bool   `json:"isSidechain"`
+	AgentID         string `json:"agentId"`
+	RequestID       string `json:"requestId"`
+	Message         *claudeMessage
 	CompactMetadata *struct {
 		Trigger   string `json:"trigger"`
 		PreTokens int64  `json:"preTokens"`
 	} `json:"compactMetadata"`
+}
+
+type claudeMessage struct {
+	ID      string
+	Model   string
+	Content []byte // raw: a string or an array of blocks
+	Usage   *claudeUsage
+}
+
+// decodeMessage reads a line's message: the id, model and usage are
+// decoded, the content kept raw for blocks.
+func decodeMessage(val []byte) (*claudeMessage, error) {
+	if string(val) == "null" {
+		return nil, nil
+	}
+	m := &claudeMessage{}
+	err := splitObject(val, func(key string, v []byte) error {
+		var err error
+		switch key {
+		case "id":
+			m.ID, err = str("message.id", v)
+		case "model":
+			m.Model, err = str("message.model", v)
+		case "content":
+			m.Content = v
+		case "usage":
+			err = decodeField("message.usage", v, &m.Usage)
+		}
+		return err
+	})
+	if err == errNotObject {
+		err = errors.New("unexpected JSON: message is not an object")
+	}
+	return m, err
 }
 
 type claudeUsage struct {
@@ -106,8 +136,34 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 		return nil, nil
 	}
 	var l claudeLine
-	if err := json.Unmarshal(line, &l); err != nil {
-		return nil, jsonError(err)
+	err := splitObject(line, func(key string, val []byte) error {
+		var err error
+		switch key {
+		case "type":
+			l.Type, err = str(key, val)
+		case "subtype":
+			l.Subtype, err = str(key, val)
+		case "sessionId":
+			l.SessionID, err = str(key, val)
+		case "timestamp":
+			l.Timestamp, err = str(key, val)
+		case "cwd":
+			l.Cwd, err = str(key, val)
+		case "agentId":
+			l.AgentID, err = str(key, val)
+		case "requestId":
+			l.RequestID, err = str(key, val)
+		case "isSidechain":
+			err = decodeField(key, val, &l.IsSidechain)
+		case "message":
+			l.Message, err = decodeMessage(val)
+		case "compactMetadata":
+			err = decodeField(key, val, &l.CompactMetadata)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	rec := &Record{
 		SessionID: p.SessionID,
@@ -184,28 +240,53 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 	return rec, nil
 }
 
-// blocks decodes a message's content when it is an array of blocks.
-func blocks(content json.RawMessage) []claudeBlock {
+// blocks splits a message's content when it is an array of blocks,
+// decoding only the members of interest.
+func blocks(content []byte) []claudeBlock {
 	content = bytes.TrimSpace(content)
 	if len(content) == 0 || content[0] != '[' {
 		return nil
 	}
 	var bs []claudeBlock
-	if json.Unmarshal(content, &bs) != nil {
+	splitArray(content, func(v []byte) error {
+		var b claudeBlock
+		err := splitObject(v, func(key string, v []byte) error {
+			var err error
+			switch key {
+			case "type":
+				b.Type, err = str(key, v)
+			case "id":
+				b.ID, err = str(key, v)
+			case "name":
+				b.Name, err = str(key, v)
+			case "tool_use_id":
+				b.ToolUseID, err = str(key, v)
+			case "input":
+				b.Input = v
+			case "content":
+				b.Content = v
+			case "is_error":
+				b.IsError = string(v) == "true"
+			}
+			return err
+		})
+		if err == nil {
+			bs = append(bs, b)
+		}
 		return nil
-	}
+	})
 	return bs
 }
 
-// jsonError shortens encoding/json's messages.
-func jsonError(err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return errors.New("invalid JSON: " + se.Error())
+// str decodes a string member (null is "").
+func str(key string, val []byte) (string, error) {
+	if n := len(val); n >= 2 && val[0] == '"' && val[n-1] == '"' && bytes.IndexByte(val, '\\') < 0 && utf8.Valid(val) {
+		return string(val[1 : n-1]), nil
 	}
-	var ue *json.UnmarshalTypeError
-	if errors.As(err, &ue) {
-		return errors.New("unexpected JSON: " + ue.Error())
+	if string(val) == "null" {
+		return "", nil
 	}
-	return err
+	var s string
+	err := decodeField(key, val, &s)
+	return s, err
 }

@@ -103,13 +103,25 @@ func (p *CodexParser) ParseLine(line []byte) (*Record, error) {
 		return nil, nil
 	}
 	var l codexLine
-	if err := json.Unmarshal(line, &l); err != nil {
-		return nil, jsonError(err)
+	err := splitObject(line, func(key string, val []byte) error {
+		var err error
+		switch key {
+		case "timestamp":
+			l.Timestamp, err = str(key, val)
+		case "type":
+			l.Type, err = str(key, val)
+		case "payload":
+			l.Payload = val
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	var pl codexPayload
 	if len(l.Payload) > 0 && l.Payload[0] == '{' {
-		if err := json.Unmarshal(l.Payload, &pl); err != nil {
-			return nil, jsonError(err)
+		if err := decodeField("payload", l.Payload, &pl); err != nil {
+			return nil, err
 		}
 	}
 	st := &p.State

@@ -104,17 +104,6 @@ func imageBlockTokens(data string) int {
 	return ImageTokens(cfg.Width, cfg.Height)
 }
 
-// contentBlock is a block of a tool result's content (Claude's and MCP's
-// shape).
-type contentBlock struct {
-	Type   string  `json:"type"`
-	Text   *string `json:"text"`
-	Source *struct {
-		Data string `json:"data"`
-	} `json:"source"`
-	Data string `json:"data"` // MCP image blocks carry data directly
-}
-
 // addContent adds a result's content (a string or an array of blocks) to r.
 // Text blocks are counted exactly later; images are estimated from their
 // size; any other block is estimated as the o200k count of its compact JSON,
@@ -132,30 +121,44 @@ func (r *ToolResult) addContent(content json.RawMessage) {
 		}
 		return
 	case '[':
-		var blocks []json.RawMessage
-		if json.Unmarshal(content, &blocks) != nil {
-			return
-		}
-		for _, raw := range blocks {
-			var b contentBlock
-			if json.Unmarshal(raw, &b) != nil {
-				r.addOther(raw)
-				continue
-			}
-			switch {
-			case b.Type == "text" && b.Text != nil:
-				r.addText(*b.Text)
-			case b.Type == "image":
-				data := b.Data
-				if b.Source != nil {
-					data = b.Source.Data
+		splitArray(content, func(raw []byte) error {
+			var typ, text string
+			var hasText bool
+			var data []byte
+			err := splitObject(raw, func(key string, v []byte) error {
+				var err error
+				switch key {
+				case "type":
+					typ, err = str(key, v)
+				case "text":
+					hasText = len(v) > 0 && v[0] == '"'
+					text, err = str(key, v)
+				case "data":
+					data = v
+				case "source":
+					splitObject(v, func(key string, v []byte) error {
+						if key == "data" {
+							data = v
+						}
+						return nil
+					})
 				}
+				return err
+			})
+			switch {
+			case err != nil:
+				r.addOther(raw)
+			case typ == "text" && hasText:
+				r.addText(text)
+			case typ == "image":
+				s, _ := str("data", data)
 				r.NonText++
-				r.EstimatedTokens += imageBlockTokens(data)
+				r.EstimatedTokens += imageBlockTokens(s)
 			default:
 				r.addOther(raw)
 			}
-		}
+			return nil
+		})
 		return
 	}
 	r.addOther(content)

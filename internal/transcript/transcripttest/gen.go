@@ -125,7 +125,7 @@ func Generate(home string, o Options) (*Manifest, error) {
 	}
 	if o.TotalBytes > 0 {
 		// Estimate bytes per turn and rescale.
-		perTurn := float64(o.ResultBytes)*2.6*1.4 + 9000
+		perTurn := float64(o.ResultBytes)*2.6*1.4*1.6 + 14000
 		sum := 0
 		for _, t := range turns {
 			sum += t
@@ -164,6 +164,15 @@ type gen struct {
 	m    *Manifest
 	png  string
 	n    int // id counter
+}
+
+// subagentOdds is one in how many final responses start a sub-agent: often
+// in small trees (to cover it), rarely in large ones (as in real use).
+func (g *gen) subagentOdds() int {
+	if g.o.TotalBytes > 0 {
+		return 40
+	}
+	return 3
 }
 
 func (g *gen) id(prefix string) string {
@@ -572,7 +581,7 @@ func (g *gen) response(w *writer, s *cSession, agent string, side bool, final bo
 		}
 		g.m.Calls = append(g.m.Calls, *c)
 	}
-	if !side && agent == "" && final && g.rnd.IntN(3) == 0 {
+	if !side && agent == "" && final && g.rnd.IntN(g.subagentOdds()) == 0 {
 		return g.subagent(w, s)
 	}
 	if !side && agent == "" && g.rnd.IntN(8) == 0 {

@@ -1,0 +1,20 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+)
+
+func maxRSSKB(ps *os.ProcessState) (int64, bool) {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0, false
+	}
+	if runtime.GOOS == "darwin" {
+		return int64(ru.Maxrss) / 1024, true // bytes there
+	}
+	return int64(ru.Maxrss), true
+}

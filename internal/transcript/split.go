@@ -1,0 +1,222 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
+
+// Transcript lines are large (tool results, often twice: Claude Code
+// repeats them in toolUseResult) and only a few of their fields matter.
+// splitObject finds the top-level members of a line's object with a fast
+// skipper (strings are crossed with IndexByte, not a byte-at-a-time state
+// machine), so that only the members wanted are decoded. It checks the
+// structure (strings closed, brackets balanced, one object); the members
+// it skips are not otherwise validated.
+
+var (
+	errTruncated = errors.New("truncated JSON")
+	errSyntax    = errors.New("invalid JSON")
+)
+
+// splitObject calls fn for every member of the object in b, with its key
+// and its raw value.
+func splitObject(b []byte, fn func(key string, val []byte) error) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return errNotObject
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		if skipSpace(b, i+1) != len(b) {
+			return errSyntax
+		}
+		return nil
+	}
+	for {
+		if i >= len(b) {
+			return errTruncated
+		}
+		if b[i] != '"' {
+			return errSyntax
+		}
+		end, err := skipString(b, i)
+		if err != nil {
+			return err
+		}
+		rawKey := b[i:end]
+		key := string(rawKey[1 : len(rawKey)-1])
+		if !plainKey(rawKey) {
+			if err := json.Unmarshal(rawKey, &key); err != nil {
+				return errSyntax
+			}
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return errTruncated
+		}
+		if b[i] != ':' {
+			return errSyntax
+		}
+		i = skipSpace(b, i+1)
+		vend, err := skipValue(b, i)
+		if err != nil {
+			return err
+		}
+		if err := fn(key, b[i:vend]); err != nil {
+			return err
+		}
+		i = skipSpace(b, vend)
+		if i >= len(b) {
+			return errTruncated
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			if skipSpace(b, i+1) != len(b) {
+				return errSyntax
+			}
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
+// plainKey reports whether a quoted key needs no decoding: ASCII without
+// escapes.
+func plainKey(k []byte) bool {
+	for _, c := range k {
+		if c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// splitArray calls fn for every element of the array in b.
+func splitArray(b []byte, fn func(val []byte) error) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return errSyntax
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		if skipSpace(b, i+1) != len(b) {
+			return errSyntax
+		}
+		return nil
+	}
+	for {
+		end, err := skipValue(b, i)
+		if err != nil {
+			return err
+		}
+		if err := fn(b[i:end]); err != nil {
+			return err
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return errTruncated
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case ']':
+			if skipSpace(b, i+1) != len(b) {
+				return errSyntax
+			}
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string starting at b[i] ('"').
+func skipString(b []byte, i int) (int, error) {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, errTruncated
+		}
+		q := j + k
+		// The quote is escaped when an odd number of backslashes precede it.
+		n := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, nil
+		}
+		j = q + 1
+	}
+}
+
+// skipValue returns the index just past the value starting at b[i].
+func skipValue(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return 0, errTruncated
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return skipString(b, i)
+	case c == '{' || c == '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, err := skipString(b, j)
+				if err != nil {
+					return 0, err
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, nil
+				}
+				if depth < 0 {
+					return 0, errSyntax
+				}
+			}
+		}
+		return 0, errTruncated
+	case c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n':
+		j := i
+		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+			j++
+		}
+		lit := b[i:j]
+		if c == 't' || c == 'f' || c == 'n' {
+			if string(lit) != "true" && string(lit) != "false" && string(lit) != "null" {
+				return 0, errSyntax
+			}
+		}
+		return j, nil
+	}
+	return 0, errSyntax
+}
+
+// decodeField decodes one member's value, naming the member on error.
+func decodeField(key string, val []byte, v any) error {
+	if err := json.Unmarshal(val, v); err != nil {
+		var ue *json.UnmarshalTypeError
+		if errors.As(err, &ue) {
+			return errors.New("unexpected JSON: " + key + ": " + ue.Error())
+		}
+		return errors.New("invalid JSON in " + key)
+	}
+	return nil
+}
