@@ -1,0 +1,216 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/mcpclient"
+	"github.com/mcpcost/mcpcost/internal/render"
+)
+
+// AuditSchema versions audit_config's structured result.
+const AuditSchema = "mcpcost.serve.audit/v1"
+
+type auditIn struct {
+	Path   string `json:"path,omitempty" jsonschema:"config file; default: every config found"`
+	Client string `json:"client,omitempty" jsonschema:"only this client's configs"`
+	Launch bool   `json:"launch,omitempty" jsonschema:"launch servers not in the measurement cache"`
+}
+
+// AuditResult is audit_config's structured result: per config file, what
+// its servers cost, never merged across files.
+type AuditResult struct {
+	Schema        string        `json:"schema"`
+	ContextWindow int           `json:"contextWindow"`
+	Configs       []AuditConfig `json:"configs"`
+	// Problems name config files that could not be read.
+	Problems []string `json:"problems"`
+	// Partial is set when a server could not be measured (or was not in
+	// the cache): the totals are lower bounds.
+	Partial bool `json:"partial"`
+}
+
+// AuditConfig is one config file as one client reads it.
+type AuditConfig struct {
+	Client string `json:"client"`
+	Path   string `json:"path"`
+	Scope  string `json:"scope,omitempty"`
+	// Tokens is the sum of the measured servers' tool definitions.
+	Tokens int `json:"tokens"`
+	// UpFrontTokens is what the client loads before anything is typed,
+	// under its deferral posture (nil when unknown).
+	UpFrontTokens *int          `json:"upFrontTokens"`
+	ContextShare  float64       `json:"contextShare"`
+	Servers       []AuditServer `json:"servers"`
+	// Heaviest are the heaviest tools, "server/tool tokens".
+	Heaviest []string `json:"heaviest"`
+}
+
+// AuditServer is one server entry.
+type AuditServer struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Tokens *int   `json:"tokens"`
+	Tools  *int   `json:"tools"`
+	Detail string `json:"detail,omitempty"`
+}
+
+func (s *server) addAudit(srv *mcp.Server) {
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:         toolAudit,
+		Description:  "Tokens each configured MCP server's tool definitions cost, per config file. Uses cached measurements unless launch is set.",
+		OutputSchema: outputSchema[AuditResult](),
+		Annotations:  readOnly,
+	}, s.auditConfig)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (s *server) auditConfig(ctx context.Context, req *mcp.CallToolRequest, in auditIn) (*mcp.CallToolResult, *AuditResult, error) {
+	if in.Client != "" && !clients.Known(in.Client) {
+		return nil, nil, fmt.Errorf("unknown client %q (known: %s)", in.Client, strings.Join(clients.Clients(), ", "))
+	}
+	sys, err := clients.Local(s.o.Getenv, s.o.Project)
+	if err != nil {
+		return nil, nil, err
+	}
+	var configs []clients.Config
+	if in.Path != "" {
+		p := in.Path
+		if strings.HasPrefix(p, "~/") && sys.Home != "" {
+			p = filepath.Join(sys.Home, p[2:])
+		} else if !filepath.IsAbs(p) {
+			p = filepath.Join(sys.Cwd, p)
+		}
+		if _, err := os.Stat(p); err != nil {
+			return nil, nil, fmt.Errorf("config %s: %w", p, errNotExist(err))
+		}
+		cfg, err := clients.Load(sys, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		configs = append(configs, cfg)
+	} else {
+		var want []string
+		if in.Client != "" {
+			want = []string{in.Client}
+		}
+		configs, _ = clients.Discover(sys, want)
+	}
+
+	var cache *audit.Cache
+	dir := s.o.CacheDir
+	if dir == "" {
+		dir, _ = audit.DefaultCacheDir(s.o.Getenv)
+	}
+	if dir != "" {
+		cache, _ = audit.OpenCache(dir, s.o.MaxAge)
+	}
+	if cache == nil && !in.Launch {
+		return nil, nil, fmt.Errorf("the measurement cache is unavailable; call again with launch: true to measure the servers")
+	}
+	p := newProgress(ctx, req, 0)
+	p.step("auditing " + plural(len(configs), "config"))
+	rep := audit.Run(ctx, configs, audit.Options{
+		Cache:   cache,
+		Offline: !in.Launch,
+		Measure: mcpclient.Options{
+			Timeout:       s.o.Timeout,
+			ClientVersion: s.o.Version,
+		},
+		Posture:   func(client string) clients.Posture { return clients.PostureFor(sys, client) },
+		Now:       s.o.Now,
+		Generator: "mcpcost " + s.o.Version,
+		Progress:  p.lines(true),
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	out := auditResult(rep)
+	return textResult(auditText(out, rep, in.Launch)), out, nil
+}
+
+// errNotExist words a stat error without Go's "stat PATH:" prefix.
+func errNotExist(err error) error {
+	if os.IsNotExist(err) {
+		return fmt.Errorf("no such file")
+	}
+	return err
+}
+
+func auditResult(rep *audit.Report) *AuditResult {
+	out := &AuditResult{Schema: AuditSchema, ContextWindow: rep.ContextWindow, Configs: []AuditConfig{}, Problems: []string{}, Partial: rep.Partial}
+	for _, p := range rep.Problems {
+		out.Problems = append(out.Problems, p.Error)
+	}
+	for _, c := range rep.Configs {
+		ac := AuditConfig{Client: c.Client, Path: c.Path, Scope: c.Scope, Tokens: c.TotalTokens, UpFrontTokens: c.UpFrontTokens,
+			ContextShare: c.ContextShare, Servers: []AuditServer{}, Heaviest: []string{}}
+		for _, sv := range c.Servers {
+			ac.Servers = append(ac.Servers, AuditServer{Name: sv.Name, Status: sv.Status, Tokens: sv.Tokens, Tools: sv.ToolCount, Detail: sv.Detail})
+		}
+		for i, t := range c.HeaviestTools {
+			if i == 5 {
+				break
+			}
+			ac.Heaviest = append(ac.Heaviest, fmt.Sprintf("%s/%s %d", t.Server, t.Tool, t.Tokens))
+		}
+		out.Configs = append(out.Configs, ac)
+	}
+	return out
+}
+
+func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
+	var b strings.Builder
+	if len(out.Configs) == 0 {
+		b.WriteString("no MCP server found in any config")
+		if len(rep.EmptyConfigs) > 0 {
+			fmt.Fprintf(&b, " (%s declare none)", plural(len(rep.EmptyConfigs), "config"))
+		}
+		b.WriteString("\n")
+	}
+	notCached := 0
+	for _, c := range out.Configs {
+		fmt.Fprintf(&b, "%s (%s): %s tokens, %s of %s", c.Path, clients.Title(c.Client), render.Int(c.Tokens), render.Percent(c.ContextShare), render.Int(out.ContextWindow))
+		if c.UpFrontTokens != nil && *c.UpFrontTokens != c.Tokens {
+			fmt.Fprintf(&b, "; %s loaded up front", render.Int(*c.UpFrontTokens))
+		}
+		b.WriteString("\n")
+		for _, sv := range c.Servers {
+			if sv.Tokens != nil {
+				fmt.Fprintf(&b, "  %s: %s tokens, %s\n", sv.Name, render.Int(*sv.Tokens), plural(*sv.Tools, "tool"))
+				continue
+			}
+			if sv.Status == audit.StatusNotCached {
+				notCached++
+			}
+			fmt.Fprintf(&b, "  %s: %s\n", sv.Name, sv.Status)
+		}
+		if len(c.Heaviest) > 0 {
+			fmt.Fprintf(&b, "  heaviest: %s\n", strings.Join(c.Heaviest, ", "))
+		}
+	}
+	for _, p := range out.Problems {
+		fmt.Fprintf(&b, "problem: %s\n", p)
+	}
+	if notCached > 0 && !launched {
+		fmt.Fprintf(&b, "%s not in the cache: call again with launch: true to measure them\n", plural(notCached, "server"))
+	} else if out.Partial {
+		b.WriteString("partial: some servers could not be measured; totals are lower bounds\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%s %ss", render.Int(n), what)
+}

@@ -1,0 +1,234 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/mcpclient"
+	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/render"
+)
+
+// MeasureSchema versions measure_server's structured result.
+const MeasureSchema = "mcpcost.serve.measure/v1"
+
+type measureIn struct {
+	Command string            `json:"command,omitempty" jsonschema:"stdio server command"`
+	Args    []string          `json:"args,omitempty"`
+	URL     string            `json:"url,omitempty" jsonschema:"or a Streamable HTTP/SSE URL"`
+	Env     map[string]string `json:"env,omitempty" jsonschema:"values never echoed"`
+	Headers map[string]string `json:"headers,omitempty" jsonschema:"values never echoed"`
+}
+
+// MeasureResult is measure_server's structured result.
+type MeasureResult struct {
+	Schema string `json:"schema"`
+	Server string `json:"server"`
+	// Launch is the command line or URL with secrets redacted.
+	Launch string `json:"launch"`
+	// Status is measured, dynamic (the two captures differed) or a
+	// failure class.
+	Status string `json:"status"`
+	Detail string `json:"detail,omitempty"`
+	// Tokens counts the canonical JSON of the tools array (o200k_base,
+	// methodology 1.0).
+	Tokens             int    `json:"tokens"`
+	ToolCount          int    `json:"toolCount"`
+	InstructionsTokens int    `json:"instructionsTokens"`
+	SessionStartTokens int    `json:"sessionStartTokens"`
+	CanonicalSha256    string `json:"canonicalSha256"`
+	// Tools, heaviest first.
+	Tools []MeasuredTool `json:"tools"`
+}
+
+// MeasuredTool is one tool's own count.
+type MeasuredTool struct {
+	Name   string `json:"name"`
+	Tokens int    `json:"tokens"`
+}
+
+func (s *server) addMeasure(srv *mcp.Server) {
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:         toolMeasure,
+		Description:  "Launch one MCP server (command+args) or connect to a URL, and count the tokens of its tool definitions, per tool.",
+		OutputSchema: outputSchema[MeasureResult](),
+		Annotations:  readOnly,
+	}, s.measureServer)
+}
+
+func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in measureIn) (*mcp.CallToolResult, *MeasureResult, error) {
+	t := mcpclient.Target{Command: in.Command, Args: in.Args, Env: in.Env, URL: in.URL, Headers: in.Headers}
+	switch {
+	case in.Command == "" && in.URL == "":
+		return nil, nil, fmt.Errorf("give a command (with args) or a url")
+	case in.Command != "" && in.URL != "":
+		return nil, nil, fmt.Errorf("give a command or a url, not both")
+	case in.Command != "" && len(in.Headers) > 0:
+		return nil, nil, fmt.Errorf("headers are for a url; a command gets its secrets in env")
+	case in.URL != "" && (len(in.Env) > 0 || len(in.Args) > 0):
+		return nil, nil, fmt.Errorf("env and args are for a command; a url gets its secrets in headers")
+	}
+	if in.URL != "" {
+		u, err := url.Parse(in.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, nil, fmt.Errorf("%s is not an http(s) URL", clients.RedactURL(in.URL))
+		}
+	}
+	for name := range in.Headers {
+		if name == "" || strings.ContainsAny(name, " :\r\n") {
+			return nil, nil, fmt.Errorf("a header name may not be empty or hold spaces, colons or line breaks")
+		}
+	}
+	display := launchDisplay(t)
+	p := newProgress(ctx, req, 2)
+	p.step("measuring " + display)
+	res := mcpclient.Measure(ctx, t, mcpclient.Options{Timeout: s.o.Timeout, ClientVersion: s.o.Version})
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	p.step("measured " + display)
+	live := measure.FromLive(res, nil)
+	secrets := argSecrets(append([]string{t.Command}, t.Args...))
+	secrets = append(secrets, urlSecrets(t.URL)...)
+	name := live.ServerName
+	if name == "" {
+		name = defaultName(t)
+	}
+	out := &MeasureResult{Schema: MeasureSchema, Server: scrub(name, secrets), Launch: display, Status: live.Status,
+		Detail: scrub(live.Detail, secrets), Tools: []MeasuredTool{}}
+	if live.Result == nil {
+		msg := fmt.Sprintf("%s: %s: %s", out.Server, out.Status, out.Detail)
+		if tail := strings.TrimSpace(scrub(live.StderrTail, secrets)); tail != "" {
+			msg += "\nthe server's stderr ended with:\n" + strings.Join(lastLines(tail, 8), "\n")
+		}
+		return nil, nil, fmt.Errorf("%s", msg)
+	}
+	r := live.Result
+	out.Tokens, out.ToolCount, out.CanonicalSha256 = r.TotalTokens, r.ToolCount, r.CanonicalSha256
+	if live.Extras != nil {
+		out.InstructionsTokens = live.Extras.InstructionsTokens
+		out.SessionStartTokens = live.Extras.SessionStartTokens
+	}
+	for _, i := range r.Heaviest() {
+		out.Tools = append(out.Tools, MeasuredTool{Name: r.Tools[i].Name, Tokens: r.Tools[i].Tokens})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s tokens in %s (o200k_base, methodology %s)", out.Server, render.Int(out.Tokens), plural(out.ToolCount, "tool"), measure.MethodologyVersion)
+	if out.Status != string(mcpclient.StatusMeasured) {
+		fmt.Fprintf(&b, "; %s: %s", out.Status, out.Detail)
+	}
+	for i, tool := range out.Tools {
+		if i == 10 {
+			fmt.Fprintf(&b, "\n  ... %d more", len(out.Tools)-10)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s %s", tool.Name, render.Int(tool.Tokens))
+	}
+	return textResult(b.String()), out, nil
+}
+
+// launchDisplay is the target's launch with secrets redacted.
+func launchDisplay(t mcpclient.Target) string {
+	s := clients.Server{Transport: t.Transport, Command: t.Command, Args: t.Args, Env: t.Env, URL: t.URL, Headers: t.Headers}
+	if t.URL != "" && s.Transport == "" {
+		s.Transport = clients.HTTP
+	} else if s.Transport == "" {
+		s.Transport = clients.Stdio
+	}
+	return s.Display()
+}
+
+// defaultName names a target without a server name: the URL's host, or the
+// command's base name.
+func defaultName(t mcpclient.Target) string {
+	if t.URL != "" {
+		if u, err := url.Parse(t.URL); err == nil && u.Hostname() != "" {
+			return u.Hostname()
+		}
+		return "remote"
+	}
+	name := t.Command
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
+}
+
+// argSecrets returns the parts of argv that the display rule redacts, so
+// that they can be scrubbed from anything the server printed.
+func argSecrets(argv []string) []string {
+	red := clients.RedactArgs(argv)
+	var out []string
+	for i, a := range argv {
+		out = append(out, replaced(a, red[i])...)
+	}
+	return out
+}
+
+// urlSecrets returns what the URL redaction hides.
+func urlSecrets(raw string) []string {
+	if raw == "" {
+		return nil
+	}
+	var out []string
+	if u, err := url.Parse(raw); err == nil {
+		if u.User != nil {
+			if pw, ok := u.User.Password(); ok && len(pw) >= 4 {
+				out = append(out, pw)
+			}
+		}
+		for _, vs := range u.Query() {
+			for _, v := range vs {
+				if len(v) >= 4 && !strings.Contains(clients.RedactURL(raw), v) {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return append(out, replaced(raw, clients.RedactURL(raw))...)
+}
+
+// replaced is what turned a into r: the middle that differs.
+func replaced(a, r string) []string {
+	if r == a {
+		return nil
+	}
+	p := 0
+	for p < len(a) && p < len(r) && a[p] == r[p] {
+		p++
+	}
+	s := 0
+	for s < len(a)-p && s < len(r)-p && a[len(a)-1-s] == r[len(r)-1-s] {
+		s++
+	}
+	if secret := a[p : len(a)-s]; len(secret) >= 4 {
+		return []string{secret}
+	}
+	return nil
+}
+
+// scrub replaces every secret in text with clients.Redacted, longest
+// first.
+func scrub(text string, secrets []string) string {
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	for _, s := range secrets {
+		if s != "" {
+			text = strings.ReplaceAll(text, s, clients.Redacted)
+		}
+	}
+	return text
+}
+
+func lastLines(s string, n int) []string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}

@@ -1,0 +1,428 @@
+package serve
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/usage"
+)
+
+// Schemas of the usage tools' structured results.
+const (
+	UsageSchema    = "mcpcost.serve.usage/v1"
+	SessionsSchema = "mcpcost.serve.sessions/v1"
+	SessionSchema  = "mcpcost.serve.session/v1"
+)
+
+type usageIn struct {
+	Days    int    `json:"days,omitempty" jsonschema:"last N days; default all"`
+	By      string `json:"by,omitempty" jsonschema:"server (default), tool, session, day, model or project"`
+	Project string `json:"project,omitempty" jsonschema:"path or folder name"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"rows; default 20"`
+}
+
+// UsageResult is usage_summary's structured result.
+type UsageResult struct {
+	Schema string `json:"schema"`
+	By     string `json:"by"`
+	Since  string `json:"since,omitempty"`
+	// Requests, Tokens and Cost (USD) total the period; ToolCalls and
+	// ResultTokens count every tool call and the o200k_base tokens of its
+	// result, MCPResultTokens those of MCP tools.
+	Requests        int     `json:"requests"`
+	Sessions        int     `json:"sessions"`
+	Tokens          int64   `json:"tokens"`
+	Cost            float64 `json:"cost"`
+	ToolCalls       int     `json:"toolCalls"`
+	ResultTokens    int64   `json:"resultTokens"`
+	MCPResultTokens int64   `json:"mcpResultTokens"`
+	Rows            []Row   `json:"rows"`
+	// More counts the rows left out by the limit.
+	More  int      `json:"more,omitempty"`
+	Notes []string `json:"notes"`
+}
+
+// Row is one group: a server, a server's tool, a session, a day, a model or
+// a project.
+type Row struct {
+	Key          string  `json:"key"`
+	Requests     int     `json:"requests,omitempty"`
+	Tokens       int64   `json:"tokens,omitempty"`
+	Cost         float64 `json:"cost,omitempty"`
+	Calls        int     `json:"calls"`
+	Errors       int     `json:"errors,omitempty"`
+	ResultTokens int64   `json:"resultTokens"`
+	MaxResult    int64   `json:"maxResult,omitempty"`
+}
+
+type sessionsIn struct {
+	Limit   int    `json:"limit,omitempty" jsonschema:"default 10"`
+	Project string `json:"project,omitempty" jsonschema:"path or folder name"`
+}
+
+// SessionsResult is recent_sessions' structured result, newest first.
+type SessionsResult struct {
+	Schema   string    `json:"schema"`
+	Sessions []Session `json:"sessions"`
+	More     int       `json:"more,omitempty"`
+	Notes    []string  `json:"notes"`
+}
+
+// Session is one session.
+type Session struct {
+	ID           string   `json:"id"`
+	Source       string   `json:"source"`
+	Project      string   `json:"project"`
+	First        string   `json:"first"`
+	Last         string   `json:"last"`
+	Requests     int      `json:"requests"`
+	Tokens       int64    `json:"tokens"`
+	Cost         float64  `json:"cost"`
+	ToolCalls    int      `json:"toolCalls"`
+	ResultTokens int64    `json:"resultTokens"`
+	Models       []string `json:"models"`
+}
+
+type sessionIn struct {
+	Session string `json:"session,omitempty" jsonschema:"session id or prefix; default the latest"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"default 20"`
+}
+
+// SessionResult is session_tools' structured result: one session's tools by
+// the tokens their results put into its context, heaviest first.
+type SessionResult struct {
+	Schema       string        `json:"schema"`
+	Session      string        `json:"session"`
+	Source       string        `json:"source"`
+	Project      string        `json:"project"`
+	Calls        int           `json:"calls"`
+	ResultTokens int64         `json:"resultTokens"`
+	Tools        []SessionTool `json:"tools"`
+	More         int           `json:"more,omitempty"`
+	Notes        []string      `json:"notes"`
+}
+
+// SessionTool is one tool of a session; Server is empty for the agent's
+// built-in tools.
+type SessionTool struct {
+	Server       string `json:"server"`
+	Tool         string `json:"tool"`
+	Calls        int    `json:"calls"`
+	Errors       int    `json:"errors,omitempty"`
+	ResultTokens int64  `json:"resultTokens"`
+	MaxResult    int64  `json:"maxResult"`
+}
+
+func (s *server) addUsage(srv *mcp.Server) {
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:         toolUsage,
+		Description:  "What past Claude Code and Codex sessions cost: requests, tokens, USD, tool calls and result tokens, grouped.",
+		OutputSchema: outputSchema[UsageResult](),
+		Annotations:  readOnly,
+	}, s.usageSummary)
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:         toolRecent,
+		Description:  "The latest agent sessions with their tokens, cost and tool result tokens.",
+		OutputSchema: outputSchema[SessionsResult](),
+		Annotations:  readOnly,
+	}, s.recentSessions)
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:         toolSession,
+		Description:  "One session's tools ranked by the tokens their results added to context.",
+		OutputSchema: outputSchema[SessionResult](),
+		Annotations:  readOnly,
+	}, s.sessionTools)
+}
+
+// withStore reads new transcript lines (lazily) and opens the store.
+func (s *server) withStore(ctx context.Context, req *mcp.CallToolRequest, f func(db *sql.DB, notes []string) error) error {
+	p := newProgress(ctx, req, 0)
+	complete, stats, err := s.usage.fresh(ctx, p)
+	if err != nil {
+		return err
+	}
+	st, err := s.usage.open()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return f(st.DB(), ingestNotes(complete, stats))
+}
+
+func limitOr(n, def int) (int, error) {
+	switch {
+	case n < 0:
+		return 0, fmt.Errorf("limit must be positive, got %d", n)
+	case n == 0:
+		return def, nil
+	}
+	return n, nil
+}
+
+func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in usageIn) (*mcp.CallToolResult, *UsageResult, error) {
+	if in.By == "" {
+		in.By = "server"
+	}
+	valid := false
+	for _, d := range usage.Dimensions {
+		valid = valid || d == in.By
+	}
+	if !valid {
+		return nil, nil, fmt.Errorf("by must be one of %s, not %q", strings.Join(usage.Dimensions, ", "), in.By)
+	}
+	if in.Days < 0 {
+		return nil, nil, fmt.Errorf("days must be positive, got %d", in.Days)
+	}
+	limit, err := limitOr(in.Limit, 20)
+	if err != nil {
+		return nil, nil, err
+	}
+	o := usage.Options{By: in.By, Project: in.Project, Source: "all", Location: s.o.Location, Now: s.o.Now()}
+	if in.Days > 0 {
+		now := o.Now.In(o.Location)
+		o.Since = time.Date(now.Year(), now.Month(), now.Day()-(in.Days-1), 0, 0, 0, 0, o.Location)
+	}
+	var out *UsageResult
+	err = s.withStore(ctx, req, func(db *sql.DB, notes []string) error {
+		rep, err := usage.Build(ctx, db, o)
+		if err != nil {
+			return err
+		}
+		out = &UsageResult{Schema: UsageSchema, By: rep.By, Since: rep.Since, Requests: rep.Totals.Requests, Sessions: rep.Totals.Sessions,
+			Tokens: rep.Totals.Tokens.Total, Cost: round(rep.Totals.Cost), ToolCalls: rep.Totals.ToolCalls,
+			ResultTokens: rep.Totals.ResultTokens, MCPResultTokens: rep.Totals.MCPResultTokens, Rows: []Row{}, Notes: notes}
+		if len(rep.Unpriced) > 0 {
+			out.Notes = append(out.Notes, "no price for "+strings.Join(rep.Unpriced, ", ")+": not in the cost")
+		}
+		for _, t := range rep.Tools {
+			key := t.Server
+			if t.BuiltIn {
+				key = "(built-in)"
+			}
+			if in.By == "tool" {
+				key += "/" + t.Tool
+			}
+			out.Rows = append(out.Rows, Row{Key: key, Calls: t.Calls, Errors: t.Errors, ResultTokens: t.ResultTokens, MaxResult: t.MaxResultTokens})
+		}
+		for _, u := range rep.Usage {
+			out.Rows = append(out.Rows, Row{Key: u.Key, Requests: u.Requests, Tokens: u.Tokens.Total, Cost: round(u.Cost), Calls: u.ToolCalls, ResultTokens: u.ResultTokens})
+		}
+		if len(out.Rows) > limit {
+			out.More = len(out.Rows) - limit
+			out.Rows = out.Rows[:limit]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return textResult(usageText(out)), out, nil
+}
+
+func round(usd float64) float64 { return math.Round(usd*10000) / 10000 }
+
+func usageText(u *UsageResult) string {
+	var b strings.Builder
+	period := "all history"
+	if u.Since != "" {
+		period = "since " + u.Since
+	}
+	fmt.Fprintf(&b, "%s: %s requests in %s, %s tokens, $%.2f; %s tool calls, results %s tokens (MCP %s)\n",
+		period, render.Int(u.Requests), plural(u.Sessions, "session"), render.Int(int(u.Tokens)), u.Cost,
+		render.Int(u.ToolCalls), render.Int(int(u.ResultTokens)), render.Int(int(u.MCPResultTokens)))
+	fmt.Fprintf(&b, "by %s:\n", u.By)
+	for _, r := range u.Rows {
+		if r.Requests > 0 || u.By == "session" || u.By == "day" || u.By == "model" || u.By == "project" {
+			fmt.Fprintf(&b, "  %s: %s requests, %s tokens, $%.2f, %s calls, results %s tokens\n", r.Key, render.Int(r.Requests), render.Int(int(r.Tokens)), r.Cost, render.Int(r.Calls), render.Int(int(r.ResultTokens)))
+			continue
+		}
+		fmt.Fprintf(&b, "  %s: %s calls, %d errors, results %s tokens (max %s)\n", r.Key, render.Int(r.Calls), r.Errors, render.Int(int(r.ResultTokens)), render.Int(int(r.MaxResult)))
+	}
+	if len(u.Rows) == 0 {
+		b.WriteString("  (none)\n")
+	}
+	if u.More > 0 {
+		fmt.Fprintf(&b, "  ... %d more\n", u.More)
+	}
+	for _, n := range u.Notes {
+		b.WriteString(n + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (s *server) recentSessions(ctx context.Context, req *mcp.CallToolRequest, in sessionsIn) (*mcp.CallToolResult, *SessionsResult, error) {
+	limit, err := limitOr(in.Limit, 10)
+	if err != nil {
+		return nil, nil, err
+	}
+	o := usage.Options{By: "session", Project: in.Project, Source: "all", Location: time.UTC, Now: s.o.Now()}
+	var out *SessionsResult
+	err = s.withStore(ctx, req, func(db *sql.DB, notes []string) error {
+		rep, err := usage.Build(ctx, db, o)
+		if err != nil {
+			return err
+		}
+		out = &SessionsResult{Schema: SessionsSchema, Sessions: []Session{}, Notes: notes}
+		rows := rep.Usage
+		sort.SliceStable(rows, func(i, j int) bool {
+			a, b := rows[i].Last, rows[j].Last
+			if a != nil && b != nil && !a.Equal(*b) {
+				return a.After(*b)
+			}
+			if (a == nil) != (b == nil) {
+				return a != nil
+			}
+			return rows[i].Key < rows[j].Key
+		})
+		for _, u := range rows {
+			src, id, _ := strings.Cut(u.Key, ":")
+			se := Session{ID: id, Source: src, Project: u.Project, Requests: u.Requests, Tokens: u.Tokens.Total, Cost: round(u.Cost),
+				ToolCalls: u.ToolCalls, ResultTokens: u.ResultTokens, Models: u.Models}
+			if se.Models == nil {
+				se.Models = []string{}
+			}
+			if u.First != nil {
+				se.First, se.Last = u.First.UTC().Format(time.RFC3339), u.Last.UTC().Format(time.RFC3339)
+			}
+			out.Sessions = append(out.Sessions, se)
+		}
+		if len(out.Sessions) > limit {
+			out.More = len(out.Sessions) - limit
+			out.Sessions = out.Sessions[:limit]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var b strings.Builder
+	for _, se := range out.Sessions {
+		fmt.Fprintf(&b, "%s %s (%s) %s: %s requests, %s tokens, $%.2f; %s tool calls, results %s tokens\n", se.Last, se.ID, se.Source, se.Project,
+			render.Int(se.Requests), render.Int(int(se.Tokens)), se.Cost, render.Int(se.ToolCalls), render.Int(int(se.ResultTokens)))
+	}
+	if len(out.Sessions) == 0 {
+		b.WriteString("no sessions in the usage store\n")
+	}
+	if out.More > 0 {
+		fmt.Fprintf(&b, "... %d more\n", out.More)
+	}
+	for _, n := range out.Notes {
+		b.WriteString(n + "\n")
+	}
+	return textResult(strings.TrimRight(b.String(), "\n")), out, nil
+}
+
+func (s *server) sessionTools(ctx context.Context, req *mcp.CallToolRequest, in sessionIn) (*mcp.CallToolResult, *SessionResult, error) {
+	limit, err := limitOr(in.Limit, 20)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out *SessionResult
+	err = s.withStore(ctx, req, func(db *sql.DB, notes []string) error {
+		src, id, project, err := findSession(ctx, db, in.Session)
+		if err != nil {
+			return err
+		}
+		out = &SessionResult{Schema: SessionSchema, Session: id, Source: src, Project: project, Tools: []SessionTool{}, Notes: notes}
+		rows, err := db.QueryContext(ctx, `SELECT coalesce(server, ''), coalesce(nullif(tool, ''), nullif(name, ''), '(unknown tool)'), count(*),
+			sum(coalesce(is_error, 0)), sum(coalesce(result_tokens, 0)), max(coalesce(result_tokens, 0))
+			FROM tool_calls WHERE source = ? AND session_id = ?
+			GROUP BY 1, 2 ORDER BY 5 DESC, 1, 2`, src, id)
+		if err != nil {
+			return fmt.Errorf("reading the session's tool calls: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var t SessionTool
+			if err := rows.Scan(&t.Server, &t.Tool, &t.Calls, &t.Errors, &t.ResultTokens, &t.MaxResult); err != nil {
+				return err
+			}
+			out.Calls += t.Calls
+			out.ResultTokens += t.ResultTokens
+			out.Tools = append(out.Tools, t)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(out.Tools) > limit {
+			out.More = len(out.Tools) - limit
+			out.Tools = out.Tools[:limit]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "session %s (%s) %s: %s tool calls, results %s tokens\n", out.Session, out.Source, out.Project, render.Int(out.Calls), render.Int(int(out.ResultTokens)))
+	for _, t := range out.Tools {
+		server := t.Server
+		if server == "" {
+			server = "(built-in)"
+		}
+		fmt.Fprintf(&b, "  %s/%s: %s calls, results %s tokens (max %s)", server, t.Tool, render.Int(t.Calls), render.Int(int(t.ResultTokens)), render.Int(int(t.MaxResult)))
+		if t.Errors > 0 {
+			fmt.Fprintf(&b, ", %d errors", t.Errors)
+		}
+		b.WriteString("\n")
+	}
+	if out.More > 0 {
+		fmt.Fprintf(&b, "  ... %d more\n", out.More)
+	}
+	for _, n := range out.Notes {
+		b.WriteString(n + "\n")
+	}
+	return textResult(strings.TrimRight(b.String(), "\n")), out, nil
+}
+
+// findSession resolves a session: its id, "source:id", or a prefix of the
+// id that only one session has; "" for the session active last.
+func findSession(ctx context.Context, db *sql.DB, want string) (src, id, project string, err error) {
+	want = strings.TrimSpace(want)
+	if want == "" {
+		err = db.QueryRowContext(ctx, `SELECT source, session_id, project FROM sessions ORDER BY coalesce(last_ts, 0) DESC, session_id LIMIT 1`).Scan(&src, &id, &project)
+		if err == sql.ErrNoRows {
+			return "", "", "", fmt.Errorf("no sessions in the usage store")
+		}
+		return src, id, project, err
+	}
+	source, rest, hasSource := strings.Cut(want, ":")
+	if !hasSource || (source != "claude" && source != "codex") {
+		source, rest = "", want
+	}
+	pattern := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(rest) + "%"
+	rows, err := db.QueryContext(ctx, `SELECT source, session_id, project FROM sessions
+		WHERE (session_id = ? OR session_id LIKE ? ESCAPE '\') AND (? = '' OR source = ?)
+		ORDER BY session_id = ? DESC, source, session_id LIMIT 3`, rest, pattern, source, source, rest)
+	if err != nil {
+		return "", "", "", fmt.Errorf("finding session %q: %w", want, err)
+	}
+	defer rows.Close()
+	type hit struct{ src, id, project string }
+	var hits []hit
+	for rows.Next() {
+		var h hit
+		if err := rows.Scan(&h.src, &h.id, &h.project); err != nil {
+			return "", "", "", err
+		}
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return "", "", "", err
+	}
+	switch {
+	case len(hits) == 0:
+		return "", "", "", fmt.Errorf("no session %q in the usage store (recent_sessions lists them)", want)
+	case hits[0].id == rest, len(hits) == 1:
+		return hits[0].src, hits[0].id, hits[0].project, nil
+	}
+	return "", "", "", fmt.Errorf("%q matches more than one session; give more of its id", want)
+}
