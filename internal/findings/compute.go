@@ -1,0 +1,587 @@
+package findings
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/usage"
+)
+
+// Compute reads the usage store's database in the window, joins it with
+// the static audit (nil when there is none: idle servers and heavy
+// definitions are then not judged, and the report says so) and returns
+// the findings.
+func Compute(ctx context.Context, db *sql.DB, static *audit.Report, o Options) (*Report, error) {
+	if o.Prices == nil {
+		o.Prices = usage.DefaultPrices()
+	}
+	if o.Location == nil {
+		o.Location = time.UTC
+	}
+	o.Thresholds = o.Thresholds.withDefaults()
+	r := &Report{
+		Schema:        Schema,
+		GeneratedAt:   o.Now.UTC(),
+		PricesUpdated: o.Prices.Updated,
+		Thresholds:    o.Thresholds,
+		Static:        static != nil,
+		Notes:         []string{},
+		Findings:      []Finding{},
+		Window:        Window{Project: o.Project},
+	}
+	if !o.Since.IsZero() {
+		r.Window.Since = o.Since.In(o.Location).Format(time.RFC3339)
+	}
+	if !o.Until.IsZero() {
+		r.Window.Until = o.Until.In(o.Location).Format(time.RFC3339)
+	}
+	var d *data
+	if db != nil {
+		var err error
+		if d, err = load(ctx, db, o); err != nil {
+			return nil, err
+		}
+	} else {
+		d = &data{compactions: map[string]int{}, unpriced: map[string]bool{}}
+		r.Partial = true
+		r.Notes = append(r.Notes, "no usage store: only the static findings (heavy definitions) are judged")
+	}
+	sessions := map[string]bool{}
+	for i := range d.requests {
+		q := &d.requests[i]
+		r.Window.Requests++
+		if q.main() {
+			r.Window.MainRequests++
+		}
+		sessions[sessionKey(q.source, q.session)] = true
+		r.Window.Cost += q.cost
+	}
+	r.Window.Cost = round4(r.Window.Cost)
+	r.Window.Sessions = len(sessions)
+	for i := range d.calls {
+		r.Window.ToolCalls++
+		if d.calls[i].server != "" {
+			r.Window.MCPCalls++
+		}
+	}
+	for m := range d.unpriced {
+		if m == "" {
+			m = "(unknown model)"
+		}
+		r.Window.UnpricedModels = append(r.Window.UnpricedModels, m)
+	}
+	sort.Strings(r.Window.UnpricedModels)
+	if len(r.Window.UnpricedModels) > 0 {
+		r.Notes = append(r.Notes, "models without a price ("+strings.Join(r.Window.UnpricedModels, ", ")+") count no cost: USD figures are lower bounds")
+	}
+
+	if static == nil {
+		r.Partial = true
+		r.Notes = append(r.Notes, "no static audit: idle servers and heavy definitions are not judged")
+	} else if static.Partial {
+		r.Partial = true
+		r.Notes = append(r.Notes, "some configured servers could not be measured (not in the measurement cache, or failed): they are not judged; measure them with --launch")
+	}
+	r.Configs = joinConfigs(static, d, o)
+
+	t := o.Thresholds
+	var fs []Finding
+	fs = append(fs, idleServers(r.Configs, static, t)...)
+	mcp := mcpCalls(d.calls)
+	fs = append(fs, oversized(mcp, t)...)
+	fs = append(fs, repeated(mcp, t)...)
+	fs = append(fs, slow(mcp, t)...)
+	fs = append(fs, expensiveSessions(d, t)...)
+	fs = append(fs, cacheInefficiency(d, o, t)...)
+	if static != nil {
+		fs = append(fs, heavyDefinitions(static, r.Configs, o, t)...)
+	}
+	for i := range fs {
+		fs[i].ID = makeID(fs[i].Type, fs[i].Subject)
+		switch fs[i].Level {
+		case LevelHigh:
+			r.Counts.High++
+		case LevelWarn:
+			r.Counts.Warn++
+		default:
+			r.Counts.Info++
+		}
+	}
+	sortFindings(fs)
+	if fs != nil {
+		r.Findings = fs
+	}
+	return r, nil
+}
+
+// idleServers: a measured server of a config whose sessions made at least
+// IdleMinRequests main-conversation requests in the window, and which was
+// called fewer than IdleCallsPer100 times per 100 of them (or never).
+// Level: high when never called and the estimated saving reaches HighUSD;
+// warn when never called; info when called rarely.
+func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds) []Finding {
+	var out []Finding
+	for ci, cu := range configs {
+		if cu.Source == "" || cu.Requests < t.IdleMinRequests {
+			continue
+		}
+		ac := static.Configs[ci]
+		for si, su := range cu.Servers {
+			if su.Tokens == nil {
+				continue
+			}
+			n := cu.Requests
+			per100 := float64(su.Calls) * 100 / float64(n)
+			if su.Calls > 0 && per100 >= t.IdleCallsPer100 {
+				continue
+			}
+			srv := ac.Servers[si]
+			ev := IdleEvidence{
+				DefinitionTokens: *su.Tokens, ToolCount: deref(su.ToolCount), PerRequestTokens: su.PerRequestTokens,
+				LoadsUpFront: su.LoadsUpFront, Posture: cu.Posture,
+				Requests: n, SubAgentRequests: cu.SubAgentRequests, Sessions: cu.Sessions,
+				Calls: su.Calls, CallsPer100: math.Round(per100*100) / 100, ToolsCalled: su.ToolsCalled,
+				CarriedTokens: su.CarriedTokens, CarriedUSD: su.CarriedUSD, CacheReadShare: cu.CacheReadShare,
+				SessionStartTokens: srv.SessionStartTokens,
+			}
+			f := Finding{
+				Type:     TypeIdleServer,
+				Subject:  Subject{Client: cu.Client, Config: cu.Path, Scope: cu.Scope, Server: su.Name},
+				Evidence: ev,
+				LevelRule: fmt.Sprintf("high when never called and the estimated saving reaches %s; warn when never called; info when called fewer than %g times per 100 requests",
+					money(t.HighUSD), t.IdleCallsPer100),
+			}
+			carried := fmt.Sprintf("%s tokens on each of %s main-conversation requests in %d sessions: %s tokens carried, about %s at the rates those requests paid (%s of their input was cache reads)",
+				num(su.PerRequestTokens), num(n), cu.Sessions, num(su.CarriedTokens), money(su.CarriedUSD), pct(cu.CacheReadShare))
+			if su.Calls == 0 {
+				f.Title = fmt.Sprintf("%s is configured but was never called: its definitions rode on %s requests (%s tokens)", su.Name, num(n), num(su.CarriedTokens))
+				f.Level = LevelWarn
+				if su.CarriedUSD >= t.HighUSD {
+					f.Level = LevelHigh
+				}
+			} else {
+				f.Title = fmt.Sprintf("%s was called %d times in %s requests that carried its definitions (%s tokens)", su.Name, su.Calls, num(n), num(su.CarriedTokens))
+				f.Level = LevelInfo
+			}
+			f.Facts = append(f.Facts, carried)
+			what := "its full definitions (" + num(*su.Tokens) + " tokens, " + num(deref(su.ToolCount)) + " tools) load up front"
+			switch {
+			case su.LoadsUpFront == nil:
+				what = "the client's posture cannot be told, so the full definitions (" + num(*su.Tokens) + " tokens) are assumed to load up front"
+			case !*su.LoadsUpFront:
+				what = "its definitions are deferred: only tool names and instructions (" + num(su.PerRequestTokens) + " tokens) load up front"
+			}
+			f.Facts = append(f.Facts, what+" ("+cu.Posture+" posture)")
+			if su.Calls > 0 {
+				f.Facts = append(f.Facts, fmt.Sprintf("called %d times in %d sessions (%.2f per 100 requests): %s", su.Calls, su.Sessions, per100, strings.Join(su.ToolsCalled, ", ")))
+			} else {
+				f.Facts = append(f.Facts, fmt.Sprintf("0 calls in the %d sessions this config applied to (%s)", cu.Sessions, cu.AppliesTo))
+			}
+			if cu.SubAgentRequests > 0 {
+				f.Facts = append(f.Facts, fmt.Sprintf("%s sub-agent requests are not counted (whether a sub-agent carries the server depends on its tools)", num(cu.SubAgentRequests)))
+			}
+			f.Confidence, f.ConfidenceRule = "medium", "the requests and calls are exact; the config is assumed to have been as it is now for the whole window (its history is not recorded); tokens are o200k_base counts of the definitions, which the model's own tokenizer counts differently"
+			if su.LoadsUpFront == nil {
+				f.Confidence = "low"
+				f.ConfidenceRule += "; the client's posture is unknown, so loading up front is assumed"
+			}
+			f.Recommendation, f.EstimatedSaving = idleAdvice(cu, su, srv)
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// IdleEvidence is the numbers behind an idle-server finding.
+type IdleEvidence struct {
+	DefinitionTokens   int      `json:"definitionTokens"`
+	ToolCount          int      `json:"toolCount"`
+	SessionStartTokens int      `json:"sessionStartTokens"`
+	PerRequestTokens   int      `json:"perRequestTokens"`
+	LoadsUpFront       *bool    `json:"loadsUpFront"`
+	Posture            string   `json:"posture"`
+	Requests           int      `json:"requests"`
+	SubAgentRequests   int      `json:"subAgentRequests"`
+	Sessions           int      `json:"sessions"`
+	Calls              int      `json:"calls"`
+	CallsPer100        float64  `json:"callsPer100"`
+	ToolsCalled        []string `json:"toolsCalled"`
+	CarriedTokens      int64    `json:"carriedTokens"`
+	CarriedUSD         float64  `json:"carriedUsd"`
+	CacheReadShare     float64  `json:"cacheReadShare"`
+}
+
+func idleAdvice(cu ConfigUse, su ServerUse, srv audit.Server) (string, *Saving) {
+	n := int64(cu.Requests)
+	rate := 0.0
+	if su.CarriedTokens > 0 {
+		rate = su.CarriedUSD / float64(su.CarriedTokens)
+	}
+	upFront := su.LoadsUpFront == nil || *su.LoadsUpFront
+	var rec string
+	save := &Saving{Tokens: su.CarriedTokens, USD: ptr(su.CarriedUSD),
+		Assumption: fmt.Sprintf("if the server were disabled, the %s tokens on each of the %s main-conversation requests would not be sent; priced at each request's own mix of uncached input, cache-write and cache-read rates; an estimate", num(su.PerRequestTokens), num(n))}
+	switch cu.Client {
+	case clients.ClaudeCode:
+		where := "remove it from " + cu.Path
+		if cu.Scope == "project" {
+			where = "disable it for this project (/mcp, or disabledMcpjsonServers in .claude/settings.local.json) or remove it from " + cu.Path
+		}
+		if su.Calls == 0 {
+			rec = "Never called in these sessions: " + where + "."
+		} else {
+			rec = "Rarely called (" + strings.Join(su.ToolsCalled, ", ") + "): if you can do without it, " + where + "."
+		}
+		if upFront {
+			rec += " To keep it at hand, let Claude Code defer it: with tool search on (ENABLE_TOOL_SEARCH) only its tool names load until a tool is needed"
+			if srv.AlwaysLoad {
+				rec += "; its alwaysLoad setting keeps it up front, turn that off"
+			}
+			rec += "."
+			if su.Calls > 0 && su.LoadsUpFront != nil {
+				deferred := int64(srv.SessionStartTokens)
+				save = &Saving{Tokens: (int64(su.PerRequestTokens) - deferred) * n, USD: ptr(round4(float64(int64(su.PerRequestTokens)-deferred) * float64(n) * rate)),
+					Assumption: fmt.Sprintf("if deferred by tool search, only names and instructions (%s tokens) would ride on each of the %s requests instead of %s; priced at the rates those requests paid; an estimate", num(deferred), num(n), num(su.PerRequestTokens))}
+			}
+		}
+	case clients.Codex:
+		if su.Calls == 0 {
+			rec = "Never called in these sessions: set enabled = false for it in " + cu.Path + ", or remove it."
+		} else {
+			rec = "Rarely called: keep only the tools used with enabled_tools = [" + quoteList(su.ToolsCalled) + "] in its entry in " + cu.Path + ", or set enabled = false."
+			if su.ToolCount != nil && *su.ToolCount > 0 && su.Tokens != nil {
+				frac := 1 - float64(len(su.ToolsCalled))/float64(*su.ToolCount)
+				if frac > 0 {
+					tok := int64(float64(su.CarriedTokens) * frac)
+					save = &Saving{Tokens: tok, USD: ptr(round4(float64(tok) * rate)),
+						Assumption: fmt.Sprintf("if filtered to the %d tools called, about %s of the definitions (by tool count, not weighed by size) would not ride on the %s requests; an estimate", len(su.ToolsCalled), pct(frac), num(n))}
+				}
+			}
+		}
+	}
+	return rec, save
+}
+
+func quoteList(s []string) string {
+	q := make([]string, len(s))
+	for i, v := range s {
+		q[i] = `"` + v + `"`
+	}
+	return strings.Join(q, ", ")
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// mcpCalls keeps the calls to MCP servers, with their call known.
+func mcpCalls(calls []call) []call {
+	var out []call
+	for _, c := range calls {
+		if c.server != "" && c.hasCall {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+type toolKey struct{ server, tool string }
+
+func byTool(calls []call) ([]toolKey, map[toolKey][]call) {
+	m := map[toolKey][]call{}
+	for _, c := range calls {
+		k := toolKey{c.server, c.tool}
+		m[k] = append(m[k], c)
+	}
+	keys := make([]toolKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].server != keys[j].server {
+			return keys[i].server < keys[j].server
+		}
+		return keys[i].tool < keys[j].tool
+	})
+	return keys, m
+}
+
+// ResultEvidence is the numbers behind an oversized-results finding.
+type ResultEvidence struct {
+	Results     int     `json:"results"`
+	Sessions    int     `json:"sessions"`
+	TotalTokens int64   `json:"totalTokens"`
+	AvgTokens   float64 `json:"avgTokens"`
+	MaxTokens   int64   `json:"maxTokens"`
+	OverWarn    int     `json:"overWarn"`
+	OverLimit   int     `json:"overLimit"`
+	Spilled     int     `json:"spilled"`
+	Role        string  `json:"role"`
+}
+
+// oversized: a tool whose results average over ResultAvgTokens, or any of
+// whose results exceeds OutputWarn. Level: high when a result exceeds
+// OutputLimit (MAX_MCP_OUTPUT_TOKENS), warn when one exceeds OutputWarn,
+// info otherwise.
+func oversized(calls []call, t Thresholds) []Finding {
+	keys, m := byTool(calls)
+	var out []Finding
+	for _, k := range keys {
+		var ev ResultEvidence
+		sessions := map[string]bool{}
+		var excess int64
+		for _, c := range m[k] {
+			if !c.hasResult {
+				continue
+			}
+			ev.Results++
+			ev.TotalTokens += c.tokens
+			ev.MaxTokens = max(ev.MaxTokens, c.tokens)
+			sessions[c.key()] = true
+			if c.tokens > int64(t.OutputWarn) {
+				ev.OverWarn++
+			}
+			if c.tokens > int64(t.OutputLimit) {
+				ev.OverLimit++
+			}
+			if c.spilled {
+				ev.Spilled++
+			}
+			excess += max(0, c.tokens-int64(t.ResultAvgTokens))
+		}
+		if ev.Results == 0 {
+			continue
+		}
+		ev.Sessions = len(sessions)
+		ev.AvgTokens = math.Round(float64(ev.TotalTokens)/float64(ev.Results)*10) / 10
+		if ev.AvgTokens <= float64(t.ResultAvgTokens) && ev.OverWarn == 0 {
+			continue
+		}
+		role, advice := toolRole(k.tool)
+		ev.Role = role
+		f := Finding{
+			Type:      TypeOversizedResults,
+			Subject:   Subject{Server: k.server, Tool: k.tool},
+			Evidence:  ev,
+			Level:     LevelInfo,
+			LevelRule: fmt.Sprintf("high when a result exceeds %s tokens (MAX_MCP_OUTPUT_TOKENS); warn when one exceeds %s (where Claude Code warns); info when only the average exceeds %s", num(t.OutputLimit), num(t.OutputWarn), num(t.ResultAvgTokens)),
+		}
+		switch {
+		case ev.OverLimit > 0:
+			f.Level = LevelHigh
+			f.Title = fmt.Sprintf("%s/%s returned %d results over Claude Code's output limit of %s tokens (largest %s)", k.server, k.tool, ev.OverLimit, num(t.OutputLimit), num(ev.MaxTokens))
+		case ev.OverWarn > 0:
+			f.Level = LevelWarn
+			f.Title = fmt.Sprintf("%s/%s returned %d results over %s tokens, where Claude Code warns (largest %s)", k.server, k.tool, ev.OverWarn, num(t.OutputWarn), num(ev.MaxTokens))
+		default:
+			f.Title = fmt.Sprintf("%s/%s results average %s tokens (threshold %s)", k.server, k.tool, num(int64(math.Round(ev.AvgTokens))), num(t.ResultAvgTokens))
+		}
+		f.Facts = []string{
+			fmt.Sprintf("%d results in %d sessions: %s tokens in all, average %s, largest %s", ev.Results, ev.Sessions, num(ev.TotalTokens), num(int64(math.Round(ev.AvgTokens))), num(ev.MaxTokens)),
+		}
+		if ev.Spilled > 0 {
+			f.Facts = append(f.Facts, fmt.Sprintf("%d results were saved to a file by the agent instead of entering the context in full", ev.Spilled))
+		}
+		f.Confidence = "high"
+		f.ConfidenceRule = "exact o200k_base counts of the result text the transcript holds; Claude Code applies its limit with its own count, so near the limit this is a proxy; images and other non-text blocks are not included"
+		f.Recommendation = advice + " (the tool's role is guessed from its name: " + role + ")."
+		f.EstimatedSaving = &Saving{Tokens: excess,
+			Assumption: fmt.Sprintf("if every result were held to %s tokens, counted once per result; a result stays in the context and is re-read by every later request of the session, which this does not count, so the real saving is larger; not priced", num(t.ResultAvgTokens))}
+		out = append(out, f)
+	}
+	return out
+}
+
+// toolRole guesses what a tool does from words in its name.
+func toolRole(name string) (role, advice string) {
+	words := splitWords(name)
+	has := func(list ...string) bool {
+		for _, w := range words {
+			for _, l := range list {
+				if w == l {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch {
+	case has("search", "list", "query", "find", "browse", "grep", "ls", "glob", "lookup"):
+		return "search or list", "Narrow the query or paginate: ask for fewer results (a limit, a page size, a filter) and fetch more only when needed"
+	case has("read", "get", "fetch", "exec", "execute", "run", "cat", "view", "download", "open", "load", "show", "snapshot", "screenshot", "navigate", "scrape"):
+		return "read, fetch or run", "Pre-filter the output: read a range or a section, select fields, or have the command print only what is needed"
+	}
+	return "unknown", "Have the tool return less: a summary, selected fields or a page of results"
+}
+
+// splitWords cuts a tool name into lowercase words at _, -, ., / and
+// camelCase boundaries.
+func splitWords(name string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	prevLower := false
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == '/' || r == ' ' || r == ':':
+			flush()
+			prevLower = false
+			continue
+		case r >= 'A' && r <= 'Z' && prevLower:
+			flush()
+		}
+		cur = append(cur, r)
+		prevLower = r >= 'a' && r <= 'z'
+	}
+	flush()
+	return words
+}
+
+// RepeatEvidence is the numbers behind a repeated-calls finding.
+type RepeatEvidence struct {
+	Calls          int   `json:"calls"`
+	Repeats        int   `json:"repeats"`
+	Sessions       int   `json:"sessions"`
+	RepeatedTokens int64 `json:"repeatedTokens"`
+	// MostRepeats is the largest number of calls with one set of arguments
+	// in one session.
+	MostRepeats    int   `json:"mostRepeats"`
+	WindowMs       int64 `json:"windowMs"`
+	CallsWithoutID int   `json:"callsWithoutArgs,omitempty"`
+}
+
+// repeated: calls of one tool in one session with the same argument hash,
+// each within RepeatWindow of the previous one; a finding when a tool has
+// at least RepeatMin repeats. Level: warn at 5 repeats or 10,000 repeated
+// result tokens, info below.
+func repeated(calls []call, t Thresholds) []Finding {
+	keys, m := byTool(calls)
+	win := t.RepeatWindow.Milliseconds()
+	var out []Finding
+	for _, k := range keys {
+		ev := RepeatEvidence{WindowMs: win}
+		groups := map[string][]call{}
+		for _, c := range m[k] {
+			ev.Calls++
+			if c.hash == "" {
+				ev.CallsWithoutID++
+				continue
+			}
+			gk := c.key() + "\x00" + c.name + "\x00" + c.hash
+			groups[gk] = append(groups[gk], c)
+		}
+		sessions := map[string]bool{}
+		for _, g := range groups {
+			sort.SliceStable(g, func(i, j int) bool { return g[i].callTS < g[j].callTS })
+			n := 1
+			for i := 1; i < len(g); i++ {
+				if g[i].callTS-g[i-1].callTS <= win {
+					ev.Repeats++
+					ev.RepeatedTokens += g[i].tokens
+					sessions[g[i].key()] = true
+					n++
+					ev.MostRepeats = max(ev.MostRepeats, n)
+				} else {
+					n = 1
+				}
+			}
+		}
+		if ev.Repeats < t.RepeatMin {
+			continue
+		}
+		ev.Sessions = len(sessions)
+		f := Finding{
+			Type:      TypeRepeatedCalls,
+			Subject:   Subject{Server: k.server, Tool: k.tool},
+			Evidence:  ev,
+			Level:     LevelInfo,
+			LevelRule: "warn at 5 repeats or 10,000 repeated result tokens; info below",
+			Title:     fmt.Sprintf("%s/%s was called again with identical arguments %d times (%s result tokens)", k.server, k.tool, ev.Repeats, num(ev.RepeatedTokens)),
+			Facts: []string{
+				fmt.Sprintf("%d repeats of %d calls, in %d sessions, each within %s of the same call before it; up to %d identical calls in a row", ev.Repeats, ev.Calls, ev.Sessions, dur(win), ev.MostRepeats),
+			},
+			Confidence:     "high",
+			ConfidenceRule: "exact: same session, same tool, same keyed hash of the canonical arguments (the arguments themselves are never stored)",
+			Recommendation: "The agent fetched the same thing again. If the result cannot have changed, say so in the tool's description or the project's instructions (CLAUDE.md, AGENTS.md) so the earlier result is reused; if it can change (a status poll), this is expected.",
+			EstimatedSaving: &Saving{Tokens: ev.RepeatedTokens,
+				Assumption: "if every repeated call's result had been reused instead of fetched again; not priced"},
+		}
+		if ev.Repeats >= 5 || ev.RepeatedTokens >= 10_000 {
+			f.Level = LevelWarn
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// SlowEvidence is the numbers behind a slow-tool finding.
+type SlowEvidence struct {
+	Calls int   `json:"calls"`
+	P50Ms int64 `json:"p50Ms"`
+	P95Ms int64 `json:"p95Ms"`
+	MaxMs int64 `json:"maxMs"`
+}
+
+// slow: a tool whose median latency (call to result, as logged) exceeds
+// SlowP50 over at least SlowMinCalls calls. Level: warn when the median
+// exceeds six times the threshold, info below.
+func slow(calls []call, t Thresholds) []Finding {
+	keys, m := byTool(calls)
+	var out []Finding
+	for _, k := range keys {
+		var lat []int64
+		for _, c := range m[k] {
+			if c.hasResult && c.resultTS >= c.callTS {
+				lat = append(lat, c.resultTS-c.callTS)
+			}
+		}
+		if len(lat) < t.SlowMinCalls {
+			continue
+		}
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		ev := SlowEvidence{Calls: len(lat), P50Ms: nearest(lat, 0.5), P95Ms: nearest(lat, 0.95), MaxMs: lat[len(lat)-1]}
+		if ev.P50Ms <= t.SlowP50.Milliseconds() {
+			continue
+		}
+		f := Finding{
+			Type:      TypeSlowTool,
+			Subject:   Subject{Server: k.server, Tool: k.tool},
+			Evidence:  ev,
+			Level:     LevelInfo,
+			LevelRule: fmt.Sprintf("warn when the median exceeds %s, info from %s", dur(6*t.SlowP50.Milliseconds()), dur(t.SlowP50.Milliseconds())),
+			Title:     fmt.Sprintf("%s/%s takes %s at the median (p95 %s) over %d calls", k.server, k.tool, dur(ev.P50Ms), dur(ev.P95Ms), ev.Calls),
+			Facts: []string{
+				fmt.Sprintf("latency p50 %s, p95 %s, max %s over %d calls with both timestamps", dur(ev.P50Ms), dur(ev.P95Ms), dur(ev.MaxMs), ev.Calls),
+				"the figures include any time spent waiting for your permission: transcripts carry no marker of a permission prompt",
+			},
+			Confidence:     "medium",
+			ConfidenceRule: "latency is call to result as the agent logged them, including any wait for permission; the finding rests on the median, which waits on fewer than half of the calls cannot raise above the threshold",
+			Recommendation: "If the tool is pre-approved (so no prompt waits are included), the server itself is slow: look for a timeout, a cold start per call, or a narrower request; if it asks for permission each time, allow it in settings to remove the wait.",
+		}
+		if ev.P50Ms > 6*t.SlowP50.Milliseconds() {
+			f.Level = LevelWarn
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func nearest(sorted []int64, p float64) int64 {
+	k := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[max(0, min(k, len(sorted)-1))]
+}

@@ -1,0 +1,436 @@
+// Package findings joins the two halves of mcpcost: what the configured
+// MCP servers cost before anything is typed (the static audit) and what
+// the sessions people ran did with them (the usage store). It turns the
+// two into ranked findings, each with a stable id, the numbers behind it,
+// a confidence with its rule, a recommendation shaped by the case and an
+// estimated saving that states its assumption.
+//
+// Finding types:
+//
+//   - idle-server: a configured server whose definitions rode on N
+//     requests of the sessions its config applied to, and which was
+//     called rarely or never in them.
+//   - oversized-results: a tool whose results average over a threshold,
+//     or reach Claude Code's warning (10,000) or limit
+//     (MAX_MCP_OUTPUT_TOKENS, 25,000) for MCP tool output.
+//   - repeated-calls: the same tool called with identical arguments (the
+//     same keyed hash) in the same session within a window.
+//   - slow-tool: a tool whose median latency exceeds a threshold.
+//   - expensive-session: a session that cost more than a threshold, with
+//     what drove its cost.
+//   - cache-inefficiency: a project and day whose cache writes are well
+//     above its cache reads.
+//   - heavy-definition: a tool whose definition is over the per-tool
+//     threshold, or whose description Claude Code cuts at 2,048
+//     characters.
+//
+// Levels follow one rule per type, documented on each rule's function;
+// findings are sorted by level, then estimated saving in USD, then in
+// tokens, then id. Ids hash the type and the subject (server, tool,
+// session, project and day), never the numbers, so the same finding keeps
+// its id when more data arrives.
+package findings
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/usage"
+)
+
+// Schema is the version of the findings JSON.
+const Schema = "mcpcost.findings/v1"
+
+// Finding types.
+const (
+	TypeIdleServer        = "idle-server"
+	TypeOversizedResults  = "oversized-results"
+	TypeRepeatedCalls     = "repeated-calls"
+	TypeSlowTool          = "slow-tool"
+	TypeExpensiveSession  = "expensive-session"
+	TypeCacheInefficiency = "cache-inefficiency"
+	TypeHeavyDefinition   = "heavy-definition"
+)
+
+// Levels, lowest first.
+const (
+	LevelInfo = "info"
+	LevelWarn = "warn"
+	LevelHigh = "high"
+)
+
+// Levels lists the levels, lowest first.
+var Levels = []string{LevelInfo, LevelWarn, LevelHigh}
+
+// LevelRank orders levels: info 1, warn 2, high 3; 0 for an unknown level.
+func LevelRank(level string) int {
+	for i, l := range Levels {
+		if l == level {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// Claude Code's limits on MCP tool output (reference: ecosystem §2).
+const (
+	// ClaudeOutputLimit is MAX_MCP_OUTPUT_TOKENS's default.
+	ClaudeOutputLimit = 25_000
+	// ClaudeOutputWarn is where Claude Code starts warning.
+	ClaudeOutputWarn = 10_000
+)
+
+// Thresholds are the rules' parameters. Zero values take the defaults.
+type Thresholds struct {
+	// IdleMinRequests: a server is judged idle only over at least this
+	// many requests (default 10).
+	IdleMinRequests int `json:"idleMinRequests"`
+	// IdleCallsPer100 flags a server called fewer than this many times per
+	// 100 requests it rode on (default 1); a server never called is always
+	// flagged.
+	IdleCallsPer100 float64 `json:"idleCallsPer100"`
+	// ResultAvgTokens flags a tool whose results average more (default
+	// 5,000).
+	ResultAvgTokens int `json:"resultAvgTokens"`
+	// OutputLimit is MAX_MCP_OUTPUT_TOKENS (default 25,000, or the value
+	// set in the environment or Claude Code's settings); OutputWarn is
+	// where Claude Code warns (10,000).
+	OutputLimit int `json:"outputLimit"`
+	OutputWarn  int `json:"outputWarn"`
+	// RepeatWindow: two calls with identical arguments within it are a
+	// repeat (default 10 minutes); RepeatMin repeats of a tool make a
+	// finding (default 2).
+	RepeatWindow time.Duration `json:"-"`
+	RepeatMin    int           `json:"repeatMin"`
+	// SlowP50 flags a tool whose median latency exceeds it (default 10 s)
+	// over at least SlowMinCalls calls with both timestamps (default 3).
+	SlowP50      time.Duration `json:"-"`
+	SlowMinCalls int           `json:"slowMinCalls"`
+	// SessionUSD flags sessions that cost more (default 5 USD); at most
+	// SessionTop of them, the costliest (default 5).
+	SessionUSD float64 `json:"sessionUsd"`
+	SessionTop int     `json:"sessionTop"`
+	// CacheRatio flags a project and day whose cache writes exceed this
+	// multiple of its cache reads (default 1), with at least
+	// CacheMinWrites tokens written (default 100,000).
+	CacheRatio     float64 `json:"cacheRatio"`
+	CacheMinWrites int64   `json:"cacheMinWrites"`
+	// ToolTokens flags a tool definition over this many tokens (default
+	// 1,500).
+	ToolTokens int `json:"toolTokens"`
+	// HighUSD raises an idle server, or a cache inefficiency, to high when
+	// its estimated saving reaches it (default 1 USD).
+	HighUSD float64 `json:"highUsd"`
+
+	// The durations in milliseconds, for JSON.
+	RepeatWindowMs int64 `json:"repeatWindowMs"`
+	SlowP50Ms      int64 `json:"slowP50Ms"`
+}
+
+// Defaults returns the default thresholds.
+func Defaults() Thresholds {
+	return Thresholds{
+		IdleMinRequests: 10,
+		IdleCallsPer100: 1,
+		ResultAvgTokens: 5_000,
+		OutputLimit:     ClaudeOutputLimit,
+		OutputWarn:      ClaudeOutputWarn,
+		RepeatWindow:    10 * time.Minute,
+		RepeatMin:       2,
+		SlowP50:         10 * time.Second,
+		SlowMinCalls:    3,
+		SessionUSD:      5,
+		SessionTop:      5,
+		CacheRatio:      1,
+		CacheMinWrites:  100_000,
+		ToolTokens:      1_500,
+		HighUSD:         1,
+	}
+}
+
+// withDefaults fills the zero fields of t.
+func (t Thresholds) withDefaults() Thresholds {
+	d := Defaults()
+	if t.IdleMinRequests <= 0 {
+		t.IdleMinRequests = d.IdleMinRequests
+	}
+	if t.IdleCallsPer100 <= 0 {
+		t.IdleCallsPer100 = d.IdleCallsPer100
+	}
+	if t.ResultAvgTokens <= 0 {
+		t.ResultAvgTokens = d.ResultAvgTokens
+	}
+	if t.OutputLimit <= 0 {
+		t.OutputLimit = d.OutputLimit
+	}
+	if t.OutputWarn <= 0 {
+		t.OutputWarn = d.OutputWarn
+	}
+	if t.OutputWarn > t.OutputLimit {
+		t.OutputWarn = t.OutputLimit
+	}
+	if t.RepeatWindow <= 0 {
+		t.RepeatWindow = d.RepeatWindow
+	}
+	if t.RepeatMin <= 0 {
+		t.RepeatMin = d.RepeatMin
+	}
+	if t.SlowP50 <= 0 {
+		t.SlowP50 = d.SlowP50
+	}
+	if t.SlowMinCalls <= 0 {
+		t.SlowMinCalls = d.SlowMinCalls
+	}
+	if t.SessionUSD <= 0 {
+		t.SessionUSD = d.SessionUSD
+	}
+	if t.SessionTop <= 0 {
+		t.SessionTop = d.SessionTop
+	}
+	if t.CacheRatio <= 0 {
+		t.CacheRatio = d.CacheRatio
+	}
+	if t.CacheMinWrites <= 0 {
+		t.CacheMinWrites = d.CacheMinWrites
+	}
+	if t.ToolTokens <= 0 {
+		t.ToolTokens = d.ToolTokens
+	}
+	if t.HighUSD <= 0 {
+		t.HighUSD = d.HighUSD
+	}
+	t.RepeatWindowMs = t.RepeatWindow.Milliseconds()
+	t.SlowP50Ms = t.SlowP50.Milliseconds()
+	return t
+}
+
+// Subject is what a finding is about. Its fields, with the type, make the
+// finding's id.
+type Subject struct {
+	Client  string `json:"client,omitempty"`
+	Config  string `json:"config,omitempty"`
+	Scope   string `json:"scope,omitempty"`
+	Server  string `json:"server,omitempty"`
+	Tool    string `json:"tool,omitempty"`
+	Source  string `json:"source,omitempty"`
+	Session string `json:"session,omitempty"`
+	Project string `json:"project,omitempty"`
+	Day     string `json:"day,omitempty"`
+}
+
+// Saving is an estimated saving: an estimate, with its assumption.
+type Saving struct {
+	Tokens int64 `json:"tokens"`
+	// USD is nil when the saving is not priced (the assumption says why).
+	USD        *float64 `json:"usd"`
+	Assumption string   `json:"assumption"`
+}
+
+// Finding is one thing worth changing, with the numbers behind it.
+type Finding struct {
+	ID      string  `json:"id"`
+	Type    string  `json:"type"`
+	Level   string  `json:"level"`
+	Title   string  `json:"title"`
+	Subject Subject `json:"subject"`
+	// Evidence is the numbers, as data (one struct per type).
+	Evidence any `json:"evidence"`
+	// Facts words the evidence, one line each.
+	Facts          []string `json:"facts"`
+	Confidence     string   `json:"confidence"` // high | medium | low
+	ConfidenceRule string   `json:"confidenceRule"`
+	LevelRule      string   `json:"levelRule"`
+	Recommendation string   `json:"recommendation"`
+	// EstimatedSaving is nil when the finding has no saving to estimate.
+	EstimatedSaving *Saving `json:"estimatedSaving"`
+}
+
+// Counts counts findings per level.
+type Counts struct {
+	High int `json:"high"`
+	Warn int `json:"warn"`
+	Info int `json:"info"`
+}
+
+// Window is what the run-time half covers.
+type Window struct {
+	Since    string `json:"since,omitempty"`
+	Until    string `json:"until,omitempty"`
+	Project  string `json:"project,omitempty"`
+	Requests int    `json:"requests"`
+	// MainRequests are those of the main conversations (not sub-agents).
+	MainRequests int     `json:"mainRequests"`
+	Sessions     int     `json:"sessions"`
+	ToolCalls    int     `json:"toolCalls"`
+	MCPCalls     int     `json:"mcpCalls"`
+	Cost         float64 `json:"cost"`
+	// UnpricedModels have no price in the table: their cost is not counted.
+	UnpricedModels []string `json:"unpricedModels,omitempty"`
+}
+
+// Report is the findings of one run.
+type Report struct {
+	Schema        string     `json:"schema"`
+	GeneratedAt   time.Time  `json:"generatedAt"`
+	Window        Window     `json:"window"`
+	PricesUpdated string     `json:"pricesUpdated"`
+	Thresholds    Thresholds `json:"thresholds"`
+	// Static is set when a static audit of the configs was joined.
+	Static bool `json:"static"`
+	// Partial is set when some part could not be judged; Notes say which.
+	Partial  bool      `json:"partial"`
+	Notes    []string  `json:"notes"`
+	Counts   Counts    `json:"counts"`
+	Findings []Finding `json:"findings"`
+	// Configs is the join per config: what it pays before typing, what
+	// its sessions used. Filled when a static audit was given.
+	Configs []ConfigUse `json:"configs"`
+}
+
+// Max returns the highest level among the findings ("" when none).
+func (r *Report) Max() string {
+	best := ""
+	for _, f := range r.Findings {
+		if LevelRank(f.Level) > LevelRank(best) {
+			best = f.Level
+		}
+	}
+	return best
+}
+
+// AtOrAbove counts findings at level or above.
+func (r *Report) AtOrAbove(level string) int {
+	n := 0
+	for _, f := range r.Findings {
+		if LevelRank(f.Level) >= LevelRank(level) {
+			n++
+		}
+	}
+	return n
+}
+
+// Options select what the findings cover.
+type Options struct {
+	// Since and Until bound the period (Until exclusive); zero for open.
+	Since, Until time.Time
+	// Project keeps one project: its full path or its folder's name.
+	Project string
+	// Cwd is the project folder the static audit was made for: the
+	// project that local-scope Claude Code configs belong to.
+	Cwd string
+	// Location buckets days (cache inefficiency); nil for UTC.
+	Location   *time.Location
+	Prices     *usage.Prices
+	Thresholds Thresholds
+	Now        time.Time
+	// Descriptions returns a server's tool descriptions by tool name, for
+	// the exact 2 KB cut; nil (or a nil map) when unknown, and the cut is
+	// then judged on the description's UTF-8 length.
+	Descriptions func(cfg ConfigRef, server string) map[string]string
+}
+
+// ConfigRef names a config file as a client reads it.
+type ConfigRef struct {
+	Client string `json:"client"`
+	Path   string `json:"path"`
+	Scope  string `json:"scope,omitempty"`
+}
+
+// makeID is a short hash of the type and the subject.
+func makeID(typ string, s Subject) string {
+	h := sha256.New()
+	for _, p := range []string{typ, s.Client, s.Config, s.Scope, s.Server, s.Tool, s.Source, s.Session, s.Project, s.Day} {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return abbrev[typ] + "-" + hex.EncodeToString(h.Sum(nil))[:8]
+}
+
+var abbrev = map[string]string{
+	TypeIdleServer:        "idle",
+	TypeOversizedResults:  "big",
+	TypeRepeatedCalls:     "rep",
+	TypeSlowTool:          "slow",
+	TypeExpensiveSession:  "cost",
+	TypeCacheInefficiency: "cache",
+	TypeHeavyDefinition:   "def",
+}
+
+func sortFindings(fs []Finding) {
+	usd := func(f Finding) float64 {
+		if f.EstimatedSaving == nil || f.EstimatedSaving.USD == nil {
+			return -1
+		}
+		return *f.EstimatedSaving.USD
+	}
+	tok := func(f Finding) int64 {
+		if f.EstimatedSaving == nil {
+			return -1
+		}
+		return f.EstimatedSaving.Tokens
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if ra, rb := LevelRank(a.Level), LevelRank(b.Level); ra != rb {
+			return ra > rb
+		}
+		if ua, ub := usd(a), usd(b); ua != ub {
+			return ua > ub
+		}
+		if ta, tb := tok(a), tok(b); ta != tb {
+			return ta > tb
+		}
+		return a.ID < b.ID
+	})
+}
+
+// num formats n with thousands separators.
+func num[T int | int64](n T) string {
+	s := strconv.FormatInt(int64(n), 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// money formats USD: cents from a dollar up, four decimals below.
+func money(v float64) string {
+	if v >= 1 || v == 0 {
+		return "$" + strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return "$" + strconv.FormatFloat(v, 'f', 4, 64)
+}
+
+func pct(f float64) string {
+	return strconv.FormatFloat(f*100, 'f', 1, 64) + "%"
+}
+
+func dur(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	if d >= time.Minute {
+		return d.Round(time.Second).String()
+	}
+	if d >= time.Second {
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	}
+	return strconv.FormatInt(ms, 10) + "ms"
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func round4(v float64) float64 {
+	return float64(int64(v*10000+0.5)) / 10000
+}
