@@ -198,7 +198,7 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 
 // targetOf is the launch target of a config entry.
 func targetOf(s clients.Server) mcpclient.Target {
-	t := mcpclient.Target{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd, URL: s.URL, Headers: s.Headers}
+	t := mcpclient.Target{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.LaunchEnv(), Cwd: s.Cwd, URL: s.URL, Headers: s.Headers}
 	switch s.Transport {
 	case clients.Stdio:
 		t.Transport = "stdio"

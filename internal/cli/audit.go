@@ -58,6 +58,15 @@ Flags:
                          is then a lower bound)
   --allow-unmeasured     let --budget pass on the measured servers alone
   --threshold N          exit 1 when a tool's definition exceeds N tokens
+  --baseline FILE        compare with an earlier 'mcpcost audit --json' (or
+                         mcp-context-cost's): the diff per config, server,
+                         tool and part follows the report
+  --max-increase N       with --baseline, exit 1 when a config got more than
+                         N tokens per request heavier, or whenever the
+                         increase could not be established (a server measured
+                         in the baseline and not now, an added server that
+                         cannot be measured, a config missing or new, another
+                         methodology): every reason is listed
   --json                 print JSON (schema mcpcost.audit/v1)
   --markdown             print Markdown, for a pull-request comment
   --refresh              measure again, ignoring the cache
@@ -91,6 +100,7 @@ func runAudit(env *Env, args []string) int {
 	timeout := f.fs.Duration("timeout", mcpclient.DefaultTimeout, "")
 	concurrency := f.Int("concurrency", 0, "")
 	protocol := f.String("protocol-version", "", "")
+	bl := addBaselineFlags(f)
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
 		return ExitError
@@ -112,6 +122,9 @@ func runAudit(env *Env, args []string) int {
 		return usageError(env, "audit", "--allow-unmeasured goes with --budget")
 	case *timeout <= 0 || *maxAge <= 0:
 		return usageError(env, "audit", "--timeout and --max-age must be positive durations, such as 30s or 12h")
+	}
+	if code, ok := bl.prepare(env, "audit", false); !ok {
+		return code
 	}
 	var want []string
 	for _, n := range *clientsFlag {
@@ -187,7 +200,10 @@ func runAudit(env *Env, args []string) int {
 		Progress:    env.Progress(),
 	})
 
+	gateCode := ExitOK
 	switch {
+	case bl.active():
+		gateCode, err = bl.writeAudit(env, rep, *jsonFlag, *mdFlag)
 	case *jsonFlag:
 		err = jsonTo(env, rep)
 	case *mdFlag:
@@ -207,10 +223,13 @@ func runAudit(env *Env, args []string) int {
 		hintf(env, "point at one with --config PATH; 'mcpcost clients' lists every place looked at")
 		return ExitFail
 	}
-	if len(rep.Problems) > 0 || rep.Partial {
+	for _, p := range rep.Problems {
+		errorf(env, "%s", p.Error)
+	}
+	if len(rep.Problems) > 0 || (rep.Partial && !*noLaunch) {
 		code = ExitFail
 	}
-	if (rep.Budget != nil && !rep.Budget.Pass) || (rep.Threshold != nil && !rep.Threshold.Pass) {
+	if (rep.Budget != nil && !rep.Budget.Pass) || (rep.Threshold != nil && !rep.Threshold.Pass) || gateCode == ExitFail {
 		code = ExitFail
 	}
 	return code
