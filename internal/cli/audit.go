@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/claude"
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/render"
@@ -76,6 +77,13 @@ Flags:
   --timeout DURATION     per request to a server (default 60s)
   --concurrency N        servers measured at once (default: 2 per core)
   --protocol-version V   offer this MCP protocol version
+  --claude               add Claude's own counts of what Claude Code sends:
+                         with ANTHROPIC_API_KEY set, from Anthropic's
+                         count_tokens (ANTHROPIC_BASE_URL honoured); without,
+                         mcp-context-cost's published figures, only where the
+                         capture's SHA-256 matches exactly ('-' otherwise)
+  --model MODEL          the model count_tokens counts for (default: the
+                         current Sonnet)
 
 Exit status: 0 every config was read and every enabled server measured,
 within the gates; 1 a gate failed, a config could not be read, a server
@@ -100,6 +108,8 @@ func runAudit(env *Env, args []string) int {
 	timeout := f.fs.Duration("timeout", mcpclient.DefaultTimeout, "")
 	concurrency := f.Int("concurrency", 0, "")
 	protocol := f.String("protocol-version", "", "")
+	claudeFlag := f.Bool("claude", "")
+	model := f.String("model", "", "")
 	bl := addBaselineFlags(f)
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
@@ -177,6 +187,15 @@ func runAudit(env *Env, args []string) int {
 	if cache == nil && *offline {
 		return fail(env, fmt.Errorf("--offline needs the measurement cache, which is unavailable"))
 	}
+	if f.Set("model") && !*claudeFlag {
+		return usageError(env, "audit", "--model goes with --claude")
+	}
+	var claudeClient *claude.Client
+	if *claudeFlag {
+		if key := env.Getenv("ANTHROPIC_API_KEY"); key != "" {
+			claudeClient = claude.NewClient(key, env.Getenv("ANTHROPIC_BASE_URL"), *model)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	rep := audit.Run(ctx, configs, audit.Options{
@@ -193,11 +212,13 @@ func runAudit(env *Env, args []string) int {
 			ProtocolVersion: *protocol,
 			ClientVersion:   Version(),
 		},
-		Concurrency: *concurrency,
-		Posture:     func(client string) clients.Posture { return clients.PostureFor(sys, client) },
-		Now:         env.Now,
-		Generator:   "mcpcost " + Version(),
-		Progress:    env.Progress(),
+		Concurrency:  *concurrency,
+		ClaudeColumn: *claudeFlag,
+		Claude:       claudeClient,
+		Posture:      func(client string) clients.Posture { return clients.PostureFor(sys, client) },
+		Now:          env.Now,
+		Generator:    "mcpcost " + Version(),
+		Progress:     env.Progress(),
 	})
 
 	gateCode := ExitOK

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/diff"
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/render"
@@ -18,21 +19,7 @@ import (
 // finishMeasure) to diff the report against the baseline and gate the
 // increase.
 //
-// For audit, the wiring is:
-//
-//	bl := addBaselineFlags(f)
-//	... parse ...
-//	if code, ok := bl.prepare(env, "audit", false); !ok {
-//		return code
-//	}
-//	... build rep (*audit.Report) ...
-//	if bl.active() {
-//		d, err := bl.compare(rep, "this run")
-//		// --json: print withDiff{rep, d}; text: the report, a blank line,
-//		// render.DiffText; --markdown: render.DiffMarkdown.
-//		// Exit: bl.exitCode(d) (ExitFail when the gate failed), combined
-//		// with the command's other gates.
-//	}
+// "audit" prints its report with writeAudit when a baseline is active.
 type baselineFlags struct {
 	f    *flags
 	file *string
@@ -210,4 +197,43 @@ func (b *baselineFlags) finishMeasure(env *Env, rep *measure.Report, jsonOut boo
 		return ExitError
 	}
 	return ExitOK
+}
+
+// auditWithDiff is the JSON of "audit --json --baseline": the report
+// (schema mcpcost.audit/v1) with the diff (mcpcost.diff/v1) beside it.
+type auditWithDiff struct {
+	*audit.Report
+	Diff *diff.Diff `json:"diff"`
+}
+
+// writeAudit prints an audit report with its diff against the baseline:
+// JSON with a "diff" member; text with the diff after the report;
+// Markdown with the diff first (its summary line is the pull-request
+// comment's first line) and the full audit collapsed after it. It returns
+// ExitFail when the increase gate failed, else ExitOK.
+func (b *baselineFlags) writeAudit(env *Env, rep *audit.Report, jsonOut, mdOut bool) (int, error) {
+	d, err := b.compare(rep, "this run")
+	if err != nil {
+		return ExitError, err
+	}
+	switch {
+	case jsonOut:
+		err = jsonTo(env, auditWithDiff{rep, d})
+	case mdOut:
+		var sb strings.Builder
+		if err = render.DiffMarkdown(&sb, d); err == nil {
+			sb.WriteString("\n<details>\n<summary>The audit of this run</summary>\n\n")
+			err = render.AuditMarkdown(&sb, rep)
+			sb.WriteString("\n</details>\n")
+		}
+		if err == nil {
+			_, err = fmt.Fprint(env.Stdout, sb.String())
+		}
+	default:
+		if err = render.AuditText(env.Stdout, rep); err == nil {
+			fmt.Fprintln(env.Stdout)
+			err = render.DiffText(env.Stdout, d)
+		}
+	}
+	return b.exitCode(d), err
 }

@@ -312,6 +312,10 @@ func loadServer(d *Doc, r *raw) error {
 		s.Tokens = &t
 	}
 	s.Tools, s.Detail = convertTools(tools)
+	if d.Kind == KindPeerMeasurement {
+		// mcp-context-cost keeps per-tool counts, never parts.
+		s.Detail = min2(s.Detail, DetailTool)
+	}
 	d.Detail = s.Detail
 	total := 0
 	if s.Tokens != nil {

@@ -177,7 +177,11 @@ func verdict(c *diff.ConfigDiff, cw int) string {
 	d := *c.Delta
 	switch c.Bound {
 	case "lower":
-		return fmt.Sprintf("Not a clean comparison: the measured total moved %s, but a server's cost is missing now; if it still costs what it did, the true cost is at least %s higher than the %s measured now.", Signed(d), Int(c.Understated), Int(*c.After))
+		s := fmt.Sprintf("Not a clean comparison: the measured total moved %s, but it leaves out servers that could not be measured now, so the true cost is higher", Signed(d))
+		if c.Understated > 0 {
+			s += fmt.Sprintf("; if they still cost what they did, the true cost is at least %s higher than the %s measured now", Int(c.Understated), Int(*c.After))
+		}
+		return s + "."
 	case "upper":
 		return fmt.Sprintf("The measured total moved %s, but up to %s of that was already paid in the baseline, unmeasured: the true change is at most %s.", Signed(d), Int(c.Overstated), Signed(d))
 	case "unknown":
