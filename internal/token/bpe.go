@@ -66,6 +66,9 @@ type mergeNode struct {
 	rank       uint32
 }
 
+// keepScratch is the most merge nodes a pooled state keeps between calls.
+const keepScratch = 1 << 16
+
 type mergeCandidate struct {
 	rank uint32
 	off  int32
@@ -140,6 +143,10 @@ func (c *counter) mergeCountHeap(piece string, st *state) int {
 		}
 	}
 	st.heap = h[:0]
+	if len(nodes) > keepScratch {
+		// a huge piece: let its scratch go rather than keep it in the pool
+		st.nodes, st.heap = nil, nil
+	}
 	return parts
 }
 
