@@ -1,0 +1,425 @@
+package findings
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/measure"
+)
+
+const (
+	proj  = "/home/u/proj"
+	other = "/home/u/elsewhere"
+	model = "claude-sonnet-4-5-20250929"
+)
+
+var (
+	start = time.Date(2026, 11, 10, 10, 0, 0, 0, time.UTC)
+	now   = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+)
+
+func (s *session) wait(d time.Duration) { s.at = s.at.Add(d) }
+
+func tool(name string, tokens, descBytes int) measure.Tool {
+	return measure.Tool{Name: name, Tokens: tokens, DescriptionTokens: tokens / 2, InputSchemaTokens: tokens - tokens/2, DescriptionBytes: descBytes}
+}
+
+// server is a measured server entry whose definitions are its tools.
+func server(name string, upFront bool, tools ...measure.Tool) audit.Server {
+	total := 0
+	for _, t := range tools {
+		total += t.Tokens
+	}
+	n := len(tools)
+	return audit.Server{Name: name, Status: "measured", Tokens: &total, ToolCount: &n, LoadsUpFront: &upFront,
+		SessionStartTokens: 10 * n, Tools: tools}
+}
+
+// project is the static audit of proj/.mcp.json under an up-front posture.
+func project(servers ...audit.Server) *audit.Report {
+	return &audit.Report{Schema: audit.Schema, Configs: []audit.Config{{
+		Client: clients.ClaudeCode, ClientTitle: "Claude Code", Path: proj + "/.mcp.json", Scope: "project",
+		Posture: clients.Posture{Client: clients.ClaudeCode, Mode: clients.ModeUpFront}, Servers: servers,
+	}}}
+}
+
+// fsAndMemory: filesystem (2,000 tokens, 4 tools) and memory (1,200
+// tokens, 9 tools... here 3 tools of 400).
+func fsAndMemory() *audit.Report {
+	return project(
+		server("filesystem", true, tool("read_file", 800, 300), tool("list_directory", 600, 200), tool("search_files", 400, 200), tool("write_file", 200, 100)),
+		server("memory", true, tool("create_entities", 400, 200), tool("read_graph", 400, 200), tool("search_nodes", 400, 200)),
+	)
+}
+
+func compute(t *testing.T, h *home, static *audit.Report, o Options) *Report {
+	t.Helper()
+	st := h.ingest(t, filepath.Join(t.TempDir(), "usage.db"))
+	o.Now = now
+	if o.Cwd == "" {
+		o.Cwd = proj
+	}
+	r, err := Compute(context.Background(), st.DB(), static, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func read(t *testing.T, h *home, s *session, n int) {
+	for i := range n {
+		s.request(model, cached, tcall{name: "mcp__filesystem__read_file", args: map[string]any{"path": "/f" + string(rune('a'+i%26)) + strings.Repeat("x", i/26)}, result: "text", latency: 200 * time.Millisecond})
+	}
+}
+
+func only(t *testing.T, r *Report, typ string) *Finding {
+	t.Helper()
+	if len(r.Findings) != 1 || r.Findings[0].Type != typ {
+		var got []string
+		for _, f := range r.Findings {
+			got = append(got, f.Type+": "+f.Title)
+		}
+		t.Fatalf("want exactly one %s finding, got %d:\n%s", typ, len(r.Findings), strings.Join(got, "\n"))
+	}
+	f := &r.Findings[0]
+	if f.ID == "" || f.Title == "" || f.Recommendation == "" || f.Confidence == "" || f.ConfidenceRule == "" || f.LevelRule == "" || len(f.Facts) == 0 {
+		t.Errorf("incomplete finding: %+v", f)
+	}
+	if f.EstimatedSaving != nil && f.EstimatedSaving.Assumption == "" {
+		t.Errorf("a saving without its assumption: %+v", f.EstimatedSaving)
+	}
+	return f
+}
+
+func none(t *testing.T, r *Report) {
+	t.Helper()
+	for _, f := range r.Findings {
+		t.Errorf("unexpected %s finding: %s", f.Type, f.Title)
+	}
+}
+
+func TestIdleServer(t *testing.T) {
+	h := newHome(t)
+	s := h.session("s1", proj, start)
+	read(t, h, s, 12)
+	r := compute(t, h, fsAndMemory(), Options{})
+	f := only(t, r, TypeIdleServer)
+	ev := f.Evidence.(IdleEvidence)
+	if f.Subject.Server != "memory" || ev.Requests != 12 || ev.Calls != 0 || ev.PerRequestTokens != 1200 || ev.CarriedTokens != 14_400 || ev.Sessions != 1 {
+		t.Errorf("evidence %+v", ev)
+	}
+	// Each request read 10 uncached and 9,990 cached input tokens: a
+	// blended $0.3027 per million; 14,400 tokens cost $0.0044.
+	if ev.CarriedUSD != 0.0044 || *f.EstimatedSaving.USD != 0.0044 || f.EstimatedSaving.Tokens != 14_400 {
+		t.Errorf("carried %v, saving %+v", ev.CarriedUSD, f.EstimatedSaving)
+	}
+	if ev.CacheReadShare != 0.999 {
+		t.Errorf("cache read share %v", ev.CacheReadShare)
+	}
+	if f.Level != LevelWarn || !strings.Contains(f.Title, "never called") || !strings.Contains(f.Recommendation, "ENABLE_TOOL_SEARCH") {
+		t.Errorf("level %s, title %q, recommendation %q", f.Level, f.Title, f.Recommendation)
+	}
+	// The join per config says the same.
+	if len(r.Configs) != 1 || r.Configs[0].Requests != 12 || r.Configs[0].Servers[0].Calls != 12 || r.Configs[0].Servers[1].Calls != 0 {
+		t.Errorf("configs %+v", r.Configs)
+	}
+}
+
+func TestIdleServerNearMisses(t *testing.T) {
+	cases := map[string]func(h *home){
+		"too few requests": func(h *home) { read(t, h, h.session("s1", proj, start), 9) },
+		"called once in 12 requests": func(h *home) {
+			s := h.session("s1", proj, start)
+			read(t, h, s, 11)
+			s.request(model, cached, tcall{name: "mcp__memory__read_graph", args: map[string]any{}, result: "{}"})
+		},
+		"sessions of another project": func(h *home) { s := h.session("s1", other, start); s.requests(30, model, cached) },
+	}
+	for name, build := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHome(t)
+			build(h)
+			none(t, compute(t, h, fsAndMemory(), Options{}))
+		})
+	}
+}
+
+func TestIdleServerDeferred(t *testing.T) {
+	// Under tool search only names and instructions ride on each request.
+	h := newHome(t)
+	read(t, h, h.session("s1", proj, start), 12)
+	static := project(server("filesystem", false, tool("read_file", 800, 300)), server("memory", false, tool("a", 400, 10), tool("b", 400, 10)))
+	f := only(t, compute(t, h, static, Options{}), TypeIdleServer)
+	ev := f.Evidence.(IdleEvidence)
+	if ev.PerRequestTokens != 20 || ev.CarriedTokens != 240 || ev.DefinitionTokens != 800 {
+		t.Errorf("evidence %+v", ev)
+	}
+	if strings.Contains(f.Recommendation, "ENABLE_TOOL_SEARCH") {
+		t.Errorf("recommends deferring a deferred server: %s", f.Recommendation)
+	}
+}
+
+func TestOversizedResults(t *testing.T) {
+	h := newHome(t)
+	s := h.session("s1", proj, start)
+	s.request(model, cached, tcall{name: "mcp__filesystem__search_files", args: map[string]any{"q": "a"}, result: words(t, 6_000)})
+	s.request(model, cached, tcall{name: "mcp__filesystem__search_files", args: map[string]any{"q": "b"}, result: words(t, 26_000)})
+	f := only(t, compute(t, h, nil, Options{}), TypeOversizedResults)
+	ev := f.Evidence.(ResultEvidence)
+	if ev.Results != 2 || ev.AvgTokens != 16_000 || ev.MaxTokens != 26_000 || ev.OverLimit != 1 || ev.OverWarn != 1 || ev.Role != "search or list" {
+		t.Errorf("evidence %+v", ev)
+	}
+	if f.Level != LevelHigh || f.EstimatedSaving.Tokens != 22_000 || f.EstimatedSaving.USD != nil || !strings.Contains(f.Recommendation, "paginate") {
+		t.Errorf("level %s, saving %+v, recommendation %q", f.Level, f.EstimatedSaving, f.Recommendation)
+	}
+
+	// Near miss: average 4,500, none over 10,000.
+	h = newHome(t)
+	s = h.session("s1", proj, start)
+	s.request(model, cached, tcall{name: "mcp__filesystem__read_file", args: map[string]any{"p": "a"}, result: words(t, 4_000)})
+	s.request(model, cached, tcall{name: "mcp__filesystem__read_file", args: map[string]any{"p": "b"}, result: words(t, 5_000)})
+	none(t, compute(t, h, nil, Options{}))
+
+	// A lower threshold by option makes it fire, as info, with the read
+	// role's advice.
+	f = only(t, compute(t, h, nil, Options{Thresholds: Thresholds{ResultAvgTokens: 4_000}}), TypeOversizedResults)
+	if f.Level != LevelInfo || !strings.Contains(f.Recommendation, "Pre-filter") {
+		t.Errorf("level %s, recommendation %q", f.Level, f.Recommendation)
+	}
+}
+
+func TestRepeatedCalls(t *testing.T) {
+	h := newHome(t)
+	s := h.session("s1", proj, start)
+	for range 3 {
+		s.request(model, cached, tcall{name: "mcp__filesystem__read_file", args: map[string]any{"path": "/a", "n": 1}, result: words(t, 50)})
+		s.wait(time.Minute)
+	}
+	f := only(t, compute(t, h, nil, Options{}), TypeRepeatedCalls)
+	ev := f.Evidence.(RepeatEvidence)
+	if ev.Calls != 3 || ev.Repeats != 2 || ev.RepeatedTokens != 100 || ev.MostRepeats != 3 || ev.Sessions != 1 {
+		t.Errorf("evidence %+v", ev)
+	}
+	if f.Level != LevelInfo || f.EstimatedSaving.Tokens != 100 || f.Confidence != "high" {
+		t.Errorf("level %s saving %+v", f.Level, f.EstimatedSaving)
+	}
+
+	cases := map[string]func(s *session){
+		"outside the window": func(s *session) {
+			for range 3 {
+				s.request(model, cached, tcall{name: "mcp__filesystem__read_file", args: map[string]any{"path": "/a"}, result: "x"})
+				s.wait(11 * time.Minute)
+			}
+		},
+		"different arguments": func(s *session) {
+			for i := range 3 {
+				s.request(model, cached, tcall{name: "mcp__filesystem__read_file", args: map[string]any{"path": "/a", "n": i}, result: "x"})
+			}
+		},
+		"one repeat only": func(s *session) {
+			for range 2 {
+				s.request(model, cached, tcall{name: "mcp__filesystem__read_file", args: map[string]any{"path": "/a"}, result: "x"})
+			}
+		},
+	}
+	for name, build := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHome(t)
+			build(h.session("s1", proj, start))
+			none(t, compute(t, h, nil, Options{}))
+		})
+	}
+	// Two sessions with one identical call each: not a repeat.
+	h = newHome(t)
+	for _, id := range []string{"s1", "s2"} {
+		h.session(id, proj, start).request(model, cached, tcall{name: "mcp__filesystem__read_file", args: map[string]any{"path": "/a"}, result: "x"})
+	}
+	none(t, compute(t, h, nil, Options{Thresholds: Thresholds{RepeatMin: 1}}))
+}
+
+func TestSlowTool(t *testing.T) {
+	build := func(lat time.Duration, n int) *home {
+		h := newHome(t)
+		s := h.session("s1", proj, start)
+		for i := range n {
+			s.request(model, cached, tcall{name: "mcp__browser__navigate", args: map[string]any{"i": i}, result: "ok", latency: lat})
+		}
+		return h
+	}
+	f := only(t, compute(t, build(20*time.Second, 3), nil, Options{}), TypeSlowTool)
+	ev := f.Evidence.(SlowEvidence)
+	if ev.Calls != 3 || ev.P50Ms != 20_000 || ev.P95Ms != 20_000 || f.Level != LevelInfo || f.EstimatedSaving != nil {
+		t.Errorf("evidence %+v level %s", ev, f.Level)
+	}
+	if !strings.Contains(strings.Join(f.Facts, " "), "permission") {
+		t.Errorf("the facts do not say the figure includes permission waits: %q", f.Facts)
+	}
+	none(t, compute(t, build(9*time.Second, 3), nil, Options{}))
+	none(t, compute(t, build(20*time.Second, 2), nil, Options{}))
+}
+
+func TestExpensiveSession(t *testing.T) {
+	build := func(out int64) *home {
+		h := newHome(t)
+		s := h.session("sess-expensive-1", proj, start)
+		s.request(model, use{in: 1000, out: out, cr: 0})
+		s.request(model, cached, tcall{name: "mcp__github__search_code", args: map[string]any{}, result: words(t, 300)})
+		return h
+	}
+	f := only(t, compute(t, build(400_000), nil, Options{}), TypeExpensiveSession)
+	ev := f.Evidence.(SessionEvidence)
+	// 1,000 input at $3/M, 400,050 output at $15/M, 9,990 cache reads at
+	// $0.30/M, 10 input.
+	if ev.Cost != 6.0068 || ev.CostByKind.Output != 6.0008 || ev.Requests != 2 || ev.ToolCalls != 1 || ev.MCPResultTokens != 300 || ev.TopServers[0].Server != "github" {
+		t.Errorf("evidence %+v", ev)
+	}
+	if f.Level != LevelInfo || !strings.Contains(f.Title, "output") || f.Subject.Session != "sess-expensive-1" {
+		t.Errorf("level %s title %q", f.Level, f.Title)
+	}
+	none(t, compute(t, build(300_000), nil, Options{}))
+}
+
+func TestCacheInefficiency(t *testing.T) {
+	build := func(cw int64) *home {
+		h := newHome(t)
+		s := h.session("s1", proj, start)
+		s.request(model, use{in: 5, out: 10, cw5m: cw})
+		s.request(model, use{in: 5, out: 10, cr: 50_000})
+		return h
+	}
+	f := only(t, compute(t, build(190_000), nil, Options{}), TypeCacheInefficiency)
+	ev := f.Evidence.(CacheEvidence)
+	if ev.CacheWrites != 190_000 || ev.CacheReads != 50_000 || ev.Ratio != 3.8 || ev.Requests != 2 || f.Subject.Day != "2026-11-10" || f.Subject.Project != proj {
+		t.Errorf("evidence %+v subject %+v", ev, f.Subject)
+	}
+	// 140,000 of the 190,000 writes as reads: 140,000 × ($3.75 − $0.30)/M.
+	// (Kept under 200,000 input tokens: above, long-context rates apply.)
+	if f.EstimatedSaving.Tokens != 140_000 || *f.EstimatedSaving.USD != 0.483 || f.Level != LevelWarn || f.Confidence != "low" {
+		t.Errorf("saving %+v (%v) level %s", f.EstimatedSaving, *f.EstimatedSaving.USD, f.Level)
+	}
+	none(t, compute(t, build(90_000), nil, Options{}))
+	none(t, compute(t, build(190_000), nil, Options{Thresholds: Thresholds{CacheRatio: 5}}))
+}
+
+func TestHeavyDefinition(t *testing.T) {
+	h := newHome(t)
+	read(t, h, h.session("s1", proj, start), 12)
+	heavy := project(server("filesystem", true, tool("read_file", 1_600, 300), tool("list_directory", 1_400, 300)))
+	f := only(t, compute(t, h, heavy, Options{}), TypeHeavyDefinition)
+	ev := f.Evidence.(DefinitionEvidence)
+	if f.Subject.Tool != "read_file" || ev.Tokens != 1_600 || ev.CutCharacters != 0 || f.Level != LevelInfo {
+		t.Errorf("subject %+v evidence %+v level %s", f.Subject, ev, f.Level)
+	}
+	// 100 tokens over the threshold on each of 12 requests.
+	if f.EstimatedSaving.Tokens != 1_200 || f.EstimatedSaving.USD == nil {
+		t.Errorf("saving %+v", f.EstimatedSaving)
+	}
+
+	// A description Claude Code cuts, counted exactly in UTF-16 units.
+	desc := strings.Repeat("é", 2_100) // 4,200 bytes, 2,100 characters
+	cut := project(server("filesystem", true, tool("read_file", 1_000, len(desc)), tool("tail", 300, 2_048)))
+	o := Options{Descriptions: func(ConfigRef, string) map[string]string {
+		return map[string]string{"read_file": desc, "tail": strings.Repeat("a", 2_048)}
+	}}
+	f = only(t, compute(t, newHome(t), cut, o), TypeHeavyDefinition)
+	ev = f.Evidence.(DefinitionEvidence)
+	if f.Subject.Tool != "read_file" || ev.DescriptionLength != 2_100 || ev.CutCharacters != 52 || !ev.DescriptionExact || f.Level != LevelWarn || f.EstimatedSaving != nil {
+		t.Errorf("evidence %+v level %s", ev, f.Level)
+	}
+
+	// Near miss: 3,000 bytes that are 1,500 characters are not cut.
+	short := strings.Repeat("é", 1_500)
+	o.Descriptions = func(ConfigRef, string) map[string]string { return map[string]string{"read_file": short} }
+	none(t, compute(t, newHome(t), project(server("filesystem", true, tool("read_file", 1_000, len(short)))), o))
+}
+
+// Ids survive a second run and more, unrelated data.
+func TestStableIDs(t *testing.T) {
+	h := newHome(t)
+	s := h.session("s1", proj, start)
+	read(t, h, s, 12)
+	for range 3 {
+		s.request(model, cached, tcall{name: "mcp__filesystem__search_files", args: map[string]any{"q": "same"}, result: words(t, 20)})
+	}
+	db := filepath.Join(t.TempDir(), "usage.db")
+	run := func() map[string]string {
+		st := h.ingest(t, db)
+		r, err := Compute(context.Background(), st.DB(), fsAndMemory(), Options{Now: now, Cwd: proj})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]string{}
+		for _, f := range r.Findings {
+			ids[f.Type] = f.ID
+		}
+		return ids
+	}
+	first := run()
+	if len(first) != 2 || first[TypeIdleServer] == "" || first[TypeRepeatedCalls] == "" {
+		t.Fatalf("findings %v", first)
+	}
+	if again := run(); again[TypeIdleServer] != first[TypeIdleServer] || again[TypeRepeatedCalls] != first[TypeRepeatedCalls] {
+		t.Errorf("ids changed between two runs: %v, %v", first, again)
+	}
+	// More data: another project, another day, and more of the same.
+	o := h.session("s2", other, start.AddDate(0, 0, 3))
+	o.requests(20, model, cached)
+	read(t, h, s, 5)
+	more := run()
+	for typ, id := range first {
+		if more[typ] != id {
+			t.Errorf("%s: id %s became %s after more data", typ, id, more[typ])
+		}
+	}
+	if !strings.HasPrefix(first[TypeIdleServer], "idle-") {
+		t.Errorf("id %s", first[TypeIdleServer])
+	}
+}
+
+// The report is JSON with the schema, sorted, and nothing of the
+// arguments.
+func TestReportJSON(t *testing.T) {
+	h := newHome(t)
+	s := h.session("s1", proj, start)
+	read(t, h, s, 12)
+	s.request(model, cached, tcall{name: "mcp__filesystem__search_files", args: map[string]any{"q": "canary-arg"}, result: words(t, 26_000)})
+	r := compute(t, h, fsAndMemory(), Options{})
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := string(b)
+	for _, want := range []string{`"schema":"mcpcost.findings/v1"`, `"type":"idle-server"`, `"estimatedSaving":{"tokens"`, `"confidenceRule"`} {
+		if !strings.Contains(js, want) {
+			t.Errorf("JSON lacks %s", want)
+		}
+	}
+	if strings.Contains(js, "canary-arg") {
+		t.Error("the JSON holds a tool argument")
+	}
+	if r.Findings[0].Level != LevelHigh || r.Max() != LevelHigh || r.AtOrAbove(LevelWarn) != 2 || r.Counts.High != 1 || r.Counts.Warn != 1 {
+		t.Errorf("order or counts: %+v", r.Counts)
+	}
+}
+
+func TestToolRole(t *testing.T) {
+	for name, want := range map[string]string{
+		"search_files":  "search or list",
+		"listIssues":    "search or list",
+		"read_file":     "read, fetch or run",
+		"browser-fetch": "read, fetch or run",
+		"execute_sql":   "read, fetch or run",
+		"create_entity": "unknown",
+		"researcher":    "unknown", // "search" inside a word is not the word
+	} {
+		if got, _ := toolRole(name); got != want {
+			t.Errorf("%s: %s, want %s", name, got, want)
+		}
+	}
+}

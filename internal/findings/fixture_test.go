@@ -1,0 +1,152 @@
+package findings
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/store"
+	"github.com/mcpcost/mcpcost/internal/token"
+)
+
+// A home is a fake home folder with Claude Code transcripts, written line
+// by line as Claude Code writes them.
+type home struct {
+	dir      string
+	sessions []*session
+}
+
+func newHome(t *testing.T) *home {
+	return &home{dir: t.TempDir()}
+}
+
+// session is one Claude Code session file.
+type session struct {
+	h     *home
+	id    string
+	cwd   string
+	agent string
+	at    time.Time
+	lines []string
+	seq   int
+}
+
+func (h *home) session(id, cwd string, start time.Time) *session {
+	s := &session{h: h, id: id, cwd: cwd, at: start}
+	h.sessions = append(h.sessions, s)
+	return s
+}
+
+// usage of one request.
+type use struct {
+	in, out, cw5m, cw1h, cr int64
+}
+
+// cached is a typical request of a long session: mostly cache reads.
+var cached = use{in: 10, out: 50, cr: 9_990}
+
+// tcall is one tool call and its result.
+type tcall struct {
+	name    string
+	args    map[string]any
+	result  string
+	latency time.Duration
+}
+
+func (s *session) add(v map[string]any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	s.lines = append(s.lines, string(b))
+}
+
+// request writes one model request with its tool calls, then the results;
+// the clock moves a second past the last result.
+func (s *session) request(model string, u use, calls ...tcall) {
+	s.seq++
+	var content []any
+	for i, c := range calls {
+		content = append(content, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%s_%d_%d", s.id, s.seq, i), "name": c.name, "input": c.args})
+	}
+	if len(content) == 0 {
+		content = append(content, map[string]any{"type": "text", "text": "ok"})
+	}
+	s.add(map[string]any{
+		"type": "assistant", "sessionId": s.id, "cwd": s.cwd, "isSidechain": s.agent != "", "agentId": s.agent,
+		"timestamp": s.at.UTC().Format("2006-01-02T15:04:05.000Z"), "requestId": fmt.Sprintf("req_%s_%d", s.id, s.seq),
+		"uuid": fmt.Sprintf("a_%s_%d", s.id, s.seq),
+		"message": map[string]any{"id": fmt.Sprintf("msg_%s_%d", s.id, s.seq), "type": "message", "role": "assistant", "model": model, "content": content,
+			"usage": map[string]any{"input_tokens": u.in, "output_tokens": u.out, "cache_read_input_tokens": u.cr,
+				"cache_creation_input_tokens": u.cw5m + u.cw1h,
+				"cache_creation":              map[string]any{"ephemeral_5m_input_tokens": u.cw5m, "ephemeral_1h_input_tokens": u.cw1h}}},
+	})
+	last := s.at
+	for i, c := range calls {
+		at := s.at.Add(c.latency)
+		s.add(map[string]any{
+			"type": "user", "sessionId": s.id, "cwd": s.cwd, "isSidechain": s.agent != "",
+			"timestamp": at.UTC().Format("2006-01-02T15:04:05.000Z"), "uuid": fmt.Sprintf("u_%s_%d_%d", s.id, s.seq, i),
+			"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolu_%s_%d_%d", s.id, s.seq, i),
+				"content": []any{map[string]any{"type": "text", "text": c.result}}}}},
+		})
+		if at.After(last) {
+			last = at
+		}
+	}
+	s.at = last.Add(time.Second)
+}
+
+// requests writes n plain requests.
+func (s *session) requests(n int, model string, u use) {
+	for range n {
+		s.request(model, u)
+	}
+}
+
+// write writes every session under dir/.claude/projects.
+func (h *home) write(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(h.dir, ".claude", "projects")
+	for _, s := range h.sessions {
+		folder := filepath.Join(root, strings.NewReplacer("/", "-", ".", "-").Replace(s.cwd))
+		if err := os.MkdirAll(folder, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(folder, s.id+".jsonl"), []byte(strings.Join(s.lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// ingest writes the home and reads it into a store (the same store on
+// each call for the same path).
+func (h *home) ingest(t *testing.T, db string) *store.Store {
+	t.Helper()
+	root := h.write(t)
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.Ingest(context.Background(), store.IngestOptions{ClaudeRoots: []string{root}, Count: token.O200k().Count, Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// words is a text of exactly n o200k_base tokens.
+func words(t *testing.T, n int) string {
+	t.Helper()
+	s := strings.Repeat(" hello", n)
+	if got := token.O200k().Count(s); got != n {
+		t.Fatalf("words(%d) counts %d tokens", n, got)
+	}
+	return s
+}
