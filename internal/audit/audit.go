@@ -52,6 +52,11 @@ type Options struct {
 	// Measurer replaces mcpclient.MeasureAll (tests).
 	Measurer func(ctx context.Context, ts []mcpclient.Target, o mcpclient.Options, concurrency int) []mcpclient.Result
 
+	// ClaudeColumn adds Claude's own counts: with Claude set, from
+	// count_tokens; without, the published figures where the hash matches.
+	ClaudeColumn bool
+	Claude       *claude.Client
+
 	Now       func() time.Time
 	Generator string
 	Progress  io.Writer
@@ -171,7 +176,7 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 			rep.EmptyConfigs = append(rep.EmptyConfigs, EmptyConfig{Client: cfg.Client, Path: cfg.Path, Scope: cfg.Scope})
 			continue
 		}
-		c := buildConfig(cfg, caps, hkey, opts)
+		c := buildConfig(ctx, cfg, caps, hkey, opts)
 		if c.LowerBound {
 			rep.Partial = true
 		}
@@ -187,6 +192,15 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 		}
 		return a.Scope < b.Scope
 	})
+	if opts.ClaudeColumn {
+		if opts.Claude != nil {
+			rep.Claude = &ClaudeInfo{Mode: "count_tokens", Model: opts.Claude.Model(),
+				Note: "Claude counts from Anthropic's count_tokens: the request Claude Code sends (mcp__server__tool names, descriptions cut to 2 KB, input_schema), with and without the tools; the difference includes the tool-use system prompt"}
+		} else {
+			rep.Claude = &ClaudeInfo{Mode: "published",
+				Note: "Claude counts are mcp-context-cost's published figures, shown only where the server's canonical SHA-256 matches the published capture exactly; '-' means no exact match (set ANTHROPIC_API_KEY to count with count_tokens)"}
+		}
+	}
 	if opts.Budget > 0 {
 		rep.Budget = budgetGate(rep.Configs, opts.Budget, opts.AllowUnmeasured)
 	}
@@ -283,7 +297,7 @@ func measured(status string) bool {
 	return status == string(mcpclient.StatusMeasured) || status == string(mcpclient.StatusDynamic)
 }
 
-func buildConfig(cfg clients.Config, caps map[string]*capture, hkey []byte, opts Options) Config {
+func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*capture, hkey []byte, opts Options) Config {
 	c := Config{
 		Client:        cfg.Client,
 		ClientTitle:   clients.Title(cfg.Client),
@@ -375,7 +389,11 @@ func buildConfig(cfg clients.Config, caps map[string]*capture, hkey []byte, opts
 			}
 			ss := claude.SessionStart(s.Name, tools, cp.instructions)
 			srv.SessionStartTokens = ss.Tokens
-			srv.RequestShapeTokens = claude.RequestShape(s.Name, tools).Tokens
+			shape := claude.RequestShape(s.Name, tools)
+			srv.RequestShapeTokens = shape.Tokens
+			if opts.ClaudeColumn {
+				claudeCount(ctx, &srv, shape, s.Filter == nil, opts)
+			}
 			c.Measured++
 			c.TotalTokens += tok
 			c.ToolCount += cnt
@@ -387,6 +405,22 @@ func buildConfig(cfg clients.Config, caps map[string]*capture, hkey []byte, opts
 		all = append(all, built{srv: srv})
 	}
 	c.LowerBound = len(c.Unmeasured) > 0
+	if opts.ClaudeColumn {
+		sum, every := 0, true
+		for _, b := range all {
+			if b.srv.Tokens == nil {
+				continue
+			}
+			if b.srv.ClaudeTokens == nil {
+				every = false
+				break
+			}
+			sum += *b.srv.ClaudeTokens
+		}
+		if every && c.Measured > 0 {
+			c.ClaudeTokens = &sum
+		}
+	}
 	c.ContextShare = float64(c.TotalTokens) / float64(opts.ContextWindow)
 
 	// Who pays: the posture, the threshold comparison, what is up front.
@@ -601,4 +635,31 @@ func group(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// claudeCount fills the server's Claude count: count_tokens when a client
+// is set, else the published figure of this exact capture (only when no
+// filter changed the tools).
+func claudeCount(ctx context.Context, srv *Server, shape claude.Shape, unfiltered bool, opts Options) {
+	if opts.Claude != nil {
+		cnt, err := opts.Claude.CountTools(ctx, shape.JSON)
+		if err != nil {
+			srv.ClaudeError = err.Error()
+			return
+		}
+		n := cnt.Tokens
+		srv.ClaudeTokens, srv.ClaudeSource = &n, "count_tokens "+cnt.Model
+		return
+	}
+	if !unfiltered {
+		srv.ClaudeError = "the client's tool filter changes the tools, so no published figure applies"
+		return
+	}
+	pub, ok := claude.Published(srv.CanonicalSha256)
+	if !ok || pub.ClaudeTokens == nil {
+		return
+	}
+	n := *pub.ClaudeTokens
+	srv.ClaudeTokens = &n
+	srv.ClaudeSource = "published " + pub.ClaudeModel + " " + pub.MeasuredDate
 }

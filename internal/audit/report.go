@@ -44,6 +44,9 @@ type Report struct {
 	// NoLaunch is set when nothing was launched (--no-launch).
 	NoLaunch bool `json:"noLaunch,omitempty"`
 
+	// Claude says where the claude column comes from (--claude).
+	Claude *ClaudeInfo `json:"claude,omitempty"`
+
 	Budget    *BudgetGate    `json:"budget,omitempty"`
 	Threshold *ThresholdGate `json:"threshold,omitempty"`
 }
@@ -105,7 +108,20 @@ type Config struct {
 	// them (name, description cut to 2 KB, input_schema): a different number
 	// from TotalTokens.
 	RequestShapeTokens int      `json:"requestShapeTokens"`
-	Notes              []string `json:"notes,omitempty"`
+	// ClaudeTokens sums the servers' Claude counts (--claude); nil unless
+	// every measured server has one.
+	ClaudeTokens *int     `json:"claudeTokens,omitempty"`
+	Notes        []string `json:"notes,omitempty"`
+}
+
+// ClaudeInfo describes the Claude counts of a report.
+type ClaudeInfo struct {
+	// Mode is "count_tokens" (Anthropic's endpoint, with a key) or
+	// "published" (mcp-context-cost's published figures, only where the
+	// capture's hash matches exactly).
+	Mode  string `json:"mode"`
+	Model string `json:"model,omitempty"`
+	Note  string `json:"note"`
 }
 
 // Server is one server entry of a config.
@@ -142,6 +158,12 @@ type Server struct {
 	InstructionsTokens int      `json:"instructionsTokens"`
 	SessionStartTokens int      `json:"sessionStartTokens"`
 	RequestShapeTokens int      `json:"requestShapeTokens"`
+	// ClaudeTokens is the tools' cost in Claude's own tokenizer (--claude):
+	// from count_tokens, or the published figure for this exact capture;
+	// nil otherwise. ClaudeSource says which; ClaudeError why it is missing.
+	ClaudeTokens *int   `json:"claudeTokens,omitempty"`
+	ClaudeSource string `json:"claudeSource,omitempty"`
+	ClaudeError  string `json:"claudeError,omitempty"`
 	ServerName         string   `json:"serverName,omitempty"`
 	ServerVersion      string   `json:"serverVersion,omitempty"`
 	ChangedTools       []string `json:"changedTools,omitempty"`

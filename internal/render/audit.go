@@ -21,6 +21,10 @@ func AuditText(w io.Writer, r *audit.Report) error {
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "%s  %s%s\n", clientLabel(c), c.Path, scopeLabel(c))
 		t := Table{Header: []string{"server", "transport", "tools", "tokens", "share", "status"}, Align: []Align{Left, Left, Right, Right, Right, Left}, Indent: "  "}
+		if r.Claude != nil {
+			t.Header = []string{"server", "transport", "tools", "tokens", "claude", "share", "status"}
+			t.Align = []Align{Left, Left, Right, Right, Right, Right, Left}
+		}
 		for _, s := range c.Servers {
 			tools, tokens, share := "-", "-", "-"
 			if s.ToolCount != nil {
@@ -39,13 +43,29 @@ func AuditText(w io.Writer, r *audit.Report) error {
 			if s.Filter != nil && s.UnfilteredToolCount != nil && s.ToolCount != nil && *s.UnfilteredToolCount != *s.ToolCount {
 				status += fmt.Sprintf(", %d of %d tools after the client's filter", *s.ToolCount, *s.UnfilteredToolCount)
 			}
+			if r.Claude != nil {
+				cl := "-"
+				if s.ClaudeTokens != nil {
+					cl = Int(*s.ClaudeTokens)
+				}
+				t.Add(s.Name, s.Transport, tools, tokens, cl, share, status)
+				continue
+			}
 			t.Add(s.Name, s.Transport, tools, tokens, share, status)
 		}
 		total := Int(c.TotalTokens)
 		if c.LowerBound {
 			total = "≥" + total
 		}
-		t.Add("total", "", Int(c.ToolCount), total, "", "")
+		if r.Claude != nil {
+			cl := "-"
+			if c.ClaudeTokens != nil {
+				cl = Int(*c.ClaudeTokens)
+			}
+			t.Add("total", "", Int(c.ToolCount), total, cl, "", "")
+		} else {
+			t.Add("total", "", Int(c.ToolCount), total, "", "")
+		}
 		t.Write(&b)
 		b.WriteString("\n")
 		lead := fmt.Sprintf("%s tokens of tool definitions: %s of a %s-token context window.", total, Percent(c.ContextShare), Int(r.ContextWindow))
@@ -132,6 +152,10 @@ func AuditText(w io.Writer, r *audit.Report) error {
 		}
 	}
 	auditGates(&b, r)
+	if r.Claude != nil {
+		b.WriteString("\n")
+		wrap(&b, "claude: "+r.Claude.Note+".", "", 80)
+	}
 	b.WriteString("\n")
 	wrap(&b, "Tokens are o200k_base counts of the canonical JSON of each server's tools/list (methodology 1.0): what the server puts on the wire. What a model is billed differs by provider and client.", "", 80)
 	_, err := io.WriteString(w, b.String())
