@@ -97,8 +97,18 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var have int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&have); err != nil {
+		return err
+	}
+	if have > len(names) {
+		return fmt.Errorf("the store has schema version %d, newer than this mcpcost knows (%d); upgrade mcpcost", have, len(names))
+	}
 	for i, name := range names {
 		version := i + 1
+		if version <= have {
+			continue // applied: no write transaction needed
+		}
 		err := s.tx(ctx, func(tx *sql.Tx) error {
 			var have int
 			if err := tx.QueryRow("PRAGMA user_version").Scan(&have); err != nil {
@@ -129,6 +139,9 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // loadKey reads the arguments' HMAC key, creating it on first use.
 func (s *Store) loadKey() error {
+	if err := s.db.QueryRow(`SELECT value FROM meta WHERE key = 'args_hmac_key'`).Scan(&s.key); err == nil {
+		return nil
+	}
 	return s.tx(context.Background(), func(tx *sql.Tx) error {
 		err := tx.QueryRow(`SELECT value FROM meta WHERE key = 'args_hmac_key'`).Scan(&s.key)
 		if err == nil {
