@@ -57,7 +57,7 @@ func DiffText(w io.Writer, d *diff.Diff) error {
 		}
 		wrap(&b, verdict(c, d.ContextWindow), "  ", 78)
 	}
-	if len(d.Issues) > 0 {
+	if len(d.Issues) > 0 && d.Gate == nil {
 		fmt.Fprintf(&b, "\nnot established (%d):\n", len(d.Issues))
 		for _, is := range d.Issues {
 			fmt.Fprintf(&b, "  %s\n", is)
@@ -321,7 +321,7 @@ func summaryLine(d *diff.Diff) string {
 	what := changeWords(d)
 	if g := d.Gate; g != nil {
 		if g.Pass {
-			return fmt.Sprintf("✅ **mcpcost**: %s, within the %s allowed", what, Int(g.MaxIncrease))
+			return fmt.Sprintf("✅ **mcpcost** gate passed: %s, within the %s allowed", what, Int(g.MaxIncrease))
 		}
 		over, other := 0, 0
 		for _, r := range g.Reasons {
@@ -331,13 +331,16 @@ func summaryLine(d *diff.Diff) string {
 				other++
 			}
 		}
-		switch {
-		case other == 0:
-			return fmt.Sprintf("❌ **mcpcost**: %s, over the %s allowed", what, Int(g.MaxIncrease))
-		case d.Increase == nil:
-			return fmt.Sprintf("❌ **mcpcost**: the increase could not be established (%d %s)", len(g.Reasons), plural(len(g.Reasons), "reason", "reasons"))
+		if other == 0 {
+			return fmt.Sprintf("❌ **mcpcost** gate failed: %s, over the %s allowed", what, Int(g.MaxIncrease))
 		}
-		return fmt.Sprintf("❌ **mcpcost**: %s measured, but the increase could not be established (%d %s)", what, len(g.Reasons), plural(len(g.Reasons), "reason", "reasons"))
+		s := fmt.Sprintf("❌ **mcpcost** gate failed: the increase could not be established (%d %s)", other, plural(other, "reason", "reasons"))
+		if over > 0 {
+			s += fmt.Sprintf(", and %s, over the %s allowed", what, Int(g.MaxIncrease))
+		} else if d.Increase != nil {
+			s += "; measured: " + what
+		}
+		return s
 	}
 	if len(d.Issues) > 0 {
 		return fmt.Sprintf("⚠️ **mcpcost**: %s, not a clean comparison (%d %s)", what, len(d.Issues), plural(len(d.Issues), "issue", "issues"))
@@ -345,7 +348,8 @@ func summaryLine(d *diff.Diff) string {
 	return "**mcpcost**: " + what
 }
 
-// changeWords says what the diff changed in one phrase.
+// changeWords says what the diff changed in one phrase: the largest
+// change of a compared config.
 func changeWords(d *diff.Diff) string {
 	var compared []*diff.ConfigDiff
 	for i := range d.ConfigDiffs {
@@ -357,20 +361,22 @@ func changeWords(d *diff.Diff) string {
 	if len(compared) == 0 {
 		return "nothing compared"
 	}
-	if len(compared) == 1 {
-		c := compared[0]
-		if *c.Delta == 0 {
-			return fmt.Sprintf("no change (%s tokens per request)", Int(*c.After))
-		}
-		return fmt.Sprintf("%s tokens per request (%s → %s)", Signed(*c.Delta), Int(*c.Before), Int(*c.After))
-	}
 	worst := compared[0]
 	for _, c := range compared[1:] {
 		if *c.Delta > *worst.Delta {
 			worst = c
 		}
 	}
-	return fmt.Sprintf("largest change %s tokens per request (%s) across %d configs", Signed(*worst.Delta), worst.Name(), len(compared))
+	var s string
+	if *worst.Delta == 0 {
+		s = fmt.Sprintf("no change (%s tokens per request", Int(*worst.After))
+	} else {
+		s = fmt.Sprintf("%s tokens per request (%s → %s", Signed(*worst.Delta), Int(*worst.Before), Int(*worst.After))
+	}
+	if len(compared) > 1 {
+		s += fmt.Sprintf(" in %s, the largest change of %d configs", worst.Name(), len(compared))
+	}
+	return s + ")"
 }
 
 // md escapes text for a Markdown table cell or paragraph.

@@ -1,0 +1,95 @@
+package render
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcpcost/mcpcost/internal/diff"
+)
+
+func init() {
+	// Golden files are rewritten with -update; another test file of this
+	// package may define the flag first.
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files in testdata")
+	}
+}
+
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+func loadDoc(t *testing.T, name string) *diff.Doc {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "diff", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := diff.Load(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func goldenFile(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "diff", name)
+	if updating() {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; got:\n%s", name, got)
+	}
+}
+
+// The pull-request comment: a failing gate (an increase over the limit, a
+// server added that cannot be measured, a server measured before and not
+// now), and a clean pass.
+func TestDiffGolden(t *testing.T) {
+	for _, tt := range []struct {
+		cur, golden string
+		max         int
+	}{
+		{"current.json", "pr-comment-fail", 200},
+		{"clean-current.json", "pr-comment-pass", 500},
+		{"clean-current.json", "informational", -1},
+	} {
+		t.Run(tt.golden, func(t *testing.T) {
+			d := diff.Compare(loadDoc(t, "base.json"), loadDoc(t, tt.cur))
+			if tt.max >= 0 {
+				d.Check(tt.max)
+			}
+			var md, text bytes.Buffer
+			if err := DiffMarkdown(&md, d); err != nil {
+				t.Fatal(err)
+			}
+			if err := DiffText(&text, d); err != nil {
+				t.Fatal(err)
+			}
+			goldenFile(t, tt.golden+".md", md.Bytes())
+			goldenFile(t, tt.golden+".txt", text.Bytes())
+		})
+	}
+}
+
+func TestSigned(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 5: "+5", -5: "-5", 12345: "+12,345", -1234: "-1,234"} {
+		if got := Signed(n); got != want {
+			t.Errorf("Signed(%d) = %q, want %q", n, got, want)
+		}
+	}
+	if got := SharePct(0.0123); got != "1.23%" {
+		t.Errorf("SharePct = %q", got)
+	}
+}
