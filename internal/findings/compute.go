@@ -11,7 +11,6 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/clients"
-	"github.com/mcpcost/mcpcost/internal/usage"
 )
 
 // Compute reads the usage store's database in the window, joins it with
@@ -19,8 +18,9 @@ import (
 // definitions are then not judged, and the report says so) and returns
 // the findings.
 func Compute(ctx context.Context, db *sql.DB, static *audit.Report, o Options) (*Report, error) {
-	if o.Prices == nil {
-		o.Prices = usage.DefaultPrices()
+	noPrices := o.Pricing == nil
+	if noPrices {
+		o.Pricing = func(string, int64, bool) (Rates, bool) { return Rates{}, false }
 	}
 	if o.Location == nil {
 		o.Location = time.UTC
@@ -29,12 +29,15 @@ func Compute(ctx context.Context, db *sql.DB, static *audit.Report, o Options) (
 	r := &Report{
 		Schema:        Schema,
 		GeneratedAt:   o.Now.UTC(),
-		PricesUpdated: o.Prices.Updated,
+		PricesUpdated: o.PricesUpdated,
 		Thresholds:    o.Thresholds,
 		Static:        static != nil,
 		Notes:         []string{},
 		Findings:      []Finding{},
 		Window:        Window{Project: o.Project},
+	}
+	if noPrices {
+		r.Notes = append(r.Notes, "no price table: costs are not computed")
 	}
 	if !o.Since.IsZero() {
 		r.Window.Since = o.Since.In(o.Location).Format(time.RFC3339)

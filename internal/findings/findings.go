@@ -39,7 +39,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpcost/mcpcost/internal/usage"
 )
 
 // Schema is the version of the findings JSON.
@@ -323,8 +322,12 @@ type Options struct {
 	// project that local-scope Claude Code configs belong to.
 	Cwd string
 	// Location buckets days (cache inefficiency); nil for UTC.
-	Location   *time.Location
-	Prices     *usage.Prices
+	Location *time.Location
+	// Pricing gives the rates a request paid; nil prices nothing (every
+	// USD figure is then zero and the report says so). PricesUpdated
+	// dates the table behind it.
+	Pricing       Pricing
+	PricesUpdated string
 	Thresholds Thresholds
 	Now        time.Time
 	// Descriptions returns a server's tool descriptions by tool name, for
@@ -332,6 +335,16 @@ type Options struct {
 	// then judged on the description's UTF-8 length.
 	Descriptions func(cfg ConfigRef, server string) map[string]string
 }
+
+// Rates are prices in USD per million tokens.
+type Rates struct {
+	Input, Output, CacheWrite5m, CacheWrite1h, CacheRead float64
+}
+
+// Pricing returns the rates a request of model paid, given all its input
+// tokens (uncached, cache writes and reads: long-context rates depend on
+// them) and whether it ran in fast mode; false when the model has no price.
+type Pricing func(model string, inputTokens int64, fast bool) (Rates, bool)
 
 // ConfigRef names a config file as a client reads it.
 type ConfigRef struct {

@@ -62,6 +62,7 @@ func compute(t *testing.T, h *home, static *audit.Report, o Options) *Report {
 	t.Helper()
 	st := h.ingest(t, filepath.Join(t.TempDir(), "usage.db"))
 	o.Now = now
+	o.Pricing = prices(t)
 	if o.Cwd == "" {
 		o.Cwd = proj
 	}
@@ -305,6 +306,13 @@ func TestCacheInefficiency(t *testing.T) {
 	}
 	none(t, compute(t, build(90_000), nil, Options{}))
 	none(t, compute(t, build(190_000), nil, Options{Thresholds: Thresholds{CacheRatio: 5}}))
+
+	// Over 200,000 input tokens, Sonnet 4.5's long-context rates apply
+	// (write $7.50, read $0.60): 150,000 × $6.90/M = $1.035, high.
+	f = only(t, compute(t, build(200_000), nil, Options{}), TypeCacheInefficiency)
+	if *f.EstimatedSaving.USD != 1.035 || f.Level != LevelHigh {
+		t.Errorf("long context: saving %v level %s", *f.EstimatedSaving.USD, f.Level)
+	}
 }
 
 func TestHeavyDefinition(t *testing.T) {
@@ -350,7 +358,7 @@ func TestStableIDs(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "usage.db")
 	run := func() map[string]string {
 		st := h.ingest(t, db)
-		r, err := Compute(context.Background(), st.DB(), fsAndMemory(), Options{Now: now, Cwd: proj})
+		r, err := Compute(context.Background(), st.DB(), fsAndMemory(), Options{Now: now, Cwd: proj, Pricing: prices(t)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -141,6 +141,43 @@ func (h *home) ingest(t *testing.T, db string) *store.Store {
 	return st
 }
 
+// prices reads the embedded price table of the usage package (which this
+// package cannot import: it renders through a package that renders
+// findings) and prices as usage does.
+func prices(t *testing.T) Pricing {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "usage", "prices.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rates struct {
+		Input, Output, CacheWrite5m, CacheWrite1h, CacheRead float64
+	}
+	var table struct {
+		Models map[string]struct {
+			rates
+			LongContext *struct {
+				Threshold int64
+				rates
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &table); err != nil {
+		t.Fatal(err)
+	}
+	return func(model string, input int64, fast bool) (Rates, bool) {
+		m, ok := table.Models[strings.TrimSuffix(model, "-20250929")]
+		if !ok {
+			return Rates{}, false
+		}
+		r := m.rates
+		if m.LongContext != nil && input > m.LongContext.Threshold {
+			r = m.LongContext.rates
+		}
+		return Rates(r), true
+	}
+}
+
 // words is a text of exactly n o200k_base tokens.
 func words(t *testing.T, n int) string {
 	t.Helper()

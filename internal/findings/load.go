@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpcost/mcpcost/internal/usage"
 )
 
 // request is one de-duplicated request of the window, priced.
@@ -16,9 +15,9 @@ type request struct {
 	sidechain              bool
 	ts                     int64
 	model, project         string
-	t                      usage.Tokens
+	t                      tokens
 	priced                 bool
-	rates                  usage.Rates // the rates this request paid
+	rates                  Rates // the rates this request paid
 	cost                   float64
 }
 
@@ -40,6 +39,11 @@ func (r *request) blendedRate() float64 {
 	}
 	return (float64(r.t.Input)*r.rates.Input + float64(r.t.CacheWrite5m)*r.rates.CacheWrite5m +
 		float64(r.t.CacheWrite1h)*r.rates.CacheWrite1h + float64(r.t.CacheRead)*r.rates.CacheRead) / float64(in) / 1e6
+}
+
+// tokens are a request's token counts by kind.
+type tokens struct {
+	Input, Output, CacheWrite5m, CacheWrite1h, CacheRead, Total int64
 }
 
 // call is one tool call of the window.
@@ -133,16 +137,11 @@ func load(ctx context.Context, db *sql.DB, o Options) (*data, error) {
 			continue
 		}
 		r.t.Total = r.t.Input + r.t.Output + r.t.CacheWrite5m + r.t.CacheWrite1h + r.t.CacheRead
-		if mp, _, ok := o.Prices.Lookup(r.model); ok {
+		if rates, ok := o.Pricing(r.model, r.inputTokens(), speed == "fast"); ok {
 			r.priced = true
-			r.rates = mp.Rates
-			if lc := mp.LongContext; lc != nil && r.inputTokens() > lc.Threshold {
-				r.rates = lc.Rates
-			}
-			if speed == "fast" && mp.Fast != nil {
-				r.rates = *mp.Fast
-			}
-			r.cost = mp.Cost(r.t, speed == "fast")
+			r.rates = rates
+			r.cost = (float64(r.t.Input)*rates.Input + float64(r.t.Output)*rates.Output + float64(r.t.CacheWrite5m)*rates.CacheWrite5m +
+				float64(r.t.CacheWrite1h)*rates.CacheWrite1h + float64(r.t.CacheRead)*rates.CacheRead) / 1e6
 		} else if r.t.Total > 0 {
 			d.unpriced[r.model] = true
 		}

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"context"
+	"strings"
+
+	"github.com/mcpcost/mcpcost/internal/findings"
+	"github.com/mcpcost/mcpcost/internal/render"
+)
+
+func init() {
+	register(&Command{
+		Name:  "findings",
+		Short: "what to change: idle servers, oversized results, repeats, slow tools, costly sessions, cache loss, heavy definitions",
+		Usage: `mcpcost findings [--days N | --since DATE --until DATE] [--project P]
+              [--json | --markdown] [--fail-on info|warn|high] [thresholds...]
+
+Reads what is new in Claude Code and Codex transcripts into the usage store
+(as 'mcpcost usage' does), audits the MCP configs that apply from the
+measurement cache (launching nothing unless --launch), and joins the two
+into ranked findings:
+
+  idle-server         a configured server whose definitions rode on N
+                      requests and which was called rarely or never
+  oversized-results   tool results averaging over a threshold, or over
+                      Claude Code's warning (10,000) or MAX_MCP_OUTPUT_TOKENS
+  repeated-calls      the same tool with identical arguments in the same
+                      session within a window (exact: a keyed hash)
+  slow-tool           median latency over a threshold (the figure includes
+                      any wait for your permission: transcripts do not mark it)
+  expensive-session   sessions over a cost, with what drove the cost
+  cache-inefficiency  cache writes well above reads, per project and day
+  heavy-definition    tool definitions over a threshold, descriptions
+                      Claude Code cuts at 2,048 characters
+
+Each finding has a stable id (a hash of its type and subject, never of the
+numbers), the evidence, a confidence with its rule, a recommendation and an
+estimated saving that states its assumption. Findings are sorted by level
+(high, warn, info), then by estimated saving.
+
+Output:
+  --json                 the findings as JSON (schema mcpcost.findings/v1)
+  --markdown             the findings as Markdown
+  --fail-on LEVEL        exit 1 when a finding is at LEVEL or above
+                         (info, warn or high)
+
+` + runtimeFlagsUsage + `
+
+Exit status: 0 done (and no finding at --fail-on's level), 1 a finding at
+or above --fail-on's level, 2 usage or runtime error.`,
+		Run: runFindings,
+	})
+}
+
+func runFindings(env *Env, args []string) int {
+	f := newFlags("findings")
+	asJSON := f.Bool("json", "")
+	asMarkdown := f.Bool("markdown", "")
+	failOn := f.String("fail-on", "", "")
+	rf := addRuntimeFlags(f)
+	pos, rest, ok := f.parseOrUsage(env, args)
+	if !ok {
+		return ExitError
+	}
+	if len(pos)+len(rest) > 0 {
+		return usageError(env, "findings", "findings takes no arguments (got %q)", append(pos, rest...)[0])
+	}
+	if *asJSON && *asMarkdown {
+		return usageError(env, "findings", "--json and --markdown exclude each other")
+	}
+	if *failOn != "" && findings.LevelRank(*failOn) == 0 {
+		return usageError(env, "findings", "--fail-on must be one of %s, not %q", strings.Join(findings.Levels, ", "), *failOn)
+	}
+	in, code, ok := prepare(env, "findings", f, rf)
+	if !ok {
+		return code
+	}
+	defer in.close()
+	rep, err := findings.Compute(context.Background(), in.st.DB(), in.static, in.opts)
+	if err != nil {
+		return fail(env, err)
+	}
+	if in.outFrom != "" {
+		rep.Notes = append(rep.Notes, "MAX_MCP_OUTPUT_TOKENS is "+render.Int(rep.Thresholds.OutputLimit)+" (from "+in.outFrom+")")
+	}
+	switch {
+	case *asJSON:
+		err = render.JSON(env.Stdout, rep)
+	case *asMarkdown:
+		err = render.FindingsMarkdown(env.Stdout, rep)
+	default:
+		err = render.FindingsText(env.Stdout, rep)
+	}
+	if err != nil {
+		return fail(env, err)
+	}
+	if in.ingest != nil && in.ingest.Files == 0 && rep.Window.Requests == 0 {
+		hintf(env, "no Claude Code or Codex transcripts were found; name their folders with --claude-dir or --codex-dir")
+	}
+	if *failOn != "" {
+		if n := rep.AtOrAbove(*failOn); n > 0 {
+			errorf(env, "%d findings at %s or above (--fail-on %s)", n, *failOn, *failOn)
+			return ExitFail
+		}
+	}
+	return ExitOK
+}
