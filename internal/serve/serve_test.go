@@ -1,0 +1,596 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpcost/mcpcost/internal/mcpclient"
+	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/store"
+	"github.com/mcpcost/mcpcost/internal/testpeers"
+	"github.com/mcpcost/mcpcost/internal/transcript/transcripttest"
+	"github.com/mcpcost/mcpcost/internal/usage"
+)
+
+// buildDir holds what the tests build once per run.
+var buildDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpcost-serve-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	buildDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	builds   sync.Map // package → *buildResult
+	buildsMu sync.Mutex
+)
+
+type buildResult struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// build builds a main package of this module (once per run) and returns
+// the executable.
+func build(t *testing.T, pkg string) string {
+	t.Helper()
+	buildsMu.Lock()
+	v, _ := builds.LoadOrStore(pkg, &buildResult{})
+	buildsMu.Unlock()
+	b := v.(*buildResult)
+	b.once.Do(func() {
+		b.path = filepath.Join(buildDir, filepath.Base(pkg))
+		cmd := exec.Command("go", "build", "-o", b.path, "./"+pkg)
+		cmd.Dir = testpeers.Root(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// fixture is a fake machine: a home, a project with a .mcp.json naming the
+// example servers, a transcript tree, a measurement cache and a usage store.
+type fixture struct {
+	home, project, cache, db string
+	notes, units             string
+	manifest                 *transcripttest.Manifest
+	opts                     Options
+}
+
+func newFixture(t *testing.T, transcripts bool) *fixture {
+	t.Helper()
+	root := t.TempDir()
+	f := &fixture{
+		home:    filepath.Join(root, "home"),
+		project: filepath.Join(root, "project"),
+		cache:   filepath.Join(root, "cache"),
+		db:      filepath.Join(root, "data", "usage.db"),
+		notes:   build(t, "examples/servers/notes"),
+		units:   build(t, "examples/servers/units"),
+	}
+	for _, d := range []string{f.home, f.project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}, "units": {"command": %q, "env": {"UNITS_TOKEN": "canary-cfg-5150"}}}}`, f.notes, f.units)
+	if err := os.WriteFile(filepath.Join(f.project, ".mcp.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if transcripts {
+		m, err := transcripttest.Generate(f.home, transcripttest.Small())
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.manifest = m
+	}
+	env := map[string]string{"HOME": f.home, "PATH": os.Getenv("PATH")}
+	f.opts = Options{
+		Version:     "test",
+		Getenv:      func(k string) string { return env[k] },
+		Project:     f.project,
+		CacheDir:    f.cache,
+		Timeout:     20 * time.Second,
+		DBPath:      f.db,
+		ClaudeRoots: []string{filepath.Join(f.home, ".claude", "projects")},
+		CodexRoots:  []string{filepath.Join(f.home, ".codex", "sessions")},
+		Location:    time.UTC,
+	}
+	return f
+}
+
+// progressLog collects the progress notifications a client receives.
+type progressLog struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (p *progressLog) handler(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	p.mu.Lock()
+	p.msgs = append(p.msgs, req.Params.Message)
+	p.mu.Unlock()
+}
+
+func (p *progressLog) all() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.msgs...)
+}
+
+// connect serves New(o) in process and connects a real go-sdk client.
+func connect(t *testing.T, o Options) (*mcp.ClientSession, *progressLog) {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := New(o).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &progressLog{}
+	c := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "1"}, &mcp.ClientOptions{ProgressNotificationHandler: log.handler})
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return cs, log
+}
+
+// call calls a tool and decodes its structured result into out; it fails
+// the test on a tool error.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) string {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{"progressToken": name}})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	text := resultText(res)
+	if res.IsError {
+		t.Fatalf("%s: tool error: %s", name, text)
+	}
+	if res.StructuredContent == nil {
+		t.Fatalf("%s: no structured content", name)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("%s: decoding %s: %v", name, b, err)
+	}
+	return text
+}
+
+// callErr calls a tool that must fail with a tool error and returns its
+// message.
+func callErr(t *testing.T, cs *mcp.ClientSession, name string, args any) string {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error instead of a tool error: %v", name, err)
+	}
+	if !res.IsError {
+		t.Fatalf("%s: no error; got %s", name, resultText(res))
+	}
+	return resultText(res)
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func TestListTools(t *testing.T) {
+	cs, _ := connect(t, Options{Version: "test"})
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		if tool.Description == "" || tool.InputSchema == nil || tool.OutputSchema == nil {
+			t.Errorf("%s: description, input schema and output schema are all required", tool.Name)
+		}
+		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+			t.Errorf("%s: not marked read-only", tool.Name)
+		}
+	}
+	want := sortedToolNames()
+	if strings.Join(names, ",") != strings.Join(want, ",") {
+		t.Errorf("tools = %v, want %v", names, want)
+	}
+	init := cs.InitializeResult()
+	if init.ServerInfo.Name != Name || init.Instructions == "" {
+		t.Errorf("server info %+v, instructions %q", init.ServerInfo, init.Instructions)
+	}
+}
+
+func TestAuditConfig(t *testing.T) {
+	f := newFixture(t, false)
+	cs, progress := connect(t, f.opts)
+
+	// From the cache only (the default): nothing is cached yet.
+	var cold AuditResult
+	text := call(t, cs, toolAudit, map[string]any{"path": ".mcp.json"}, &cold)
+	if cold.Schema != AuditSchema || len(cold.Configs) != 1 || !cold.Partial {
+		t.Fatalf("cold audit: %+v", cold)
+	}
+	for _, s := range cold.Configs[0].Servers {
+		if s.Status != "not-cached" || s.Tokens != nil {
+			t.Errorf("cold audit launched %s: %+v", s.Name, s)
+		}
+	}
+	if !strings.Contains(text, "launch: true") {
+		t.Errorf("cold audit text does not say how to measure:\n%s", text)
+	}
+
+	// Launching measures both servers and fills the cache.
+	var warm AuditResult
+	text = call(t, cs, toolAudit, map[string]any{"path": filepath.Join(f.project, ".mcp.json"), "launch": true}, &warm)
+	c := warm.Configs[0]
+	if warm.Partial || len(c.Servers) != 2 {
+		t.Fatalf("launched audit: %+v\n%s", warm, text)
+	}
+	byName := map[string]AuditServer{}
+	sum := 0
+	for _, s := range c.Servers {
+		byName[s.Name] = s
+		if s.Status != "measured" || s.Tokens == nil || s.Tools == nil {
+			t.Fatalf("%s: %+v", s.Name, s)
+		}
+		sum += *s.Tokens
+	}
+	// The notes server's figure is the one "mcpcost measure" gives.
+	if n := byName["notes"]; *n.Tokens != 611 || *n.Tools != 4 {
+		t.Errorf("notes: %d tokens in %d tools, want 611 in 4", *n.Tokens, *n.Tools)
+	}
+	if c.Tokens != sum || c.Client != "claude-code" || len(c.Heaviest) == 0 {
+		t.Errorf("config: %+v (sum of servers %d)", c, sum)
+	}
+	if !strings.Contains(text, "notes: 611 tokens, 4 tools") {
+		t.Errorf("text:\n%s", text)
+	}
+	if len(progress.all()) < 2 {
+		t.Errorf("progress notifications: %q", progress.all())
+	}
+	b, _ := json.Marshal(warm)
+	if strings.Contains(string(b)+text, "canary") {
+		t.Errorf("an env value reached the result: %s", b)
+	}
+
+	// Again without launch: the cache answers.
+	var cached AuditResult
+	call(t, cs, toolAudit, map[string]any{"path": ".mcp.json"}, &cached)
+	if cached.Partial || cached.Configs[0].Tokens != c.Tokens {
+		t.Errorf("from the cache: %+v, want %d tokens", cached, c.Tokens)
+	}
+
+	// No path: the configs discovered, the project's .mcp.json among them.
+	var found AuditResult
+	call(t, cs, toolAudit, map[string]any{"client": "claude-code"}, &found)
+	paths := []string{}
+	for _, cfg := range found.Configs {
+		paths = append(paths, cfg.Path)
+		if cfg.Client != "claude-code" {
+			t.Errorf("client filter let through %s", cfg.Client)
+		}
+	}
+	if !slices.Contains(paths, filepath.Join(f.project, ".mcp.json")) {
+		t.Errorf("discovery did not find the project's .mcp.json: %v", paths)
+	}
+}
+
+func TestMeasureServer(t *testing.T) {
+	f := newFixture(t, false)
+	cs, progress := connect(t, f.opts)
+	var m MeasureResult
+	text := call(t, cs, toolMeasure, map[string]any{"command": f.notes, "env": map[string]any{"API_TOKEN": "canary-7f3a9c2e41"}}, &m)
+	if m.Schema != MeasureSchema || m.Status != "measured" || m.Tokens != 611 || m.ToolCount != 4 || len(m.Tools) != 4 {
+		t.Fatalf("notes: %+v", m)
+	}
+	if m.Tools[0].Name != "add_note" || m.Tools[0].Tokens != 188 || m.InstructionsTokens != 25 || m.SessionStartTokens != 38 {
+		t.Errorf("notes details: %+v", m)
+	}
+	if len(m.CanonicalSha256) != 64 {
+		t.Errorf("sha256 %q", m.CanonicalSha256)
+	}
+	if !strings.HasPrefix(text, "notes: 611 tokens in 4 tools") {
+		t.Errorf("text:\n%s", text)
+	}
+	b, _ := json.Marshal(m)
+	if strings.Contains(string(b)+text, "canary") {
+		t.Errorf("an env value was echoed: %s", b)
+	}
+	if got := progress.all(); len(got) != 2 || !strings.HasPrefix(got[0], "measuring ") {
+		t.Errorf("progress: %q", got)
+	}
+
+	// A command that fails: a tool error with the scrubbed stderr; the
+	// server keeps serving.
+	msg := callErr(t, cs, toolMeasure, map[string]any{
+		"command": "sh",
+		"args":    []string{"-c", `echo "args: $* token: $API_TOKEN" >&2; exit 3`, "sh", "--api-key=canary-arg-99ab77"},
+		"env":     map[string]string{"API_TOKEN": "canary-env-31337"},
+	})
+	if !strings.Contains(msg, "startup-failure") || !strings.Contains(msg, "args: ") || strings.Contains(msg, "canary") {
+		t.Errorf("failing command: %s", msg)
+	}
+	msg = callErr(t, cs, toolMeasure, map[string]any{"command": filepath.Join(t.TempDir(), "no-such-server")})
+	if !strings.Contains(msg, "startup-failure") {
+		t.Errorf("missing command: %s", msg)
+	}
+	msg = callErr(t, cs, toolMeasure, map[string]any{"url": "ftp://example.com/?token=canary-url-4242"})
+	if !strings.Contains(msg, "not an http(s) URL") || strings.Contains(msg, "canary") {
+		t.Errorf("bad url: %s", msg)
+	}
+	call(t, cs, toolMeasure, map[string]any{"command": f.units}, &m)
+	if m.Server == "" || m.Tokens == 0 {
+		t.Errorf("units after failures: %+v", m)
+	}
+}
+
+func TestUsageTools(t *testing.T) {
+	f := newFixture(t, true)
+	cs, progress := connect(t, f.opts)
+
+	var u UsageResult
+	text := call(t, cs, toolUsage, map[string]any{"by": "server"}, &u)
+	if u.Schema != UsageSchema || u.By != "server" || u.Requests != len(f.manifest.Requests) || u.ToolCalls != len(f.manifest.Calls) {
+		t.Fatalf("usage: %d requests, %d tool calls; want %d and %d\n%s", u.Requests, u.ToolCalls, len(f.manifest.Requests), len(f.manifest.Calls), text)
+	}
+	if len(u.Rows) == 0 || u.ResultTokens == 0 || len(u.Notes) == 0 || !strings.Contains(u.Notes[0], "corrupt") {
+		t.Errorf("usage: %+v", u)
+	}
+	if len(progress.all()) == 0 {
+		t.Errorf("no progress while reading transcripts")
+	}
+
+	// The figures are usage's: compare with a report built on the store.
+	st, err := store.Open(f.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ref, err := usage.Build(context.Background(), st.DB(), usage.Options{By: "session", Source: "all", Location: time.UTC, Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.Totals.Requests != u.Requests || ref.Totals.ResultTokens != u.ResultTokens {
+		t.Errorf("usage_summary %+v, usage %+v", u, ref.Totals)
+	}
+
+	var byTool UsageResult
+	call(t, cs, toolUsage, map[string]any{"by": "tool", "limit": 2}, &byTool)
+	if len(byTool.Rows) != 2 || byTool.More == 0 || !strings.Contains(byTool.Rows[0].Key, "/") {
+		t.Errorf("by tool, limit 2: %+v", byTool)
+	}
+	if byTool.Rows[0].ResultTokens < byTool.Rows[1].ResultTokens && !strings.HasPrefix(byTool.Rows[1].Key, "(built-in)") {
+		t.Errorf("by tool not heaviest first: %+v", byTool.Rows)
+	}
+	var byDay UsageResult
+	call(t, cs, toolUsage, map[string]any{"by": "day", "days": 100000}, &byDay)
+	if byDay.Since == "" || byDay.Requests != u.Requests {
+		t.Errorf("by day over all days: %+v", byDay)
+	}
+
+	var recent SessionsResult
+	call(t, cs, toolRecent, map[string]any{"limit": 3}, &recent)
+	if recent.Schema != SessionsSchema || len(recent.Sessions) != 3 || recent.More != len(ref.Usage)-3 {
+		t.Fatalf("recent sessions: %+v (store has %d)", recent, len(ref.Usage))
+	}
+	if !sort.SliceIsSorted(recent.Sessions, func(i, j int) bool { return recent.Sessions[i].Last > recent.Sessions[j].Last }) {
+		t.Errorf("recent sessions not newest first: %+v", recent.Sessions)
+	}
+
+	// One session's tools agree with usage's per-session figures and with
+	// the generated calls.
+	calls := map[string]int{}
+	for _, c := range f.manifest.Calls {
+		calls[c.Source+":"+c.SessionID]++
+	}
+	checked := 0
+	for _, row := range ref.Usage {
+		if row.ToolCalls == 0 {
+			continue
+		}
+		src, id, _ := strings.Cut(row.Key, ":")
+		var s SessionResult
+		call(t, cs, toolSession, map[string]any{"session": row.Key}, &s)
+		if s.Schema != SessionSchema || s.Session != id || s.Source != src || s.Calls != row.ToolCalls || s.ResultTokens != row.ResultTokens {
+			t.Errorf("session %s: %d calls, %d result tokens; usage says %d and %d", row.Key, s.Calls, s.ResultTokens, row.ToolCalls, row.ResultTokens)
+		}
+		if s.Calls != calls[row.Key] {
+			t.Errorf("session %s: %d calls, generated %d", row.Key, s.Calls, calls[row.Key])
+		}
+		for i := 1; i < len(s.Tools); i++ {
+			if s.Tools[i].ResultTokens > s.Tools[i-1].ResultTokens {
+				t.Errorf("session %s: tools not heaviest first: %+v", row.Key, s.Tools)
+			}
+		}
+		// A prefix of the id finds it too.
+		var p SessionResult
+		call(t, cs, toolSession, map[string]any{"session": id[:len(id)-2]}, &p)
+		if p.Session != id {
+			t.Errorf("prefix of %s found %s", id, p.Session)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no session with tool calls in the generated tree")
+	}
+	// No session named: the one active last.
+	var latest SessionResult
+	call(t, cs, toolSession, nil, &latest)
+	if latest.Session == "" {
+		t.Errorf("latest session: %+v", latest)
+	}
+	msg := callErr(t, cs, toolSession, map[string]any{"session": "no-such-session"})
+	if !strings.Contains(msg, `no session "no-such-session"`) {
+		t.Errorf("unknown session: %s", msg)
+	}
+}
+
+// TestIngestIsLazy: the handshake and the listing read no transcript; the
+// first usage call does, and a call within the interval reads nothing new.
+func TestIngestIsLazy(t *testing.T) {
+	f := newFixture(t, true)
+	cs, _ := connect(t, f.opts)
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(f.db); !os.IsNotExist(err) {
+		t.Fatalf("the store exists before any usage call: %v", err)
+	}
+	var r SessionsResult
+	call(t, cs, toolRecent, nil, &r)
+	if _, err := os.Stat(f.db); err != nil {
+		t.Fatalf("no store after a usage call: %v", err)
+	}
+}
+
+// TestIngestWait: a read longer than IngestWait answers from the store as
+// it stands, marked partial.
+func TestIngestWait(t *testing.T) {
+	f := newFixture(t, true)
+	o := f.opts
+	o.IngestWait = time.Nanosecond
+	l := newLazyStore(withDefaults(o))
+	complete, _, err := l.fresh(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if complete {
+		t.Skip("the read ended within a nanosecond")
+	}
+	notes := ingestNotes(complete, nil)
+	if len(notes) != 1 || !strings.HasPrefix(notes[0], "partial:") {
+		t.Errorf("notes %q", notes)
+	}
+	// Wait for the read to end before the temp folder goes.
+	for {
+		l.mu.Lock()
+		done := l.running == nil
+		l.mu.Unlock()
+		if done {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func withDefaults(o Options) Options {
+	o.defaults()
+	return o
+}
+
+func TestBadInput(t *testing.T) {
+	f := newFixture(t, false)
+	o := f.opts
+	o.DBPath = ""
+	cs, _ := connect(t, o)
+	tests := []struct {
+		tool string
+		args any
+		want string
+	}{
+		{"no_such_tool", map[string]any{}, `unknown tool "no_such_tool"; this server has audit_config`},
+		{toolUsage, map[string]any{"days": "seven"}, "days"},
+		{toolUsage, map[string]any{"by": "week"}, "by must be one of server, tool, session, day, model, project"},
+		{toolUsage, map[string]any{"days": -1}, "days must be positive"},
+		{toolUsage, map[string]any{"nope": 1}, "nope"},
+		{toolUsage, map[string]any{}, "no usage store"},
+		{toolRecent, map[string]any{"limit": -3}, "limit must be positive"},
+		{toolAudit, map[string]any{"path": "missing/.mcp.json"}, "missing/.mcp.json: no such file"},
+		{toolAudit, map[string]any{"client": "notepad"}, `unknown client "notepad"`},
+		{toolAudit, map[string]any{"launch": "yes"}, "launch"},
+		{toolMeasure, map[string]any{}, "give a command"},
+		{toolMeasure, map[string]any{"command": "x", "url": "http://127.0.0.1:9/"}, "not both"},
+		{toolMeasure, map[string]any{"command": "x", "headers": map[string]any{"Authorization": "Bearer canary-h"}}, "headers are for a url"},
+		{toolMeasure, map[string]any{"args": "not-a-list", "command": "x"}, "args"},
+	}
+	for _, tt := range tests {
+		msg := callErr(t, cs, tt.tool, tt.args)
+		if !strings.Contains(msg, tt.want) {
+			t.Errorf("%s %v: %q, want it to mention %q", tt.tool, tt.args, msg, tt.want)
+		}
+		if strings.Contains(msg, "canary") {
+			t.Errorf("%s: a secret was echoed: %s", tt.tool, msg)
+		}
+	}
+	// The server is still there.
+	if err := cs.Ping(context.Background(), nil); err != nil {
+		t.Fatalf("ping after bad input: %v", err)
+	}
+	var a AuditResult
+	call(t, cs, toolAudit, map[string]any{"path": ".mcp.json"}, &a)
+}
+
+// definitionsBudget is the most mcpcost's own tool definitions may cost
+// (o200k_base over the canonical JSON of tools/list, methodology 1.0): a
+// tool about context cost must not be a heavy one.
+const definitionsBudget = 2000
+
+func TestDefinitionsBudget(t *testing.T) {
+	// Measured as "mcpcost measure" and "mcpcost audit" measure any server:
+	// the built binary over stdio, the bytes it sends.
+	bin := build(t, "cmd/mcpcost")
+	home := t.TempDir()
+	res := mcpclient.Measure(context.Background(), mcpclient.Target{Command: bin, Args: []string{"serve"}, Env: map[string]string{"HOME": home}},
+		mcpclient.Options{Timeout: 30 * time.Second})
+	live := measure.FromLive(res, nil)
+	if live.Result == nil {
+		t.Fatalf("measuring mcpcost serve: %s: %s\n%s", live.Status, live.Detail, live.StderrTail)
+	}
+	r := live.Result
+	var perTool []string
+	for _, i := range r.Heaviest() {
+		perTool = append(perTool, fmt.Sprintf("%s %d", r.Tools[i].Name, r.Tools[i].Tokens))
+	}
+	t.Logf("mcpcost serve: %d tokens in %d tools (%s); instructions %d tokens; session start %d",
+		r.TotalTokens, r.ToolCount, strings.Join(perTool, ", "), live.Extras.InstructionsTokens, live.Extras.SessionStartTokens)
+	if r.ToolCount != len(toolNames) {
+		t.Errorf("%d tools measured, the server has %d", r.ToolCount, len(toolNames))
+	}
+	if r.TotalTokens > definitionsBudget {
+		t.Errorf("the tool definitions cost %d tokens, over the budget of %d: %s", r.TotalTokens, definitionsBudget, strings.Join(perTool, ", "))
+	}
+	if r.TotalTokens < 100*r.ToolCount {
+		t.Errorf("%d tokens for %d tools: the measurement is not counting the definitions", r.TotalTokens, r.ToolCount)
+	}
+	if live.Status != "measured" {
+		t.Errorf("status %s: the definitions must not change between launches", live.Status)
+	}
+}
