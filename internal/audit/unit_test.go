@@ -1,0 +1,234 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/canon"
+	"github.com/mcpcost/mcpcost/internal/claude"
+	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/mcpclient"
+	"github.com/mcpcost/mcpcost/internal/measure"
+)
+
+// page reads the tools/list result of a captured wire line, or of a
+// measurement.json's rawToolsCapture.
+func page(t *testing.T, file string) json.RawMessage {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := measure.ParseInput(file, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]byte(`{"tools":`), append(canon.Marshal(canon.NewArray(c.Tools)), '}')...)
+}
+
+// measurer answers for commands named in pages; other commands fail to
+// start. It counts the launches.
+type measurer struct {
+	pages    map[string]json.RawMessage
+	launches atomic.Int32
+}
+
+func (m *measurer) measure(_ context.Context, ts []mcpclient.Target, _ mcpclient.Options, _ int) []mcpclient.Result {
+	out := make([]mcpclient.Result, len(ts))
+	for i, t := range ts {
+		m.launches.Add(1)
+		p, ok := m.pages[t.Command]
+		if !ok {
+			out[i] = mcpclient.Result{Target: t, Status: mcpclient.StatusStartupFailure, Detail: "cannot start " + t.Command}
+			continue
+		}
+		c := &mcpclient.Capture{ServerName: t.Command, ToolsPages: []json.RawMessage{p}, Transport: "stdio"}
+		out[i] = mcpclient.Result{Target: t, Status: mcpclient.StatusMeasured, First: c, Second: c}
+	}
+	return out
+}
+
+func server(name, command string) clients.Server {
+	return clients.Server{Name: name, Client: clients.ClaudeCode, Transport: clients.Stdio, Command: command}
+}
+
+func newMeasurer(t *testing.T) *measurer {
+	return &measurer{pages: map[string]json.RawMessage{
+		"fs":   page(t, "testdata/filesystem.jsonl"),
+		"mem":  page(t, "testdata/memory.jsonl"),
+		"kube": page(t, "testdata/kubernetes-measurement.json"),
+	}}
+}
+
+func run(t *testing.T, m *measurer, configs []clients.Config, o Options) *Report {
+	t.Helper()
+	o.Measurer = m.measure
+	o.Now = func() time.Time { return time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC) }
+	return Run(context.Background(), configs, o)
+}
+
+func TestSharedLaunchMeasuredOnce(t *testing.T) {
+	m := newMeasurer(t)
+	configs := []clients.Config{
+		{Client: clients.ClaudeCode, Path: "/a/.mcp.json", Servers: []clients.Server{server("fs", "fs"), server("memory", "mem")}},
+		{Client: clients.Cursor, Path: "/home/.cursor/mcp.json", Servers: []clients.Server{server("files", "fs")}},
+	}
+	rep := run(t, m, configs, Options{})
+	if n := m.launches.Load(); n != 2 {
+		t.Errorf("launches = %d, want 2 (fs shared)", n)
+	}
+	if len(rep.Configs) != 2 || rep.Configs[0].TotalTokens != 2823+2378 || rep.Configs[1].TotalTokens != 2823 {
+		t.Fatalf("totals: %+v", rep.Configs)
+	}
+	c := rep.Configs[0]
+	if c.Servers[0].Name != "fs" || *c.Servers[0].Share < 0.54 || c.HeaviestTools[0].Tool != "read_media_file" && c.HeaviestTools[0].Server != "memory" {
+		t.Errorf("order, share or heaviest: %+v %+v", c.Servers[0].Name, c.HeaviestTools)
+	}
+}
+
+func TestFilterTrimAndGates(t *testing.T) {
+	m := newMeasurer(t)
+	fs := server("fs", "fs")
+	fs.Filter = &clients.ToolFilter{Exclude: []string{"read_media_file", "edit_file"}, Source: "test"}
+	configs := []clients.Config{{Client: clients.Codex, Path: "/c.toml",
+		Servers: []clients.Server{fs, server("memory", "mem"), server("broken", "nope")}}}
+	rep := run(t, m, configs, Options{Budget: 4000, Threshold: 250})
+	c := rep.Configs[0]
+	var s Server
+	for _, x := range c.Servers {
+		if x.Name == "fs" {
+			s = x
+		}
+	}
+	if *s.ToolCount != 12 || *s.UnfilteredToolCount != 14 || *s.UnfilteredTokens != 2823 || strings.Join(s.FilteredOut, ",") != "read_media_file,edit_file" {
+		t.Errorf("filter: %d of %d tools, unfiltered %d tokens, out %q", *s.ToolCount, *s.UnfilteredToolCount, *s.UnfilteredTokens, s.FilteredOut)
+	}
+	if *s.Tokens >= 2823-290-245+10 || *s.Tokens <= 2823-290-245-10 {
+		t.Errorf("filtered tokens %d, want about %d", *s.Tokens, 2823-290-245)
+	}
+	// The budget fails twice over: the total, and an unmeasured server.
+	if rep.Budget.Pass || len(rep.Budget.Configs[0].Reasons) != 2 ||
+		!strings.Contains(rep.Budget.Configs[0].Reasons[1], "broken could not be measured, so the total is a lower bound") {
+		t.Errorf("budget: %+v", rep.Budget)
+	}
+	if !c.LowerBound || !rep.Partial || strings.Join(c.Unmeasured, ",") != "broken" {
+		t.Errorf("lower bound %v partial %v unmeasured %q", c.LowerBound, rep.Partial, c.Unmeasured)
+	}
+	// The threshold names every tool over 250 tokens: memory's heavy ones,
+	// read_text_file; not the filtered-out read_media_file (290).
+	for _, tool := range rep.Threshold.Tools {
+		if tool.Tokens <= 250 || tool.Tool == "read_media_file" {
+			t.Errorf("threshold lists %+v", tool)
+		}
+	}
+	if rep.Threshold.Pass || len(rep.Threshold.Tools) == 0 {
+		t.Errorf("threshold: %+v", rep.Threshold)
+	}
+	// The trim recovery is exact: the servers counted again without the
+	// trimmed tools.
+	tr := c.Trim
+	if tr == nil || len(tr.Tools) == 0 {
+		t.Fatal("no trim")
+	}
+	if tr.RecoverableTokens <= 0 || tr.RecoverableTokens > c.TotalTokens {
+		t.Errorf("trim recovers %d of %d", tr.RecoverableTokens, c.TotalTokens)
+	}
+	// With --allow-unmeasured only the total decides.
+	rep = run(t, m, configs, Options{Budget: 6000, AllowUnmeasured: true})
+	if !rep.Budget.Pass {
+		t.Errorf("budget with --allow-unmeasured: %+v", rep.Budget)
+	}
+}
+
+func TestWhoPays(t *testing.T) {
+	m := newMeasurer(t)
+	configs := []clients.Config{{Client: clients.ClaudeCode, Path: "/p/.mcp.json", Servers: []clients.Server{server("fs", "fs"), server("memory", "mem")}}}
+	for _, tt := range []struct {
+		mode   string
+		upFull bool
+	}{{clients.ModeDeferred, false}, {clients.ModeUpFront, true}, {clients.ModeNoRecord, true}} {
+		rep := run(t, m, configs, Options{Posture: func(c string) clients.Posture { return clients.Posture{Client: c, Mode: tt.mode} }})
+		c := rep.Configs[0]
+		if c.UpFrontTokens == nil {
+			t.Fatalf("%s: no up-front figure", tt.mode)
+		}
+		want := c.SessionStartTokens
+		if tt.upFull {
+			want = c.TotalTokens
+		}
+		if *c.UpFrontTokens != want || c.SessionStartTokens <= 0 || c.SessionStartTokens >= c.TotalTokens/10 {
+			t.Errorf("%s: up front %d, session start %d, total %d", tt.mode, *c.UpFrontTokens, c.SessionStartTokens, c.TotalTokens)
+		}
+		if c.RequestShapeTokens <= 0 || c.RequestShapeTokens == c.TotalTokens || len(c.PostureText) == 0 {
+			t.Errorf("%s: request shape %d, posture text %q", tt.mode, c.RequestShapeTokens, c.PostureText)
+		}
+	}
+}
+
+func TestClaudePublished(t *testing.T) {
+	m := newMeasurer(t)
+	configs := []clients.Config{{Client: clients.ClaudeCode, Path: "/p/.mcp.json", Servers: []clients.Server{server("kubernetes", "kube"), server("fs", "fs")}}}
+	rep := run(t, m, configs, Options{ClaudeColumn: true})
+	byName := map[string]Server{}
+	for _, s := range rep.Configs[0].Servers {
+		byName[s.Name] = s
+	}
+	if k := byName["kubernetes"]; k.ClaudeTokens == nil || *k.ClaudeTokens != 9165 || !strings.HasPrefix(k.ClaudeSource, "published ") {
+		t.Errorf("kubernetes: %v %q", k.ClaudeTokens, k.ClaudeSource)
+	}
+	// No published capture has filesystem's hash: a dash, never a guess;
+	// so the config has no Claude total.
+	if f := byName["fs"]; f.ClaudeTokens != nil || rep.Configs[0].ClaudeTokens != nil || rep.Claude.Mode != "published" {
+		t.Errorf("fs: %v; config %v", f.ClaudeTokens, rep.Configs[0].ClaudeTokens)
+	}
+}
+
+func TestClaudeCountTokens(t *testing.T) {
+	const key = "sk-ant-canary-0123456789"
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		if r.URL.Path != "/v1/messages/count_tokens" || r.Header.Get("x-api-key") != key {
+			http.Error(w, `{"type":"error","error":{"type":"authentication_error","message":"bad"}}`, http.StatusUnauthorized)
+			return
+		}
+		var body struct {
+			Tools json.RawMessage `json:"tools"`
+		}
+		b := new(bytes.Buffer)
+		b.ReadFrom(r.Body)
+		json.Unmarshal(b.Bytes(), &body)
+		// A deterministic stand-in for Claude's tokenizer: 10 for the
+		// message, one per 3 bytes of tools.
+		json.NewEncoder(w).Encode(map[string]int{"input_tokens": 10 + len(body.Tools)/3})
+	}))
+	defer srv.Close()
+	m := newMeasurer(t)
+	configs := []clients.Config{{Client: clients.ClaudeCode, Path: "/p/.mcp.json", Servers: []clients.Server{server("fs", "fs")}}}
+	cl := claude.NewClient(key, srv.URL, "claude-test")
+	rep := run(t, m, configs, Options{ClaudeColumn: true, Claude: cl})
+	s := rep.Configs[0].Servers[0]
+	if s.ClaudeTokens == nil || *s.ClaudeTokens <= 0 || s.ClaudeSource != "count_tokens claude-test" || rep.Claude.Mode != "count_tokens" {
+		t.Fatalf("claude: %v %q %q", s.ClaudeTokens, s.ClaudeSource, s.ClaudeError)
+	}
+	if rep.Configs[0].ClaudeTokens == nil || *rep.Configs[0].ClaudeTokens != *s.ClaudeTokens {
+		t.Errorf("config claude total %v", rep.Configs[0].ClaudeTokens)
+	}
+	b, _ := json.Marshal(rep)
+	if bytes.Contains(b, []byte(key)) {
+		t.Error("the API key is in the report")
+	}
+	// A refused key is an error on the server, never a number.
+	rep = run(t, m, configs, Options{ClaudeColumn: true, Claude: claude.NewClient("wrong", srv.URL, "claude-test")})
+	if s := rep.Configs[0].Servers[0]; s.ClaudeTokens != nil || s.ClaudeError == "" || strings.Contains(s.ClaudeError, "wrong") {
+		t.Errorf("refused key: %v %q", s.ClaudeTokens, s.ClaudeError)
+	}
+}
