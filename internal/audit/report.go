@@ -107,7 +107,7 @@ type Config struct {
 	// RequestShapeTokens counts the tools as an Anthropic request carries
 	// them (name, description cut to 2 KB, input_schema): a different number
 	// from TotalTokens.
-	RequestShapeTokens int      `json:"requestShapeTokens"`
+	RequestShapeTokens int `json:"requestShapeTokens"`
 	// ClaudeTokens sums the servers' Claude counts (--claude); nil unless
 	// every measured server has one.
 	ClaudeTokens *int     `json:"claudeTokens,omitempty"`
@@ -154,20 +154,20 @@ type Server struct {
 	AlwaysLoad          bool                `json:"alwaysLoad,omitempty"`
 	// LoadsUpFront says whether the client pays the full definitions at
 	// session start (nil when its posture cannot say).
-	LoadsUpFront       *bool    `json:"loadsUpFront"`
-	InstructionsTokens int      `json:"instructionsTokens"`
-	SessionStartTokens int      `json:"sessionStartTokens"`
-	RequestShapeTokens int      `json:"requestShapeTokens"`
+	LoadsUpFront       *bool `json:"loadsUpFront"`
+	InstructionsTokens int   `json:"instructionsTokens"`
+	SessionStartTokens int   `json:"sessionStartTokens"`
+	RequestShapeTokens int   `json:"requestShapeTokens"`
 	// ClaudeTokens is the tools' cost in Claude's own tokenizer (--claude):
 	// from count_tokens, or the published figure for this exact capture;
 	// nil otherwise. ClaudeSource says which; ClaudeError why it is missing.
-	ClaudeTokens *int   `json:"claudeTokens,omitempty"`
-	ClaudeSource string `json:"claudeSource,omitempty"`
-	ClaudeError  string `json:"claudeError,omitempty"`
-	ServerName         string   `json:"serverName,omitempty"`
-	ServerVersion      string   `json:"serverVersion,omitempty"`
-	ChangedTools       []string `json:"changedTools,omitempty"`
-	Warnings           []string `json:"warnings,omitempty"`
+	ClaudeTokens  *int     `json:"claudeTokens,omitempty"`
+	ClaudeSource  string   `json:"claudeSource,omitempty"`
+	ClaudeError   string   `json:"claudeError,omitempty"`
+	ServerName    string   `json:"serverName,omitempty"`
+	ServerVersion string   `json:"serverVersion,omitempty"`
+	ChangedTools  []string `json:"changedTools,omitempty"`
+	Warnings      []string `json:"warnings,omitempty"`
 	// Cached is set when the measurement came from the cache, taken at
 	// MeasuredAt.
 	Cached     bool   `json:"cached"`
