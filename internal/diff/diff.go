@@ -3,8 +3,9 @@
 // this pull request add to every session we will ever run?"
 //
 // Configs are paired by path (and scope and client where both give them),
-// then by path alone, then, when each side has exactly one config, with
-// each other (the sole-config fallback). Servers pair by name, tools by
+// then by path alone, then, when each side has exactly one config of the
+// same client, with each other (the sole-config fallback: the base branch
+// and the pull request checked out in different folders). Servers pair by name, tools by
 // name (a repeated name by its occurrence), parts by name. Each entry is
 // added, removed, changed or unchanged, with before → after, the delta and
 // the change in share of the context window.
@@ -330,7 +331,7 @@ func (d *Diff) pairConfigs() {
 				}
 			}
 		}
-		if len(base) == 1 && len(cur) == 1 && pair[0] < 0 && base[0].Unreadable == "" && cur[0].Unreadable == "" {
+		if len(base) == 1 && len(cur) == 1 && pair[0] < 0 && base[0].Unreadable == "" && cur[0].Unreadable == "" && base[0].Client == cur[0].Client {
 			pair[0], how[0], usedBase[0] = 0, "sole-config", true
 			d.Warnings = append(d.Warnings, fmt.Sprintf("paired %s with the baseline's %s: one config on each side, different paths", cur[0].Path, base[0].Path))
 		}
