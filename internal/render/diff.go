@@ -189,7 +189,11 @@ func verdict(c *diff.ConfigDiff, cw int) string {
 	}
 	switch {
 	case d == 0:
-		return fmt.Sprintf("No change: this config costs the same %s tokens per request as the baseline.", Int(*c.After))
+		what := "config"
+		if c.Path == "" {
+			what = "server"
+		}
+		return fmt.Sprintf("No change: this %s costs the same %s tokens per request as the baseline.", what, Int(*c.After))
 	case d > 0:
 		return fmt.Sprintf("This change adds %s tokens to every request in %s: %s → %s of a %s-token context window.", Int(d), who, SharePct(*c.BeforeShare), SharePct(*c.AfterShare), Int(cw))
 	}
