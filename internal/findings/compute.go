@@ -93,6 +93,7 @@ func Compute(ctx context.Context, db *sql.DB, static *audit.Report, o Options) (
 		r.Notes = append(r.Notes, "some configured servers could not be measured (not in the measurement cache, or failed): they are not judged; measure them with --launch")
 	}
 	r.Configs = joinConfigs(static, d, o)
+	r.ServersCalled = serversCalled(d.calls, r.Configs)
 
 	t := o.Thresholds
 	var fs []Finding
@@ -164,13 +165,13 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds) []Find
 			carried := fmt.Sprintf("%s tokens on each of %s main-conversation requests in %d sessions: %s tokens carried, about %s at the rates those requests paid (%s of their input was cache reads)",
 				num(su.PerRequestTokens), num(n), cu.Sessions, num(su.CarriedTokens), money(su.CarriedUSD), pct(cu.CacheReadShare))
 			if su.Calls == 0 {
-				f.Title = fmt.Sprintf("%s is configured but was never called: its definitions rode on %s requests (%s tokens)", su.Name, num(n), num(su.CarriedTokens))
+				f.Title = fmt.Sprintf("%s is configured but was never called: its definitions rode on %s requests, %s tokens in all", su.Name, num(n), num(su.CarriedTokens))
 				f.Level = LevelWarn
 				if su.CarriedUSD >= t.HighUSD {
 					f.Level = LevelHigh
 				}
 			} else {
-				f.Title = fmt.Sprintf("%s was called %d times in %s requests that carried its definitions (%s tokens)", su.Name, su.Calls, num(n), num(su.CarriedTokens))
+				f.Title = fmt.Sprintf("%s was called %d times in %s requests that carried its definitions, %s tokens in all", su.Name, su.Calls, num(n), num(su.CarriedTokens))
 				f.Level = LevelInfo
 			}
 			f.Facts = append(f.Facts, carried)
@@ -587,4 +588,54 @@ func slow(calls []call, t Thresholds) []Finding {
 func nearest(sorted []int64, p float64) int64 {
 	k := int(math.Ceil(p*float64(len(sorted)))) - 1
 	return sorted[max(0, min(k, len(sorted)-1))]
+}
+
+// serversCalled sums the calls per MCP server (and transcript source).
+func serversCalled(calls []call, configs []ConfigUse) []ServerCalls {
+	type agg struct {
+		ServerCalls
+		sessions, tools map[string]bool
+	}
+	m := map[string]*agg{}
+	for _, c := range calls {
+		if c.server == "" {
+			continue
+		}
+		k := c.source + "\x00" + c.server
+		a := m[k]
+		if a == nil {
+			a = &agg{ServerCalls: ServerCalls{Server: c.server, Source: c.source}, sessions: map[string]bool{}, tools: map[string]bool{}}
+			m[k] = a
+		}
+		a.Calls++
+		if c.isError {
+			a.Errors++
+		}
+		a.ResultTokens += c.tokens
+		a.sessions[c.key()] = true
+		a.tools[c.tool] = true
+	}
+	out := []ServerCalls{}
+	for _, a := range m {
+		a.Sessions, a.Tools = len(a.sessions), len(a.tools)
+		for _, cu := range configs {
+			for _, su := range cu.Servers {
+				if cu.Source == a.Source && normServer(su.Name) == normServer(a.Server) {
+					a.Configured = true
+				}
+			}
+		}
+		out = append(out, a.ServerCalls)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.ResultTokens != b.ResultTokens {
+			return a.ResultTokens > b.ResultTokens
+		}
+		if a.Server != b.Server {
+			return a.Server < b.Server
+		}
+		return a.Source < b.Source
+	})
+	return out
 }

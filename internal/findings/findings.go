@@ -288,6 +288,23 @@ type Report struct {
 	// Configs is the join per config: what it pays before typing, what
 	// its sessions used. Filled when a static audit was given.
 	Configs []ConfigUse `json:"configs"`
+	// ServersCalled is every MCP server called in the window, configured
+	// in an audited config or not, most result tokens first.
+	ServersCalled []ServerCalls `json:"serversCalled"`
+}
+
+// ServerCalls is one MCP server's calls in the window.
+type ServerCalls struct {
+	Server       string `json:"server"`
+	Source       string `json:"source"`
+	Calls        int    `json:"calls"`
+	Errors       int    `json:"errors"`
+	Sessions     int    `json:"sessions"`
+	Tools        int    `json:"tools"`
+	ResultTokens int64  `json:"resultTokens"`
+	// Configured is set when an audited config of the same client names
+	// the server.
+	Configured bool `json:"configured"`
 }
 
 // Max returns the highest level among the findings ("" when none).

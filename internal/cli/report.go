@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mcpcost/mcpcost/internal/findings"
+	"github.com/mcpcost/mcpcost/internal/render"
+)
+
+func init() {
+	register(&Command{
+		Name:  "report",
+		Short: "static and run time together: per config what is paid before typing, what was used, the findings",
+		Usage: `mcpcost report [--json | --markdown | --html FILE] [--days N | --since DATE --until DATE]
+              [--project P] [thresholds...]
+
+One view of the MCP servers of this project's configs (and the user's):
+
+  per config   what is paid before anything is typed (under the client's
+               posture) and what its sessions used: per server, calls,
+               result tokens, and the tokens its definitions carried over
+               the requests of those sessions, with their estimated cost
+  per server   every MCP server called in the window, configured or not
+  findings     as 'mcpcost findings' computes them, in short
+
+Transcripts are ingested first, as 'mcpcost usage' does; servers are
+measured from the measurement cache (launching nothing unless --launch).
+
+Output:
+  --json                 the report as JSON (schema mcpcost.report/v1)
+  --markdown             the report as Markdown
+  --html FILE            write the report as one self-contained HTML file
+                         (inline CSS, no script, no external asset)
+
+` + runtimeFlagsUsage + `
+
+Exit status: 0 done, 2 usage or runtime error.`,
+		Run: runReport,
+	})
+}
+
+func runReport(env *Env, args []string) int {
+	f := newFlags("report")
+	asJSON := f.Bool("json", "")
+	asMarkdown := f.Bool("markdown", "")
+	htmlFile := f.String("html", "", "")
+	rf := addRuntimeFlags(f)
+	pos, rest, ok := f.parseOrUsage(env, args)
+	if !ok {
+		return ExitError
+	}
+	if len(pos)+len(rest) > 0 {
+		return usageError(env, "report", "report takes no arguments (got %q)", append(pos, rest...)[0])
+	}
+	n := 0
+	for _, set := range []bool{*asJSON, *asMarkdown, *htmlFile != ""} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return usageError(env, "report", "--json, --markdown and --html exclude each other")
+	}
+	if f.Set("html") && *htmlFile == "" {
+		return usageError(env, "report", "--html takes a file name")
+	}
+	in, code, ok := prepare(env, "report", f, rf)
+	if !ok {
+		return code
+	}
+	defer in.close()
+	rep, err := findings.Compute(context.Background(), in.st.DB(), in.static, in.opts)
+	if err != nil {
+		return fail(env, err)
+	}
+	ov := findings.NewOverview(rep, in.static)
+	if in.outFrom != "" {
+		ov.Notes = append(ov.Notes, "MAX_MCP_OUTPUT_TOKENS is "+render.Int(rep.Thresholds.OutputLimit)+" (from "+in.outFrom+")")
+	}
+	switch {
+	case *asJSON:
+		err = render.JSON(env.Stdout, ov)
+	case *asMarkdown:
+		err = render.ReportMarkdown(env.Stdout, ov)
+	case *htmlFile != "":
+		var buf bytes.Buffer
+		if err = render.ReportHTML(&buf, ov); err == nil {
+			err = writeFileAtomic(*htmlFile, buf.Bytes())
+		}
+		if err == nil {
+			fmt.Fprintf(env.Stdout, "wrote %s (%s findings: %d high, %d warn, %d info)\n", *htmlFile, render.Int(len(ov.Findings)), ov.Counts.High, ov.Counts.Warn, ov.Counts.Info)
+		}
+	default:
+		err = render.ReportText(env.Stdout, ov)
+	}
+	if err != nil {
+		return fail(env, err)
+	}
+	if in.ingest != nil && in.ingest.Files == 0 && rep.Window.Requests == 0 {
+		hintf(env, "no Claude Code or Codex transcripts were found; name their folders with --claude-dir or --codex-dir")
+	}
+	return ExitOK
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// folder.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".mcpcost-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

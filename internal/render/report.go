@@ -1,0 +1,229 @@
+package render
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/mcpcost/mcpcost/internal/findings"
+)
+
+// ReportText writes the combined report for a terminal.
+func ReportText(w io.Writer, o *findings.Overview) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "mcpcost report, %s%s\n", periodWords(o.Window), partialWord(o.Partial))
+	b.WriteString(windowLine(o.Window) + "\n")
+	for _, n := range o.Notes {
+		wrapHanging(&b, "note: ", n, "      ", 100)
+	}
+	for _, p := range o.Problems {
+		wrapHanging(&b, "problem: ", p.Path+": "+p.Error, "         ", 100)
+	}
+	if len(o.Configs) == 0 {
+		b.WriteString("\nNo MCP config with servers was found for this project.\n")
+	}
+	for _, c := range o.Configs {
+		b.WriteString("\n" + configHeading(c) + "\n")
+		b.WriteString("  before typing: " + beforeTyping(c, o.ContextWindow) + "\n")
+		b.WriteString("  used: " + usedWords(c) + "\n")
+		t := &Table{
+			Header: []string{"SERVER", "TOKENS", "TOOLS", "PER REQUEST", "CALLS", "SESSIONS", "RESULT TOKENS", "CARRIED", "CARRIED $"},
+			Align:  []Align{Left, Right, Right, Right, Right, Right, Right, Right, Right},
+			Indent: "  ",
+		}
+		for _, s := range c.Servers {
+			t.Add(serverCells(c, s)...)
+		}
+		if err := writeTable(&b, t); err != nil {
+			return err
+		}
+	}
+	if len(o.ServersCalled) > 0 {
+		b.WriteString("\nMCP servers called in the window\n")
+		t := &Table{Header: []string{"SERVER", "AGENT", "CALLS", "ERRORS", "SESSIONS", "TOOLS", "RESULT TOKENS", "IN A CONFIG"},
+			Align: []Align{Left, Left, Right, Right, Right, Right, Right, Left}, Indent: "  "}
+		for _, s := range o.ServersCalled {
+			t.Add(s.Server, agentName(s.Source), Int(s.Calls), Int(s.Errors), Int(s.Sessions), Int(s.Tools), Int(int(s.ResultTokens)), yesNo(s.Configured))
+		}
+		if err := writeTable(&b, t); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(&b, "\nFindings: %d high, %d warn, %d info\n", o.Counts.High, o.Counts.Warn, o.Counts.Info)
+	if len(o.Findings) == 0 {
+		b.WriteString("  none: nothing crossed a threshold in this window\n")
+	}
+	for _, f := range o.Findings {
+		wrapHanging(&b, fmt.Sprintf("  %-4s  %s  ", strings.ToUpper(f.Level), f.ID), f.Title, strings.Repeat(" ", 8), 100)
+		wrapHanging(&b, "        do: ", f.Recommendation, "            ", 100)
+		if s := f.EstimatedSaving; s != nil {
+			wrapHanging(&b, "        saving (estimate): ", savingWords(s), "            ", 100)
+		}
+	}
+	if len(o.Findings) > 0 {
+		b.WriteString("\n'mcpcost findings' shows the evidence, confidence and assumptions of each.\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeTable(b *strings.Builder, t *Table) error {
+	var sb strings.Builder
+	if err := t.Write(&sb); err != nil {
+		return err
+	}
+	b.WriteString(sb.String())
+	return nil
+}
+
+func configHeading(c findings.ConfigUse) string {
+	s := c.ClientTitle
+	if s == "" {
+		s = c.Client
+	}
+	s += "  " + c.Path
+	if c.Scope != "" && c.Scope != c.Client {
+		s += " (" + c.Scope + " scope)"
+	}
+	return s
+}
+
+func beforeTyping(c findings.ConfigUse, window int) string {
+	total := Int(c.TotalTokens) + " tokens of definitions"
+	if c.LowerBound {
+		total = "at least " + total + " (some servers not measured)"
+	}
+	if c.UpFrontTokens == nil {
+		return total + "; what loads up front cannot be told (" + c.Posture + " posture)"
+	}
+	s := Int(*c.UpFrontTokens) + " tokens up front"
+	if window > 0 {
+		s += " (" + Percent(float64(*c.UpFrontTokens)/float64(window)) + " of a " + Int(window) + "-token window)"
+	}
+	return s + ", " + c.Posture + " posture; " + total
+}
+
+func usedWords(c findings.ConfigUse) string {
+	if c.Source == "" {
+		return c.AppliesTo
+	}
+	s := fmt.Sprintf("%s sessions, %s main-conversation requests (%s)", Int(c.Sessions), Int(c.Requests), c.AppliesTo)
+	if c.Requests > 0 {
+		s += fmt.Sprintf("; %s of their input read from the cache", Percent(c.CacheReadShare))
+	}
+	return s
+}
+
+func serverCells(c findings.ConfigUse, s findings.ServerUse) []string {
+	tokens, tools, per := s.Status, "", ""
+	if s.Tokens != nil {
+		tokens = Int(*s.Tokens)
+		per = Int(s.PerRequestTokens)
+	}
+	if s.ToolCount != nil {
+		tools = Int(*s.ToolCount)
+	}
+	if c.Source == "" {
+		return []string{s.Name, tokens, tools, per, "", "", "", "", ""}
+	}
+	carried, usd := "", ""
+	if s.Tokens != nil {
+		carried, usd = Int(int(s.CarriedTokens)), USD(s.CarriedUSD)
+	}
+	return []string{s.Name, tokens, tools, per, Int(s.Calls), Int(s.Sessions), Int(int(s.ResultTokens)), carried, usd}
+}
+
+func agentName(source string) string {
+	switch source {
+	case "claude":
+		return "Claude Code"
+	case "codex":
+		return "Codex"
+	}
+	return source
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// ReportMarkdown writes the combined report as Markdown.
+func ReportMarkdown(w io.Writer, o *findings.Overview) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## mcpcost report, %s%s\n\n", mdEscape(periodWords(o.Window)), partialWord(o.Partial))
+	b.WriteString(mdEscape(windowLine(o.Window)) + "\n\n")
+	for _, n := range o.Notes {
+		b.WriteString("> " + mdEscape(n) + "\n\n")
+	}
+	for _, p := range o.Problems {
+		b.WriteString("> problem: " + mdEscape(p.Path+": "+p.Error) + "\n\n")
+	}
+	for _, c := range o.Configs {
+		b.WriteString("### " + mdEscape(configHeading(c)) + "\n\n")
+		b.WriteString("- **Before typing:** " + mdEscape(beforeTyping(c, o.ContextWindow)) + "\n")
+		b.WriteString("- **Used:** " + mdEscape(usedWords(c)) + "\n\n")
+		b.WriteString("| SERVER | TOKENS | TOOLS | PER REQUEST | CALLS | SESSIONS | RESULT TOKENS | CARRIED | CARRIED $ |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+		for _, s := range c.Servers {
+			cells := serverCells(c, s)
+			for i := range cells {
+				cells[i] = mdCell(mdEscape(cells[i]))
+			}
+			b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+		}
+		b.WriteString("\n")
+	}
+	if len(o.ServersCalled) > 0 {
+		b.WriteString("### MCP servers called in the window\n\n| SERVER | AGENT | CALLS | ERRORS | SESSIONS | TOOLS | RESULT TOKENS | IN A CONFIG |\n|---|---|--:|--:|--:|--:|--:|---|\n")
+		for _, s := range o.ServersCalled {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(mdEscape(s.Server)), agentName(s.Source), Int(s.Calls), Int(s.Errors), Int(s.Sessions), Int(s.Tools), Int(int(s.ResultTokens)), yesNo(s.Configured))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "### Findings: %d high, %d warn, %d info\n\n", o.Counts.High, o.Counts.Warn, o.Counts.Info)
+	writeFindingsMarkdown(&b, o.Findings, "####")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+//go:embed report.html.tmpl
+var reportHTML string
+
+var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"int":     func(n any) string { return Int(toInt(n)) },
+	"usd":     USD,
+	"upper":   strings.ToUpper,
+	"period":  periodWords,
+	"window":  windowLine,
+	"heading": configHeading,
+	"before":  beforeTyping,
+	"used":    usedWords,
+	"cells":   serverCells,
+	"agent":   agentName,
+	"yesno":   yesNo,
+	"saving":  savingWords,
+}).Parse(reportHTML))
+
+func toInt(n any) int {
+	switch v := n.(type) {
+	case int:
+		return v
+	case int64:
+		return int(v)
+	case *int:
+		if v != nil {
+			return *v
+		}
+	}
+	return 0
+}
+
+// ReportHTML writes the combined report as one self-contained HTML file:
+// inline CSS, no external assets, no script.
+func ReportHTML(w io.Writer, o *findings.Overview) error {
+	return reportTemplate.Execute(w, o)
+}
