@@ -109,7 +109,7 @@ func ms(v *int64) string {
 
 func cost(c float64, partial bool) string {
 	prec := 2
-	if c < 1 {
+	if c > 0 && c < 0.01 {
 		prec = 4
 	}
 	s := "$" + strconv.FormatFloat(c, 'f', prec, 64)

@@ -270,7 +270,7 @@ func projectMatch(filter, project string) bool {
 func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions map[string]sessionInfo) error {
 	where, args := window(o, "ts")
 	rows, err := db.QueryContext(ctx, `SELECT source, session_id, ts, model, project, input, output, cache_write_5m, cache_write_1h, cache_read, speed
-		FROM requests`+where, args...)
+		FROM requests`+where+` ORDER BY ts, source, session_id, message_id, request_id, model, input, output`, args...)
 	if err != nil {
 		return fmt.Errorf("reading requests: %w", err)
 	}
@@ -330,6 +330,7 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 		return err
 	}
 	r.Totals.Sessions = len(seenSessions)
+	r.Totals.Cost = roundCost(r.Totals.Cost)
 	for m := range unpriced {
 		r.Unpriced = append(r.Unpriced, displayModel(m))
 	}
@@ -339,6 +340,7 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 			g.Models = append(g.Models, displayModel(m))
 		}
 		sort.Strings(g.Models)
+		g.Cost = roundCost(g.Cost)
 		if o.By == "session" {
 			src, id, _ := strings.Cut(key, ":")
 			s := sessions[src+"\x00"+id]
@@ -566,6 +568,10 @@ func toolsPerGroup(ctx context.Context, db *sql.DB, o Options, r *Report, sessio
 	}
 	return rows.Err()
 }
+
+// roundCost rounds to a billionth of a dollar, so that sums do not show
+// the noise of floating-point addition.
+func roundCost(c float64) float64 { return math.Round(c*1e9) / 1e9 }
 
 // percentile is the nearest-rank percentile of v (sorted in place).
 func percentile(v []int64, p float64) *int64 {
