@@ -68,6 +68,17 @@ Live servers:
                            or sse
   --once                   capture once instead of twice
 
+What Claude receives (a different number from the headline, shown beside
+it): the request Claude Code sends for these tools (mcp__server__tool
+names, descriptions cut to 2 KB, input_schema only), the session-start load
+of a deferring client, and mcp-context-cost's published Claude figure when
+the capture's SHA-256 matches exactly.
+  --claude                 also count the request with Anthropic's
+                           count_tokens (needs ANTHROPIC_API_KEY; honours
+                           ANTHROPIC_BASE_URL)
+  --model MODEL            the model for --claude (default: the current
+                           Sonnet)
+
 Per-tool counts do not add up to the total: the total counts the whole
 array once, and tokens merge differently at the joins between tools.
 
@@ -137,6 +148,9 @@ func runMeasure(env *Env, args []string) int {
 	rep := measure.NewReport(name, "measured", src, result)
 	if capture.Skipped > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d JSON-RPC %s that %s not tools/list responses skipped", capture.Skipped, pluralWord(capture.Skipped, "message", "messages"), pluralWord(capture.Skipped, "was", "were")))
+	}
+	if err := addClaude(env, rep, name, capture.Tools, nil, live); err != nil {
+		warnf(env, "%v", err)
 	}
 	if *outFlag != "" {
 		file := measure.NewFile(result, "measured", name, "mcpcost "+Version(), env.Now())

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpcost/mcpcost/internal/canon"
+	"github.com/mcpcost/mcpcost/internal/claude"
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/measure"
@@ -26,6 +28,9 @@ type liveFlags struct {
 	protocolVersion *string
 	transport       *string
 	once            *bool
+	// --claude and --model apply to files too.
+	claude *bool
+	model  *string
 }
 
 func addLiveFlags(f *flags) *liveFlags {
@@ -37,6 +42,8 @@ func addLiveFlags(f *flags) *liveFlags {
 		protocolVersion: f.String("protocol-version", "", ""),
 		transport:       f.String("transport", "", ""),
 		once:            f.Bool("once", ""),
+		claude:          f.Bool("claude", ""),
+		model:           f.String("model", "", ""),
 	}
 	d := mcpclient.DefaultTimeout
 	l.timeout = &d
@@ -253,6 +260,9 @@ func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOu
 	rep.Extras = live.Extras
 	rep.ChangedTools = live.ChangedTools
 	rep.Warnings = live.Warnings
+	if err := addClaude(env, rep, name, live.Tools, live.Instructions, l); err != nil {
+		warnf(env, "%v", err)
+	}
 	if live.Status == string(mcpclient.StatusDynamic) {
 		rep.Detail = live.Detail
 	}
@@ -313,4 +323,28 @@ func sortedNames(m map[string]string) []string {
 	}
 	sortStrings(out)
 	return out
+}
+
+// addClaude adds what Claude receives beside the headline number: the
+// request Claude Code sends and its o200k count, the session-start load,
+// the published Claude figure of this exact capture; with --claude and
+// ANTHROPIC_API_KEY, the count from Anthropic's count_tokens.
+func addClaude(env *Env, rep *measure.Report, name string, tools []*canon.Value, instructions *string, l *liveFlags) error {
+	d := claude.Describe(claude.Input{Server: name, Tools: tools, Instructions: instructions,
+		HeadlineTokens: rep.TotalTokens, CaptureSHA256: rep.CanonicalSha256, Model: *l.model})
+	rep.Claude = &d
+	if !*l.claude {
+		return nil
+	}
+	key := env.Getenv("ANTHROPIC_API_KEY")
+	if key == "" {
+		return nil // the published figure, where the hash matches, is all there is
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	c := claude.NewClient(key, env.Getenv("ANTHROPIC_BASE_URL"), *l.model)
+	if err := rep.Claude.Count(ctx, c); err != nil {
+		return fmt.Errorf("--claude: %w", err)
+	}
+	return nil
 }

@@ -2,6 +2,8 @@ package measure
 
 import (
 	"fmt"
+
+	"github.com/mcpcost/mcpcost/internal/claude"
 	"strconv"
 )
 
@@ -30,6 +32,9 @@ type Report struct {
 	Extras       *Extras  `json:"extras,omitempty"`
 	ChangedTools []string `json:"changedTools,omitempty"`
 	Warnings     []string `json:"warnings,omitempty"`
+	// Claude is what Claude receives: a different number from the
+	// headline, shown beside it.
+	Claude *claude.Report `json:"claude,omitempty"`
 }
 
 // NewReport builds the report of a measured capture.

@@ -37,6 +37,16 @@ func MeasureText(w io.Writer, r *measure.Report) error {
 			Int(x.InstructionsTokens), Int(x.Prompts), Int(x.PromptsTokens), Int(x.Resources), Int(x.ResourcesTokens), Int(x.ResourceTemplates), Int(x.ResourceTemplatesTokens))
 		fmt.Fprintf(&b, "  session start for a client that defers tools (names + instructions): %s tokens\n", Int(x.SessionStartTokens))
 	}
+	if c := r.Claude; c != nil {
+		wrap(&b, fmt.Sprintf("what Claude Code sends for these tools (mcp__%s__tool names, descriptions cut to 2 KB, input_schema only): %s tokens in o200k_base, a different number from the headline",
+			c.Server, Int(c.Request.Tokens)), "  ", 80)
+		if p := c.Published; p != nil && p.ClaudeTokens != nil {
+			wrap(&b, fmt.Sprintf("published Claude count of this exact capture: %s tokens (%s, %s, %s)", Int(*p.ClaudeTokens), p.ClaudeModel, p.ClaudeMethod, p.MeasuredDate), "  ", 80)
+		}
+		if cl := c.Claude; cl != nil {
+			wrap(&b, fmt.Sprintf("Claude's own count (count_tokens, %s): %s tokens, including the tool-use system prompt of any request with tools", cl.Model, Int(cl.Tokens)), "  ", 80)
+		}
+	}
 	for _, wmsg := range r.Warnings {
 		fmt.Fprintf(&b, "  warning: %s\n", wmsg)
 	}
