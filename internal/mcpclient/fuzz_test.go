@@ -12,7 +12,7 @@ import (
 
 // filterAll runs data through a stdoutFilter, reading in chunks of n bytes.
 func filterAll(data []byte, n, max int) ([]byte, *recorder) {
-	rec := newRecorder()
+	rec := newRecorder(1 << 20)
 	for i := 1; i <= 5; i++ {
 		rec.outgoing([]byte(`{"jsonrpc":"2.0","id":` + string(rune('0'+i)) + `,"method":"m"}`))
 	}
@@ -58,7 +58,7 @@ func FuzzStdoutFilter(f *testing.F) {
 // tapAll runs an SSE stream through an sseTap in chunks of n bytes and
 // returns what the recorder kept.
 func tapAll(data []byte, n int) (*recorder, error) {
-	rec := newRecorder()
+	rec := newRecorder(1 << 20)
 	for i := 1; i <= 5; i++ {
 		rec.outgoing([]byte(`{"jsonrpc":"2.0","id":` + string(rune('0'+i)) + `,"method":"m"}`))
 	}

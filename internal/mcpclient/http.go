@@ -173,7 +173,7 @@ func captureHTTP(ctx context.Context, t Target, o Options, protocolVersion, kind
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return sessionOutcome{fail: failf(StatusStartupFailure, "not an http(s) URL: %s", redactURL(t.URL))}, false
 	}
-	rec := newRecorder()
+	rec := newRecorder(o.MaxCaptureBytes)
 	dialer := &net.Dialer{Timeout: o.Timeout}
 	base := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,

@@ -55,6 +55,7 @@ type Target struct {
 const (
 	DefaultTimeout          = 60 * time.Second
 	DefaultMaxResponseBytes = 16 << 20 // one JSON-RPC message
+	DefaultMaxCaptureBytes  = 64 << 20 // all results of one capture together
 	DefaultMaxPages         = 100      // per list method
 	DefaultMaxTools         = 10000
 	DefaultMaxStderrBytes   = 64 << 10 // kept from the end of stderr
@@ -85,6 +86,7 @@ type Options struct {
 	ClientVersion string
 
 	MaxResponseBytes int           // largest accepted message; default DefaultMaxResponseBytes
+	MaxCaptureBytes  int           // all results of one capture; default DefaultMaxCaptureBytes
 	MaxPages         int           // pages per list method; default DefaultMaxPages
 	MaxTools         int           // tools over all pages; default DefaultMaxTools
 	MaxStderrBytes   int           // stderr kept; default DefaultMaxStderrBytes
@@ -97,6 +99,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxResponseBytes <= 0 {
 		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if o.MaxCaptureBytes <= 0 {
+		o.MaxCaptureBytes = DefaultMaxCaptureBytes
 	}
 	if o.MaxPages <= 0 {
 		o.MaxPages = DefaultMaxPages

@@ -24,7 +24,12 @@ type recorder struct {
 	notices   map[string]int
 	http      []httpExchange
 	netErr    error
+	maxTotal  int // bytes of results kept, over all responses
+	total     int
 }
+
+// maxMethodNames bounds the distinct server-to-client method names counted.
+const maxMethodNames = 64
 
 // rawResponse is one response to a request we sent.
 type rawResponse struct {
@@ -45,8 +50,9 @@ type httpExchange struct {
 	ContentType     string
 }
 
-func newRecorder() *recorder {
+func newRecorder(maxTotal int) *recorder {
 	return &recorder{
+		maxTotal:  maxTotal,
 		pending:   map[string]string{},
 		responses: map[string][]rawResponse{},
 		serverReq: map[string]int{},
@@ -93,11 +99,15 @@ func (r *recorder) incoming(data []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if m.Method != nil {
+		counts := r.notices
 		if len(m.ID) > 0 && !bytes.Equal(m.ID, []byte("null")) {
-			r.serverReq[*m.Method]++
-		} else {
-			r.notices[*m.Method]++
+			counts = r.serverReq
 		}
+		name := clip(*m.Method, 64)
+		if _, ok := counts[name]; !ok && len(counts) >= maxMethodNames {
+			name = "(other methods)"
+		}
+		counts[name]++
 		return
 	}
 	id := string(bytes.TrimSpace(m.ID))
@@ -108,6 +118,13 @@ func (r *recorder) incoming(data []byte) {
 	delete(r.pending, id)
 	resp := rawResponse{Err: m.Error}
 	if m.Error == nil {
+		r.total += len(m.Result)
+		if r.maxTotal > 0 && r.total > r.maxTotal {
+			if r.fatal == nil {
+				r.fatal = failf(StatusProtocolError, "the server sent more than %d bytes of results in one capture", r.maxTotal)
+			}
+			return
+		}
 		resp.Result = append(json.RawMessage(nil), m.Result...)
 	}
 	r.responses[method] = append(r.responses[method], resp)

@@ -245,6 +245,9 @@ func (s *session) list(method, key string, call func(ctx context.Context, cursor
 		cancel()
 		resp, ok := s.l.rec.since(method, n)
 		if !ok {
+			if f := s.l.rec.failure(); f != nil {
+				return nil, f
+			}
 			if err == nil {
 				return nil, failf(StatusProtocolError, "the %s result was not seen on the wire", what)
 			}

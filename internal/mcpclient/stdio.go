@@ -372,7 +372,7 @@ func captureStdio(ctx context.Context, t Target, o Options, protocolVersion stri
 		return sessionOutcome{fail: failf(StatusStartupFailure, "cannot start %s: %v", baseName(t.Command), startError(err))}
 	}
 	defer p.shutdown(o.KillGrace)
-	rec := newRecorder()
+	rec := newRecorder(o.MaxCaptureBytes)
 	e := &ends{}
 	l := link{
 		kind: "stdio",

@@ -74,6 +74,7 @@ func TestStdioClasses(t *testing.T) {
 		{mode: "stderr-flood", status: StatusMeasured, bound: 10 * time.Second, opts: func(o *Options) { o.MaxStderrBytes = 4096 }},
 		{mode: "huge", status: StatusProtocolError, detail: "larger than the 1048576-byte limit", bound: 8 * time.Second},
 		{mode: "endless-pages", status: StatusProtocolError, detail: "more than 20 pages", bound: 8 * time.Second},
+		{mode: "endless-pages", status: StatusProtocolError, detail: "more than 2000 bytes of results", bound: 8 * time.Second, opts: func(o *Options) { o.MaxCaptureBytes = 2000 }},
 		{mode: "repeat-cursor", status: StatusProtocolError, detail: "pagination loop", bound: 8 * time.Second},
 		{mode: "many-tools", status: StatusProtocolError, detail: "more than 100 tools", bound: 8 * time.Second, opts: func(o *Options) { o.MaxTools = 100 }},
 		{mode: "dup-names", status: StatusProtocolError, detail: `tools 1 and 3 are both named "alpha"`, bound: 8 * time.Second},
