@@ -64,8 +64,10 @@ rm -f "$db" "$db-wal" "$db-shm"
 cat "$dir"/home/.claude/projects/*/*.jsonl > /dev/null   # warm the page cache
 
 timed ccusage-daily "$ccusage" daily --offline --json
-timed mcpcost-first "$bin/mcpcost" usage --db "$db" --claude-dir "$dir/home/.claude" --codex-dir "$dir/home/.codex" --json
-timed mcpcost-rerun "$bin/mcpcost" usage --db "$db" --claude-dir "$dir/home/.claude" --codex-dir "$dir/home/.codex" --json
+# The same report (by day) in all three, so that the re-run's difference
+# to the report alone is the cost of finding nothing new.
+timed mcpcost-first "$bin/mcpcost" usage --db "$db" --claude-dir "$dir/home/.claude" --codex-dir "$dir/home/.codex" --by day --json
+timed mcpcost-rerun "$bin/mcpcost" usage --db "$db" --claude-dir "$dir/home/.claude" --codex-dir "$dir/home/.codex" --by day
 timed mcpcost-usage "$bin/mcpcost" usage --db "$db" --no-ingest --by day
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -73,6 +75,7 @@ base=${wall[ccusage-daily]}
 echo
 echo "first ingest / ccusage daily:  $(ratio "${wall[mcpcost-first]}" "$base")x   (goal <= 5x)"
 echo "re-run       / ccusage daily:  $(ratio "${wall[mcpcost-rerun]}" "$base")x   (goal < 0.05x)"
+echo "  of which finding nothing new (re-run minus usage): $(awk -v a="${wall[mcpcost-rerun]}" -v b="${wall[mcpcost-usage]}" -v c="$base" 'BEGIN { printf "%.2f s, %.3fx", a - b, (a - b) / c }')"
 echo "usage        / ccusage daily:  $(ratio "${wall[mcpcost-usage]}" "$base")x   (goal < 0.5x)"
 echo "peak memory of mcpcost: $(printf '%s\n' "${rss[mcpcost-first]}" "${rss[mcpcost-rerun]}" "${rss[mcpcost-usage]}" | sort -n | tail -1) MB   (goal < 150 MB)"
 

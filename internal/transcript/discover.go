@@ -95,7 +95,10 @@ func walkRoots(roots []string, add func(root, path string)) error {
 	seen := map[string]bool{}
 	var errs []error
 	for _, root := range roots {
-		root = filepath.Clean(root)
+		// Paths are stored: the same file must always have the same name.
+		if abs, err := filepath.Abs(root); err == nil {
+			root = abs
+		}
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 			continue
 		}
@@ -116,12 +119,8 @@ func walkRoots(roots []string, add func(root, path string)) error {
 			if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".jsonl") {
 				return nil
 			}
-			key := path
-			if abs, err := filepath.Abs(path); err == nil {
-				key = abs
-			}
-			if !seen[key] {
-				seen[key] = true
+			if !seen[path] {
+				seen[path] = true
 				add(root, path)
 			}
 			return nil

@@ -416,7 +416,7 @@ func toolRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions ma
 	rows, err := db.QueryContext(ctx, `SELECT source, session_id, coalesce(name, ''), coalesce(tool, ''), coalesce(server, ''), coalesce(plugin, ''),
 		call_ts IS NOT NULL, result_ts IS NOT NULL, coalesce(result_ts - call_ts, -1), coalesce(result_tokens, 0), coalesce(estimated_tokens, 0),
 		coalesce(non_text, 0), coalesce(is_error, 0), coalesce(project, ''), coalesce(args_hash, x'')
-		FROM tool_calls`+where+` ORDER BY coalesce(call_ts, result_ts), id`, args...)
+		FROM tool_calls`+where, args...)
 	if err != nil {
 		return fmt.Errorf("reading tool calls: %w", err)
 	}
