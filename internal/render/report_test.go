@@ -1,0 +1,202 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/findings"
+)
+
+// overview is a report with a config, a server called outside it, and
+// two findings, one of them with characters HTML must escape.
+func overview() *findings.Overview {
+	tokFS, tokMem, nFS, nMem := 2823, 2378, 14, 9
+	up, upFront := true, 5201
+	usd := 0.0215
+	r := &findings.Report{
+		Schema:        findings.Schema,
+		GeneratedAt:   time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC),
+		Window:        findings.Window{Since: "2026-11-01T00:00:00Z", Requests: 24, MainRequests: 24, Sessions: 3, ToolCalls: 30, MCPCalls: 26, Cost: 0.3151},
+		PricesUpdated: "2026-11-29",
+		Counts:        findings.Counts{Warn: 1, Info: 1},
+		Notes:         []string{"models without a price (claude-mystery-9) count no cost: USD figures are lower bounds"},
+		Configs: []findings.ConfigUse{{
+			ConfigRef:   findings.ConfigRef{Client: "claude-code", Path: "/home/u/proj/.mcp.json", Scope: "project"},
+			ClientTitle: "Claude Code", TotalTokens: 5201, UpFrontTokens: &upFront, Posture: "up-front", Source: "claude",
+			AppliesTo: "Claude Code sessions in /home/u/proj", Sessions: 3, Requests: 24, CacheReadShare: 0.978,
+			Servers: []findings.ServerUse{
+				{Name: "filesystem", Status: "measured", Tokens: &tokFS, ToolCount: &nFS, LoadsUpFront: &up, PerRequestTokens: 2823, Calls: 24, Sessions: 3, ResultTokens: 756, ToolsCalled: []string{"read_text_file"}, CarriedTokens: 67752, CarriedUSD: 0.0256},
+				{Name: "memory", Status: "measured", Tokens: &tokMem, ToolCount: &nMem, LoadsUpFront: &up, PerRequestTokens: 2378, ToolsCalled: []string{}, CarriedTokens: 57072, CarriedUSD: usd},
+				{Name: "remote", Status: "not-cached", ToolsCalled: []string{}},
+			},
+		}},
+		ServersCalled: []findings.ServerCalls{
+			{Server: "filesystem", Source: "claude", Calls: 24, Sessions: 3, Tools: 3, ResultTokens: 756, Configured: true},
+			{Server: "github", Source: "codex", Calls: 2, Errors: 1, Sessions: 1, Tools: 1, ResultTokens: 120},
+		},
+		Findings: []findings.Finding{
+			{ID: "idle-0123abcd", Type: findings.TypeIdleServer, Level: findings.LevelWarn,
+				Title:          "memory is configured but was never called: its definitions rode on 24 requests, 57,072 tokens in all",
+				Facts:          []string{"2,378 tokens on each of 24 main-conversation requests in 3 sessions"},
+				Confidence:     "medium",
+				ConfidenceRule: "the config is assumed to have been as it is now",
+				LevelRule:      "warn when never called",
+				Recommendation: "Never called in these sessions: remove it from /home/u/proj/.mcp.json.",
+				EstimatedSaving: &findings.Saving{Tokens: 57072, USD: &usd, Assumption: "if the server were disabled"}},
+			{ID: "rep-4567ef01", Type: findings.TypeRepeatedCalls, Level: findings.LevelInfo,
+				Title:          `github/search_code <script>alert("x")</script> was called again with identical arguments 2 times`,
+				Facts:          []string{"2 repeats of 3 calls & more"},
+				Confidence:     "high",
+				ConfidenceRule: "exact",
+				LevelRule:      "info below 5 repeats",
+				Recommendation: "Reuse the earlier result.",
+				EstimatedSaving: &findings.Saving{Tokens: 80, Assumption: "if reused; not priced"}},
+		},
+	}
+	return findings.NewOverview(r, &audit.Report{ContextWindow: 200_000, Problems: []audit.Problem{}})
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "report", name)
+	if updating() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; got:\n%s", name, got)
+	}
+}
+
+func TestReportGolden(t *testing.T) {
+	o := overview()
+	fr := &findings.Report{Window: o.Window, Counts: o.Counts, Findings: o.Findings, Notes: o.Notes}
+	for name, write := range map[string]func(io.Writer) error{
+		"report.txt":   func(w io.Writer) error { return ReportText(w, o) },
+		"report.md":    func(w io.Writer) error { return ReportMarkdown(w, o) },
+		"report.html":  func(w io.Writer) error { return ReportHTML(w, o) },
+		"findings.txt": func(w io.Writer) error { return FindingsText(w, fr) },
+		"findings.md":  func(w io.Writer) error { return FindingsMarkdown(w, fr) },
+	} {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		golden(t, name, b.Bytes())
+	}
+}
+
+// The HTML file stands alone: it parses, its elements balance, it holds
+// no script and loads nothing, and text is escaped.
+func TestReportHTML(t *testing.T) {
+	var b bytes.Buffer
+	if err := ReportHTML(&b, overview()); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	d := xml.NewDecoder(strings.NewReader(page))
+	d.Strict = false
+	d.AutoClose = xml.HTMLAutoClose
+	d.Entity = xml.HTMLEntity
+	var stack []string
+	ids := map[string]bool{}
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the page does not parse: %v", err)
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			name := strings.ToLower(e.Name.Local)
+			switch name {
+			case "script", "link", "img", "iframe", "object", "embed":
+				t.Errorf("the page has a <%s> element", name)
+			}
+			for _, a := range e.Attr {
+				switch strings.ToLower(a.Name.Local) {
+				case "src", "href":
+					t.Errorf("the page loads %s", a.Value)
+				case "id":
+					ids[a.Value] = true
+				}
+				if strings.HasPrefix(strings.ToLower(a.Name.Local), "on") {
+					t.Errorf("the page has an event handler %s", a.Name.Local)
+				}
+			}
+			if name != "meta" && name != "br" {
+				stack = append(stack, name)
+			}
+		case xml.EndElement:
+			name := strings.ToLower(e.Name.Local)
+			if name == "meta" || name == "br" {
+				continue
+			}
+			if len(stack) == 0 || stack[len(stack)-1] != name {
+				t.Fatalf("</%s> closes %v", name, stack)
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	if len(stack) != 0 {
+		t.Errorf("unclosed elements: %v", stack)
+	}
+	for _, id := range []string{"idle-0123abcd", "rep-4567ef01"} {
+		if !ids[id] {
+			t.Errorf("no element with id %s", id)
+		}
+	}
+	if !strings.Contains(page, "&lt;script&gt;") || !strings.Contains(page, "<style>") {
+		t.Error("the title is not escaped, or the CSS is not inline")
+	}
+}
+
+// A headless browser renders the page to a non-empty screenshot, when
+// chromium is installed.
+func TestReportHTMLScreenshot(t *testing.T) {
+	bin := "/usr/bin/chromium"
+	if _, err := os.Stat(bin); err != nil {
+		t.Skip("chromium is not installed at /usr/bin/chromium")
+	}
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	var b bytes.Buffer
+	if err := ReportHTML(&b, overview()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "shot.png")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+filepath.Join(dir, "profile"),
+		"--screenshot="+shot, "--window-size=1200,1600", "file://"+page)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, out)
+	}
+	fi, err := os.Stat(shot)
+	if err != nil || fi.Size() < 1000 {
+		t.Fatalf("no screenshot (%v)", err)
+	}
+}
