@@ -203,7 +203,7 @@ func (s *session) capture(cs *mcp.ClientSession, start time.Time) sessionOutcome
 	if f := l.rec.failure(); f != nil {
 		return sessionOutcome{fail: f}
 	}
-	c.Warnings = append(s.warnings, l.rec.warnings()...)
+	c.Warnings = append(append(c.Warnings, s.warnings...), l.rec.warnings()...)
 	c.SkippedStdoutLines = l.rec.skippedLines()
 	c.Elapsed = time.Since(start)
 	return sessionOutcome{capture: c}
@@ -406,18 +406,61 @@ func (s *session) classify(err error, rctx context.Context, what string) *failur
 		}
 		return failf(StatusProtocolError, "%s: the server answered with JSON-RPC error %d (%s)", what, werr.Code, clip(werr.Message, 200))
 	}
-	if raw := s.l.rec.last("initialize"); raw != nil {
-		var r struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		if json.Unmarshal(raw, &r) == nil && !slices.Contains(supportedProtocolVersions, r.ProtocolVersion) {
-			return failf(StatusProtocolError, "the server answered initialize with protocol version %q, which mcpcost does not speak", clip(r.ProtocolVersion, 40))
+	for _, method := range []string{"initialize", "server/discover"} {
+		if raw := s.l.rec.last(method); raw != nil {
+			if f := checkInitialize(method, raw); f != nil {
+				return f
+			}
 		}
 	}
 	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
 		return failf(StatusProtocolError, "the connection closed while waiting for %s", what)
 	}
-	return failf(StatusProtocolError, "%s failed: %v", what, err)
+	return failf(StatusProtocolError, "%s failed: %s", what, clip(err.Error(), 300))
+}
+
+// checkInitialize names what is wrong with a raw initialize (or discover)
+// result that the SDK refused: a field of the wrong JSON type, or a
+// protocol version nobody speaks. It returns nil when it finds nothing.
+func checkInitialize(method string, raw json.RawMessage) *failure {
+	var r map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return failf(StatusProtocolError, "the %s result is not a JSON object", method)
+	}
+	want := map[string]byte{"protocolVersion": '"', "instructions": '"', "serverInfo": '{', "capabilities": '{', "supportedVersions": '['}
+	for _, field := range sortedKeys(want) {
+		v, ok := r[field]
+		if !ok || len(v) == 0 || string(v) == "null" {
+			continue
+		}
+		if v[0] != want[field] {
+			return failf(StatusProtocolError, "the %s result is malformed: %s is %s, not %s", method, field, jsonKind(v), jsonKind([]byte{want[field]}))
+		}
+	}
+	if method == "initialize" {
+		var pv string
+		if json.Unmarshal(r["protocolVersion"], &pv) == nil && !slices.Contains(supportedProtocolVersions, pv) {
+			return failf(StatusProtocolError, "the server answered initialize with protocol version %q, which mcpcost does not speak", clip(pv, 40))
+		}
+	}
+	return nil
+}
+
+// jsonKind names the type of a JSON value from its first byte.
+func jsonKind(v []byte) string {
+	switch v[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }
 
 func clip(s string, n int) string {

@@ -20,6 +20,7 @@
 //	deaf-pinger     answers initialize, then stops reading stdin and sends pings without end
 //	no-discover     ignores server/discover (a legacy server that drops unknown requests)
 //	bad-version     answers initialize with a protocol version nobody speaks
+//	odd-init        answers initialize with instructions that are a number
 //	rpc-error       answers tools/list with JSON-RPC error -32603
 //	exit-mid-list   exits with status 3 when asked for the second page
 //	crash           writes to stderr and exits with status 1 at once
@@ -206,6 +207,9 @@ func main() {
 			}
 			caps := map[string]any{"tools": map[string]any{}}
 			r := map[string]any{"protocolVersion": pv, "capabilities": caps, "serverInfo": map[string]any{"name": "stdioserver", "version": "1.0.0"}}
+			if mode == "odd-init" {
+				r["instructions"] = 42
+			}
 			if mode == "full" {
 				caps["prompts"] = map[string]any{}
 				caps["resources"] = map[string]any{}
