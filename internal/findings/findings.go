@@ -38,7 +38,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
 )
 
 // Schema is the version of the findings JSON.
@@ -345,8 +344,8 @@ type Options struct {
 	// dates the table behind it.
 	Pricing       Pricing
 	PricesUpdated string
-	Thresholds Thresholds
-	Now        time.Time
+	Thresholds    Thresholds
+	Now           time.Time
 	// Descriptions returns a server's tool descriptions by tool name, for
 	// the exact 2 KB cut; nil (or a nil map) when unknown, and the cut is
 	// then judged on the description's UTF-8 length.

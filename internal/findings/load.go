@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-
 )
 
 // request is one de-duplicated request of the window, priced.
