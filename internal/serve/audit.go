@@ -74,12 +74,24 @@ func (s *server) addAudit(srv *mcp.Server) {
 func ptr[T any](v T) *T { return &v }
 
 func (s *server) auditConfig(ctx context.Context, req *mcp.CallToolRequest, in auditIn) (*mcp.CallToolResult, *AuditResult, error) {
+	p := newProgress(ctx, req, 0)
+	rep, _, err := s.audit(ctx, p, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := auditResult(rep)
+	return textResult(auditText(out, rep, in.Launch)), out, nil
+}
+
+// audit runs the static audit of the config at in.Path, or of those
+// discovered (of in.Client), from the cache unless in.Launch.
+func (s *server) audit(ctx context.Context, p *progress, in auditIn) (*audit.Report, clients.System, error) {
 	if in.Client != "" && !clients.Known(in.Client) {
-		return nil, nil, fmt.Errorf("unknown client %q (known: %s)", in.Client, strings.Join(clients.Clients(), ", "))
+		return nil, clients.System{}, fmt.Errorf("unknown client %q (known: %s)", in.Client, strings.Join(clients.Clients(), ", "))
 	}
 	sys, err := clients.Local(s.o.Getenv, s.o.Project)
 	if err != nil {
-		return nil, nil, err
+		return nil, sys, err
 	}
 	var configs []clients.Config
 	if in.Path != "" {
@@ -90,11 +102,11 @@ func (s *server) auditConfig(ctx context.Context, req *mcp.CallToolRequest, in a
 			p = filepath.Join(sys.Cwd, p)
 		}
 		if _, err := os.Stat(p); err != nil {
-			return nil, nil, fmt.Errorf("config %s: %w", p, errNotExist(err))
+			return nil, sys, fmt.Errorf("config %s: %w", p, errNotExist(err))
 		}
 		cfg, err := clients.Load(sys, p)
 		if err != nil {
-			return nil, nil, err
+			return nil, sys, err
 		}
 		configs = append(configs, cfg)
 	} else {
@@ -105,18 +117,10 @@ func (s *server) auditConfig(ctx context.Context, req *mcp.CallToolRequest, in a
 		configs, _ = clients.Discover(sys, want)
 	}
 
-	var cache *audit.Cache
-	dir := s.o.CacheDir
-	if dir == "" {
-		dir, _ = audit.DefaultCacheDir(s.o.Getenv)
-	}
-	if dir != "" {
-		cache, _ = audit.OpenCache(dir, s.o.MaxAge)
-	}
+	cache := s.cache()
 	if cache == nil && !in.Launch {
-		return nil, nil, fmt.Errorf("the measurement cache is unavailable; call again with launch: true to measure the servers")
+		return nil, sys, fmt.Errorf("the measurement cache is unavailable; call again with launch: true to measure the servers")
 	}
-	p := newProgress(ctx, req, 0)
 	p.step("auditing " + plural(len(configs), "config"))
 	rep := audit.Run(ctx, configs, audit.Options{
 		Cache:   cache,
@@ -131,10 +135,25 @@ func (s *server) auditConfig(ctx context.Context, req *mcp.CallToolRequest, in a
 		Progress:  p.lines(true),
 	})
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, sys, err
 	}
-	out := auditResult(rep)
-	return textResult(auditText(out, rep, in.Launch)), out, nil
+	return rep, sys, nil
+}
+
+// cache opens the measurement cache; nil when there is none.
+func (s *server) cache() *audit.Cache {
+	dir := s.o.CacheDir
+	if dir == "" {
+		dir, _ = audit.DefaultCacheDir(s.o.Getenv)
+	}
+	if dir == "" {
+		return nil
+	}
+	c, err := audit.OpenCache(dir, s.o.MaxAge)
+	if err != nil {
+		return nil
+	}
+	return c
 }
 
 // errNotExist words a stat error without Go's "stat PATH:" prefix.

@@ -1,8 +1,8 @@
 // Package serve is mcpcost as an MCP server, so that an agent can budget its
 // own context: it audits the MCP configs of this machine (audit_config),
 // measures one server (measure_server), reports what past sessions cost
-// (usage_summary, recent_sessions) and what one session's tool results put
-// into its context (session_tools).
+// (usage_summary, recent_sessions), what one session's tool results put
+// into its context (session_tools) and what to change (findings).
 //
 // Every tool has an input schema, a structured result with an output schema
 // and a short text rendering. The definitions themselves are kept small (a
@@ -126,6 +126,7 @@ func New(o Options) *mcp.Server {
 	s.addAudit(srv)
 	s.addMeasure(srv)
 	s.addUsage(srv)
+	s.addFindings(srv)
 	srv.AddReceivingMiddleware(unknownToolAsToolError(srv))
 	return srv
 }
@@ -154,16 +155,17 @@ func unknownToolAsToolError(srv *mcp.Server) mcp.Middleware {
 
 // toolNames are the tools New registers.
 var toolNames = map[string]bool{
-	toolAudit: true, toolMeasure: true, toolUsage: true, toolSession: true, toolRecent: true,
+	toolAudit: true, toolMeasure: true, toolUsage: true, toolSession: true, toolRecent: true, toolFindings: true,
 }
 
 // The tools' names.
 const (
-	toolAudit   = "audit_config"
-	toolMeasure = "measure_server"
-	toolUsage   = "usage_summary"
-	toolSession = "session_tools"
-	toolRecent  = "recent_sessions"
+	toolAudit    = "audit_config"
+	toolMeasure  = "measure_server"
+	toolUsage    = "usage_summary"
+	toolSession  = "session_tools"
+	toolRecent   = "recent_sessions"
+	toolFindings = "findings"
 )
 
 func sortedToolNames() []string {

@@ -101,6 +101,12 @@ func newFixture(t *testing.T, transcripts bool) *fixture {
 	if err := os.WriteFile(filepath.Join(f.project, ".mcp.json"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A user-scope server, in every Claude Code session and never called
+	// in the generated transcripts: an idle server.
+	user := fmt.Sprintf(`{"mcpServers": {"scratch": {"type": "stdio", "command": %q}}}`, f.notes)
+	if err := os.WriteFile(filepath.Join(f.home, ".claude.json"), []byte(user), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if transcripts {
 		m, err := transcripttest.Generate(f.home, transcripttest.Small())
 		if err != nil {
@@ -133,6 +139,15 @@ func (p *progressLog) handler(_ context.Context, req *mcp.ProgressNotificationCl
 	p.mu.Lock()
 	p.msgs = append(p.msgs, req.Params.Message)
 	p.mu.Unlock()
+}
+
+// wait waits a little for n notifications (the client handles them
+// apart from the result) and returns those received.
+func (p *progressLog) wait(n int) []string {
+	for i := 0; i < 100 && len(p.all()) < n; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return p.all()
 }
 
 func (p *progressLog) all() []string {
@@ -283,7 +298,7 @@ func TestAuditConfig(t *testing.T) {
 	if !strings.Contains(text, "notes: 611 tokens, 4 tools") {
 		t.Errorf("text:\n%s", text)
 	}
-	if len(progress.all()) < 2 {
+	if len(progress.wait(2)) < 2 {
 		t.Errorf("progress notifications: %q", progress.all())
 	}
 	b, _ := json.Marshal(warm)
@@ -334,7 +349,7 @@ func TestMeasureServer(t *testing.T) {
 	if strings.Contains(string(b)+text, "canary") {
 		t.Errorf("an env value was echoed: %s", b)
 	}
-	if got := progress.all(); len(got) != 2 || !strings.HasPrefix(got[0], "measuring ") {
+	if got := progress.wait(2); len(got) != 2 || !strings.HasPrefix(got[0], "measuring ") {
 		t.Errorf("progress: %q", got)
 	}
 
@@ -374,7 +389,7 @@ func TestUsageTools(t *testing.T) {
 	if len(u.Rows) == 0 || u.ResultTokens == 0 || len(u.Notes) == 0 || !strings.Contains(u.Notes[0], "corrupt") {
 		t.Errorf("usage: %+v", u)
 	}
-	if len(progress.all()) == 0 {
+	if len(progress.wait(1)) == 0 {
 		t.Errorf("no progress while reading transcripts")
 	}
 
@@ -592,5 +607,100 @@ func TestDefinitionsBudget(t *testing.T) {
 	}
 	if live.Status != "measured" {
 		t.Errorf("status %s: the definitions must not change between launches", live.Status)
+	}
+}
+
+func TestFindings(t *testing.T) {
+	f := newFixture(t, true)
+	cs, _ := connect(t, f.opts)
+	var all FindingsResult
+	text := call(t, cs, toolFindings, map[string]any{"launch": true, "limit": 100}, &all)
+	if all.Schema != FindingsSchema || len(all.Findings) == 0 {
+		t.Fatalf("findings: %+v\n%s", all, text)
+	}
+	idle := false
+	for _, fi := range all.Findings {
+		idle = idle || fi.Type == "idle-server" && strings.Contains(fi.Title, "scratch")
+	}
+	if !idle {
+		t.Errorf("the user-scope scratch server, never called, is not found idle:\n%s", text)
+	}
+	if n := all.High + all.Warn + all.Info; n != len(all.Findings)+all.More {
+		t.Errorf("counts %d/%d/%d, %d findings listed and %d more", all.High, all.Warn, all.Info, len(all.Findings), all.More)
+	}
+	seen := map[string]bool{}
+	for i, fi := range all.Findings {
+		if fi.ID == "" || fi.Title == "" || fi.Recommendation == "" || seen[fi.ID] {
+			t.Errorf("finding %d: %+v", i, fi)
+		}
+		seen[fi.ID] = true
+		if i > 0 && rank(fi.Level) > rank(all.Findings[i-1].Level) {
+			t.Errorf("findings not most important first: %s after %s", fi.Level, all.Findings[i-1].Level)
+		}
+		if !strings.Contains(text, fi.ID) {
+			t.Errorf("text does not name %s", fi.ID)
+		}
+	}
+	// The same findings keep their ids; a level keeps those at or above it.
+	var warn FindingsResult
+	call(t, cs, toolFindings, map[string]any{"level": "warn", "limit": 100}, &warn)
+	if len(warn.Findings) != all.High+all.Warn {
+		t.Errorf("level warn: %d findings, want %d", len(warn.Findings), all.High+all.Warn)
+	}
+	for _, fi := range warn.Findings {
+		if !seen[fi.ID] || fi.Level == "info" {
+			t.Errorf("level warn: %+v", fi)
+		}
+	}
+	var one FindingsResult
+	call(t, cs, toolFindings, map[string]any{"limit": 1}, &one)
+	if len(one.Findings) != 1 || one.More != len(all.Findings)-1 || one.Findings[0].ID != all.Findings[0].ID {
+		t.Errorf("limit 1: %+v", one)
+	}
+	msg := callErr(t, cs, toolFindings, map[string]any{"level": "urgent"})
+	if !strings.Contains(msg, "level must be one of info, warn, high") {
+		t.Errorf("bad level: %s", msg)
+	}
+}
+
+func rank(level string) int {
+	return map[string]int{"info": 1, "warn": 2, "high": 3}[level]
+}
+
+// TestStdio runs the built binary and talks to it over stdio, as a client
+// that launches "mcpcost serve" does.
+func TestStdio(t *testing.T) {
+	f := newFixture(t, false)
+	bin := build(t, "cmd/mcpcost")
+	cmd := exec.Command(bin, "serve")
+	cmd.Dir = f.project
+	cmd.Env = append(os.Environ(), "HOME="+f.home, "XDG_CACHE_HOME="+f.cache, "XDG_DATA_HOME="+filepath.Join(f.home, "data"), "MCPCOST_CACHE_DIR="+f.cache)
+	c := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != len(toolNames) {
+		t.Errorf("%d tools over stdio, want %d", len(res.Tools), len(toolNames))
+	}
+	var a AuditResult
+	call(t, cs, toolAudit, map[string]any{"path": ".mcp.json", "launch": true}, &a)
+	if len(a.Configs) != 1 || a.Partial || a.Configs[0].Tokens == 0 {
+		t.Errorf("audit over stdio: %+v", a)
+	}
+	var r SessionsResult
+	text := call(t, cs, toolRecent, nil, &r)
+	if len(r.Sessions) != 0 || !strings.Contains(text, "no sessions") {
+		t.Errorf("recent sessions of an empty home: %+v %q", r, text)
+	}
+	if _, err := os.Stat(filepath.Join(f.home, "data", "mcpcost", "usage.db")); err != nil {
+		t.Errorf("the store is not in the data folder: %v", err)
 	}
 }

@@ -186,10 +186,7 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 		return nil, nil, err
 	}
 	o := usage.Options{By: in.By, Project: in.Project, Source: "all", Location: s.o.Location, Now: s.o.Now()}
-	if in.Days > 0 {
-		now := o.Now.In(o.Location)
-		o.Since = time.Date(now.Year(), now.Month(), now.Day()-(in.Days-1), 0, 0, 0, 0, o.Location)
-	}
+	o.Since = since(o.Now, in.Days, o.Location)
 	var out *UsageResult
 	err = s.withStore(ctx, req, func(db *sql.DB, notes []string) error {
 		rep, err := usage.Build(ctx, db, o)
@@ -225,6 +222,16 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 		return nil, nil, err
 	}
 	return textResult(usageText(out)), out, nil
+}
+
+// since is the start of the last days days, today included; zero for
+// days 0 (all history).
+func since(now time.Time, days int, loc *time.Location) time.Time {
+	if days <= 0 {
+		return time.Time{}
+	}
+	now = now.In(loc)
+	return time.Date(now.Year(), now.Month(), now.Day()-(days-1), 0, 0, 0, 0, loc)
 }
 
 func round(usd float64) float64 { return math.Round(usd*10000) / 10000 }

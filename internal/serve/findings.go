@@ -1,0 +1,162 @@
+package serve
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpcost/mcpcost/internal/findings"
+	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/usage"
+)
+
+// FindingsSchema versions the findings tool's structured result.
+const FindingsSchema = "mcpcost.serve.findings/v1"
+
+type findingsIn struct {
+	Days    int    `json:"days,omitempty" jsonschema:"last N days; default all"`
+	Level   string `json:"level,omitempty" jsonschema:"lowest level: info (default), warn or high"`
+	Project string `json:"project,omitempty" jsonschema:"path or folder name"`
+	Launch  bool   `json:"launch,omitempty" jsonschema:"launch servers not in the measurement cache"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"default 10"`
+}
+
+// FindingsResult is the findings tool's structured result: what to change,
+// most important first.
+type FindingsResult struct {
+	Schema   string    `json:"schema"`
+	High     int       `json:"high"`
+	Warn     int       `json:"warn"`
+	Info     int       `json:"info"`
+	Findings []Finding `json:"findings"`
+	More     int       `json:"more,omitempty"`
+	// Partial is set when some part could not be judged; Notes say which.
+	Partial bool     `json:"partial"`
+	Notes   []string `json:"notes"`
+}
+
+// Finding is one finding: its stable id, level, what and what to do, and
+// the estimated saving (tokens, and USD when priced).
+type Finding struct {
+	ID             string   `json:"id"`
+	Type           string   `json:"type"`
+	Level          string   `json:"level"`
+	Title          string   `json:"title"`
+	Recommendation string   `json:"recommendation"`
+	SavingTokens   int64    `json:"savingTokens,omitempty"`
+	SavingUSD      *float64 `json:"savingUsd,omitempty"`
+}
+
+func (s *server) addFindings(srv *mcp.Server) {
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:         toolFindings,
+		Description:  "What to change: idle servers, oversized or repeated tool results, slow tools, costly sessions, cache loss, heavy definitions.",
+		OutputSchema: outputSchema[FindingsResult](),
+		Annotations:  readOnly,
+	}, s.findings)
+}
+
+func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in findingsIn) (*mcp.CallToolResult, *FindingsResult, error) {
+	if in.Level == "" {
+		in.Level = findings.LevelInfo
+	}
+	if findings.LevelRank(in.Level) == 0 {
+		return nil, nil, fmt.Errorf("level must be one of %s, not %q", strings.Join(findings.Levels, ", "), in.Level)
+	}
+	if in.Days < 0 {
+		return nil, nil, fmt.Errorf("days must be positive, got %d", in.Days)
+	}
+	limit, err := limitOr(in.Limit, 10)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := newProgress(ctx, req, 0)
+	static, sys, err := s.audit(ctx, p, auditIn{Launch: in.Launch})
+	if err != nil {
+		return nil, nil, err
+	}
+	prices := usage.DefaultPrices()
+	o := findings.Options{
+		Project:       in.Project,
+		Cwd:           sys.Cwd,
+		Location:      s.o.Location,
+		Pricing:       pricing(prices),
+		PricesUpdated: prices.Updated,
+		Thresholds:    findings.Defaults(),
+		Now:           s.o.Now(),
+	}
+	o.Since = since(o.Now, in.Days, s.o.Location)
+	var out *FindingsResult
+	err = s.withStore(ctx, req, func(db *sql.DB, notes []string) error {
+		rep, err := findings.Compute(ctx, db, static, o)
+		if err != nil {
+			return err
+		}
+		out = &FindingsResult{Schema: FindingsSchema, High: rep.Counts.High, Warn: rep.Counts.Warn, Info: rep.Counts.Info,
+			Findings: []Finding{}, Partial: rep.Partial || len(notes) > 0 && strings.HasPrefix(notes[0], "partial"), Notes: append(notes, rep.Notes...)}
+		min := findings.LevelRank(in.Level)
+		for _, f := range rep.Findings {
+			if findings.LevelRank(f.Level) < min {
+				continue
+			}
+			if len(out.Findings) == limit {
+				out.More++
+				continue
+			}
+			fo := Finding{ID: f.ID, Type: f.Type, Level: f.Level, Title: f.Title, Recommendation: f.Recommendation}
+			if sv := f.EstimatedSaving; sv != nil {
+				fo.SavingTokens = sv.Tokens
+				if sv.USD != nil {
+					usd := round(*sv.USD)
+					fo.SavingUSD = &usd
+				}
+			}
+			out.Findings = append(out.Findings, fo)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d high, %d warn, %d info\n", out.High, out.Warn, out.Info)
+	for _, f := range out.Findings {
+		fmt.Fprintf(&b, "[%s] %s (%s)", f.Level, f.Title, f.ID)
+		if f.SavingTokens > 0 {
+			fmt.Fprintf(&b, "; saves ~%s tokens", render.Int(int(f.SavingTokens)))
+		}
+		if f.SavingUSD != nil {
+			fmt.Fprintf(&b, " ($%.2f)", *f.SavingUSD)
+		}
+		fmt.Fprintf(&b, "\n  %s\n", f.Recommendation)
+	}
+	if out.More > 0 {
+		fmt.Fprintf(&b, "... %d more\n", out.More)
+	}
+	for _, n := range out.Notes {
+		b.WriteString(n + "\n")
+	}
+	return textResult(strings.TrimRight(b.String(), "\n")), out, nil
+}
+
+// pricing adapts a price table to the findings: the rates a request paid,
+// as usage prices it (long-context rates above the threshold, fast mode).
+func pricing(p *usage.Prices) findings.Pricing {
+	return func(model string, input int64, fast bool) (findings.Rates, bool) {
+		mp, _, ok := p.Lookup(model)
+		if !ok {
+			return findings.Rates{}, false
+		}
+		r := mp.Rates
+		if lc := mp.LongContext; lc != nil && input > lc.Threshold {
+			r = lc.Rates
+		}
+		if fast && mp.Fast != nil {
+			r = *mp.Fast
+		}
+		return findings.Rates{Input: r.Input, Output: r.Output, CacheWrite5m: r.CacheWrite5m, CacheWrite1h: r.CacheWrite1h, CacheRead: r.CacheRead}, true
+	}
+}

@@ -1,0 +1,119 @@
+package serve
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if b.token != "" {
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	return b.next.RoundTrip(r)
+}
+
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+
+func post(t *testing.T, url, auth string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(initialize))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res
+}
+
+func TestHTTPToken(t *testing.T) {
+	const token = "canary-http-token-8d1e"
+	ts := httptest.NewServer(Handler(New(Options{Version: "test"}), token))
+	defer ts.Close()
+
+	for _, auth := range []string{"", "Bearer wrong", "Basic " + token, token, "Bearer " + token + "x"} {
+		res := post(t, ts.URL, auth)
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("Authorization %q: status %d, want 401", auth, res.StatusCode)
+		}
+		if h := res.Header.Get("WWW-Authenticate"); !strings.HasPrefix(h, "Bearer") || strings.Contains(h, token) {
+			t.Errorf("Authorization %q: WWW-Authenticate %q", auth, h)
+		}
+	}
+	if res := post(t, ts.URL, "Bearer "+token); res.StatusCode != http.StatusOK {
+		t.Errorf("with the token: status %d, want 200", res.StatusCode)
+	}
+
+	// A real client with the token lists the tools and calls one.
+	ctx := context.Background()
+	c := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil || len(res.Tools) != len(toolNames) {
+		t.Fatalf("list tools over HTTP: %v, %d tools", err, len(res.Tools))
+	}
+	if msg := callErr(t, cs, toolMeasure, map[string]any{}); !strings.Contains(msg, "give a command") {
+		t.Errorf("tool error over HTTP: %s", msg)
+	}
+
+	// Without the token the client cannot connect.
+	if _, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL}, nil); err == nil {
+		t.Error("connected without the token")
+	}
+}
+
+func TestHTTPNoToken(t *testing.T) {
+	ts := httptest.NewServer(Handler(New(Options{Version: "test"}), ""))
+	defer ts.Close()
+	if res := post(t, ts.URL, ""); res.StatusCode != http.StatusOK {
+		t.Errorf("status %d, want 200", res.StatusCode)
+	}
+}
+
+func TestCheckAddr(t *testing.T) {
+	tests := []struct {
+		addr  string
+		token bool
+		ok    bool
+	}{
+		{"127.0.0.1:8765", false, true},
+		{"localhost:0", false, true},
+		{"[::1]:8765", false, true},
+		{"127.5.5.5:1", false, true},
+		{"0.0.0.0:8765", false, false},
+		{"0.0.0.0:8765", true, true},
+		{":8765", false, false},
+		{":8765", true, true},
+		{"192.168.1.20:80", false, false},
+		{"[::]:80", false, false},
+		{"example.com:80", false, false},
+		{"example.com:80", true, true},
+		{"8765", false, false},
+		{"8765", true, false},
+	}
+	for _, tt := range tests {
+		err := CheckAddr(tt.addr, tt.token)
+		if (err == nil) != tt.ok {
+			t.Errorf("CheckAddr(%q, %v) = %v, want ok=%v", tt.addr, tt.token, err, tt.ok)
+		}
+	}
+}
