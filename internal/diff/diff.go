@@ -518,6 +518,12 @@ func (d *Diff) compareServer(b, c *Server, config string) *ServerDiff {
 		sd.Delta = ip(n)
 		sd.ShareDelta = d.share(n, cw)
 	}
+	for _, s := range []*Server{b, c} {
+		if present(s) && s.Status == "dynamic" {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %s is dynamic (its tools/list differed between two captures): its number is the first capture's", config, sd.Name))
+			break
+		}
+	}
 	switch {
 	case measured(b) && measured(c):
 		setDelta(*c.Tokens - *b.Tokens)

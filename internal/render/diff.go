@@ -249,6 +249,12 @@ func signedOr(p *int) string {
 	return Signed(*p)
 }
 
+// Limits that keep a diff within one pull-request comment.
+const (
+	maxMarkdownRows  = 150
+	maxMarkdownBytes = 60_000
+)
+
 // DiffMarkdown writes a diff as a pull-request comment: one summary line
 // with the verdict first, the gate's reasons when it fails, then per config
 // a collapsible section with the servers, tools and parts that changed.
@@ -290,6 +296,10 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 		}
 		if len(rows) > 0 {
 			b.WriteString("\n| server / tool / part | change | before | after | Δ |\n|---|---|---:|---:|---:|\n")
+			if len(rows) > maxMarkdownRows {
+				more := len(rows) - maxMarkdownRows
+				rows = append(rows[:maxMarkdownRows], fmt.Sprintf("| … %d more %s: see the text or --json output | | | | |", more, plural(more, "row", "rows")))
+			}
 			b.WriteString(strings.Join(rows, "\n") + "\n")
 		}
 		var notes []string
@@ -314,6 +324,20 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 		s := strings.TrimSuffix(b.String(), ">\n")
 		b.Reset()
 		b.WriteString(s)
+	}
+	if b.Len() > maxMarkdownBytes {
+		// A pull-request comment holds at most 65,536 characters: keep
+		// whole sections.
+		cut := strings.LastIndex(b.String()[:maxMarkdownBytes], "\n</details>\n")
+		if cut < 0 {
+			cut = strings.LastIndex(b.String()[:maxMarkdownBytes], "\n")
+		} else {
+			cut += len("\n</details>\n")
+		}
+		kept := b.String()[:cut]
+		b.Reset()
+		b.WriteString(kept)
+		b.WriteString("\n> The rest of the diff is too long for a comment: see the text or --json output.\n")
 	}
 	fmt.Fprintf(&b, "\n<sub>%s → %s · methodology %s, %s, per %s · context window %s tokens</sub>\n",
 		md(d.Base.File), md(d.Current.File), md(orDash(d.Current.MethodologyVersion)), md(orDash(d.Current.Encoding)), d.Detail, Int(d.ContextWindow))

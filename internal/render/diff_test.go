@@ -3,8 +3,10 @@ package render
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpcost/mcpcost/internal/diff"
@@ -91,5 +93,42 @@ func TestSigned(t *testing.T) {
 	}
 	if got := SharePct(0.0123); got != "1.23%" {
 		t.Errorf("SharePct = %q", got)
+	}
+}
+
+// A diff too long for one comment keeps whole sections and says where the
+// rest is.
+func TestDiffMarkdownLong(t *testing.T) {
+	var tools []string
+	for i := 0; i < 400; i++ {
+		tools = append(tools, fmt.Sprintf(`{"name":"tool_%03d_%s","tokens":100,"parts":[{"name":"name","tokens":5}]}`, i, strings.Repeat("x", 40)))
+	}
+	var configs []string
+	for c := 0; c < 5; c++ {
+		configs = append(configs, fmt.Sprintf(`{"client":"cursor","path":"p%d/mcp.json","totalTokens":40000,"servers":[{"name":"big","status":"measured","tokens":40000,"tools":[%s]}]}`, c, strings.Join(tools, ",")))
+	}
+	cur := `{"schema":"mcpcost.audit/v1","methodologyVersion":"1.0","encoding":"o200k_base","configs":[` + strings.Join(configs, ",") + `]}`
+	base := `{"schema":"mcpcost.audit/v1","methodologyVersion":"1.0","encoding":"o200k_base","configs":[` + strings.ReplaceAll(strings.Join(configs, ","), `"servers":[{"name":"big"`, `"servers":[{"name":"small"`) + `]}`
+	b, err := diff.Load("b", []byte(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := diff.Load("c", []byte(cur))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := DiffMarkdown(&out, diff.Compare(b, c)); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if len(s) > 65536 {
+		t.Errorf("%d bytes, over a comment's limit", len(s))
+	}
+	if !strings.Contains(s, "more rows: see the text or --json output") || !strings.Contains(s, "too long for a comment") {
+		t.Errorf("no note of what was left out")
+	}
+	if strings.Count(s, "<details>") != strings.Count(s, "</details>") {
+		t.Error("a section was cut in half")
 	}
 }
