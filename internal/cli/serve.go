@@ -42,6 +42,9 @@ default (what a client's config launches); over Streamable HTTP with
                    day, model or project
   recent_sessions  the latest sessions with their tokens and cost
   session_tools    one session's tools ranked by their result tokens
+  findings         what to change: idle servers, oversized or repeated
+                   results, slow tools, costly sessions, cache loss, heavy
+                   definitions (as 'mcpcost findings')
 
 Each tool answers with structured content (an output schema) and a short
 text. The usage store is brought up to date with the transcripts when a
