@@ -16,8 +16,6 @@ type failure struct {
 	stderrTail string
 }
 
-func (f *failure) Error() string { return string(f.status) + ": " + f.detail }
-
 func failf(s Status, format string, args ...any) *failure {
 	return &failure{status: s, detail: fmt.Sprintf(format, args...)}
 }

@@ -93,7 +93,13 @@ func TestHTTPClasses(t *testing.T) {
 		{name: "forbidden", mode: "forbidden", path: "/mcp", status: StatusAuthRequired, detail: "HTTP 403", bound: 8 * time.Second},
 		{name: "server-error", mode: "error", path: "/mcp", status: StatusStartupFailure, detail: "500 Internal Server Error", bound: 8 * time.Second},
 		{name: "hang", mode: "hang", path: "/mcp", opts: func(o *Options) { o.Timeout = 300 * time.Millisecond }, status: StatusTimeout, detail: "reproduced on double the budget", bound: 9 * time.Second},
-		{name: "huge", mode: "huge-json", path: "/mcp", status: StatusProtocolError, detail: "larger than the 1048576-byte limit", bound: 8 * time.Second},
+		{name: "json-bodies", mode: "json", path: "/mcp", status: StatusMeasured, bound: 8 * time.Second, check: func(t *testing.T, r Result) {
+			if len(r.First.Tools()) != 2 || r.First.Instructions == nil {
+				t.Errorf("%d tools, instructions %v", len(r.First.Tools()), r.First.Instructions)
+			}
+		}},
+		{name: "huge-sse", mode: "huge-sse", path: "/mcp", status: StatusProtocolError, detail: "an event on the SSE stream is larger than the 1048576-byte limit", bound: 8 * time.Second},
+		{name: "huge", mode: "huge-json", path: "/mcp", status: StatusProtocolError, detail: "a response body is larger than the 1048576-byte limit", bound: 8 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -198,6 +198,11 @@ func TestMeasureAllBoundsConcurrency(t *testing.T) {
 	if p := peak.Load(); p != 3 {
 		t.Errorf("peak concurrency %d, want 3", p)
 	}
+	peak.Store(0)
+	MeasureAll(context.Background(), targets, testOptions(), 0)
+	if p, want := peak.Load(), int32(min(DefaultConcurrency(), len(targets))); p != want {
+		t.Errorf("default: peak concurrency %d, want %d", p, want)
+	}
 }
 
 // TestNoGoroutineLeft measures hostile servers one after another and

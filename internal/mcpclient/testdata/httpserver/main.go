@@ -13,7 +13,9 @@
 //	forbidden       403 for everything
 //	error           500 for everything
 //	hang            accepts connections and never answers
-//	huge-json       Streamable HTTP whose tools/list is several megabytes
+//	json            Streamable HTTP at /mcp answering with application/json bodies
+//	huge-json       the same, with a tools/list of several megabytes
+//	huge-sse        Streamable HTTP (SSE bodies) with a tools/list of several megabytes
 package main
 
 import (
@@ -61,9 +63,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	jsonBodies := mode == "json" || mode == "huge-json"
 	streamable := func(versions []string, big, stateless bool) http.Handler {
 		s := newServer(versions, big)
-		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless})
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless, JSONResponse: jsonBodies})
 	}
 	mux := http.NewServeMux()
 	base := "http://" + ln.Addr().String()
@@ -74,7 +77,9 @@ func main() {
 		mux.Handle("/mcp", streamable(nil, false, true))
 	case "modern":
 		mux.Handle("/mcp", streamable([]string{"2026-07-28"}, false, true))
-	case "huge-json":
+	case "json":
+		mux.Handle("/mcp", streamable(nil, false, false))
+	case "huge-json", "huge-sse":
 		mux.Handle("/mcp", streamable(nil, true, false))
 	case "sse":
 		s := newServer(nil, false)
