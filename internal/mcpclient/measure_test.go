@@ -186,7 +186,7 @@ func TestMeasureAllBoundsConcurrency(t *testing.T) {
 				break
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 		return func() { running.Add(-1) }
 	}
 	defer func() { measureHook = orig }()
