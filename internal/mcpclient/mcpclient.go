@@ -11,6 +11,14 @@
 // values drop unknown fields and key order and the measurement must come
 // from what the server sent.
 //
+// A stdio server is started without a shell, in its own process group,
+// with only PATH and HOME from mcpcost's environment plus Target.Env (as
+// the published methodology does). Lines on its stdout that are not
+// JSON-RPC are skipped and counted. When a capture ends, its stdin is
+// closed; a server still running after a quarter of KillGrace gets SIGTERM,
+// after KillGrace more SIGKILL, and its whole process group gets SIGKILL
+// once it has exited, so no descendant outlives the measurement.
+//
 // Failures are classified from structured signals only: exit status, HTTP
 // status with WWW-Authenticate and OAuth protected-resource metadata,
 // JSON-RPC error codes and deadlines. Never from words in a message.
@@ -70,7 +78,9 @@ const LaunchBudgetFactor = 3
 
 // Options tune a measurement.
 type Options struct {
-	// Timeout bounds every request (handshake, each page). One launch is
+	// Timeout bounds every request: the handshake (server/discover and
+	// initialize together, including a stdio server's start-up), each page
+	// of each list, and each write to a stdio server's stdin. One launch is
 	// bounded by LaunchBudgetFactor×Timeout overall. A timeout is retried
 	// once with double the budget. Default DefaultTimeout.
 	Timeout time.Duration
@@ -177,10 +187,12 @@ type Result struct {
 	Status     Status
 	Detail     string // why, for failures; never a secret
 	StderrTail string // last lines of stderr (secret values redacted); for failures
-	First      *Capture
-	Second     *Capture // nil with Options.Once
-	Retried    bool     // a timeout was retried with double the budget
-	Elapsed    time.Duration
+	// First and Second are the two captures; both are nil unless the target
+	// was captured (Status measured), and Second is nil with Options.Once.
+	First   *Capture
+	Second  *Capture
+	Retried bool // a timeout was retried with double the budget
+	Elapsed time.Duration
 }
 
 // OK reports whether the target was captured.
