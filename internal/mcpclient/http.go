@@ -273,6 +273,9 @@ func diagnoseHTTP(ctx context.Context, rec *recorder, t Target, u *url.URL, base
 		if x.Status >= 500 {
 			return failf(StatusStartupFailure, "%s answered %s %d %s", where, x.Method, x.Status, http.StatusText(x.Status))
 		}
+		if x.Status == http.StatusNotFound && postSucceeded(xs[:i]) {
+			return failf(StatusProtocolError, "%s dropped the session mid-capture (HTTP 404 to a request in it)", where)
+		}
 		if x.Status >= 300 {
 			return failf(StatusProtocolError, "%s answered %s with HTTP %d %s; no MCP endpoint there", where, x.Method, x.Status, http.StatusText(x.Status))
 		}
@@ -281,6 +284,15 @@ func diagnoseHTTP(ctx context.Context, rec *recorder, t Target, u *url.URL, base
 		return networkFailure(where, err, timeout)
 	}
 	return nil
+}
+
+func postSucceeded(xs []httpExchange) bool {
+	for _, x := range xs {
+		if x.Method == http.MethodPost && x.Status >= 200 && x.Status < 300 {
+			return true
+		}
+	}
+	return false
 }
 
 func networkFailure(where string, err error, timeout time.Duration) *failure {

@@ -90,6 +90,7 @@ func TestHTTPClasses(t *testing.T) {
 		{name: "bearer-given", mode: "bearer", path: "/mcp", target: func(t *Target) { t.Headers = map[string]string{"Authorization": "Bearer s3cret-token"} }, status: StatusMeasured, bound: 8 * time.Second},
 		{name: "oauth", mode: "oauth", path: "/mcp", status: StatusRemoteAuthWall, detail: "resource_metadata", bound: 8 * time.Second},
 		{name: "oauth-wellknown", mode: "oauth-wellknown", path: "/mcp", status: StatusRemoteAuthWall, detail: "publishes OAuth protected-resource metadata", bound: 8 * time.Second},
+		{name: "session-dropped", mode: "forgetful", path: "/mcp", status: StatusProtocolError, detail: "dropped the session mid-capture", bound: 8 * time.Second},
 		{name: "forbidden", mode: "forbidden", path: "/mcp", status: StatusAuthRequired, detail: "HTTP 403", bound: 8 * time.Second},
 		{name: "server-error", mode: "error", path: "/mcp", status: StatusStartupFailure, detail: "500 Internal Server Error", bound: 8 * time.Second},
 		{name: "hang", mode: "hang", path: "/mcp", opts: func(o *Options) { o.Timeout = 300 * time.Millisecond }, status: StatusTimeout, detail: "reproduced on double the budget", bound: 9 * time.Second},

@@ -10,6 +10,7 @@
 //	bearer          Streamable HTTP at /mcp; 401 unless "Authorization: Bearer $TOKEN"
 //	oauth           401 with WWW-Authenticate: Bearer resource_metadata=...
 //	oauth-wellknown 401 with a bare WWW-Authenticate; metadata at /.well-known/oauth-protected-resource/mcp
+//	forgetful       Streamable HTTP at /mcp that answers tools/list with 404, as if the session expired
 //	forbidden       403 for everything
 //	error           500 for everything
 //	hang            accepts connections and never answers
@@ -19,8 +20,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -109,6 +112,17 @@ func main() {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"resource":%q,"authorization_servers":["https://auth.example"]}`, base+"/mcp")
 		})
+	case "forgetful":
+		h := streamable(nil, false, false)
+		mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if bytes.Contains(body, []byte(`"method":"tools/list"`)) {
+				http.Error(w, "session not found", http.StatusNotFound)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			h.ServeHTTP(w, r)
+		}))
 	case "forbidden":
 		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "forbidden", http.StatusForbidden)
