@@ -16,7 +16,7 @@ import (
 func DiffText(w io.Writer, d *diff.Diff) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "diff: %s (%s) → %s (%s)\n", d.Base.File, docWhen(d.Base), d.Current.File, docWhen(d.Current))
-	fmt.Fprintf(&b, "  methodology %s, %s; per %s; context window %s tokens\n", orDash(d.Current.MethodologyVersion), orDash(d.Current.Encoding), d.Detail, Int(d.ContextWindow))
+	fmt.Fprintf(&b, "  methodology %s, %s; compared per %s; context window %s tokens\n", orDash(d.Current.MethodologyVersion), orDash(d.Current.Encoding), d.Detail, Int(d.ContextWindow))
 	for i := range d.ConfigDiffs {
 		c := &d.ConfigDiffs[i]
 		b.WriteString("\n")
@@ -339,7 +339,7 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 		b.WriteString(kept)
 		b.WriteString("\n> The rest of the diff is too long for a comment: see the text or --json output.\n")
 	}
-	fmt.Fprintf(&b, "\n<sub>%s → %s · methodology %s, %s, per %s · context window %s tokens</sub>\n",
+	fmt.Fprintf(&b, "\n<sub>%s → %s · methodology %s, %s, compared per %s · context window %s tokens</sub>\n",
 		md(d.Base.File), md(d.Current.File), md(orDash(d.Current.MethodologyVersion)), md(orDash(d.Current.Encoding)), d.Detail, Int(d.ContextWindow))
 	_, err := io.WriteString(w, b.String())
 	return err
