@@ -127,7 +127,8 @@ type ConfigDiff struct {
 	Bound string `json:"bound"`
 	// Understated is the baseline cost of servers measured then and not
 	// now; Overstated the current cost of servers measured now and not
-	// then.
+	// then. A server removed that was never measured also makes the delta
+	// an upper bound, by an unknown amount.
 	Understated int          `json:"understated"`
 	Overstated  int          `json:"overstated"`
 	Unreadable  string       `json:"unreadable,omitempty"`
@@ -453,6 +454,10 @@ func (d *Diff) compareConfig(b, c *Config, how string) ConfigDiff {
 		case UnmeasuredBefore:
 			upper = true
 			cd.Overstated += *csrv.Tokens
+		case RemovedUnmeasured:
+			// The baseline paid for it, unmeasured: the true change is the
+			// delta less that unknown cost.
+			upper = true
 		}
 		if sd.Change == Unchanged {
 			cd.Unchanged++

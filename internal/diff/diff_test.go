@@ -127,7 +127,8 @@ func TestCompareServers(t *testing.T) {
 		{"unmeasured both", []srv{gh, {name: "remote", status: "timeout", tokens: -1}}, []srv{gh, {name: "remote", status: "timeout", tokens: -1}}, UnmeasuredBoth, "0", "unknown", "unmeasured-both", false, 0},
 		{"unmeasured before, within", []srv{gh, {name: "m", status: "timeout", tokens: -1}}, []srv{gh, {name: "m", tokens: 90}}, UnmeasuredBefore, "90", "upper", "", true, 0},
 		{"unmeasured before, over", []srv{gh, {name: "m", status: "timeout", tokens: -1}}, []srv{gh, {name: "m", tokens: 900}}, UnmeasuredBefore, "900", "upper", "", false, 0},
-		{"removed unmeasured", []srv{gh, {name: "m", status: "timeout", tokens: -1}}, []srv{gh}, RemovedUnmeasured, "0", "exact", "", true, 0},
+		{"removed unmeasured", []srv{gh, {name: "m", status: "timeout", tokens: -1}}, []srv{gh}, RemovedUnmeasured, "0", "upper", "", true, 0},
+		{"removed unmeasured, over", []srv{gh, {name: "m", status: "timeout", tokens: -1}}, []srv{{name: "github", tokens: 1200}}, RemovedUnmeasured + "," + Changed, "200", "upper", "", false, 0},
 		{"switched off", []srv{gh, mem}, []srv{gh, {name: "memory", status: "disabled", tokens: -1}}, Removed, "-500", "exact", "", true, 0},
 		{"off both", []srv{gh, {name: "m", status: "disabled", tokens: -1}}, []srv{gh, {name: "m", status: "disabled", tokens: -1}}, "", "0", "exact", "", true, 0},
 	}

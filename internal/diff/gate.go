@@ -28,7 +28,11 @@ func (d *Diff) Check(maxIncrease int) *Gate {
 		name := c.Name()
 		switch c.Bound {
 		case "upper":
-			g.Reasons = append(g.Reasons, Issue{Code: IssueUnmeasuredBefore, Config: c.Path, Message: fmt.Sprintf("%s: %s tokens per request measured, over the %s allowed, but %s of it was already paid in the baseline, unmeasured: the increase could not be established", name, signed(*c.Delta), group(maxIncrease), group(c.Overstated))})
+			paid := "the baseline also paid for servers it could not measure"
+			if c.Overstated > 0 {
+				paid = group(c.Overstated) + " of it was already paid in the baseline, unmeasured"
+			}
+			g.Reasons = append(g.Reasons, Issue{Code: IssueUnmeasuredBefore, Config: c.Path, Message: fmt.Sprintf("%s: %s tokens per request measured, over the %s allowed, but %s: the increase could not be established", name, signed(*c.Delta), group(maxIncrease), paid)})
 		default:
 			g.Reasons = append(g.Reasons, Issue{Code: IssueOverLimit, Config: c.Path, Message: fmt.Sprintf("%s: %s tokens per request, over the %s allowed", name, signed(*c.Delta), group(maxIncrease))})
 		}

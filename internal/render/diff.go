@@ -183,6 +183,9 @@ func verdict(c *diff.ConfigDiff, cw int) string {
 		}
 		return s + "."
 	case "upper":
+		if c.Overstated == 0 {
+			return fmt.Sprintf("The measured total moved %s; a server removed that was never measured took off an unknown cost as well: the true change is at most %s.", Signed(d), Signed(d))
+		}
 		return fmt.Sprintf("The measured total moved %s, but up to %s of that was already paid in the baseline, unmeasured: the true change is at most %s.", Signed(d), Int(c.Overstated), Signed(d))
 	case "unknown":
 		return fmt.Sprintf("Not a clean comparison: the measured total moved %s, and servers not measured in both runs hide a change of unknown size.", Signed(d))
