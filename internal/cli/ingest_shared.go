@@ -267,6 +267,7 @@ func prepare(env *Env, cmd string, f *flags, rf *runtimeFlags) (in *runtimeInput
 	if cache != nil {
 		o.Descriptions = cachedDescriptions(configs, cache, env.Now())
 	}
+	o.PreApproved = claudeApprovals(env)
 	return in, ExitOK, true
 }
 
@@ -357,5 +358,73 @@ func pricing(p *usage.Prices) findings.Pricing {
 			r = *mp.Fast
 		}
 		return findings.Rates{Input: r.Input, Output: r.Output, CacheWrite5m: r.CacheWrite5m, CacheWrite1h: r.CacheWrite1h, CacheRead: r.CacheRead}, true
+	}
+}
+
+// approvals are the permission rules of one settings file that let tools
+// run without asking.
+type approvals struct {
+	allow  []string
+	bypass bool
+}
+
+func readApprovals(path string) approvals {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return approvals{}
+	}
+	var top struct {
+		Permissions struct {
+			Allow       []string `json:"allow"`
+			DefaultMode string   `json:"defaultMode"`
+		} `json:"permissions"`
+	}
+	if json.Unmarshal(data, &top) != nil {
+		return approvals{}
+	}
+	return approvals{allow: top.Permissions.Allow, bypass: top.Permissions.DefaultMode == "bypassPermissions"}
+}
+
+// allows matches Claude Code's MCP permission rules: mcp__server (every
+// tool of the server), mcp__server__* and mcp__server__tool.
+func (a approvals) allows(server, tool string) bool {
+	if a.bypass {
+		return true
+	}
+	for _, r := range a.allow {
+		r = strings.TrimSpace(r)
+		if r == "mcp__"+server || r == "mcp__"+server+"__*" || r == "mcp__"+server+"__"+tool {
+			return true
+		}
+	}
+	return false
+}
+
+// claudeApprovals reports whether Claude Code's settings (the user's, and
+// the project's shared and local ones) let a tool run without asking in a
+// project.
+func claudeApprovals(env *Env) func(source, project, server, tool string) bool {
+	cfg := env.Getenv("CLAUDE_CONFIG_DIR")
+	if cfg == "" {
+		cfg = filepath.Join(home(env), ".claude")
+	}
+	user := readApprovals(filepath.Join(cfg, "settings.json"))
+	perProject := map[string][2]approvals{}
+	return func(source, project, server, tool string) bool {
+		if source != "claude" {
+			return false
+		}
+		if user.allows(server, tool) {
+			return true
+		}
+		if project == "" {
+			return false
+		}
+		p, ok := perProject[project]
+		if !ok {
+			p = [2]approvals{readApprovals(filepath.Join(project, ".claude", "settings.json")), readApprovals(filepath.Join(project, ".claude", "settings.local.json"))}
+			perProject[project] = p
+		}
+		return p[0].allows(server, tool) || p[1].allows(server, tool)
 	}
 }

@@ -101,7 +101,7 @@ func Compute(ctx context.Context, db *sql.DB, static *audit.Report, o Options) (
 	mcp := mcpCalls(d.calls)
 	fs = append(fs, oversized(mcp, t)...)
 	fs = append(fs, repeated(mcp, t)...)
-	fs = append(fs, slow(mcp, t)...)
+	fs = append(fs, slow(mcp, t, o.PreApproved)...)
 	fs = append(fs, expensiveSessions(d, t)...)
 	fs = append(fs, cacheInefficiency(d, o, t)...)
 	if static != nil {
@@ -539,26 +539,31 @@ type SlowEvidence struct {
 	P50Ms int64 `json:"p50Ms"`
 	P95Ms int64 `json:"p95Ms"`
 	MaxMs int64 `json:"maxMs"`
+	// PreApproved is set when the settings let every one of these calls
+	// run without asking: no permission wait is in the figures.
+	PreApproved bool `json:"preApproved"`
 }
 
 // slow: a tool whose median latency (call to result, as logged) exceeds
 // SlowP50 over at least SlowMinCalls calls. Level: warn when the median
 // exceeds six times the threshold, info below.
-func slow(calls []call, t Thresholds) []Finding {
+func slow(calls []call, t Thresholds, preApproved func(source, project, server, tool string) bool) []Finding {
 	keys, m := byTool(calls)
 	var out []Finding
 	for _, k := range keys {
 		var lat []int64
+		approved := preApproved != nil
 		for _, c := range m[k] {
 			if c.hasResult && c.resultTS >= c.callTS {
 				lat = append(lat, c.resultTS-c.callTS)
+				approved = approved && preApproved(c.source, c.project, c.server, c.tool)
 			}
 		}
 		if len(lat) < t.SlowMinCalls {
 			continue
 		}
 		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		ev := SlowEvidence{Calls: len(lat), P50Ms: nearest(lat, 0.5), P95Ms: nearest(lat, 0.95), MaxMs: lat[len(lat)-1]}
+		ev := SlowEvidence{Calls: len(lat), P50Ms: nearest(lat, 0.5), P95Ms: nearest(lat, 0.95), MaxMs: lat[len(lat)-1], PreApproved: approved}
 		if ev.P50Ms <= t.SlowP50.Milliseconds() {
 			continue
 		}
@@ -576,6 +581,12 @@ func slow(calls []call, t Thresholds) []Finding {
 			Confidence:     "medium",
 			ConfidenceRule: "latency is call to result as the agent logged them, including any wait for permission; the finding rests on the median, which waits on fewer than half of the calls cannot raise above the threshold",
 			Recommendation: "If the tool is pre-approved (so no prompt waits are included), the server itself is slow: look for a timeout, a cold start per call, or a narrower request; if it asks for permission each time, allow it in settings to remove the wait.",
+		}
+		if approved {
+			f.Facts[1] = "the settings allow this tool without asking (permissions.allow) in every project it ran in, so no permission prompt is in these figures"
+			f.Confidence = "high"
+			f.ConfidenceRule = "latency is call to result as the agent logged them; the tool is allowed in the settings of each session's project, so no permission wait is included (unless a setting changed during the window)"
+			f.Recommendation = "The server itself is slow (the tool runs without asking): look for a timeout, a cold start per call, a slow upstream API, or a narrower request."
 		}
 		if ev.P50Ms > 6*t.SlowP50.Milliseconds() {
 			f.Level = LevelWarn

@@ -263,6 +263,15 @@ func TestSlowTool(t *testing.T) {
 	}
 	none(t, compute(t, build(9*time.Second, 3), nil, Options{}))
 	none(t, compute(t, build(20*time.Second, 2), nil, Options{}))
+
+	// Allowed without asking: no prompt in the figures, said so.
+	allowed := func(source, project, server, tool string) bool {
+		return source == "claude" && project == proj && server == "browser" && tool == "navigate"
+	}
+	f = only(t, compute(t, build(20*time.Second, 3), nil, Options{PreApproved: allowed}), TypeSlowTool)
+	if ev := f.Evidence.(SlowEvidence); !ev.PreApproved || f.Confidence != "high" || !strings.Contains(f.Facts[1], "no permission prompt") {
+		t.Errorf("pre-approved: %+v %s %q", ev, f.Confidence, f.Facts)
+	}
 }
 
 func TestExpensiveSession(t *testing.T) {
