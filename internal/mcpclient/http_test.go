@@ -136,6 +136,7 @@ func TestHTTPClasses(t *testing.T) {
 }
 
 func TestHTTPUnreachable(t *testing.T) {
+	t.Parallel()
 	port := freePort(t)
 	r := Measure(context.Background(), Target{URL: "http://127.0.0.1:" + port + "/mcp?key=abc123"}, testOptions())
 	if r.Status != StatusStartupFailure || !strings.Contains(r.Detail, "cannot connect to http://127.0.0.1:"+port+"/mcp?…") {

@@ -17,6 +17,7 @@ import (
 )
 
 func TestDynamicCapturesDiffer(t *testing.T) {
+	t.Parallel()
 	state := filepath.Join(t.TempDir(), "state")
 	r := Measure(context.Background(), Target{Command: bin(t, "stdioserver"), Args: []string{"dynamic"}, Env: map[string]string{"STATEFILE": state}}, testOptions())
 	if r.Status != StatusMeasured {
@@ -29,6 +30,7 @@ func TestDynamicCapturesDiffer(t *testing.T) {
 }
 
 func TestCancelled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	o := testOptions()
@@ -50,6 +52,7 @@ func TestCancelled(t *testing.T) {
 }
 
 func TestOnceTakesOneCapture(t *testing.T) {
+	t.Parallel()
 	state := filepath.Join(t.TempDir(), "state")
 	o := testOptions()
 	o.Once = true
@@ -79,6 +82,7 @@ func TestChildEnvironment(t *testing.T) {
 }
 
 func TestStartFailures(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		target Target
@@ -105,6 +109,7 @@ func TestStartFailures(t *testing.T) {
 // headers, a token in the URL) through successes and failures, and checks
 // that no Result field but Target, and no progress line, carries it.
 func TestSecretsNeverLeave(t *testing.T) {
+	t.Parallel()
 	const canary = "canary-7f3a9c1e"
 	bearer := startHTTPServer(t, "bearer", "TOKEN="+canary)
 	oauth := startHTTPServer(t, "oauth")
@@ -143,6 +148,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 }
 
 func TestMeasureAll(t *testing.T) {
+	t.Parallel()
 	var targets []Target
 	for i := range 7 {
 		mode := "ok"

@@ -215,6 +215,7 @@ func TestPeerEverythingHTTP(t *testing.T) {
 		{"sse", "/sse", "sse", "sse"},
 	} {
 		t.Run(tc.mode+"/"+tc.transport, func(t *testing.T) {
+			t.Parallel()
 			base := startHTTPPeer(t, tc.mode)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
