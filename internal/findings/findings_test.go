@@ -3,7 +3,9 @@ package findings
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -437,6 +439,50 @@ func TestToolRole(t *testing.T) {
 	} {
 		if got, _ := toolRole(name); got != want {
 			t.Errorf("%s: %s, want %s", name, got, want)
+		}
+	}
+}
+
+// A Codex config applies to Codex sessions, not to Claude Code's; its
+// advice speaks Codex (enabled = false, enabled_tools).
+func TestIdleServerCodex(t *testing.T) {
+	h := newHome(t)
+	h.codexSession(t, "0199a000-1111-7222-8333-944445555666", "/home/u/codex-proj", start, 12, "mcp__github__search_issues")
+	// Claude Code sessions in proj never called github or docs either.
+	read(t, h, h.session("s1", proj, start), 12)
+	static := fsAndMemory()
+	static.Configs = append(static.Configs, audit.Config{
+		Client: clients.Codex, ClientTitle: "Codex", Path: "/home/u/.codex/config.toml", Scope: "user",
+		Posture: clients.Posture{Client: clients.Codex, Mode: clients.ModeNoRecord},
+		Servers: []audit.Server{
+			server("docs", true, tool("lookup", 500, 100), tool("fetch", 500, 100)),
+			server("github", true, tool("search_issues", 700, 100), tool("get_issue", 300, 100)),
+		},
+	})
+	r := compute(t, h, static, Options{})
+	var idle []string
+	for _, f := range r.Findings {
+		if f.Type != TypeIdleServer {
+			t.Errorf("unexpected %s: %s", f.Type, f.Title)
+			continue
+		}
+		ev := f.Evidence.(IdleEvidence)
+		idle = append(idle, fmt.Sprintf("%s %s %d %d %d", f.Subject.Client, f.Subject.Server, ev.Requests, ev.Calls, ev.CarriedTokens))
+		if f.Subject.Client == clients.Codex && !strings.Contains(f.Recommendation, "enabled = false") {
+			t.Errorf("codex advice: %s", f.Recommendation)
+		}
+	}
+	want := []string{"claude-code memory 12 0 14400", "codex docs 12 0 12000"}
+	sort.Strings(idle)
+	if strings.Join(idle, "; ") != strings.Join(want, "; ") {
+		t.Errorf("idle: %q, want %q", idle, want)
+	}
+	// Codex: 1,000 uncached at $1.25/M and 9,000 cached at $0.125/M: a
+	// blended $0.2375/M; 1,000 tokens × 12 requests = $0.00285 (0.0028 at four
+	// decimals: the float sum falls just below the half).
+	for _, c := range r.Configs {
+		if c.Client == clients.Codex && (c.Requests != 12 || c.Servers[1].Calls != 12 || c.Servers[0].CarriedUSD != 0.0028) {
+			t.Errorf("codex join: %+v", c)
 		}
 	}
 }

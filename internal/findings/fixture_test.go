@@ -109,6 +109,43 @@ func (s *session) requests(n int, model string, u use) {
 	}
 }
 
+// codexSession writes a Codex rollout of n turns in cwd, each with
+// 10,000 input tokens (9,000 cached) and one call to each of calls
+// (mcp__<server>__<tool> names).
+func (h *home) codexSession(t *testing.T, id, cwd string, start time.Time, n int, calls ...string) {
+	t.Helper()
+	var lines []string
+	add := func(at time.Time, typ string, payload map[string]any) {
+		b, err := json.Marshal(map[string]any{"timestamp": at.UTC().Format("2006-01-02T15:04:05.000Z"), "type": typ, "payload": payload})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+	}
+	at := start
+	add(at, "session_meta", map[string]any{"id": id, "timestamp": at.UTC().Format(time.RFC3339), "cwd": cwd, "originator": "codex_cli_rs"})
+	add(at, "turn_context", map[string]any{"cwd": cwd, "model": "gpt-5-codex"})
+	for i := range n {
+		for j, name := range calls {
+			at = at.Add(time.Second)
+			cid := fmt.Sprintf("call_%d_%d", i, j)
+			add(at, "response_item", map[string]any{"type": "function_call", "name": name, "arguments": fmt.Sprintf(`{"i":%d}`, i), "call_id": cid})
+			add(at.Add(200*time.Millisecond), "response_item", map[string]any{"type": "function_call_output", "call_id": cid, "output": "ok"})
+		}
+		at = at.Add(time.Second)
+		total := map[string]any{"input_tokens": 10_000 * (i + 1), "cached_input_tokens": 9_000 * (i + 1), "output_tokens": 100 * (i + 1), "reasoning_output_tokens": 0, "total_tokens": 10_100 * (i + 1)}
+		add(at, "event_msg", map[string]any{"type": "token_count", "info": map[string]any{"total_token_usage": total}})
+	}
+	dir := filepath.Join(h.dir, ".codex", "sessions", start.Format("2006"), start.Format("01"), start.Format("02"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := "rollout-" + start.UTC().Format("2006-01-02T15-04-05") + "-" + id + ".jsonl"
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // write writes every session under dir/.claude/projects.
 func (h *home) write(t *testing.T) string {
 	t.Helper()
@@ -135,7 +172,7 @@ func (h *home) ingest(t *testing.T, db string) *store.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if _, err := st.Ingest(context.Background(), store.IngestOptions{ClaudeRoots: []string{root}, Count: token.O200k().Count, Workers: 1}); err != nil {
+	if _, err := st.Ingest(context.Background(), store.IngestOptions{ClaudeRoots: []string{root}, CodexRoots: []string{filepath.Join(h.dir, ".codex", "sessions")}, Count: token.O200k().Count, Workers: 1}); err != nil {
 		t.Fatal(err)
 	}
 	return st
