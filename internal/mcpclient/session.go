@@ -34,14 +34,15 @@ type link struct {
 	diagnose func(what string, err error) *failure
 }
 
-// discoverHung is returned with a failure when the server never answered
-// server/discover: a legacy server that ignores unknown requests. The
+// sessionOutcome is what one session gave. discoverUnanswered is set with
+// a failure when the server never answered server/discover (a legacy
+// server that ignores, or chokes on, requests it does not know): the
 // caller relaunches with the legacy handshake.
 type sessionOutcome struct {
-	capture      *Capture
-	fail         *failure
-	discoverHung bool
-	closed       <-chan struct{} // closed when the SDK session has closed; nil if none
+	capture            *Capture
+	fail               *failure
+	discoverUnanswered bool
+	closed             <-chan struct{} // closed when the SDK session has closed; nil if none
 }
 
 // waitClosed waits for the SDK session to finish closing, after the
@@ -119,8 +120,12 @@ func runSession(ctx context.Context, l link, o Options, protocolVersion string) 
 			return sessionOutcome{fail: failf(StatusTimeout, "no connection within %s", budget(o.Timeout))}
 		}
 		f := s.classify(err, rctx, "the handshake")
-		hung := protocolVersion == "" && f.status == StatusTimeout && l.rec.awaiting("server/discover") && l.rec.count("server/discover") == 0
-		return sessionOutcome{fail: f, discoverHung: hung}
+		// A legacy server that hangs, exits or hangs up on a request it does
+		// not know, before initialize, is still a server a legacy client
+		// can use: the caller relaunches it with the initialize handshake.
+		unanswered := protocolVersion == "" && l.rec.awaiting("server/discover") && l.rec.count("server/discover") == 0 &&
+			(f.status == StatusTimeout || f.status == StatusStartupFailure || f.status == StatusProtocolError)
+		return sessionOutcome{fail: f, discoverUnanswered: unanswered}
 	}
 	// Closing waits for the SDK's in-flight handlers, which may be blocked
 	// writing to a server that stopped reading: close in the background,

@@ -118,6 +118,11 @@ func TestStdioClasses(t *testing.T) {
 				t.Errorf("protocol %s, warnings %q", r.First.ProtocolVersion, r.First.Warnings)
 			}
 		}},
+		{mode: "discover-crash", status: StatusMeasured, bound: 8 * time.Second, check: func(t *testing.T, r Result) {
+			if !hasWarning(r.First, "never answered server/discover") || r.First.ProtocolVersion != legacyProtocolVersion {
+				t.Errorf("protocol %s, warnings %q", r.First.ProtocolVersion, r.First.Warnings)
+			}
+		}},
 		{mode: "bad-version", status: StatusProtocolError, detail: `"1999-01-01"`, bound: 8 * time.Second},
 		{mode: "odd-init", status: StatusProtocolError, detail: "the initialize result is malformed: instructions is a number, not a string", bound: 8 * time.Second},
 		{mode: "rpc-error", status: StatusProtocolError, detail: "JSON-RPC error -32603", bound: 8 * time.Second},

@@ -22,9 +22,10 @@ func transportOf(t Target) string {
 }
 
 // captureTarget takes one capture of t within one launch budget. When a
-// server never answers server/discover (a legacy server that ignores
-// requests it does not know) and no protocol version was asked for, it
-// relaunches with the legacy initialize handshake.
+// server never answers server/discover (a legacy server that ignores, or
+// exits on, requests it does not know) and no protocol version was asked
+// for, it relaunches with the legacy initialize handshake, as a dual-era
+// client falls back.
 func captureTarget(ctx context.Context, t Target, o Options) (*Capture, *failure) {
 	ctx, cancel := context.WithTimeoutCause(ctx, LaunchBudgetFactor*o.Timeout, errLaunchBudget)
 	defer cancel()
@@ -43,7 +44,7 @@ func captureTarget(ctx context.Context, t Target, o Options) (*Capture, *failure
 		return captureURL(ctx, t, o, pv)
 	}
 	out := once(o.ProtocolVersion)
-	if out.fail != nil && out.discoverHung && ctx.Err() == nil {
+	if out.fail != nil && out.discoverUnanswered && ctx.Err() == nil {
 		out = once(legacyProtocolVersion)
 		if out.capture != nil {
 			out.capture.Warnings = append(out.capture.Warnings, "the server never answered server/discover; measured with the initialize handshake")

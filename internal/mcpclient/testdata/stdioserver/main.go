@@ -19,6 +19,7 @@
 //	silent          reads everything, answers nothing
 //	deaf-pinger     answers initialize, then stops reading stdin and sends pings without end
 //	no-discover     ignores server/discover (a legacy server that drops unknown requests)
+//	discover-crash  exits with status 1 on server/discover (a legacy server strict about initialize coming first)
 //	bad-version     answers initialize with a protocol version nobody speaks
 //	odd-init        answers initialize with instructions that are a number
 //	rpc-error       answers tools/list with JSON-RPC error -32603
@@ -198,6 +199,10 @@ func main() {
 		case "server/discover":
 			if mode == "no-discover" {
 				continue
+			}
+			if mode == "discover-crash" {
+				fmt.Fprintln(os.Stderr, "error: received request before initialization")
+				os.Exit(1)
 			}
 			rpcError(msg.ID, -32601, "Method not found")
 		case "initialize":
