@@ -107,8 +107,14 @@ func slot(h uint64, off, l, r int) uint64 {
 	return h>>48<<48 | uint64(off)<<26 | uint64(l)<<rankBits | uint64(r+1)
 }
 
+// maxTokenLen is the longest token a slot's length field can hold.
+const maxTokenLen = 255
+
 // rank returns the rank of s, whose hashString is h, or -1.
 func (v *vocab) rank(s string, h uint64) int {
+	if len(s) > maxTokenLen {
+		return -1
+	}
 	want := h>>48<<48 | uint64(len(s))<<rankBits
 	const match = 0xffff<<48 | 0xff<<rankBits
 	for i := h & v.mask; ; i = (i + 1) & v.mask {

@@ -28,7 +28,7 @@ func TestVocabularyFile(t *testing.T) {
 	if *update {
 		var b strings.Builder
 		for r, s := range want {
-			if len(s) == 0 || len(s) > 255 {
+			if len(s) == 0 || len(s) > maxTokenLen {
 				t.Fatalf("token %d has %d bytes", r, len(s))
 			}
 			b.WriteByte(byte(len(s)))
@@ -51,7 +51,7 @@ func TestVocabularyFile(t *testing.T) {
 			t.Fatalf("rank(%q) = %d, want %d", s, got, r)
 		}
 	}
-	for _, s := range []string{"", "<|endoftext|>", "\x00\x00\x00\x00\x00\x00\x00\x00\x00", "zzzzqqqqxxxx"} {
+	for _, s := range []string{"", strings.Repeat("a", maxTokenLen+1), strings.Repeat(" ", 4096), "<|endoftext|>", "\x00\x00\x00\x00\x00\x00\x00\x00\x00", "zzzzqqqqxxxx"} {
 		if got := v.rank(s, hashString(s)); got >= 0 {
 			t.Errorf("rank(%q) = %d, want none", s, got)
 		}
