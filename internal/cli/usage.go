@@ -202,6 +202,9 @@ func reportIngest(env *Env, s *store.IngestStats) {
 	if n := s.Corrupt - len(s.Warnings); n > 0 && s.Corrupt > 0 {
 		warnf(env, "%d more corrupt lines skipped", n)
 	}
+	if !s.Skipped && s.Waited >= time.Second {
+		warnf(env, "waited %s for another mcpcost process to finish reading transcripts", s.Waited.Round(time.Second))
+	}
 	if s.Skipped {
 		warnf(env, "another mcpcost process has been reading transcripts for %s; this report shows the store as it is (partial)", s.Waited.Round(time.Second))
 	}
