@@ -95,17 +95,19 @@ func (b *baselineFlags) prepare(env *Env, cmd string, server bool) (int, bool) {
 	return ExitOK, true
 }
 
-// failGate reports a gate that failed before anything was compared.
+// failGate reports a gate that failed before anything was compared, in
+// the command's output format (--json, --markdown or text).
 func (b *baselineFlags) failGate(env *Env, code string, err error) int {
 	g := diff.LoadFailure(*b.max, err)
 	g.Reasons[0].Code = code
-	var sb strings.Builder
-	render.GateText(&sb, g)
-	fmt.Fprint(env.Stdout, sb.String())
-	if h := hintOf(err); h != "" {
-		hintf(env, "%s", h)
-	}
-	return ExitFail
+	return diffGateFailed(env, g, b.boolFlag("json"), b.boolFlag("markdown"), hintOf(err))
+}
+
+// boolFlag reports whether the command has the named boolean flag and it
+// was set.
+func (b *baselineFlags) boolFlag(name string) bool {
+	fl := b.f.fs.Lookup(name)
+	return fl != nil && fl.Value.String() == "true"
 }
 
 func hintOf(err error) string {

@@ -120,7 +120,7 @@ func diffGateFailed(env *Env, g *diff.Gate, jsonOut, mdOut bool, hint string) in
 		err = jsonTo(env, gateOnly{Schema: diff.Schema, Issues: g.Reasons, Gate: g})
 	case mdOut:
 		var b strings.Builder
-		fmt.Fprintf(&b, "❌ **mcpcost**: the increase could not be established (%d %s)\n\n", len(g.Reasons), pluralWord(len(g.Reasons), "reason", "reasons"))
+		fmt.Fprintf(&b, "❌ **mcpcost** gate failed: the increase could not be established (%d %s)\n\n", len(g.Reasons), pluralWord(len(g.Reasons), "reason", "reasons"))
 		for _, r := range g.Reasons {
 			fmt.Fprintf(&b, "- `%s` %s\n", r.Code, strings.ReplaceAll(r.Message, "|", `\|`))
 		}
