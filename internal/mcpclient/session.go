@@ -168,10 +168,12 @@ func (s *session) capture(cs *mcp.ClientSession, start time.Time) sessionOutcome
 		return sessionOutcome{fail: f}
 	}
 
+	// tools/list is asked of every server, as the published methodology
+	// does; it may fail only for a server that declares no tools.
 	pages, f := s.list("tools/list", "tools", func(ctx context.Context, cursor string) error {
 		_, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		return err
-	}, true)
+	}, caps["tools"])
 	if f != nil {
 		return sessionOutcome{fail: f}
 	}

@@ -125,6 +125,12 @@ func TestStdioClasses(t *testing.T) {
 		}},
 		{mode: "bad-version", status: StatusProtocolError, detail: `"1999-01-01"`, bound: 8 * time.Second},
 		{mode: "odd-init", status: StatusProtocolError, detail: "the initialize result is malformed: instructions is a number, not a string", bound: 8 * time.Second},
+		{mode: "no-tools", status: StatusMeasured, bound: 8 * time.Second, check: func(t *testing.T, r Result) {
+			c := r.First
+			if len(c.Tools()) != 0 || len(c.PromptsPages) != 2 || !hasWarning(c, "tools not counted") {
+				t.Errorf("%d tools, %d prompt pages, warnings %q", len(c.Tools()), len(c.PromptsPages), c.Warnings)
+			}
+		}},
 		{mode: "rpc-error", status: StatusProtocolError, detail: "JSON-RPC error -32603", bound: 8 * time.Second},
 		{mode: "exit-mid-list", status: StatusStartupFailure, detail: "exit status 3", bound: 8 * time.Second, check: func(t *testing.T, r Result) {
 			if !strings.Contains(r.StderrTail, "lost the second page") {

@@ -22,6 +22,7 @@
 //	discover-crash  exits with status 1 on server/discover (a legacy server strict about initialize coming first)
 //	bad-version     answers initialize with a protocol version nobody speaks
 //	odd-init        answers initialize with instructions that are a number
+//	no-tools        declares only prompts, and has no tools/list
 //	rpc-error       answers tools/list with JSON-RPC error -32603
 //	exit-mid-list   exits with status 3 when asked for the second page
 //	crash           writes to stderr and exits with status 1 at once
@@ -212,6 +213,10 @@ func main() {
 			}
 			caps := map[string]any{"tools": map[string]any{}}
 			r := map[string]any{"protocolVersion": pv, "capabilities": caps, "serverInfo": map[string]any{"name": "stdioserver", "version": "1.0.0"}}
+			if mode == "no-tools" {
+				delete(caps, "tools")
+				caps["prompts"] = map[string]any{}
+			}
 			if mode == "odd-init" {
 				r["instructions"] = 42
 			}
@@ -229,6 +234,10 @@ func main() {
 		case "ping":
 			result(msg.ID, map[string]any{})
 		case "tools/list":
+			if mode == "no-tools" {
+				rpcError(msg.ID, -32601, "Method not found")
+				continue
+			}
 			listTools(msg.ID, params.Cursor, generation, &pendingList)
 		case "prompts/list":
 			if params.Cursor == "" {
