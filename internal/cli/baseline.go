@@ -91,6 +91,18 @@ func (b *baselineFlags) prepare(env *Env, cmd string, server bool) (int, bool) {
 		}
 		return fail(env, err), false
 	}
+	if b.gated() {
+		// A baseline that cannot be compared with this run fails the gate
+		// before anything is launched.
+		switch {
+		case doc.SchemaUnknown:
+			return b.failGate(env, diff.IssueSchemaChanged, fmt.Errorf("%s has schema %s, which this mcpcost does not read: re-record the baseline with this version", *b.file, doc.Schema)), false
+		case doc.MethodologyVersion != measure.MethodologyVersion:
+			return b.failGate(env, diff.IssueMethodologyChanged, fmt.Errorf("%s is methodology %s and this run measures with %s: not the same measurement, nothing to compare", *b.file, doc.MethodologyVersion, measure.MethodologyVersion)), false
+		case doc.Encoding != "o200k_base":
+			return b.failGate(env, diff.IssueEncodingChanged, fmt.Errorf("%s counts in %s and this run in o200k_base: different units, nothing to compare", *b.file, doc.Encoding)), false
+		}
+	}
 	b.base = doc
 	return ExitOK, true
 }
