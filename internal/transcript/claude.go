@@ -286,6 +286,9 @@ func str(key string, val []byte) (string, error) {
 	if string(val) == "null" {
 		return "", nil
 	}
+	if s, ok := unquote(val); ok {
+		return s, nil
+	}
 	var s string
 	err := decodeField(key, val, &s)
 	return s, err

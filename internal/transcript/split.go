@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Transcript lines are large (tool results, often twice: Claude Code
@@ -219,4 +222,101 @@ func decodeField(key string, val []byte, v any) error {
 		return errors.New("invalid JSON in " + key)
 	}
 	return nil
+}
+
+// unquote decodes a JSON string (with its quotes) the way encoding/json
+// does, quickly. It reports false for anything unusual (invalid UTF-8,
+// control characters, bad escapes), which callers hand to encoding/json.
+func unquote(b []byte) (string, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return "", false
+	}
+	b = b[1 : len(b)-1]
+	var sb strings.Builder
+	sb.Grow(len(b))
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\\')
+		run := b
+		if i >= 0 {
+			run = b[:i]
+		}
+		for _, c := range run {
+			if c < 0x20 || c == '"' {
+				return "", false
+			}
+		}
+		if !utf8.Valid(run) {
+			return "", false
+		}
+		sb.Write(run)
+		if i < 0 {
+			break
+		}
+		b = b[i:]
+		if len(b) < 2 {
+			return "", false
+		}
+		switch b[1] {
+		case '"', '\\', '/':
+			sb.WriteByte(b[1])
+		case 'b':
+			sb.WriteByte('\b')
+		case 'f':
+			sb.WriteByte('\f')
+		case 'n':
+			sb.WriteByte('\n')
+		case 'r':
+			sb.WriteByte('\r')
+		case 't':
+			sb.WriteByte('\t')
+		case 'u':
+			r, ok := hex4(b[2:])
+			if !ok {
+				return "", false
+			}
+			b = b[6:]
+			if utf16.IsSurrogate(r) {
+				r2, ok2 := rune(0), false
+				if len(b) >= 6 && b[0] == '\\' && b[1] == 'u' {
+					r2, ok2 = hex4(b[2:])
+				}
+				if ok2 {
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						sb.WriteRune(dec)
+						b = b[6:]
+						continue
+					}
+				}
+				sb.WriteRune(utf8.RuneError)
+				continue
+			}
+			sb.WriteRune(r)
+			continue
+		default:
+			return "", false
+		}
+		b = b[2:]
+	}
+	return sb.String(), true
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }

@@ -52,3 +52,23 @@ func FuzzSplitObject(f *testing.F) {
 		}
 	})
 }
+
+// FuzzUnquote checks the fast string decoder against encoding/json.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`""`, `"a\nb"`, `"\u00e9\ud83d\ude00"`, `"\ud800x"`, `"\udc00\ud800"`, `"\"\\\/\b\f\r\t"`, `"\x"`, "\"\xff\"", `"tab\tend"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, ok := unquote(b)
+		if !ok {
+			return
+		}
+		var want string
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("unquote accepted %q, encoding/json: %v", b, err)
+		}
+		if got != want {
+			t.Fatalf("unquote(%q) = %q, encoding/json %q", b, got, want)
+		}
+	})
+}
