@@ -210,7 +210,7 @@ func (w *writer) clearFile(tx *sql.Tx, id int64) error {
 
 const insertRequest = `INSERT INTO requests (source, session_id, agent_id, sidechain, file_id, line, ts, model, project, message_id, request_id,
 	input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, web_search, web_fetch, speed)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const updateRequest = `UPDATE requests SET source = ?, session_id = ?, agent_id = ?, sidechain = ?, file_id = ?, line = ?, ts = ?, model = ?,
 	project = ?, message_id = ?, request_id = ?, input = ?, output = ?, cache_write_5m = ?, cache_write_1h = ?, cache_read = ?,
@@ -335,8 +335,12 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 			}
 			continue
 		}
-		var id int64
-		if err := ins.QueryRow(args...).Scan(&id); err != nil {
+		res, err := ins.Exec(args...)
+		if err != nil {
+			return 0, 0, err
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
 			return 0, 0, err
 		}
 		newReqs++
