@@ -115,8 +115,11 @@ func project(server string, tools []*canon.Value, claudeCode bool) Shape {
 	if claudeCode {
 		s.Method = ShapeMethodClaudeCode
 	}
-	counter := token.O200k()
-	out := []byte{'['}
+	counter := token.O200k().(token.BytesCounter)
+	// Sized once from a sample, so that a large capture is not copied as
+	// the buffer grows.
+	out := make([]byte, 1, shapeSizeHint(tools))
+	out[0] = '['
 	for _, tool := range tools {
 		nameV := tool.Get("name")
 		if tool.Kind() != canon.Object || nameV.Kind() != canon.String || nameV.Len() == 0 {
@@ -176,14 +179,14 @@ func project(server string, tools []*canon.Value, claudeCode bool) Shape {
 			}
 		}
 		out = append(out, '}')
-		t.Tokens = counter.Count(string(out[start:]))
+		t.Tokens = counter.CountBytes(out[start:])
 		s.Tools = append(s.Tools, t)
 	}
 	out = append(out, ']')
 	s.JSON = out
 	s.Bytes = len(out)
 	s.ToolCount = len(s.Tools)
-	s.Tokens = counter.Count(string(out))
+	s.Tokens = counter.CountBytes(out)
 	sum := sha256.Sum256(out)
 	s.CanonicalSHA256 = hex.EncodeToString(sum[:])
 	return s
@@ -207,4 +210,20 @@ func normalizeName(s string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// shapeSizeHint guesses the length of a shape from the canonical length of
+// up to 64 of its tools, spread over the array, with an eighth to spare.
+func shapeSizeHint(tools []*canon.Value) int {
+	if len(tools) == 0 {
+		return 2
+	}
+	step := max(1, len(tools)/64)
+	sample, n := 0, 0
+	for i := 0; i < len(tools); i += step {
+		sample += len(canon.Marshal(tools[i])) + 1
+		n++
+	}
+	est := sample * len(tools) / n
+	return est + est/8 + 2
 }

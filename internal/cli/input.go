@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 // bytes.
 func readInput(env *Env, name string, max int64) ([]byte, error) {
 	var r io.Reader
+	size := int64(0)
 	if name == "-" {
 		r = env.Stdin
 	} else {
@@ -25,6 +27,7 @@ func readInput(env *Env, name string, max int64) ([]byte, error) {
 			if fi.IsDir() {
 				return nil, fmt.Errorf("reading %s: is a directory", name)
 			}
+			size = fi.Size()
 			if fi.Size() > max {
 				return nil, withHint(fmt.Errorf("%s is %s bytes, over the --max-bytes limit of %s", name, groupDigits(fi.Size()), groupDigits(max)),
 					"raise the limit with --max-bytes if the file is really a tools capture")
@@ -32,7 +35,10 @@ func readInput(env *Env, name string, max int64) ([]byte, error) {
 		}
 		r = f
 	}
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	// A file is read into a buffer of its size: no doubling, no garbage.
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err := buf.ReadFrom(io.LimitReader(r, max+1))
+	data := buf.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", displayName(name), err)
 	}

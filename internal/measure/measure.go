@@ -85,14 +85,31 @@ type Part struct {
 const UnnamedTool = "(unnamed)"
 
 // Tools measures a tools array with counter c (nil for o200k_base).
+//
+// The canonical array is written once; each tool's canonical JSON is the
+// span of it between the array's commas (JSON.stringify writes an array's
+// elements exactly as it writes them alone), so nothing is written twice
+// and no copy of the text is made for counting.
 func Tools(tools []*canon.Value, c token.Counter) *Result {
 	if c == nil {
 		c = token.O200k()
 	}
-	canonical := canon.Marshal(canon.NewArray(tools))
+	count := countFunc(c)
+	spans := make([][2]int, len(tools))
+	canonical := make([]byte, 1, sizeHint(tools))
+	canonical[0] = '['
+	for i, t := range tools {
+		if i > 0 {
+			canonical = append(canonical, ',')
+		}
+		spans[i][0] = len(canonical)
+		canonical = canon.Append(canonical, t)
+		spans[i][1] = len(canonical)
+	}
+	canonical = append(canonical, ']')
 	sum := sha256.Sum256(canonical)
 	r := &Result{
-		TotalTokens:     c.Count(string(canonical)),
+		TotalTokens:     count(canonical),
 		ToolCount:       len(tools),
 		CanonicalSha256: hex.EncodeToString(sum[:]),
 		CanonicalBytes:  len(canonical),
@@ -100,7 +117,9 @@ func Tools(tools []*canon.Value, c token.Counter) *Result {
 		Canonical:       canonical,
 	}
 	// Tools are independent: count them on every core.
-	parallel(len(tools), func(i int) { r.Tools[i] = tool(i, tools[i], c) })
+	parallel(len(tools), func(i int, scratch *[]byte) {
+		r.Tools[i] = tool(i, tools[i], canonical[spans[i][0]:spans[i][1]], c, count, scratch)
+	})
 	for i := range r.Tools {
 		r.SumOfToolTokens += r.Tools[i].Tokens
 		if r.TotalTokens > 0 {
@@ -110,44 +129,63 @@ func Tools(tools []*canon.Value, c token.Counter) *Result {
 	return r
 }
 
-func tool(i int, t *canon.Value, c token.Counter) Tool {
-	b := canon.Marshal(t)
-	out := Tool{Name: ToolName(t), Index: i, Tokens: c.Count(string(b)), Bytes: len(b)}
+// countFunc counts bytes without copying them when c can.
+func countFunc(c token.Counter) func([]byte) int {
+	if bc, ok := c.(token.BytesCounter); ok {
+		return bc.CountBytes
+	}
+	return func(b []byte) int { return c.Count(string(b)) }
+}
+
+// tool measures one tool whose canonical JSON is b. scratch is reused
+// between tools for the parts.
+func tool(i int, t *canon.Value, b []byte, c token.Counter, count func([]byte) int, scratch *[]byte) Tool {
+	out := Tool{Name: ToolName(t), Index: i, Tokens: count(b), Bytes: len(b)}
 	if d := t.Get("description"); d != nil && d.Kind() == canon.String && d.Str() != "" {
 		out.DescriptionTokens = c.Count(d.Str())
 		out.DescriptionBytes = len(d.Str())
 	}
 	if s := t.Get("inputSchema"); s != nil {
-		out.InputSchemaTokens = c.Count(string(canon.Marshal(s)))
+		*scratch = canon.Append((*scratch)[:0], s)
+		out.InputSchemaTokens = count(*scratch)
 	}
 	if m := t.Get("_meta"); m != nil && m.Kind() == canon.Object {
 		if a := m.Get("anthropic/alwaysLoad"); a != nil && a.Kind() == canon.Bool && a.Bool() {
 			out.AlwaysLoad = true
 		}
 	}
-	// Group the members of the canonical object by part.
-	groups := map[string][]byte{}
-	for _, m := range t.Members() {
-		p := "other"
+	members := t.Members()
+	partOf := func(key string) string {
 		for _, n := range PartNames[:len(PartNames)-1] {
-			if m.Key == n {
-				p = n
-				break
+			if key == n {
+				return n
 			}
 		}
-		if p == "other" {
+		return "other"
+	}
+	for _, m := range members {
+		if partOf(m.Key) == "other" {
 			out.OtherFields = append(out.OtherFields, m.Key)
 		}
-		g := groups[p]
-		if len(g) > 0 {
-			g = append(g, ',')
-		}
-		g = appendMember(g, m)
-		groups[p] = g
 	}
+	// Each part: its members as they stand in the canonical object, joined
+	// by commas, counted.
 	for _, n := range PartNames {
-		if g, ok := groups[n]; ok {
-			out.Parts = append(out.Parts, Part{Name: n, Tokens: c.Count(string(g))})
+		buf := (*scratch)[:0]
+		found := false
+		for _, m := range members {
+			if partOf(m.Key) != n {
+				continue
+			}
+			if found {
+				buf = append(buf, ',')
+			}
+			found = true
+			buf = appendMember(buf, m)
+		}
+		*scratch = buf
+		if found {
+			out.Parts = append(out.Parts, Part{Name: n, Tokens: count(buf)})
 		}
 	}
 	return out
@@ -216,4 +254,21 @@ func appendKey(dst []byte, key string) []byte {
 		}
 	}
 	return append(dst, '"')
+}
+
+// sizeHint guesses the canonical length of tools from a sample of up to
+// 64 of them spread over the array, with an eighth to spare, so that the
+// buffer is allocated once.
+func sizeHint(tools []*canon.Value) int {
+	if len(tools) == 0 {
+		return 2
+	}
+	step := max(1, len(tools)/64)
+	sample, n := 0, 0
+	for i := 0; i < len(tools); i += step {
+		sample += len(canon.Marshal(tools[i])) + 1
+		n++
+	}
+	est := sample * len(tools) / n
+	return est + est/8 + 2
 }

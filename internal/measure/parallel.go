@@ -5,12 +5,14 @@ import (
 	"sync"
 )
 
-// parallel calls f(i) for i in [0, n) on up to GOMAXPROCS goroutines.
-func parallel(n int, f func(i int)) {
+// parallel calls f(i, scratch) for i in [0, n) on up to GOMAXPROCS
+// goroutines; each goroutine has its own scratch buffer.
+func parallel(n int, f func(i int, scratch *[]byte)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {
+		var scratch []byte
 		for i := 0; i < n; i++ {
-			f(i)
+			f(i, &scratch)
 		}
 		return
 	}
@@ -20,8 +22,9 @@ func parallel(n int, f func(i int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var scratch []byte
 			for i := range next {
-				f(i)
+				f(i, &scratch)
 			}
 		}()
 	}
