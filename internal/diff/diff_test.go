@@ -394,25 +394,39 @@ func TestPublished(t *testing.T) {
 }
 
 func FuzzLoad(f *testing.F) {
-	f.Add([]byte(`{"schema":"mcpcost.audit/v1","methodologyVersion":"1.0","encoding":"o200k_base","configs":[{"path":"a","servers":[{"name":"s","tokens":1,"tools":[{"name":"t","tokens":1,"parts":[{"name":"name","tokens":1}]}]}]}]}`))
-	f.Add([]byte(`{"methodologyVersion":"1.0","encoding":"o200k_base","status":"measured","totalTokens":5,"tools":[{"name":"a","tokens":5}],"canonicalSha256":"x","rawToolsCapture":[]}`))
-	f.Add([]byte(`{"configs":[{"source":"x","servers":[],"skipped":[{"name":"y","tokens":null}]}],"methodologyVersion":"1.0","encoding":"o200k_base"}`))
-	f.Add([]byte(`{"schema":"mcpcost.measure/v9","tools":7}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := Load("f", data)
+	seeds := []string{
+		`{"schema":"mcpcost.audit/v1","methodologyVersion":"1.0","encoding":"o200k_base","configs":[{"path":"a","servers":[{"name":"s","tokens":1,"tools":[{"name":"t","tokens":1,"parts":[{"name":"name","tokens":1}]}]}]}]}`,
+		`{"methodologyVersion":"1.0","encoding":"o200k_base","status":"measured","totalTokens":5,"tools":[{"name":"a","tokens":5}],"canonicalSha256":"x","rawToolsCapture":[]}`,
+		`{"configs":[{"source":"x","servers":[],"skipped":[{"name":"y","tokens":null}]}],"methodologyVersion":"1.0","encoding":"o200k_base"}`,
+		`{"schema":"mcpcost.measure/v9","tools":7}`,
+		`{"schema":"mcpcost.audit/v1","methodologyVersion":"1.0","encoding":"o200k_base","configs":[{"path":"a","servers":[{"name":"s","status":"timeout","tokens":null},{"name":"d","status":"disabled","tokens":3}]}],"problems":[{"path":"b","error":"bad"}]}`,
+	}
+	for i, a := range seeds {
+		f.Add([]byte(a), []byte(seeds[(i+1)%len(seeds)]))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		da, err := Load("a", a)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "f: ") {
+			if !strings.HasPrefix(err.Error(), "a: ") {
 				t.Fatalf("error does not name the file: %v", err)
 			}
 			return
 		}
-		x := Compare(d, d)
-		g := x.Check(0)
-		if !g.Pass && len(g.Reasons) == 0 {
-			t.Fatal("failed gate without a reason")
+		db, err := Load("b", b)
+		if err != nil {
+			db = da
 		}
-		if _, err := json.Marshal(x); err != nil {
-			t.Fatal(err)
+		for _, x := range []*Diff{Compare(da, da), Compare(da, db), Compare(db, da)} {
+			g := x.Check(0)
+			if !g.Pass && len(g.Reasons) == 0 {
+				t.Fatal("failed gate without a reason")
+			}
+			if g.Pass && (len(x.Issues) > 0 || !x.Comparable) {
+				t.Fatalf("gate passed with issues %v", x.Issues)
+			}
+			if _, err := json.Marshal(x); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 }
