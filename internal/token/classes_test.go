@@ -2,9 +2,9 @@ package token
 
 import "unicode"
 
-// unicode_In evaluates the pattern's classes the way regexp2's generated
+// inClass evaluates the pattern's classes the way regexp2's generated
 // code does, with the unicode package's predicates.
-func unicode_In(r rune, class string) bool {
+func inClass(r rune, class string) bool {
 	switch class {
 	case "upper":
 		return unicode.In(r, unicode.Lu, unicode.Lt, unicode.Lm, unicode.Lo, unicode.M)

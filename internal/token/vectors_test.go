@@ -284,19 +284,19 @@ func TestClasses(t *testing.T) {
 	cls := o200kCounter().split.cls
 	for r := rune(0); r <= utf8.MaxRune; r++ {
 		var want uint8
-		if unicode_In(r, "upper") {
+		if inClass(r, "upper") {
 			want |= cUpper
 		}
-		if unicode_In(r, "lower") {
+		if inClass(r, "lower") {
 			want |= cLower
 		}
-		if unicode_In(r, "letter") {
+		if inClass(r, "letter") {
 			want |= cLetter
 		}
-		if unicode_In(r, "number") {
+		if inClass(r, "number") {
 			want |= cNumber
 		}
-		if unicode_In(r, "space") {
+		if inClass(r, "space") {
 			want |= cSpace
 		}
 		if r == '\r' || r == '\n' {
