@@ -486,3 +486,22 @@ func TestIdleServerCodex(t *testing.T) {
 		}
 	}
 }
+
+// Tool names are whatever servers publish: the role guess never panics,
+// and its words come from the name.
+func FuzzToolRole(f *testing.F) {
+	for _, s := range []string{"search_files", "listIssues", "browser-fetch", "", "__", "ÉtatRead", "a.b/c:d e", "\xff\xfeget"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		role, advice := toolRole(name)
+		if role == "" || advice == "" {
+			t.Fatalf("%q: empty role or advice", name)
+		}
+		for _, w := range splitWords(name) {
+			if w == "" || !strings.Contains(strings.ToLower(name), w) {
+				t.Fatalf("%q: word %q not from the name", name, w)
+			}
+		}
+	})
+}
