@@ -43,7 +43,7 @@ fi
 du -sb "$dir/home/.claude" | awk '{printf "tree: %.1f MB\n", $1/1e6}'
 
 # timed NAME CMD...: runs CMD, records wall seconds and peak RSS (MB).
-declare -A wall rss
+declare -A wall rss cpu
 timed() {
   local name=$1; shift
   local log=$dir/$name.time
@@ -55,7 +55,8 @@ timed() {
   wall[$name]=$(awk -F': ' '/Elapsed \(wall clock\)/ {
       n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$log")
   rss[$name]=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$log")
-  printf '%-22s %8.2f s  %6s MB\n' "$name" "${wall[$name]}" "${rss[$name]}"
+  cpu[$name]=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$log")
+  printf '%-22s %8.2f s wall  %7.2f s CPU  %6s MB\n' "$name" "${wall[$name]}" "${cpu[$name]}" "${rss[$name]}"
 }
 
 export HOME=$dir/home CLAUDE_CONFIG_DIR=$dir/home/.claude TZ=UTC
@@ -77,6 +78,10 @@ echo "first ingest / ccusage daily:  $(ratio "${wall[mcpcost-first]}" "$base")x 
 echo "re-run       / ccusage daily:  $(ratio "${wall[mcpcost-rerun]}" "$base")x   (goal < 0.05x)"
 echo "  of which finding nothing new (re-run minus usage): $(awk -v a="${wall[mcpcost-rerun]}" -v b="${wall[mcpcost-usage]}" -v c="$base" 'BEGIN { printf "%.2f s, %.3fx", a - b, (a - b) / c }')"
 echo "usage        / ccusage daily:  $(ratio "${wall[mcpcost-usage]}" "$base")x   (goal < 0.5x)"
+echo "CPU time (steadier than wall time on a busy machine):"
+echo "  first ingest / ccusage daily: $(ratio "${cpu[mcpcost-first]}" "${cpu[ccusage-daily]}")x"
+echo "  re-run       / ccusage daily: $(ratio "${cpu[mcpcost-rerun]}" "${cpu[ccusage-daily]}")x"
+echo "  usage        / ccusage daily: $(ratio "${cpu[mcpcost-usage]}" "${cpu[ccusage-daily]}")x"
 echo "peak memory of mcpcost: $(printf '%s\n' "${rss[mcpcost-first]}" "${rss[mcpcost-rerun]}" "${rss[mcpcost-usage]}" | sort -n | tail -1) MB   (goal < 150 MB)"
 
 # The two must agree on the totals.
