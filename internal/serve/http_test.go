@@ -1,11 +1,18 @@
 package serve
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -115,5 +122,63 @@ func TestCheckAddr(t *testing.T) {
 		if (err == nil) != tt.ok {
 			t.Errorf("CheckAddr(%q, %v) = %v, want ok=%v", tt.addr, tt.token, err, tt.ok)
 		}
+	}
+}
+
+// TestHTTPBinary serves the built binary with --http on a free loopback
+// port and a token from the environment: 401 without it, a working session
+// with it, and a clean exit on an interrupt.
+func TestHTTPBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds mcpcost")
+	}
+	const token = "canary-bin-token-5d2a"
+	bin := build(t, "cmd/mcpcost")
+	home := t.TempDir()
+	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0", "--token-env", "MCPCOST_TEST_TOKEN")
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, "data"), "MCPCOST_TEST_TOKEN="+token)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stderr)
+	if !lines.Scan() {
+		t.Fatalf("no line on stderr: %v", lines.Err())
+	}
+	first := lines.Text()
+	go io.Copy(io.Discard, stderr)
+	m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/mcp) \(bearer token from \$MCPCOST_TEST_TOKEN\)$`).FindStringSubmatch(first)
+	if m == nil || strings.Contains(first, token) {
+		t.Fatalf("stderr: %q", first)
+	}
+	url := m[1]
+	if res := post(t, url, ""); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("without the token: %d", res.StatusCode)
+	}
+	ctx := context.Background()
+	c := mcp.NewClient(&mcp.Implementation{Name: "http-bin-test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r SessionsResult
+	call(t, cs, toolRecent, nil, &r)
+	cs.Close()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after an interrupt: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("mcpcost serve --http did not stop on an interrupt")
 	}
 }

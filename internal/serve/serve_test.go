@@ -371,6 +371,13 @@ func TestMeasureServer(t *testing.T) {
 	if !strings.Contains(msg, "not an http(s) URL") || strings.Contains(msg, "canary") {
 		t.Errorf("bad url: %s", msg)
 	}
+	msg = callErr(t, cs, toolMeasure, map[string]any{
+		"url":     "http://127.0.0.1:9/mcp?api_key=canary-query-1234",
+		"headers": map[string]string{"Authorization": "Bearer canary-header-8080"},
+	})
+	if !strings.Contains(msg, "startup-failure") || strings.Contains(msg, "canary") {
+		t.Errorf("unreachable url: %s", msg)
+	}
 	call(t, cs, toolMeasure, map[string]any{"command": f.units}, &m)
 	if m.Server == "" || m.Tokens == 0 {
 		t.Errorf("units after failures: %+v", m)
