@@ -128,7 +128,7 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 		if f.SavingTokens > 0 {
 			fmt.Fprintf(&b, "; saves ~%s tokens", render.Int(int(f.SavingTokens)))
 		}
-		if f.SavingUSD != nil {
+		if f.SavingUSD != nil && *f.SavingUSD >= 0.005 {
 			fmt.Fprintf(&b, " ($%.2f)", *f.SavingUSD)
 		}
 		fmt.Fprintf(&b, "\n  %s\n", f.Recommendation)

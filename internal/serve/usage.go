@@ -248,10 +248,10 @@ func usageText(u *UsageResult) string {
 	fmt.Fprintf(&b, "by %s:\n", u.By)
 	for _, r := range u.Rows {
 		if r.Requests > 0 || u.By == "session" || u.By == "day" || u.By == "model" || u.By == "project" {
-			fmt.Fprintf(&b, "  %s: %s requests, %s tokens, $%.2f, %s calls, results %s tokens\n", r.Key, render.Int(r.Requests), render.Int(int(r.Tokens)), r.Cost, render.Int(r.Calls), render.Int(int(r.ResultTokens)))
+			fmt.Fprintf(&b, "  %s: %s, %s tokens, $%.2f, %s, results %s tokens\n", r.Key, plural(r.Requests, "request"), render.Int(int(r.Tokens)), r.Cost, plural(r.Calls, "tool call"), render.Int(int(r.ResultTokens)))
 			continue
 		}
-		fmt.Fprintf(&b, "  %s: %s calls, %d errors, results %s tokens (max %s)\n", r.Key, render.Int(r.Calls), r.Errors, render.Int(int(r.ResultTokens)), render.Int(int(r.MaxResult)))
+		fmt.Fprintf(&b, "  %s: %s, %s, results %s tokens (max %s)\n", r.Key, plural(r.Calls, "call"), plural(r.Errors, "error"), render.Int(int(r.ResultTokens)), render.Int(int(r.MaxResult)))
 	}
 	if len(u.Rows) == 0 {
 		b.WriteString("  (none)\n")
@@ -375,9 +375,9 @@ func (s *server) sessionTools(ctx context.Context, req *mcp.CallToolRequest, in 
 		if server == "" {
 			server = "(built-in)"
 		}
-		fmt.Fprintf(&b, "  %s/%s: %s calls, results %s tokens (max %s)", server, t.Tool, render.Int(t.Calls), render.Int(int(t.ResultTokens)), render.Int(int(t.MaxResult)))
+		fmt.Fprintf(&b, "  %s/%s: %s, results %s tokens (max %s)", server, t.Tool, plural(t.Calls, "call"), render.Int(int(t.ResultTokens)), render.Int(int(t.MaxResult)))
 		if t.Errors > 0 {
-			fmt.Fprintf(&b, ", %d errors", t.Errors)
+			fmt.Fprintf(&b, ", %s", plural(t.Errors, "error"))
 		}
 		b.WriteString("\n")
 	}
