@@ -162,8 +162,8 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds) []Find
 				LevelRule: fmt.Sprintf("high when never called and the estimated saving reaches %s; warn when never called; info when called fewer than %g times per 100 requests",
 					money(t.HighUSD), t.IdleCallsPer100),
 			}
-			carried := fmt.Sprintf("%s tokens on each of %s main-conversation requests in %d sessions: %s tokens carried, about %s at the rates those requests paid (%s of their input was cache reads)",
-				num(su.PerRequestTokens), num(n), cu.Sessions, num(su.CarriedTokens), money(su.CarriedUSD), pct(cu.CacheReadShare))
+			carried := fmt.Sprintf("%s tokens on each of %s main-conversation requests in %s: %s tokens carried, about %s at the rates those requests paid (%s of their input was cache reads)",
+				num(su.PerRequestTokens), num(n), count(cu.Sessions, "session"), num(su.CarriedTokens), money(su.CarriedUSD), pct(cu.CacheReadShare))
 			if su.Calls == 0 {
 				f.Title = fmt.Sprintf("%s is configured but was never called: its definitions rode on %s requests, %s tokens in all", su.Name, num(n), num(su.CarriedTokens))
 				f.Level = LevelWarn
@@ -171,7 +171,7 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds) []Find
 					f.Level = LevelHigh
 				}
 			} else {
-				f.Title = fmt.Sprintf("%s was called %d times in %s requests that carried its definitions, %s tokens in all", su.Name, su.Calls, num(n), num(su.CarriedTokens))
+				f.Title = fmt.Sprintf("%s was called %s in %s requests that carried its definitions, %s tokens in all", su.Name, count(su.Calls, "time"), num(n), num(su.CarriedTokens))
 				f.Level = LevelInfo
 			}
 			f.Facts = append(f.Facts, carried)
@@ -184,9 +184,9 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds) []Find
 			}
 			f.Facts = append(f.Facts, what+" ("+cu.Posture+" posture)")
 			if su.Calls > 0 {
-				f.Facts = append(f.Facts, fmt.Sprintf("called %d times in %d sessions (%.2f per 100 requests): %s", su.Calls, su.Sessions, per100, strings.Join(su.ToolsCalled, ", ")))
+				f.Facts = append(f.Facts, fmt.Sprintf("called %s in %s (%.2f per 100 requests): %s", count(su.Calls, "time"), count(su.Sessions, "session"), per100, strings.Join(su.ToolsCalled, ", ")))
 			} else {
-				f.Facts = append(f.Facts, fmt.Sprintf("0 calls in the %d sessions this config applied to (%s)", cu.Sessions, cu.AppliesTo))
+				f.Facts = append(f.Facts, fmt.Sprintf("0 calls in the %s this config applied to (%s)", count(cu.Sessions, "session"), cu.AppliesTo))
 			}
 			if cu.SubAgentRequests > 0 {
 				f.Facts = append(f.Facts, fmt.Sprintf("%s sub-agent requests are not counted (whether a sub-agent carries the server depends on its tools)", num(cu.SubAgentRequests)))
@@ -383,18 +383,22 @@ func oversized(calls []call, t Thresholds) []Finding {
 		switch {
 		case ev.OverLimit > 0:
 			f.Level = LevelHigh
-			f.Title = fmt.Sprintf("%s/%s returned %d results over Claude Code's output limit of %s tokens (largest %s)", k.server, k.tool, ev.OverLimit, num(t.OutputLimit), num(ev.MaxTokens))
+			f.Title = fmt.Sprintf("%s/%s returned %s over Claude Code's output limit of %s tokens (largest %s)", k.server, k.tool, count(ev.OverLimit, "result"), num(t.OutputLimit), num(ev.MaxTokens))
 		case ev.OverWarn > 0:
 			f.Level = LevelWarn
-			f.Title = fmt.Sprintf("%s/%s returned %d results over %s tokens, where Claude Code warns (largest %s)", k.server, k.tool, ev.OverWarn, num(t.OutputWarn), num(ev.MaxTokens))
+			f.Title = fmt.Sprintf("%s/%s returned %s over %s tokens, where Claude Code warns (largest %s)", k.server, k.tool, count(ev.OverWarn, "result"), num(t.OutputWarn), num(ev.MaxTokens))
 		default:
 			f.Title = fmt.Sprintf("%s/%s results average %s tokens (threshold %s)", k.server, k.tool, num(int64(math.Round(ev.AvgTokens))), num(t.ResultAvgTokens))
 		}
 		f.Facts = []string{
-			fmt.Sprintf("%d results in %d sessions: %s tokens in all, average %s, largest %s", ev.Results, ev.Sessions, num(ev.TotalTokens), num(int64(math.Round(ev.AvgTokens))), num(ev.MaxTokens)),
+			fmt.Sprintf("%s in %s: %s tokens in all, average %s, largest %s", count(ev.Results, "result"), count(ev.Sessions, "session"), num(ev.TotalTokens), num(int64(math.Round(ev.AvgTokens))), num(ev.MaxTokens)),
 		}
 		if ev.Spilled > 0 {
-			f.Facts = append(f.Facts, fmt.Sprintf("%d results were saved to a file by the agent instead of entering the context in full", ev.Spilled))
+			were := " were"
+			if ev.Spilled == 1 {
+				were = " was"
+			}
+			f.Facts = append(f.Facts, count(ev.Spilled, "result")+were+" saved to a file by the agent instead of entering the context in full")
 		}
 		f.Confidence = "high"
 		f.ConfidenceRule = "exact o200k_base counts of the result text the transcript holds; Claude Code applies its limit with its own count, so near the limit this is a proxy; images and other non-text blocks are not included"
@@ -515,9 +519,9 @@ func repeated(calls []call, t Thresholds) []Finding {
 			Evidence:  ev,
 			Level:     LevelInfo,
 			LevelRule: "warn at 5 repeats or 10,000 repeated result tokens; info below",
-			Title:     fmt.Sprintf("%s/%s was called again with identical arguments %d times (%s result tokens)", k.server, k.tool, ev.Repeats, num(ev.RepeatedTokens)),
+			Title:     fmt.Sprintf("%s/%s was called again with identical arguments %s (%s result tokens)", k.server, k.tool, count(ev.Repeats, "time"), num(ev.RepeatedTokens)),
 			Facts: []string{
-				fmt.Sprintf("%d repeats of %d calls, in %d sessions, each within %s of the same call before it; up to %d identical calls in a row", ev.Repeats, ev.Calls, ev.Sessions, dur(win), ev.MostRepeats),
+				fmt.Sprintf("%s of %s, in %s, each within %s of the same call before it; up to %d identical calls in a row", count(ev.Repeats, "repeat"), count(ev.Calls, "call"), count(ev.Sessions, "session"), dur(win), ev.MostRepeats),
 			},
 			Confidence:     "high",
 			ConfidenceRule: "exact: same session, same tool, same keyed hash of the canonical arguments (the arguments themselves are never stored)",
@@ -573,9 +577,9 @@ func slow(calls []call, t Thresholds, preApproved func(source, project, server, 
 			Evidence:  ev,
 			Level:     LevelInfo,
 			LevelRule: fmt.Sprintf("warn when the median exceeds %s, info from %s", dur(6*t.SlowP50.Milliseconds()), dur(t.SlowP50.Milliseconds())),
-			Title:     fmt.Sprintf("%s/%s takes %s at the median (p95 %s) over %d calls", k.server, k.tool, dur(ev.P50Ms), dur(ev.P95Ms), ev.Calls),
+			Title:     fmt.Sprintf("%s/%s takes %s at the median (p95 %s) over %s", k.server, k.tool, dur(ev.P50Ms), dur(ev.P95Ms), count(ev.Calls, "call")),
 			Facts: []string{
-				fmt.Sprintf("latency p50 %s, p95 %s, max %s over %d calls with both timestamps", dur(ev.P50Ms), dur(ev.P95Ms), dur(ev.MaxMs), ev.Calls),
+				fmt.Sprintf("latency p50 %s, p95 %s, max %s over %s with both timestamps", dur(ev.P50Ms), dur(ev.P95Ms), dur(ev.MaxMs), count(ev.Calls, "call")),
 				"the figures include any time spent waiting for your permission: transcripts carry no marker of a permission prompt",
 			},
 			Confidence:     "medium",

@@ -447,12 +447,23 @@ func money(v float64) string {
 	return "$" + strconv.FormatFloat(v, 'f', 4, 64)
 }
 
+// count says n things, in the plural unless n is 1.
+func count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return num(n) + " " + word + "s"
+}
+
 func pct(f float64) string {
 	return strconv.FormatFloat(f*100, 'f', 1, 64) + "%"
 }
 
 func dur(ms int64) string {
 	d := time.Duration(ms) * time.Millisecond
+	if d >= time.Minute && d%time.Minute == 0 {
+		return count(int(d/time.Minute), "minute")
+	}
 	if d >= time.Minute {
 		return d.Round(time.Second).String()
 	}

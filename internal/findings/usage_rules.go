@@ -155,10 +155,10 @@ func expensiveSessions(d *data, t Thresholds) []Finding {
 			Evidence:  ev,
 			Level:     LevelInfo,
 			LevelRule: fmt.Sprintf("warn from %s, info from %s (the %d costliest sessions at most)", money(4*t.SessionUSD), money(t.SessionUSD), t.SessionTop),
-			Title:     fmt.Sprintf("session %s in %s cost %s over %d requests, %s of it %s", shortID(s.id), orUnknown(s.project), money(ev.Cost), ev.Requests, pct(share), driver),
+			Title:     fmt.Sprintf("session %s in %s cost %s over %s, %s of it %s", shortID(s.id), orUnknown(s.project), money(ev.Cost), count(ev.Requests, "request"), pct(share), driver),
 			Facts: []string{
 				fmt.Sprintf("cost by kind: input %s, output %s, cache writes %s, cache reads %s", money(ev.CostByKind.Input), money(ev.CostByKind.Output), money(ev.CostByKind.CacheWrite), money(ev.CostByKind.CacheRead)),
-				fmt.Sprintf("%s to %s, %d requests (%d by sub-agents), models %s, %d compactions, %d tool calls", ev.First.Format(time.RFC3339), ev.Last.Format(time.RFC3339), ev.Requests, ev.SubAgentRequests, strings.Join(ev.Models, ", "), ev.Compactions, ev.ToolCalls),
+				fmt.Sprintf("%s to %s, %s (%d by sub-agents), models %s, %s, %s", ev.First.Format(time.RFC3339), ev.Last.Format(time.RFC3339), count(ev.Requests, "request"), ev.SubAgentRequests, strings.Join(ev.Models, ", "), count(ev.Compactions, "compaction"), count(ev.ToolCalls, "tool call")),
 			},
 			Confidence:     "high",
 			ConfidenceRule: "token counts as the API reported them in the transcript, priced with the embedded price table (a list-price estimate: plans and discounts differ)",
@@ -166,7 +166,7 @@ func expensiveSessions(d *data, t Thresholds) []Finding {
 		if len(ev.TopServers) > 0 {
 			var parts []string
 			for _, st := range ev.TopServers {
-				parts = append(parts, fmt.Sprintf("%s %s tokens in %d calls", st.Server, num(st.ResultTokens), st.Calls))
+				parts = append(parts, fmt.Sprintf("%s %s tokens in %s", st.Server, num(st.ResultTokens), count(st.Calls, "call")))
 			}
 			f.Facts = append(f.Facts, "MCP results put into the context: "+strings.Join(parts, "; "))
 		}
@@ -307,7 +307,7 @@ func cacheInefficiency(d *data, o Options, t Thresholds) []Finding {
 			LevelRule: fmt.Sprintf("fires when cache writes reach %s tokens and exceed %g times the reads; high when the estimated saving reaches %s, warn below", num(t.CacheMinWrites), t.CacheRatio, money(t.HighUSD)),
 			Title:     fmt.Sprintf("%s on %s: cache writes were %s (%s tokens written, %s read)", orUnknown(g.project), g.day, ratio, num(ev.CacheWrites), num(ev.CacheReads)),
 			Facts: []string{
-				fmt.Sprintf("%d requests in %d sessions; cache writes cost %s, cache reads %s", ev.Requests, ev.Sessions, money(ev.CacheWriteCost), money(ev.CacheReadCost)),
+				fmt.Sprintf("%s in %s; cache writes cost %s, cache reads %s", count(ev.Requests, "request"), count(ev.Sessions, "session"), money(ev.CacheWriteCost), money(ev.CacheReadCost)),
 			},
 			Confidence:     "low",
 			ConfidenceRule: "the token counts are exact; the cause is not in the transcripts, and the saving assumes the written prefix could have been reused",
