@@ -122,6 +122,9 @@ func runServe(env *Env, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *httpAddr == "" {
+		if env.StdoutTTY {
+			hintf(env, "mcpcost serve speaks MCP on stdin and stdout, for a client to launch; 'mcpcost help serve' shows how")
+		}
 		t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
 		if err := srv.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			return fail(env, fmt.Errorf("serving MCP over stdio: %w", err))

@@ -711,3 +711,29 @@ func TestStdio(t *testing.T) {
 		t.Errorf("the store is not in the data folder: %v", err)
 	}
 }
+
+// TestIngestInterval: a usage call within the interval of the last read
+// reads nothing; one after it reads again.
+func TestIngestInterval(t *testing.T) {
+	f := newFixture(t, true)
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	o := f.opts
+	o.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	l := newLazyStore(withDefaults(o))
+	complete, first, err := l.fresh(context.Background(), nil)
+	if err != nil || !complete || first == nil || first.Files == 0 {
+		t.Fatalf("first read: %v %v %+v", complete, err, first)
+	}
+	_, again, _ := l.fresh(context.Background(), nil)
+	if again != first {
+		t.Errorf("read again within the interval: %+v", again)
+	}
+	mu.Lock()
+	now = now.Add(31 * time.Second)
+	mu.Unlock()
+	_, later, _ := l.fresh(context.Background(), nil)
+	if later == first || later.Requests != 0 || later.Files != first.Files {
+		t.Errorf("after the interval: %+v (first %+v)", later, first)
+	}
+}
