@@ -115,8 +115,7 @@ func (r *ToolResult) addContent(content json.RawMessage) {
 	}
 	switch content[0] {
 	case '"':
-		var s string
-		if json.Unmarshal(content, &s) == nil {
+		if s, err := str("content", content); err == nil {
 			r.addText(s)
 		}
 		return
