@@ -112,8 +112,10 @@ var (
 // results or a compaction marker. Everything else (prompts, progress,
 // snapshots, attachments) is skipped without decoding.
 func claudeWanted(line []byte) bool {
-	return bytes.Contains(line, patUsage) || bytes.Contains(line, patToolUse) ||
-		bytes.Contains(line, patToolResult) || bytes.Contains(line, patCompact)
+	// Tool results, the largest lines, name their type near the start:
+	// look for them first.
+	return bytes.Contains(line, patToolResult) || bytes.Contains(line, patToolUse) ||
+		bytes.Contains(line, patUsage) || bytes.Contains(line, patCompact)
 }
 
 var errNotObject = errors.New("not a JSON object")
