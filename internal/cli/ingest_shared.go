@@ -268,6 +268,12 @@ func prepare(env *Env, cmd string, f *flags, rf *runtimeFlags) (in *runtimeInput
 		o.Descriptions = cachedDescriptions(configs, cache, env.Now())
 	}
 	o.PreApproved = claudeApprovals(env)
+	o.ConfigModified = func(path string) time.Time {
+		if fi, err := os.Stat(path); err == nil {
+			return fi.ModTime()
+		}
+		return time.Time{}
+	}
 	return in, ExitOK, true
 }
 

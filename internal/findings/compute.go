@@ -97,7 +97,7 @@ func Compute(ctx context.Context, db *sql.DB, static *audit.Report, o Options) (
 
 	t := o.Thresholds
 	var fs []Finding
-	fs = append(fs, idleServers(r.Configs, static, t)...)
+	fs = append(fs, idleServers(r.Configs, static, t, o.ConfigModified)...)
 	mcp := mcpCalls(d.calls)
 	fs = append(fs, oversized(mcp, t)...)
 	fs = append(fs, repeated(mcp, t)...)
@@ -130,13 +130,29 @@ func Compute(ctx context.Context, db *sql.DB, static *audit.Report, o Options) (
 // called fewer than IdleCallsPer100 times per 100 of them (or never).
 // Level: high when never called and the estimated saving reaches HighUSD;
 // warn when never called; info when called rarely.
-func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds) []Finding {
+func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds, modified func(string) time.Time) []Finding {
 	var out []Finding
 	for ci, cu := range configs {
 		if cu.Source == "" || cu.Requests < t.IdleMinRequests {
 			continue
 		}
 		ac := static.Configs[ci]
+		// When the file changed after the window began, a server added by
+		// that change rode only on the requests after it. (~/.claude.json,
+		// which Claude Code rewrites all the time, tells nothing.)
+		var changed time.Time
+		after := cu.Requests
+		if modified != nil && !(cu.Client == clients.ClaudeCode && (cu.Scope == "user" || cu.Scope == "local")) {
+			if m := modified(cu.Path); !m.IsZero() && len(cu.reqs) > 0 && m.UnixMilli() > cu.reqs[0].ts {
+				changed = m
+				after = 0
+				for _, r := range cu.reqs {
+					if r.ts >= m.UnixMilli() {
+						after++
+					}
+				}
+			}
+		}
 		for si, su := range cu.Servers {
 			if su.Tokens == nil {
 				continue
@@ -154,6 +170,10 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds) []Find
 				Calls: su.Calls, CallsPer100: math.Round(per100*100) / 100, ToolsCalled: su.ToolsCalled,
 				CarriedTokens: su.CarriedTokens, CarriedUSD: su.CarriedUSD, CacheReadShare: cu.CacheReadShare,
 				SessionStartTokens: srv.SessionStartTokens,
+			}
+			if !changed.IsZero() {
+				ev.ConfigChanged = changed.UTC().Format(time.RFC3339)
+				ev.RequestsSinceChange = ptr(after)
 			}
 			f := Finding{
 				Type:     TypeIdleServer,
@@ -188,10 +208,18 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds) []Find
 			} else {
 				f.Facts = append(f.Facts, fmt.Sprintf("0 calls in the %s this config applied to (%s)", count(cu.Sessions, "session"), cu.AppliesTo))
 			}
+			if !changed.IsZero() {
+				f.Facts = append(f.Facts, fmt.Sprintf("%s last changed on %s, after the first of these requests: if the server came with that change, it rode on the %s after it (%s tokens)",
+					cu.Path, changed.UTC().Format("2006-01-02 15:04 UTC"), count(after, "request"), num(int64(after)*int64(su.PerRequestTokens))))
+			}
 			if cu.SubAgentRequests > 0 {
 				f.Facts = append(f.Facts, fmt.Sprintf("%s sub-agent requests are not counted (whether a sub-agent carries the server depends on its tools)", num(cu.SubAgentRequests)))
 			}
 			f.Confidence, f.ConfidenceRule = "medium", "the requests and calls are exact; the config is assumed to have been as it is now for the whole window (its history is not recorded); tokens are o200k_base counts of the definitions, which the model's own tokenizer counts differently"
+			if !changed.IsZero() && after*2 < n {
+				f.Confidence = "low"
+				f.ConfidenceRule += "; the config file changed after most of these requests, so the server may have been added since"
+			}
 			if su.LoadsUpFront == nil {
 				f.Confidence = "low"
 				f.ConfidenceRule += "; the client's posture is unknown, so loading up front is assumed"
@@ -220,6 +248,10 @@ type IdleEvidence struct {
 	CarriedTokens      int64    `json:"carriedTokens"`
 	CarriedUSD         float64  `json:"carriedUsd"`
 	CacheReadShare     float64  `json:"cacheReadShare"`
+	// ConfigChanged is when the config file last changed, when that was
+	// after the first request; RequestsSinceChange counts those after it.
+	ConfigChanged       string `json:"configChanged,omitempty"`
+	RequestsSinceChange *int   `json:"requestsSinceChange,omitempty"`
 }
 
 func idleAdvice(cu ConfigUse, su ServerUse, srv audit.Server) (string, *Saving) {

@@ -350,6 +350,10 @@ type Options struct {
 	// the exact 2 KB cut; nil (or a nil map) when unknown, and the cut is
 	// then judged on the description's UTF-8 length.
 	Descriptions func(cfg ConfigRef, server string) map[string]string
+	// ConfigModified returns when a config file last changed (zero when
+	// unknown). Requests before it may not have carried a server added by
+	// that change; the idle finding says how many came after.
+	ConfigModified func(path string) time.Time
 	// PreApproved reports whether the agent's settings let a tool run
 	// without asking in a project (Claude Code's permissions.allow): then
 	// no permission prompt is in its latency. Nil when unknown.

@@ -134,6 +134,35 @@ func TestIdleServer(t *testing.T) {
 	}
 }
 
+// A config file changed after the window began: the finding says how many
+// requests came after the change, and is of low confidence when most came
+// before.
+func TestIdleServerConfigChanged(t *testing.T) {
+	h := newHome(t)
+	read(t, h, h.session("s1", proj, start), 12) // one request every 1.2 s
+	changed := start.Add(9 * time.Second)        // after 8 of the 12
+	o := Options{ConfigModified: func(path string) time.Time {
+		if path == proj+"/.mcp.json" {
+			return changed
+		}
+		return time.Time{}
+	}}
+	f := only(t, compute(t, h, fsAndMemory(), o), TypeIdleServer)
+	ev := f.Evidence.(IdleEvidence)
+	if ev.RequestsSinceChange == nil || *ev.RequestsSinceChange != 4 || ev.ConfigChanged != "2026-11-10T10:00:09Z" || f.Confidence != "low" {
+		t.Errorf("evidence %+v, confidence %s", ev, f.Confidence)
+	}
+	if !strings.Contains(strings.Join(f.Facts, "\n"), "rode on the 4 requests after it (4,800 tokens)") {
+		t.Errorf("facts %q", f.Facts)
+	}
+	// Changed before the window: nothing to say.
+	o.ConfigModified = func(string) time.Time { return start.Add(-time.Hour) }
+	f = only(t, compute(t, h, fsAndMemory(), o), TypeIdleServer)
+	if ev := f.Evidence.(IdleEvidence); ev.RequestsSinceChange != nil || f.Confidence != "medium" {
+		t.Errorf("changed before: %+v %s", ev, f.Confidence)
+	}
+}
+
 func TestIdleServerNearMisses(t *testing.T) {
 	cases := map[string]func(h *home){
 		"too few requests": func(h *home) { read(t, h, h.session("s1", proj, start), 9) },
