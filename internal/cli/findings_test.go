@@ -130,6 +130,23 @@ func TestFindingsFromCache(t *testing.T) {
 	if code := Run(env, []string{"findings", "--fail-on", "severe"}); code != ExitError {
 		t.Errorf("--fail-on severe: exit %d", code)
 	}
+
+	// The report, from the same data: JSON and an HTML file.
+	args := []string{"report", "--no-ingest", "--project", proj, "--config", mcpJSON, "--db", filepath.Join(root, "usage.db")}
+	stdout.Reset()
+	if code := Run(env, append(args, "--json")); code != ExitOK || !strings.Contains(stdout.String(), `"schema": "mcpcost.report/v1"`) || !strings.Contains(stdout.String(), `"carriedTokens"`) {
+		t.Errorf("report --json: exit %d\n%s", code, stdout.String())
+	}
+	page := filepath.Join(root, "report.html")
+	if code := Run(env, append(args, "--html", page)); code != ExitOK {
+		t.Errorf("report --html: exit %d\n%s", code, stderr.String())
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.HasPrefix(string(b), "<!DOCTYPE html>") || !strings.Contains(string(b), "docs/lookup") {
+		t.Errorf("report.html: %v", err)
+	}
+	if code := Run(env, append(args, "--html", filepath.Join(root, "no-such-folder", "r.html"))); code != ExitError {
+		t.Errorf("report --html into a missing folder: exit %d", code)
+	}
 }
 
 func TestApprovals(t *testing.T) {
