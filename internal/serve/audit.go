@@ -86,6 +86,9 @@ func (s *server) auditConfig(ctx context.Context, req *mcp.CallToolRequest, in a
 // audit runs the static audit of the config at in.Path, or of those
 // discovered (of in.Client), from the cache unless in.Launch.
 func (s *server) audit(ctx context.Context, p *progress, in auditIn) (*audit.Report, clients.System, error) {
+	if in.Client != "" && in.Path != "" {
+		return nil, clients.System{}, fmt.Errorf("give a path or a client, not both: a config file's client is told from the file")
+	}
 	if in.Client != "" && !clients.Known(in.Client) {
 		return nil, clients.System{}, fmt.Errorf("unknown client %q (known: %s)", in.Client, strings.Join(clients.Clients(), ", "))
 	}

@@ -558,6 +558,7 @@ func TestBadInput(t *testing.T) {
 		{toolAudit, map[string]any{"path": "missing/.mcp.json"}, "missing/.mcp.json: no such file"},
 		{toolAudit, map[string]any{"client": "notepad"}, `unknown client "notepad"`},
 		{toolAudit, map[string]any{"launch": "yes"}, "launch"},
+		{toolAudit, map[string]any{"path": ".mcp.json", "client": "cursor"}, "not both"},
 		{toolMeasure, map[string]any{}, "give a command"},
 		{toolMeasure, map[string]any{"command": "x", "url": "http://127.0.0.1:9/"}, "not both"},
 		{toolMeasure, map[string]any{"command": "x", "headers": map[string]any{"Authorization": "Bearer canary-h"}}, "headers are for a url"},
