@@ -88,9 +88,17 @@ func Compute(ctx context.Context, db *sql.DB, static *audit.Report, o Options) (
 	if static == nil {
 		r.Partial = true
 		r.Notes = append(r.Notes, "no static audit: idle servers and heavy definitions are not judged")
+	} else if len(static.Configs) == 0 {
+		r.Notes = append(r.Notes, "no MCP config with servers was found: idle servers and heavy definitions are not judged (name one with --config)")
 	} else if static.Partial {
 		r.Partial = true
 		r.Notes = append(r.Notes, "some configured servers could not be measured (not in the measurement cache, or failed): they are not judged; measure them with --launch")
+	}
+	if static != nil {
+		for _, p := range static.Problems {
+			r.Partial = true
+			r.Notes = append(r.Notes, "config not judged: "+p.Error)
+		}
 	}
 	r.Configs = joinConfigs(static, d, o)
 	r.ServersCalled = serversCalled(d.calls, r.Configs)

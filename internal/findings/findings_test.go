@@ -534,3 +534,23 @@ func FuzzToolRole(f *testing.F) {
 		}
 	})
 }
+
+// What could not be judged is said, and makes the report partial.
+func TestNotes(t *testing.T) {
+	h := newHome(t)
+	read(t, h, h.session("s1", proj, start), 3)
+	r := compute(t, h, &audit.Report{Problems: []audit.Problem{{Path: proj + "/.mcp.json", Error: proj + "/.mcp.json:2:1: not valid JSON"}}}, Options{})
+	notes := strings.Join(r.Notes, "\n")
+	if !r.Partial || !strings.Contains(notes, "no MCP config with servers was found") || !strings.Contains(notes, "config not judged: "+proj+"/.mcp.json:2:1") {
+		t.Errorf("partial %v, notes %q", r.Partial, r.Notes)
+	}
+	r = compute(t, h, nil, Options{})
+	if !r.Partial || !strings.Contains(strings.Join(r.Notes, "\n"), "no static audit") {
+		t.Errorf("partial %v, notes %q", r.Partial, r.Notes)
+	}
+	st := h.ingest(t, filepath.Join(t.TempDir(), "u.db"))
+	r, err := Compute(context.Background(), st.DB(), fsAndMemory(), Options{Now: now, Cwd: proj})
+	if err != nil || !strings.Contains(strings.Join(r.Notes, "\n"), "no price table") || r.Window.Cost != 0 {
+		t.Errorf("without prices: %v %q", err, r.Notes)
+	}
+}
