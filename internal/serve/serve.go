@@ -127,29 +127,24 @@ func New(o Options) *mcp.Server {
 	s.addMeasure(srv)
 	s.addUsage(srv)
 	s.addFindings(srv)
-	srv.AddReceivingMiddleware(unknownToolAsToolError(srv))
+	srv.AddReceivingMiddleware(unknownToolAsToolError)
 	return srv
 }
 
 // unknownToolAsToolError answers a call of a tool this server does not have
 // with a tool error listing those it has, so that the model reading it can
 // correct the call.
-func unknownToolAsToolError(srv *mcp.Server) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method != "tools/call" {
-				return next(ctx, method, req)
-			}
-			res, err := next(ctx, method, req)
-			if err == nil {
-				return res, nil
-			}
-			call, ok := req.(*mcp.CallToolRequest)
-			if !ok || call.Params == nil || toolNames[call.Params.Name] {
-				return res, err
-			}
-			return errorResult(fmt.Errorf("unknown tool %q; this server has %s", call.Params.Name, strings.Join(sortedToolNames(), ", "))), nil
+func unknownToolAsToolError(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err == nil || method != "tools/call" {
+			return res, err
 		}
+		call, ok := req.(*mcp.CallToolRequest)
+		if !ok || call.Params == nil || toolNames[call.Params.Name] {
+			return res, err
+		}
+		return errorResult(fmt.Errorf("unknown tool %q; this server has %s", call.Params.Name, strings.Join(sortedToolNames(), ", "))), nil
 	}
 }
 
