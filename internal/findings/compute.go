@@ -193,13 +193,13 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds, modifi
 			carried := fmt.Sprintf("%s tokens on each of %s main-conversation requests in %s: %s tokens carried, about %s at the rates those requests paid (%s of their input was cache reads)",
 				num(su.PerRequestTokens), num(n), count(cu.Sessions, "session"), num(su.CarriedTokens), money(su.CarriedUSD), pct(cu.CacheReadShare))
 			if su.Calls == 0 {
-				f.Title = fmt.Sprintf("%s is configured but was never called: its definitions rode on %s requests, %s tokens in all", su.Name, num(n), num(su.CarriedTokens))
+				f.Title = fmt.Sprintf("%s was never called in %s: its definitions rode on %s, %s tokens in all", su.Name, count(cu.Sessions, "session"), count(n, "request"), num(su.CarriedTokens))
 				f.Level = LevelWarn
 				if su.CarriedUSD >= t.HighUSD {
 					f.Level = LevelHigh
 				}
 			} else {
-				f.Title = fmt.Sprintf("%s was called %s in %s requests that carried its definitions, %s tokens in all", su.Name, count(su.Calls, "time"), num(n), num(su.CarriedTokens))
+				f.Title = fmt.Sprintf("%s was called %s in %s that carried its definitions, %s tokens in all", su.Name, count(su.Calls, "time"), count(n, "request"), num(su.CarriedTokens))
 				f.Level = LevelInfo
 			}
 			f.Facts = append(f.Facts, carried)

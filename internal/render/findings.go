@@ -31,8 +31,8 @@ func FindingsText(w io.Writer, r *findings.Report) error {
 }
 
 func writeFindingText(b *strings.Builder, f findings.Finding) {
-	head := fmt.Sprintf("%-4s  %s  ", strings.ToUpper(f.Level), f.ID)
-	wrapHanging(b, head, f.Title, strings.Repeat(" ", 6), 100)
+	// The title stays on one line, whole: it is what people search for.
+	fmt.Fprintf(b, "%-4s  %s  %s\n", strings.ToUpper(f.Level), f.ID, f.Title)
 	const ind = "      "
 	for _, fact := range f.Facts {
 		wrapHanging(b, ind+"- ", fact, ind+"  ", 100)

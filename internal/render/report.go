@@ -56,7 +56,7 @@ func ReportText(w io.Writer, o *findings.Overview) error {
 		b.WriteString("  none: nothing crossed a threshold in this window\n")
 	}
 	for _, f := range o.Findings {
-		wrapHanging(&b, fmt.Sprintf("  %-4s  %s  ", strings.ToUpper(f.Level), f.ID), f.Title, strings.Repeat(" ", 8), 100)
+		fmt.Fprintf(&b, "  %-4s  %s  %s\n", strings.ToUpper(f.Level), f.ID, f.Title)
 		wrapHanging(&b, "        do: ", f.Recommendation, "            ", 100)
 		if s := f.EstimatedSaving; s != nil {
 			wrapHanging(&b, "        saving (estimate): ", savingWords(s), "            ", 100)

@@ -46,7 +46,7 @@ func overview() *findings.Overview {
 		},
 		Findings: []findings.Finding{
 			{ID: "idle-0123abcd", Type: findings.TypeIdleServer, Level: findings.LevelWarn,
-				Title:           "memory is configured but was never called: its definitions rode on 24 requests, 57,072 tokens in all",
+				Title:           "memory was never called in 3 sessions: its definitions rode on 24 requests, 57,072 tokens in all",
 				Facts:           []string{"2,378 tokens on each of 24 main-conversation requests in 3 sessions"},
 				Confidence:      "medium",
 				ConfidenceRule:  "the config is assumed to have been as it is now",
