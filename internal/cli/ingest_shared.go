@@ -183,6 +183,9 @@ func prepare(env *Env, cmd string, f *flags, rf *runtimeFlags) (in *runtimeInput
 	dir := ""
 	if p := *rf.project; p != "" && isDir(p) {
 		dir = p
+		if abs, err := filepath.Abs(p); err == nil {
+			o.Project = abs // a relative folder filters by its full path
+		}
 	}
 	sys, err := clients.Local(env.Getenv, dir)
 	if err != nil {
