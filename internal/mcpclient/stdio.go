@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -356,6 +357,11 @@ func (t *stdinTap) Write(p []byte) (int, error) {
 	n, err := t.w.Write(p)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		t.rec.fail(failf(StatusTimeout, "the server stopped reading its stdin (a message waited %s)", budget(t.timeout)))
+	}
+	if errors.Is(err, syscall.EPIPE) {
+		// The server closed its stdin (it exited) before we closed
+		// anything: the hang-up is the server's, whatever the SDK does next.
+		t.ends.sawEOF()
 	}
 	return n, err
 }
