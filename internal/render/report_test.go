@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
+	"image/png"
 	"io"
 	"os"
 	"os/exec"
@@ -171,11 +172,17 @@ func TestReportHTML(t *testing.T) {
 	}
 }
 
-// A headless browser renders the page to a non-empty screenshot, when
-// chromium is installed.
-func TestReportHTMLScreenshot(t *testing.T) {
+// A real browser renders the page: headless Chromium parses it (the DOM
+// it dumps holds the report's servers and figures) and paints it (the
+// screenshot is a PNG that is not one flat colour). Under scripts/test
+// (MCPCOST_REQUIRE_PEERS set), which installs Chromium, a missing browser
+// fails the test.
+func TestReportHTMLInBrowser(t *testing.T) {
 	bin := "/usr/bin/chromium"
 	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("MCPCOST_REQUIRE_PEERS") != "" {
+			t.Fatal("chromium is not installed at /usr/bin/chromium (scripts/test installs it)")
+		}
 		t.Skip("chromium is not installed at /usr/bin/chromium")
 	}
 	dir := t.TempDir()
@@ -187,16 +194,47 @@ func TestReportHTMLScreenshot(t *testing.T) {
 	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	shot := filepath.Join(dir, "shot.png")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+filepath.Join(dir, "profile"),
-		"--screenshot="+shot, "--window-size=1200,1600", "file://"+page)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, out)
+	chromium := func(args ...string) []byte {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+			"--disable-background-networking", "--disable-component-update", "--disable-sync",
+			"--user-data-dir=" + filepath.Join(dir, "profile")}
+		cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("chromium %v: %v\n%s", args, err, errb.String())
+		}
+		return out.Bytes()
 	}
-	fi, err := os.Stat(shot)
-	if err != nil || fi.Size() < 1000 {
-		t.Fatalf("no screenshot (%v)", err)
+	dom := string(chromium("--dump-dom", "file://"+page))
+	for _, want := range []string{"filesystem", "memory", "5,201", "Claude Code"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the DOM Chromium rendered lacks %q", want)
+		}
+	}
+	shot := filepath.Join(dir, "shot.png")
+	chromium("--screenshot="+shot, "--window-size=1200,1600", "file://"+page)
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	colours := map[[4]uint32]bool{}
+	bounds := img.Bounds()
+	for y := bounds.Min.Y; y < bounds.Max.Y; y += 7 {
+		for x := bounds.Min.X; x < bounds.Max.X; x += 7 {
+			r, g, bl, a := img.At(x, y).RGBA()
+			colours[[4]uint32{r, g, bl, a}] = true
+		}
+	}
+	if len(colours) < 3 {
+		t.Errorf("the screenshot has %d colours: nothing was painted", len(colours))
 	}
 }
