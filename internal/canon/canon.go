@@ -314,3 +314,20 @@ func fromWTF8(s string) string {
 	}
 	return b.String()
 }
+
+// SizeHint guesses the length of the canonical JSON of an array of vals
+// from a sample of up to 64 of them spread over it, with an eighth to
+// spare: a capacity for a buffer that should be allocated once.
+func SizeHint(vals []*Value) int {
+	if len(vals) == 0 {
+		return 2
+	}
+	step := max(1, len(vals)/64)
+	sample, n := 0, 0
+	for i := 0; i < len(vals); i += step {
+		sample += len(Marshal(vals[i])) + 1
+		n++
+	}
+	est := sample * len(vals) / n
+	return est + est/8 + 2
+}

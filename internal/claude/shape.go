@@ -118,7 +118,7 @@ func project(server string, tools []*canon.Value, claudeCode bool) Shape {
 	counter := token.O200k().(token.BytesCounter)
 	// Sized once from a sample, so that a large capture is not copied as
 	// the buffer grows.
-	out := make([]byte, 1, shapeSizeHint(tools))
+	out := make([]byte, 1, canon.SizeHint(tools))
 	out[0] = '['
 	for _, tool := range tools {
 		nameV := tool.Get("name")
@@ -210,20 +210,4 @@ func normalizeName(s string) string {
 		}
 		return '_'
 	}, s)
-}
-
-// shapeSizeHint guesses the length of a shape from the canonical length of
-// up to 64 of its tools, spread over the array, with an eighth to spare.
-func shapeSizeHint(tools []*canon.Value) int {
-	if len(tools) == 0 {
-		return 2
-	}
-	step := max(1, len(tools)/64)
-	sample, n := 0, 0
-	for i := 0; i < len(tools); i += step {
-		sample += len(canon.Marshal(tools[i])) + 1
-		n++
-	}
-	est := sample * len(tools) / n
-	return est + est/8 + 2
 }

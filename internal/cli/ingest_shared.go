@@ -164,7 +164,7 @@ func prepare(env *Env, cmd string, f *flags, rf *runtimeFlags) (in *runtimeInput
 			return nil, fail(env, err), false
 		}
 	}
-	o.Pricing, o.PricesUpdated = pricing(prices), prices.Updated
+	o.Pricing, o.PricesUpdated = prices.FindingsPricing(), prices.Updated
 	var want []string
 	for _, n := range *rf.clientsWant {
 		for _, part := range strings.Split(n, ",") {
@@ -349,25 +349,6 @@ func outputLimit(env *Env, sys clients.System) (int, string) {
 		return n, name + " in the environment"
 	}
 	return 0, ""
-}
-
-// pricing adapts a price table to the findings: the rates a request paid,
-// as usage prices it (long-context rates above the threshold, fast mode).
-func pricing(p *usage.Prices) findings.Pricing {
-	return func(model string, input int64, fast bool) (findings.Rates, bool) {
-		mp, _, ok := p.Lookup(model)
-		if !ok {
-			return findings.Rates{}, false
-		}
-		r := mp.Rates
-		if lc := mp.LongContext; lc != nil && input > lc.Threshold {
-			r = lc.Rates
-		}
-		if fast && mp.Fast != nil {
-			r = *mp.Fast
-		}
-		return findings.Rates{Input: r.Input, Output: r.Output, CacheWrite5m: r.CacheWrite5m, CacheWrite1h: r.CacheWrite1h, CacheRead: r.CacheRead}, true
-	}
 }
 
 // approvals are the permission rules of one settings file that let tools

@@ -96,7 +96,7 @@ func Tools(tools []*canon.Value, c token.Counter) *Result {
 	}
 	count := countFunc(c)
 	spans := make([][2]int, len(tools))
-	canonical := make([]byte, 1, sizeHint(tools))
+	canonical := make([]byte, 1, canon.SizeHint(tools))
 	canonical[0] = '['
 	for i, t := range tools {
 		if i > 0 {
@@ -254,21 +254,4 @@ func appendKey(dst []byte, key string) []byte {
 		}
 	}
 	return append(dst, '"')
-}
-
-// sizeHint guesses the canonical length of tools from a sample of up to
-// 64 of them spread over the array, with an eighth to spare, so that the
-// buffer is allocated once.
-func sizeHint(tools []*canon.Value) int {
-	if len(tools) == 0 {
-		return 2
-	}
-	step := max(1, len(tools)/64)
-	sample, n := 0, 0
-	for i := 0; i < len(tools); i += step {
-		sample += len(canon.Marshal(tools[i])) + 1
-		n++
-	}
-	est := sample * len(tools) / n
-	return est + est/8 + 2
 }

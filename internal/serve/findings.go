@@ -83,7 +83,7 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 		Project:       in.Project,
 		Cwd:           sys.Cwd,
 		Location:      s.o.Location,
-		Pricing:       pricing(prices),
+		Pricing:       prices.FindingsPricing(),
 		PricesUpdated: prices.Updated,
 		Thresholds:    findings.Defaults(),
 		Now:           s.o.Now(),
@@ -140,23 +140,4 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 		b.WriteString(n + "\n")
 	}
 	return textResult(strings.TrimRight(b.String(), "\n")), out, nil
-}
-
-// pricing adapts a price table to the findings: the rates a request paid,
-// as usage prices it (long-context rates above the threshold, fast mode).
-func pricing(p *usage.Prices) findings.Pricing {
-	return func(model string, input int64, fast bool) (findings.Rates, bool) {
-		mp, _, ok := p.Lookup(model)
-		if !ok {
-			return findings.Rates{}, false
-		}
-		r := mp.Rates
-		if lc := mp.LongContext; lc != nil && input > lc.Threshold {
-			r = lc.Rates
-		}
-		if fast && mp.Fast != nil {
-			r = *mp.Fast
-		}
-		return findings.Rates{Input: r.Input, Output: r.Output, CacheWrite5m: r.CacheWrite5m, CacheWrite1h: r.CacheWrite1h, CacheRead: r.CacheRead}, true
-	}
 }
