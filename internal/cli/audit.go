@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"time"
 
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/claude"
@@ -255,6 +254,3 @@ func runAudit(env *Env, args []string) int {
 	}
 	return code
 }
-
-// durationFlag documents that audit's durations parse as Go durations.
-var _ = time.Second
