@@ -279,6 +279,12 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 	models := map[string]map[string]bool{}
 	seenSessions := map[string]bool{}
 	unpriced := map[string]bool{}
+	// A model's price, looked up once per model rather than per request.
+	type price struct {
+		mp ModelPrice
+		ok bool
+	}
+	priced := map[string]price{}
 	for rows.Next() {
 		var src, sess, model, project, speed string
 		var ts int64
@@ -294,7 +300,12 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 		if !projectMatch(o.Project, project) {
 			continue
 		}
-		mp, _, ok := o.Prices.Lookup(model)
+		pr, seen := priced[model]
+		if !seen {
+			pr.mp, _, pr.ok = o.Prices.Lookup(model)
+			priced[model] = pr
+		}
+		mp, ok := pr.mp, pr.ok
 		cost := 0.0
 		if ok {
 			cost = mp.Cost(t, speed == "fast")
@@ -412,6 +423,9 @@ type toolAgg struct {
 }
 
 func toolRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions map[string]sessionInfo) error {
+	if o.By != "server" && o.By != "tool" {
+		return toolTotals(ctx, db, o, r, sessions)
+	}
 	where, args := window(o, "coalesce(call_ts, result_ts)")
 	rows, err := db.QueryContext(ctx, `SELECT source, session_id, coalesce(name, ''), coalesce(tool, ''), coalesce(server, ''), coalesce(plugin, ''),
 		call_ts IS NOT NULL, result_ts IS NOT NULL, coalesce(result_ts - call_ts, -1), coalesce(result_tokens, 0), coalesce(estimated_tokens, 0),
@@ -522,34 +536,29 @@ func toolRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions ma
 		}
 		return a.Tool < b.Tool
 	})
-	if o.By != "server" && o.By != "tool" {
-		if err := toolsPerGroup(ctx, db, o, r, sessions); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
-// toolsPerGroup adds the tool calls of each usage row (by session, day or
-// project; not by model, which tool calls do not carry).
-func toolsPerGroup(ctx context.Context, db *sql.DB, o Options, r *Report, sessions map[string]sessionInfo) error {
-	if o.By == "model" {
-		return nil
-	}
+// toolTotals reads the tool calls once for the totals and for the tool
+// calls of each usage row (by session, day or project; not by model,
+// which tool calls do not carry), when the report has no tool rows.
+func toolTotals(ctx context.Context, db *sql.DB, o Options, r *Report, sessions map[string]sessionInfo) error {
 	idx := map[string]int{}
 	for i, u := range r.Usage {
 		idx[u.Key] = i
 	}
 	where, args := window(o, "coalesce(call_ts, result_ts)")
-	rows, err := db.QueryContext(ctx, `SELECT source, session_id, coalesce(call_ts, result_ts), coalesce(result_tokens, 0), coalesce(project, '') FROM tool_calls`+where, args...)
+	rows, err := db.QueryContext(ctx, `SELECT source, session_id, coalesce(server, ''), coalesce(result_tokens, 0), coalesce(is_error, 0),
+		coalesce(project, ''), coalesce(call_ts, result_ts) FROM tool_calls`+where, args...)
 	if err != nil {
-		return err
+		return fmt.Errorf("reading tool calls: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var src, sess, project string
-		var ts, tokens int64
-		if err := rows.Scan(&src, &sess, &ts, &tokens, &project); err != nil {
+		var src, sess, server, project string
+		var tokens, ts int64
+		var isErr bool
+		if err := rows.Scan(&src, &sess, &server, &tokens, &isErr, &project, &ts); err != nil {
 			return err
 		}
 		if project == "" {
@@ -558,8 +567,19 @@ func toolsPerGroup(ctx context.Context, db *sql.DB, o Options, r *Report, sessio
 		if !projectMatch(o.Project, project) {
 			continue
 		}
-		key := groupKey(o, src, sess, "", project, ts)
-		i, ok := idx[key]
+		r.Totals.ToolCalls++
+		r.Totals.ResultTokens += tokens
+		if server != "" {
+			r.Totals.MCPCalls++
+			r.Totals.MCPResultTokens += tokens
+		}
+		if isErr {
+			r.Totals.ToolErrors++
+		}
+		if o.By == "model" {
+			continue
+		}
+		i, ok := idx[groupKey(o, src, sess, "", project, ts)]
 		if !ok {
 			continue // a group without requests in the period
 		}
