@@ -40,6 +40,17 @@ type dedupSlot struct {
 	id        int64
 	sidechain bool
 	total     int64
+	// pending is the row's insert while it waits for the end of its
+	// batch: a later copy in the same batch replaces its values in memory
+	// instead of updating the row.
+	pending *pendingRequest
+}
+
+// pendingRequest is a request row to insert at the end of a batch, in the
+// order the requests were first seen.
+type pendingRequest struct {
+	args []any
+	slot *dedupSlot // nil for a request without a message id
 }
 
 // errRaced means another process moved the file's offset: this batch's
@@ -275,6 +286,9 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 		}
 		sp.first, sp.last = min(sp.first, t), max(sp.last, t)
 	}
+	// Requests are inserted at the end of the batch, so that the copies of
+	// a message within the batch cost no update.
+	var pending []*pendingRequest
 	for _, lr := range b.recs {
 		rec := lr.rec
 		t := rec.Time.UnixMilli()
@@ -293,9 +307,7 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 		args := []any{src, rec.SessionID, rec.AgentID, rec.Sidechain, fileID, lr.line, t, q.Model, rec.Cwd, q.MessageID, q.RequestID,
 			u.Input, u.Output, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Reasoning, u.WebSearch, u.WebFetch, q.Speed}
 		if q.MessageID == "" {
-			if _, err := ins.Exec(args...); err != nil {
-				return 0, 0, err
-			}
+			pending = append(pending, &pendingRequest{args: args})
 			newReqs++
 			continue
 		}
@@ -328,23 +340,32 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 				replace = match.sidechain
 			}
 			if replace {
-				if _, err := upd.Exec(append(args, match.id)...); err != nil {
+				if match.pending != nil {
+					match.pending.args = args
+				} else if _, err := upd.Exec(append(args, match.id)...); err != nil {
 					return 0, 0, err
 				}
 				match.sidechain, match.total = rec.Sidechain, u.Total()
 			}
 			continue
 		}
-		res, err := ins.Exec(args...)
-		if err != nil {
-			return 0, 0, err
-		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return 0, 0, err
-		}
+		slot := &dedupSlot{sidechain: rec.Sidechain, total: u.Total()}
+		slot.pending = &pendingRequest{args: args, slot: slot}
+		pending = append(pending, slot.pending)
 		newReqs++
-		w.dedup[key] = append(entries, dedupEntry{q.RequestID, &dedupSlot{id: id, sidechain: rec.Sidechain, total: u.Total()}})
+		w.dedup[key] = append(entries, dedupEntry{q.RequestID, slot})
+	}
+	for _, p := range pending {
+		res, err := ins.Exec(p.args...)
+		if err != nil {
+			return 0, 0, err
+		}
+		if p.slot != nil {
+			if p.slot.id, err = res.LastInsertId(); err != nil {
+				return 0, 0, err
+			}
+			p.slot.pending = nil
+		}
 	}
 
 	if len(b.callOrder) > 0 {
