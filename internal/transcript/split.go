@@ -48,7 +48,7 @@ func splitObject(b []byte, fn func(key string, val []byte) error) error {
 			return err
 		}
 		rawKey := b[i:end]
-		key := string(rawKey[1 : len(rawKey)-1])
+		key := keyString(rawKey[1 : len(rawKey)-1])
 		if !plainKey(rawKey) {
 			if err := json.Unmarshal(rawKey, &key); err != nil {
 				return errSyntax
@@ -85,6 +85,82 @@ func splitObject(b []byte, fn func(key string, val []byte) error) error {
 			return errSyntax
 		}
 	}
+}
+
+// keyString is a member's key as a string, without an allocation for the
+// keys transcripts repeat on every line.
+func keyString(k []byte) string {
+	switch string(k) {
+	case "type":
+		return "type"
+	case "subtype":
+		return "subtype"
+	case "sessionId":
+		return "sessionId"
+	case "timestamp":
+		return "timestamp"
+	case "cwd":
+		return "cwd"
+	case "agentId":
+		return "agentId"
+	case "requestId":
+		return "requestId"
+	case "isSidechain":
+		return "isSidechain"
+	case "message":
+		return "message"
+	case "compactMetadata":
+		return "compactMetadata"
+	case "parentUuid":
+		return "parentUuid"
+	case "uuid":
+		return "uuid"
+	case "userType":
+		return "userType"
+	case "version":
+		return "version"
+	case "gitBranch":
+		return "gitBranch"
+	case "slug":
+		return "slug"
+	case "toolUseResult":
+		return "toolUseResult"
+	case "role":
+		return "role"
+	case "id":
+		return "id"
+	case "model":
+		return "model"
+	case "content":
+		return "content"
+	case "usage":
+		return "usage"
+	case "stop_reason":
+		return "stop_reason"
+	case "stop_sequence":
+		return "stop_sequence"
+	case "name":
+		return "name"
+	case "input":
+		return "input"
+	case "tool_use_id":
+		return "tool_use_id"
+	case "is_error":
+		return "is_error"
+	case "text":
+		return "text"
+	case "thinking":
+		return "thinking"
+	case "signature":
+		return "signature"
+	case "data":
+		return "data"
+	case "source":
+		return "source"
+	case "payload":
+		return "payload"
+	}
+	return string(k)
 }
 
 // plainKey reports whether a quoted key needs no decoding: ASCII without
