@@ -135,7 +135,7 @@ type toolRow struct {
 }
 
 // Ingest reads what is new in the transcripts under the roots.
-func (s *Store) Ingest(ctx context.Context, o IngestOptions) (*IngestStats, error) {
+func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, err error) {
 	if o.Count == nil {
 		return nil, errors.New("ingest: no token counter")
 	}
@@ -195,6 +195,21 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (*IngestStats, erro
 			}
 		}
 		jobs = append(jobs, j)
+	}
+	if len(known) == 0 && len(jobs) > 0 {
+		dropped, err := s.dropIndexesForFirstIngest(ctx)
+		if err != nil {
+			return st, err
+		}
+		if dropped {
+			// Built once at the end (or by the next Open, if this process
+			// does not get there).
+			defer func() {
+				if ierr := s.buildIndexes(context.WithoutCancel(ctx)); ierr != nil && err == nil {
+					err = ierr
+				}
+			}()
+		}
 	}
 	// The largest files first, so that the workers finish together.
 	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].size > jobs[b].size })

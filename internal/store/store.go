@@ -59,6 +59,12 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
+	// A first ingest builds its indexes at its end; build them here if
+	// one was interrupted.
+	if err := s.buildIndexes(context.Background()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
 	if err := s.loadKey(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening %s: %w", path, err)

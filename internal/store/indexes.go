@@ -1,0 +1,84 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// bulkIndexes are the secondary indexes of the tables an ingest fills
+// (as migrations/001_init.sql creates them). A first ingest into an empty
+// store drops them and builds them once at its end, which costs far less
+// than keeping them up to date row by row. Open builds any that are
+// missing, so that a first ingest interrupted before its end leaves a
+// store that is complete again the next time it is opened.
+var bulkIndexes = []struct{ name, create string }{
+	{"requests_message", `CREATE INDEX IF NOT EXISTS requests_message ON requests (source, message_id) WHERE message_id <> ''`},
+	{"requests_ts", `CREATE INDEX IF NOT EXISTS requests_ts ON requests (ts)`},
+	{"requests_session", `CREATE INDEX IF NOT EXISTS requests_session ON requests (source, session_id)`},
+	{"requests_file", `CREATE INDEX IF NOT EXISTS requests_file ON requests (file_id)`},
+	{"tool_calls_ts", `CREATE INDEX IF NOT EXISTS tool_calls_ts ON tool_calls (call_ts)`},
+	{"tool_calls_server", `CREATE INDEX IF NOT EXISTS tool_calls_server ON tool_calls (server, tool)`},
+	{"tool_calls_call_file", `CREATE INDEX IF NOT EXISTS tool_calls_call_file ON tool_calls (call_file_id)`},
+	{"tool_calls_result_file", `CREATE INDEX IF NOT EXISTS tool_calls_result_file ON tool_calls (result_file_id)`},
+}
+
+// missingIndexes reports whether any of the bulk indexes is missing.
+func (s *Store) missingIndexes(ctx context.Context) (bool, error) {
+	var have int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN
+		('requests_message', 'requests_ts', 'requests_session', 'requests_file',
+		 'tool_calls_ts', 'tool_calls_server', 'tool_calls_call_file', 'tool_calls_result_file')`).Scan(&have)
+	if err != nil {
+		return false, fmt.Errorf("reading the store's indexes: %w", err)
+	}
+	return have < len(bulkIndexes), nil
+}
+
+// buildIndexes creates the bulk indexes that are missing.
+func (s *Store) buildIndexes(ctx context.Context) error {
+	missing, err := s.missingIndexes(ctx)
+	if err != nil || !missing {
+		return err
+	}
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		for _, ix := range bulkIndexes {
+			if _, err := tx.Exec(ix.create); err != nil {
+				return fmt.Errorf("creating index %s: %w", ix.name, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("building the store's indexes: %w", err)
+	}
+	return nil
+}
+
+// dropIndexesForFirstIngest drops the bulk indexes when the store holds
+// nothing yet, reporting whether it did. The check and the drop are one
+// transaction, so that rows another process wrote in between keep their
+// indexes.
+func (s *Store) dropIndexesForFirstIngest(ctx context.Context) (bool, error) {
+	dropped := false
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var empty bool
+		if err := tx.QueryRow(`SELECT NOT EXISTS (SELECT 1 FROM files) AND NOT EXISTS (SELECT 1 FROM requests) AND NOT EXISTS (SELECT 1 FROM tool_calls)`).Scan(&empty); err != nil {
+			return err
+		}
+		if !empty {
+			return nil
+		}
+		for _, ix := range bulkIndexes {
+			if _, err := tx.Exec(`DROP INDEX IF EXISTS ` + ix.name); err != nil {
+				return err
+			}
+		}
+		dropped = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("preparing the first ingest: %w", err)
+	}
+	return dropped, nil
+}
