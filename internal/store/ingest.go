@@ -239,6 +239,7 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 	go func() { wg.Wait(); close(batches) }()
 
 	w := &writer{s: s, o: o, st: st, owner: owner, total: len(jobs)}
+	defer w.close()
 	var werr error
 	for b := range batches {
 		if werr != nil || b.job.abort.Load() {

@@ -27,6 +27,51 @@ type writer struct {
 
 	lastProgress time.Time
 	printed      bool
+
+	// stmts are the statements every batch runs, prepared once per
+	// ingest rather than once per transaction.
+	stmts map[string]*sql.Stmt
+}
+
+// stmt is query prepared once, for use in tx.
+func (w *writer) stmt(tx *sql.Tx, query string) (*sql.Stmt, error) {
+	st := w.stmts[query]
+	if st == nil {
+		var err error
+		if st, err = w.s.db.Prepare(query); err != nil {
+			return nil, err
+		}
+		if w.stmts == nil {
+			w.stmts = map[string]*sql.Stmt{}
+		}
+		w.stmts[query] = st
+	}
+	return tx.Stmt(st), nil
+}
+
+// close releases the prepared statements.
+func (w *writer) close() {
+	for _, st := range w.stmts {
+		st.Close()
+	}
+}
+
+// exec runs query, prepared once, in tx.
+func (w *writer) exec(tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	st, err := w.stmt(tx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.Exec(args...)
+}
+
+// queryRow runs query, prepared once, in tx.
+func (w *writer) queryRow(tx *sql.Tx, query string, args ...any) (*sql.Row, error) {
+	st, err := w.stmt(tx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryRow(args...), nil
 }
 
 // dedupEntry is a stored request as de-duplication sees it. Entries that
@@ -71,20 +116,27 @@ func (w *writer) apply(ctx context.Context, b *batch) error {
 	newRequests, dups := 0, 0
 	err := w.s.tx(ctx, func(tx *sql.Tx) error {
 		now := time.Now()
-		if _, err := tx.Exec(`UPDATE ingest_lock SET expires_at = ? WHERE id = 1 AND owner = ?`, now.Add(leaseTime).UnixMilli(), w.owner); err != nil {
+		if _, err := w.exec(tx, `UPDATE ingest_lock SET expires_at = ? WHERE id = 1 AND owner = ?`, now.Add(leaseTime).UnixMilli(), w.owner); err != nil {
 			return err
 		}
 		j := b.job
 		var id, off, gen int64
-		err := tx.QueryRow(`SELECT id, offset, generation FROM files WHERE path = ?`, j.file.Path).Scan(&id, &off, &gen)
+		row, err := w.queryRow(tx, `SELECT id, offset, generation FROM files WHERE path = ?`, j.file.Path)
+		if err != nil {
+			return err
+		}
+		err = row.Scan(&id, &off, &gen)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			if !b.first || j.row != nil {
 				return errRaced
 			}
-			err = tx.QueryRow(`INSERT INTO files (path, source, session_id, agent_id) VALUES (?, ?, ?, ?) RETURNING id`,
-				j.file.Path, string(j.file.Source), j.file.SessionID, j.file.AgentID).Scan(&id)
+			row, err := w.queryRow(tx, `INSERT INTO files (path, source, session_id, agent_id) VALUES (?, ?, ?, ?) RETURNING id`,
+				j.file.Path, string(j.file.Source), j.file.SessionID, j.file.AgentID)
 			if err != nil {
+				return err
+			}
+			if err := row.Scan(&id); err != nil {
 				return err
 			}
 		case err != nil:
@@ -110,7 +162,7 @@ func (w *writer) apply(ctx context.Context, b *batch) error {
 		if b.last {
 			size, mtime = j.size, j.mtime
 		}
-		_, err = tx.Exec(`UPDATE files SET size = ?, mtime_ns = ?, offset = ?, lines = ?, head_hash = ?, tail_start = ?, tail_hash = ?,
+		_, err = w.exec(tx, `UPDATE files SET size = ?, mtime_ns = ?, offset = ?, lines = ?, head_hash = ?, tail_start = ?, tail_hash = ?,
 			state = ?, corrupt = corrupt + ?, generation = ?, ingested_at = ? WHERE id = ?`,
 			size, mtime, b.offset, b.lines, b.headHash, b.tailStart, b.tailHash, b.state, b.corrupt, gen, now.UnixMilli(), id)
 		w.gens[j] = gen
@@ -256,12 +308,12 @@ const upsertSession = `INSERT INTO sessions (source, session_id, project, first_
 // duplicates merged.
 func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, err error) {
 	src := string(b.job.file.Source)
-	ins, err := tx.Prepare(insertRequest)
+	ins, err := w.stmt(tx, insertRequest)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer ins.Close()
-	upd, err := tx.Prepare(updateRequest)
+	upd, err := w.stmt(tx, updateRequest)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -294,7 +346,7 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 		t := rec.Time.UnixMilli()
 		touch(rec.SessionID, rec.Cwd, t)
 		if c := rec.Compaction; c != nil {
-			if _, err := tx.Exec(`INSERT OR IGNORE INTO compactions (source, session_id, agent_id, file_id, line, ts, trigger, pre_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			if _, err := w.exec(tx, `INSERT OR IGNORE INTO compactions (source, session_id, agent_id, file_id, line, ts, trigger, pre_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 				src, rec.SessionID, rec.AgentID, fileID, lr.line, t, c.Trigger, c.PreTokens); err != nil {
 				return 0, 0, err
 			}
@@ -369,7 +421,7 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 	}
 
 	if len(b.callOrder) > 0 {
-		up, err := tx.Prepare(upsertTool)
+		up, err := w.stmt(tx, upsertTool)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -416,7 +468,7 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 		if b.job.file.Source == transcript.Codex {
 			file = fileID
 		}
-		if _, err := tx.Exec(upsertSession, src, id, sp.project, sp.first, sp.last, file); err != nil {
+		if _, err := w.exec(tx, upsertSession, src, id, sp.project, sp.first, sp.last, file); err != nil {
 			return 0, 0, err
 		}
 	}
