@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -64,7 +66,7 @@ func decodeMessage(val []byte) (*claudeMessage, error) {
 		case "content":
 			m.Content = v
 		case "usage":
-			err = decodeField("message.usage", v, &m.Usage)
+			err = decodeUsage(v, &m.Usage)
 		}
 		return err
 	})
@@ -88,6 +90,140 @@ type claudeUsage struct {
 		WebFetch  int64 `json:"web_fetch_requests"`
 	} `json:"server_tool_use"`
 	Speed string `json:"speed"`
+}
+
+// decodeUsage decodes a message's usage into *u as encoding/json does.
+// The usual object (integer counts, known keys once each) is read
+// directly; anything else is left to encoding/json, so that the result
+// and the errors are the same.
+func decodeUsage(v []byte, u **claudeUsage) error {
+	if string(v) == "null" {
+		*u = nil
+		return nil
+	}
+	// A second usage member merges into the first, as encoding/json does.
+	if *u == nil && json.Valid(v) {
+		if fast, ok := fastUsage(v); ok {
+			*u = fast
+			return nil
+		}
+	}
+	return decodeField("message.usage", v, u)
+}
+
+var (
+	usageKeys         = []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cache_creation", "server_tool_use", "speed"}
+	cacheCreationKeys = []string{"ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"}
+	serverToolKeys    = []string{"web_search_requests", "web_fetch_requests"}
+)
+
+// fastUsage reads a valid usage object; false means "ask encoding/json".
+func fastUsage(v []byte) (*claudeUsage, bool) {
+	u := &claudeUsage{}
+	var seen uint
+	ok := true
+	err := splitObject(v, func(key string, val []byte) error {
+		i := keyIndex(usageKeys, key, &seen, &ok)
+		switch i {
+		case 0:
+			ok = ok && intValue(val, &u.InputTokens)
+		case 1:
+			ok = ok && intValue(val, &u.OutputTokens)
+		case 2:
+			ok = ok && intValue(val, &u.CacheCreationInputTokens)
+		case 3:
+			ok = ok && intValue(val, &u.CacheReadInputTokens)
+		case 4:
+			if string(val) != "null" {
+				c := &struct {
+					Ephemeral5m int64 `json:"ephemeral_5m_input_tokens"`
+					Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
+				}{}
+				ok = ok && fastCounts(val, cacheCreationKeys, &c.Ephemeral5m, &c.Ephemeral1h)
+				u.CacheCreation = c
+			}
+		case 5:
+			if string(val) != "null" {
+				s := &struct {
+					WebSearch int64 `json:"web_search_requests"`
+					WebFetch  int64 `json:"web_fetch_requests"`
+				}{}
+				ok = ok && fastCounts(val, serverToolKeys, &s.WebSearch, &s.WebFetch)
+				u.ServerToolUse = s
+			}
+		case 6:
+			switch {
+			case string(val) == "null":
+			case len(val) > 0 && val[0] == '"':
+				s, err := str("speed", val)
+				ok = ok && err == nil
+				u.Speed = s
+			default:
+				ok = false
+			}
+		}
+		return nil
+	})
+	return u, ok && err == nil
+}
+
+// fastCounts reads an object of two integer counts.
+func fastCounts(v []byte, keys []string, a, b *int64) bool {
+	var seen uint
+	ok := true
+	err := splitObject(v, func(key string, val []byte) error {
+		switch keyIndex(keys, key, &seen, &ok) {
+		case 0:
+			ok = ok && intValue(val, a)
+		case 1:
+			ok = ok && intValue(val, b)
+		}
+		return nil
+	})
+	return ok && err == nil
+}
+
+// keyIndex is key's index in keys (-1 for another key). A key seen twice,
+// or one that matches only without regard to case (as encoding/json
+// would match it), clears ok.
+func keyIndex(keys []string, key string, seen *uint, ok *bool) int {
+	for i, k := range keys {
+		if k == key {
+			if *seen&(1<<i) != 0 {
+				*ok = false
+			}
+			*seen |= 1 << i
+			return i
+		}
+	}
+	for _, k := range keys {
+		if strings.EqualFold(k, key) {
+			*ok = false
+		}
+	}
+	return -1
+}
+
+// intValue reads a JSON integer (null leaves *n as it is); false for any
+// other value.
+func intValue(val []byte, n *int64) bool {
+	if string(val) == "null" {
+		return true
+	}
+	if len(val) == 0 || len(val) > 19 {
+		return false
+	}
+	for i, c := range val {
+		if (c < '0' || c > '9') && !(i == 0 && c == '-') {
+			return false
+		}
+	}
+	x, err := strconv.ParseInt(string(val), 10, 64)
+	if err != nil {
+		return false
+	}
+	*n = x
+	return true
 }
 
 type claudeBlock struct {
@@ -156,7 +292,14 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 		case "requestId":
 			l.RequestID, err = str(key, val)
 		case "isSidechain":
-			err = decodeField(key, val, &l.IsSidechain)
+			switch string(val) {
+			case "true":
+				l.IsSidechain = true
+			case "false":
+				l.IsSidechain = false
+			default:
+				err = decodeField(key, val, &l.IsSidechain)
+			}
 		case "message":
 			l.Message, err = decodeMessage(val)
 		case "compactMetadata":
