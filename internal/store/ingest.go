@@ -426,6 +426,9 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 				rec.Results[i].Texts = nil
 			}
 			s.addTools(b, j.file.Source, no, rec)
+			for i := range rec.Calls {
+				rec.Calls[i].Args = nil // hashed; the line's bytes are reused
+			}
 			if rec.Request != nil || rec.Compaction != nil || rec.Cwd != "" {
 				b.recs = append(b.recs, lineRec{no, rec})
 			}

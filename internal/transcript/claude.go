@@ -350,7 +350,7 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 		}
 		for _, b := range blocks(l.Message.Content) {
 			if b.Type == "tool_use" && b.ID != "" && b.Name != "" {
-				rec.Calls = append(rec.Calls, ToolCall{ID: b.ID, Name: b.Name, Tool: ParseToolName(b.Name), Args: b.Input})
+				rec.Calls = append(rec.Calls, ToolCall{ID: b.ID, Name: b.Name, Tool: ParseToolName(b.Name), Args: bytes.Clone(b.Input)})
 			}
 		}
 	case l.Type == "user" && l.Message != nil:

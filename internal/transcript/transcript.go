@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 )
 
@@ -153,6 +154,10 @@ const MaxLine = 256 << 20
 // ErrLineTooLong reports a line longer than MaxLine.
 var ErrLineTooLong = errors.New("line too long")
 
+// lineReaders are ScanLines' buffers, reused from file to file rather
+// than allocated (and cleared) for each.
+var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 1<<20) }}
+
 // ScanLines calls fn for every complete line of r, which starts at byte
 // offset start of its file. It passes the line without its newline (and
 // without a trailing carriage return), its number counted from firstLine,
@@ -161,9 +166,15 @@ var ErrLineTooLong = errors.New("line too long")
 // after the last complete line and the number of lines passed.
 //
 // A line longer than MaxLine is passed as nil with ErrLineTooLong to fn's
-// err argument, so that the caller can report it and go on.
+// err argument, so that the caller can report it and go on. The line's
+// bytes are reused once fn returns: fn copies what it keeps.
 func ScanLines(r io.Reader, start int64, firstLine int, fn func(line []byte, lineNo int, end int64, err error) error) (int64, int, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := lineReaders.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil)
+		lineReaders.Put(br)
+	}()
 	off := start
 	n := 0
 	var long []byte
