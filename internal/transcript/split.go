@@ -50,7 +50,7 @@ func splitObject(b []byte, fn func(key string, val []byte) error) error {
 		rawKey := b[i:end]
 		key := keyString(rawKey[1 : len(rawKey)-1])
 		if !plainKey(rawKey) {
-			if err := json.Unmarshal(rawKey, &key); err != nil {
+			if key, err = decodeKey(rawKey); err != nil {
 				return errSyntax
 			}
 		}
@@ -90,77 +90,29 @@ func splitObject(b []byte, fn func(key string, val []byte) error) error {
 // keyString is a member's key as a string, without an allocation for the
 // keys transcripts repeat on every line.
 func keyString(k []byte) string {
-	switch string(k) {
-	case "type":
-		return "type"
-	case "subtype":
-		return "subtype"
-	case "sessionId":
-		return "sessionId"
-	case "timestamp":
-		return "timestamp"
-	case "cwd":
-		return "cwd"
-	case "agentId":
-		return "agentId"
-	case "requestId":
-		return "requestId"
-	case "isSidechain":
-		return "isSidechain"
-	case "message":
-		return "message"
-	case "compactMetadata":
-		return "compactMetadata"
-	case "parentUuid":
-		return "parentUuid"
-	case "uuid":
-		return "uuid"
-	case "userType":
-		return "userType"
-	case "version":
-		return "version"
-	case "gitBranch":
-		return "gitBranch"
-	case "slug":
-		return "slug"
-	case "toolUseResult":
-		return "toolUseResult"
-	case "role":
-		return "role"
-	case "id":
-		return "id"
-	case "model":
-		return "model"
-	case "content":
-		return "content"
-	case "usage":
-		return "usage"
-	case "stop_reason":
-		return "stop_reason"
-	case "stop_sequence":
-		return "stop_sequence"
-	case "name":
-		return "name"
-	case "input":
-		return "input"
-	case "tool_use_id":
-		return "tool_use_id"
-	case "is_error":
-		return "is_error"
-	case "text":
-		return "text"
-	case "thinking":
-		return "thinking"
-	case "signature":
-		return "signature"
-	case "data":
-		return "data"
-	case "source":
-		return "source"
-	case "payload":
-		return "payload"
+	if s, ok := commonKeys[string(k)]; ok {
+		return s
 	}
 	return string(k)
+}
+
+// commonKeys are the keys of Claude Code and Codex lines.
+var commonKeys = map[string]string{}
+
+func init() {
+	for _, k := range []string{
+		"type", "subtype", "sessionId", "timestamp", "cwd", "agentId", "requestId", "isSidechain", "message", "compactMetadata", "parentUuid", "uuid", "userType", "version", "gitBranch", "slug", "toolUseResult", "role", "id", "model", "content", "usage", "stop_reason", "stop_sequence", "name", "input", "tool_use_id", "is_error", "text", "thinking", "signature", "data", "source", "payload", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cache_creation", "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens", "server_tool_use", "web_search_requests", "web_fetch_requests", "service_tier", "speed", "isCompactSummary", "leafUuid", "summary", "isMeta", "level",
+	} {
+		commonKeys[k] = k
+	}
+}
+
+// decodeKey decodes a quoted key with escapes or non-ASCII bytes (apart,
+// so that the usual key does not escape to the heap).
+func decodeKey(raw []byte) (string, error) {
+	var key string
+	err := json.Unmarshal(raw, &key)
+	return key, err
 }
 
 // plainKey reports whether a quoted key needs no decoding: ASCII without
