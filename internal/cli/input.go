@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"github.com/mcpcost/mcpcost/internal/render"
 	"io"
 	"os"
 	"path/filepath"
@@ -29,7 +30,7 @@ func readInput(env *Env, name string, max int64) ([]byte, error) {
 			}
 			size = fi.Size()
 			if fi.Size() > max {
-				return nil, withHint(fmt.Errorf("%s is %s bytes, over the --max-bytes limit of %s", name, groupDigits(fi.Size()), groupDigits(max)),
+				return nil, withHint(fmt.Errorf("%s is %s bytes, over the --max-bytes limit of %s", name, render.Int(int(fi.Size())), render.Int(int(max))),
 					"raise the limit with --max-bytes if the file is really a tools capture")
 			}
 		}
@@ -43,7 +44,7 @@ func readInput(env *Env, name string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("reading %s: %w", displayName(name), err)
 	}
 	if int64(len(data)) > max {
-		return nil, withHint(fmt.Errorf("%s is over the --max-bytes limit of %s bytes", displayName(name), groupDigits(max)),
+		return nil, withHint(fmt.Errorf("%s is over the --max-bytes limit of %s bytes", displayName(name), render.Int(int(max))),
 			"raise the limit with --max-bytes if the input is really a tools capture")
 	}
 	return data, nil
@@ -62,18 +63,6 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-func groupDigits(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // byteSize is a flag value for sizes: 1000, 64K, 100M, 2G (powers of 1024).
