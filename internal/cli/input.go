@@ -3,12 +3,13 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"github.com/mcpcost/mcpcost/internal/render"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/mcpcost/mcpcost/internal/render"
 )
 
 // readInput reads a file, or standard input for "-", refusing more than max
