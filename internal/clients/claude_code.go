@@ -1,7 +1,11 @@
 package clients
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"strings"
 )
@@ -273,26 +277,38 @@ func settleClaudeCode(sys *System, configs []Config) []Config {
 	}
 	configs = kept
 
-	// The project's entry in ~/.claude.json.
+	// The project's entry in ~/.claude.json, and whether Claude Code
+	// trusts the folder.
 	var proj map[string]any
+	trusted, exact := false, false
 	global := sys.claudeGlobalFile()
 	if data, state, _ := sys.read(global); state == StateFound {
 		if top, _, err := readJSONTop(data, FormatJSON, global); err == nil {
 			proj, _ = sys.claudeProject(top)
+			trusted, exact = sys.claudeTrusted(top)
 		}
 	}
 	var approved, rejected []nameList
 	approveAll := ""
+	var ignored []string // approvals Claude Code does not honour here
 	var denied, allowed []policy
 	allowedSet, allowedWhere := false, ""
 	for _, f := range sys.claudeSettings() {
 		if f.top == nil {
 			continue
 		}
-		approved = append(approved, nameList{strList(f.top["enabledMcpjsonServers"]), f.path})
 		rejected = append(rejected, nameList{strList(f.top["disabledMcpjsonServers"]), f.path})
-		if b, _ := f.top["enableAllProjectMcpServers"].(bool); b && approveAll == "" {
-			approveAll = f.path
+		all, _ := f.top["enableAllProjectMcpServers"].(bool)
+		names := strList(f.top["enabledMcpjsonServers"])
+		if !sys.claudeApprovalsCount(f, trusted, exact) {
+			if all || len(names) > 0 {
+				ignored = append(ignored, f.path)
+			}
+		} else {
+			approved = append(approved, nameList{names, f.path})
+			if all && approveAll == "" {
+				approveAll = f.path
+			}
 		}
 		denied = append(denied, readPolicies(f.top["deniedMcpServers"], f.path)...)
 		if v, ok := f.top["allowedMcpServers"]; ok && !allowedSet {
@@ -309,7 +325,15 @@ func settleClaudeCode(sys *System, configs []Config) []Config {
 		where := fmt.Sprintf("the project's entry in %s", global)
 		approved = append(approved, nameList{strList(proj["enabledMcpjsonServers"]), where})
 		rejected = append(rejected, nameList{strList(proj["disabledMcpjsonServers"]), where})
+		if b, _ := proj["enableAllProjectMcpServers"].(bool); b && approveAll == "" {
+			approveAll = where
+		}
 		toggled = strList(proj["disabledMcpServers"])
+	}
+	approval := fmt.Sprintf("Claude Code asks before it starts servers from .mcp.json and has no approval on record: approve it in Claude Code, list it in enabledMcpjsonServers (or set enableAllProjectMcpServers) in %s or in the project's entry in %s, or run mcpcost with --trust-project",
+		sys.join(sys.claudeConfigDir(), "settings.json"), global)
+	if len(ignored) > 0 {
+		approval += fmt.Sprintf("; the approval in %s counts only once the folder is trusted in Claude Code (its trust dialog accepted)", strings.Join(ignored, " and "))
 	}
 
 	managedIdx := -1
@@ -339,7 +363,11 @@ func settleClaudeCode(sys *System, configs []Config) []Config {
 					}
 				}
 				if !s.Disabled && s.Problem == "" && approveAll == "" && !anyContains(approved, s.Name) {
-					s.Notes = append(s.Notes, "not yet approved: Claude Code asks before it starts servers from .mcp.json")
+					if sys.TrustProject {
+						s.Notes = append(s.Notes, "not approved in Claude Code; launched on --trust-project")
+					} else {
+						s.withhold(approval)
+					}
 				}
 			}
 			if s.Disabled {
@@ -399,6 +427,139 @@ func settleClaudeCode(sys *System, configs []Config) []Config {
 	}
 	out = append(out, ordered...)
 	return out
+}
+
+// claudeTrusted reports whether Claude Code trusts the project folder:
+// its trust dialog was accepted for the folder or a parent
+// (hasTrustDialogAccepted in that folder's entry of ~/.claude.json); exact
+// says for the folder itself. The user's configuration home (the home
+// folder, or the folder whose .claude is $CLAUDE_CONFIG_DIR) counts as
+// trusted.
+func (sys *System) claudeTrusted(top map[string]any) (trusted, exact bool) {
+	if sys.isConfigHome() {
+		return true, true
+	}
+	projects, _ := top["projects"].(map[string]any)
+	norm := func(p string) string {
+		p = strings.TrimRight(p, sys.seps())
+		if sys.OS == "windows" {
+			p = strings.ToLower(strings.ReplaceAll(p, `\`, "/"))
+		}
+		return p
+	}
+	want := norm(sys.Cwd)
+	for _, k := range sortedKeys(projects) {
+		p, _ := projects[k].(map[string]any)
+		if ok, _ := p["hasTrustDialogAccepted"].(bool); !ok {
+			continue
+		}
+		// Windows keys are compared with forward slashes (norm).
+		switch k = norm(k); {
+		case k == want:
+			return true, true
+		case k == "" || strings.HasPrefix(want, k+"/"):
+			trusted = true // a parent folder; "" is the root "/"
+		}
+	}
+	return trusted, false
+}
+
+func (sys *System) isConfigHome() bool {
+	if sys.Cwd == sys.Home {
+		return true
+	}
+	if v := sys.getenv("CLAUDE_CONFIG_DIR"); v != "" && sys.base(v) == ".claude" && sys.dir(v) == sys.Cwd {
+		return true
+	}
+	return false
+}
+
+// claudeApprovalsCount reports whether Claude Code honours the .mcp.json
+// approvals (enabledMcpjsonServers, enableAllProjectMcpServers) of a
+// settings file in this folder. Managed and user settings are the user's
+// own: always. A cloned repository cannot approve its own servers: the
+// project's .claude/settings.json counts only in a trusted folder; its
+// .claude/settings.local.json only in a trusted folder and when git does
+// not track it (in a folder outside git, only when the folder itself was
+// trusted), or in the user's configuration home. Rejections count
+// everywhere.
+func (sys *System) claudeApprovalsCount(f settingsFile, trusted, exact bool) bool {
+	switch f.scope {
+	case "project-settings":
+		return trusted
+	case "local-settings":
+		if sys.isConfigHome() {
+			return true
+		}
+		if !trusted {
+			return false
+		}
+		tracked, inRepo := sys.gitTracked(f.path)
+		if inRepo {
+			return !tracked
+		}
+		return exact
+	}
+	return true
+}
+
+// gitTracked reports whether the git index of the repository holding path
+// lists it. inRepo is false outside a repository. An index it cannot read
+// as version 2 or 3 counts as tracking the file.
+func (sys *System) gitTracked(path string) (tracked, inRepo bool) {
+	root := sys.dir(path)
+	gitDir := ""
+	for {
+		p := sys.join(root, ".git")
+		if sys.FS.IsDir(p) {
+			gitDir = p
+			break
+		}
+		if data, err := sys.FS.ReadFile(p); err == nil {
+			// A worktree or submodule: "gitdir: <path>".
+			d := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(data)), "gitdir:"))
+			if !sys.isAbs(d) {
+				d = sys.join(root, d)
+			}
+			gitDir = d
+			break
+		}
+		parent := sys.dir(root)
+		if parent == root || parent == "." || parent == "" {
+			return false, false
+		}
+		root = parent
+	}
+	rel := strings.TrimLeft(strings.TrimPrefix(path, root), sys.seps())
+	rel = strings.ReplaceAll(rel, `\`, "/")
+	index, err := sys.FS.ReadFile(sys.join(gitDir, "index"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, true // nothing staged yet
+	}
+	if err != nil || len(index) < 12 || string(index[:4]) != "DIRC" {
+		return true, true
+	}
+	if v := binary.BigEndian.Uint32(index[4:8]); v != 2 && v != 3 {
+		return true, true
+	}
+	// Each entry's path follows its flags, whose low 12 bits are the
+	// path's length (v3 may put two bytes of extended flags between), and
+	// ends with a NUL.
+	name := []byte(rel + "\x00")
+	n := uint16(min(len(rel), 0xfff))
+	for i := 12; ; {
+		j := bytes.Index(index[i:], name)
+		if j < 0 {
+			return false, true
+		}
+		at := i + j
+		for _, back := range []int{2, 4} {
+			if at-back >= 12 && binary.BigEndian.Uint16(index[at-back:])&0xfff == n {
+				return true, true
+			}
+		}
+		i = at + 1
+	}
 }
 
 // A nameList is a list of server names read from one file.

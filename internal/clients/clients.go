@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"sort"
 	"strings"
 )
@@ -120,6 +121,10 @@ type System struct {
 	Getenv func(string) string
 	// FS reads files.
 	FS FS
+	// TrustProject is the user's word that the servers of the project's
+	// own config files may be launched although their client has no
+	// approval on record (--trust-project). Rejections still apply.
+	TrustProject bool
 }
 
 // FS is the filesystem discovery reads.
@@ -306,6 +311,13 @@ type client struct {
 	// settle applies what crosses files: precedence between scopes,
 	// approvals held in other files. It may be nil.
 	settle func(sys *System, configs []Config) []Config
+	// projectScopes are the scopes whose files the project itself holds
+	// (a cloned repository chose them) and for which the client records
+	// no approval on disk: their servers are launched only on the user's
+	// word (--trust-project, or --config naming the file). A client that
+	// records approvals (Claude Code, Codex) applies them in parse or
+	// settle instead.
+	projectScopes []string
 }
 
 var registry = map[string]*client{}
@@ -384,6 +396,12 @@ func Discover(sys System, names []string) (configs []Config, looked []Location) 
 		if c.settle != nil {
 			got = c.settle(&sys, got)
 		}
+		for i := range got {
+			if contains(c.projectScopes, got[i].Scope) && !sys.TrustProject {
+				withholdProject(&got[i])
+			}
+			sys.settleDirs(&got[i], sys.Cwd)
+		}
 		// Count servers per location after settling (a file may yield two
 		// scopes).
 		for i := range looked {
@@ -434,7 +452,74 @@ func Load(sys System, path string) (Config, error) {
 	if cfg.Servers == nil {
 		cfg.Servers = []Server{}
 	}
+	// The file is named by the user: its servers are launched (an approval
+	// given by naming it), from the project folder the file belongs to.
+	root := sys.Cwd
+	if scope == "project" || scope == "workspace" || scope == "explicit" {
+		root = sys.projectRoot(path)
+	}
+	sys.settleDirs(&cfg, root)
 	return cfg, nil
+}
+
+// withholdProject marks every server of a project file as needing the
+// user's approval.
+func withholdProject(cfg *Config) {
+	for i := range cfg.Servers {
+		cfg.Servers[i].withhold(fmt.Sprintf("%s starts servers from the project's own %s without recording an approval; mcpcost launches them only with --trust-project, or with --config naming the file",
+			Title(cfg.Client), cfg.Path))
+	}
+}
+
+// projectRoot is the project folder a project config file belongs to:
+// the folder holding it, or that folder's parent for a file kept in a
+// client's dot-folder (.cursor/mcp.json, .vscode/mcp.json,
+// .continue/mcpServers/x.yaml).
+func (sys *System) projectRoot(path string) string {
+	if !sys.isAbs(path) {
+		path = sys.join(sys.Cwd, path)
+	}
+	dir := sys.dir(sys.clean(path))
+	if sys.base(dir) == "mcpServers" && sys.base(sys.dir(dir)) == ".continue" {
+		dir = sys.dir(dir)
+	}
+	switch sys.base(dir) {
+	case ".cursor", ".vscode", ".gemini", ".zed", ".codex", ".opencode", ".continue", ".claude", ".github":
+		return sys.dir(dir)
+	}
+	return dir
+}
+
+// clean removes "." and ".." elements from an absolute path.
+func (sys *System) clean(p string) string {
+	if sys.OS != "windows" {
+		return path.Clean(p)
+	}
+	return strings.ReplaceAll(path.Clean(strings.ReplaceAll(p, `\`, "/")), "/", `\`)
+}
+
+// settleDirs sets the folder each stdio server of cfg starts in, as its
+// client starts it: the entry's cwd (a relative one against root), else
+// root, the project folder. A relative command with a separator (./srv.sh,
+// bin/srv) is the file of that name in that folder, not in mcpcost's
+// working folder.
+func (sys *System) settleDirs(cfg *Config, root string) {
+	for i := range cfg.Servers {
+		s := &cfg.Servers[i]
+		if s.Transport != Stdio {
+			continue
+		}
+		s.Dir = root
+		if s.Cwd != "" {
+			s.Dir = s.Cwd
+			if !sys.isAbs(s.Cwd) {
+				s.Dir = sys.clean(sys.join(root, s.Cwd))
+			}
+		}
+		if s.NeedsApproval == "" && s.Command != "" && !sys.isAbs(s.Command) && strings.ContainsAny(s.Command, sys.seps()) {
+			s.Command = sys.clean(sys.join(s.Dir, s.Command))
+		}
+	}
 }
 
 // sniff tells the client, scope and format of an explicitly given file.

@@ -15,10 +15,11 @@ import (
 
 func init() {
 	register(&client{
-		name:       Continue,
-		title:      "Continue",
-		candidates: continueCandidates,
-		parse:      parseContinue,
+		name:          Continue,
+		projectScopes: []string{"workspace"},
+		title:         "Continue",
+		candidates:    continueCandidates,
+		parse:         parseContinue,
 	})
 }
 

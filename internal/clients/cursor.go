@@ -12,8 +12,9 @@ import "fmt"
 
 func init() {
 	register(&client{
-		name:  Cursor,
-		title: "Cursor",
+		name:          Cursor,
+		title:         "Cursor",
+		projectScopes: []string{"project"},
 		candidates: func(sys *System) []candidate {
 			return []candidate{
 				{client: Cursor, scope: "user", format: FormatJSONC, path: sys.join(sys.Home, ".cursor", "mcp.json")},

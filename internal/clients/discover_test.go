@@ -30,8 +30,13 @@ func TestDiscover(t *testing.T) {
 				URL     string            `json:"url,omitempty"`
 				Headers map[string]string `json:"headers,omitempty"`
 			}
+			// What would be launched on --trust-project: the servers of
+			// the project's files too, expanded.
+			trusting := sys
+			trusting.TrustProject = true
+			trusted, _ := Discover(trusting, names)
 			var launches []map[string]launch
-			for _, c := range configs {
+			for _, c := range trusted {
 				for _, s := range c.Active() {
 					launches = append(launches, map[string]launch{c.Client + " " + c.Scope + " " + s.Name: {
 						s.Command, s.Args, s.Env, s.EnvFile, s.Cwd, s.URL, s.Headers}})

@@ -18,11 +18,12 @@ import "fmt"
 
 func init() {
 	register(&client{
-		name:       Gemini,
-		title:      "Gemini CLI",
-		candidates: geminiCandidates,
-		parse:      parseGemini,
-		settle:     settleGemini,
+		name:          Gemini,
+		projectScopes: []string{"project"},
+		title:         "Gemini CLI",
+		candidates:    geminiCandidates,
+		parse:         parseGemini,
+		settle:        settleGemini,
 	})
 }
 

@@ -21,11 +21,12 @@ import (
 
 func init() {
 	register(&client{
-		name:       Opencode,
-		title:      "opencode",
-		candidates: opencodeCandidates,
-		parse:      parseOpencode,
-		settle:     settleOpencode,
+		name:          Opencode,
+		projectScopes: []string{"project"},
+		title:         "opencode",
+		candidates:    opencodeCandidates,
+		parse:         parseOpencode,
+		settle:        settleOpencode,
 	})
 }
 

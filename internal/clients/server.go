@@ -24,6 +24,10 @@ const (
 	StatusOverridden = "overridden"
 	StatusNeedsInput = "needs input"
 	StatusProblem    = "problem"
+	// StatusNeedsApproval is a project's server its client would not start
+	// before the user approves it (Claude Code's .mcp.json servers), or
+	// one from a project file of a client that records no approval.
+	StatusNeedsApproval = "needs approval"
 )
 
 // A Server is one server entry of a config, with its variables expanded
@@ -72,18 +76,30 @@ type Server struct {
 	// Problem says why the entry cannot be launched as written (neither a
 	// command nor a url, an unknown type or scheme, a malformed field).
 	Problem string
+	// NeedsApproval, when set, says why the server is not launched without
+	// the user's approval and how to give it: the server comes from a
+	// project's own file and its client would not start it yet. Its
+	// variables are then not expanded (see withhold).
+	NeedsApproval string
 	// Notes are facts about the entry worth telling.
 	Notes []string
+	// Dir is the folder the client starts a stdio server in: the entry's
+	// own cwd (resolved against the project folder) or the project folder.
+	// A relative command with a separator (./srv.sh) is resolved against
+	// it in Command.
+	Dir string
 
 	// The launch as written in the file, before expansion: what Display
 	// shows.
 	rawCommand string
 	rawArgs    []string
 	rawURL     string
+	// The values of env and headers before expansion.
+	rawEnv, rawHeaders map[string]string
 }
 
 // Status is the server's state in one word: problem, disabled,
-// overridden, needs input or enabled.
+// overridden, needs approval, needs input or enabled.
 func (s Server) Status() string {
 	switch {
 	case s.Problem != "":
@@ -92,6 +108,8 @@ func (s Server) Status() string {
 		return StatusDisabled
 	case s.OverriddenBy != "":
 		return StatusOverridden
+	case s.NeedsApproval != "":
+		return StatusNeedsApproval
 	case len(s.NeedsInput) > 0:
 		return StatusNeedsInput
 	}
@@ -99,8 +117,30 @@ func (s Server) Status() string {
 }
 
 // Launchable reports whether the server can be launched or connected to
-// as configured: enabled, not overridden, no problem, no missing input.
+// as configured: enabled, not overridden, approved, no problem, no
+// missing input.
 func (s Server) Launchable() bool { return s.Status() == StatusEnabled }
+
+// withhold marks the server as needing approval (why says how to give
+// it) and puts back what expanding its variables put into its command,
+// arguments, URL, env and headers: a value of the user's environment never
+// goes to a server the user has not approved, not even into the launch
+// spec that is not launched.
+func (s *Server) withhold(why string) {
+	s.NeedsApproval = why
+	s.Command, s.URL = s.rawCommand, s.rawURL
+	s.Args = append([]string(nil), s.rawArgs...)
+	for k := range s.Env {
+		if v, ok := s.rawEnv[k]; ok {
+			s.Env[k] = v
+		}
+	}
+	for k := range s.Headers {
+		if v, ok := s.rawHeaders[k]; ok {
+			s.Headers[k] = v
+		}
+	}
+}
 
 // LaunchEnv is the environment to launch the server with, beyond the
 // launcher's own: Env plus ClientEnv (Env wins).
@@ -146,19 +186,24 @@ type serverJSON struct {
 	Filter       *ToolFilter `json:"filter,omitempty"`
 	AlwaysLoad   bool        `json:"alwaysLoad,omitempty"`
 	Problem      string      `json:"problem,omitempty"`
+	Approval     string      `json:"needsApproval,omitempty"`
 	Notes        []string    `json:"notes,omitempty"`
 }
 
 // MarshalJSON writes the server without any value of env, headers or
 // secrets in args and URLs: names and the redacted Display only.
 func (s Server) MarshalJSON() ([]byte, error) {
+	approval := ""
+	if s.Status() == StatusNeedsApproval {
+		approval = s.NeedsApproval
+	}
 	return json.Marshal(serverJSON{
 		Name: s.Name, Client: s.Client, Scope: s.Scope, Source: s.Source,
 		Transport: s.Transport, Launch: s.Display(), Status: s.Status(),
 		EnvNames: s.EnvNames(), EnvFile: s.EnvFile, ClientEnv: sortedKeys(s.ClientEnv), HeaderNames: s.HeaderNames(),
 		Cwd: s.Cwd, Disabled: s.Disabled, DisabledBy: s.DisabledBy,
 		OverriddenBy: s.OverriddenBy, NeedsInput: s.NeedsInput, Unset: s.Unset,
-		Filter: s.Filter, AlwaysLoad: s.AlwaysLoad, Problem: s.Problem, Notes: s.Notes,
+		Filter: s.Filter, AlwaysLoad: s.AlwaysLoad, Problem: s.Problem, Approval: approval, Notes: s.Notes,
 	})
 }
 
@@ -337,6 +382,7 @@ func (r *entryReader) finish(s *Server, typ string) {
 		}
 		return r.expand(v, &x)
 	}
+	s.rawEnv, s.rawHeaders = copyMap(s.Env), copyMap(s.Headers)
 	s.Command = exp(s.rawCommand)
 	if s.rawArgs != nil {
 		s.Args = make([]string, len(s.rawArgs))
@@ -360,6 +406,17 @@ func (r *entryReader) finish(s *Server, typ string) {
 	sort.Strings(x.needs)
 	s.Unset, s.NeedsInput = x.unset, x.needs
 	r.settleTransport(s, typ)
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 // loadEnvFile reads the server's envFile (NAME=value lines) into Env, as

@@ -20,10 +20,11 @@ import (
 
 func init() {
 	register(&client{
-		name:       VSCode,
-		title:      "VS Code",
-		candidates: vscodeCandidates,
-		parse:      parseVSCode,
+		name:          VSCode,
+		projectScopes: []string{"workspace", "workspace-settings"},
+		title:         "VS Code",
+		candidates:    vscodeCandidates,
+		parse:         parseVSCode,
 	})
 }
 

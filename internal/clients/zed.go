@@ -16,8 +16,9 @@ import "fmt"
 
 func init() {
 	register(&client{
-		name:  Zed,
-		title: "Zed",
+		name:          Zed,
+		title:         "Zed",
+		projectScopes: []string{"project"},
 		candidates: func(sys *System) []candidate {
 			return []candidate{
 				{client: Zed, scope: "user", format: FormatJSONC, path: sys.zedSettings()},
