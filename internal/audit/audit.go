@@ -20,12 +20,16 @@ import (
 // Statuses of servers that were not measured for a reason of their own
 // entry or of the run.
 const (
-	StatusDisabled    = "disabled"
-	StatusOverridden  = "overridden"
-	StatusNeedsInput  = "needs-input"
-	StatusProblem     = "problem"
-	StatusNotLaunched = "not-launched"
-	StatusNotCached   = "not-cached"
+	StatusDisabled   = "disabled"
+	StatusOverridden = "overridden"
+	StatusNeedsInput = "needs-input"
+	StatusProblem    = "problem"
+	// StatusNeedsApproval is a server of a project's own config that its
+	// client would not start before the user approves it; it is not
+	// launched, and the hint says how to approve it.
+	StatusNeedsApproval = "needs-approval"
+	StatusNotLaunched   = "not-launched"
+	StatusNotCached     = "not-cached"
 )
 
 // Options tune an audit.
@@ -212,7 +216,7 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 
 // targetOf is the launch target of a config entry.
 func targetOf(s clients.Server) mcpclient.Target {
-	t := mcpclient.Target{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.LaunchEnv(), Cwd: s.Cwd, URL: s.URL, Headers: s.Headers}
+	t := mcpclient.Target{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.LaunchEnv(), Cwd: s.Dir, URL: s.URL, Headers: s.Headers}
 	switch s.Transport {
 	case clients.Stdio:
 		t.Transport = "stdio"
@@ -341,6 +345,10 @@ func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*captu
 			srv.Status, srv.Detail = StatusDisabled, s.DisabledBy
 		case clients.StatusOverridden:
 			srv.Status, srv.Detail = StatusOverridden, "the entry in "+s.OverriddenBy+" wins"
+		case clients.StatusNeedsApproval:
+			srv.Status = StatusNeedsApproval
+			srv.Detail = "not launched without approval: would run " + s.Display()
+			srv.Hint = s.NeedsApproval
 		case clients.StatusNeedsInput:
 			srv.Status = StatusNeedsInput
 			srv.Detail = "the client asks for " + strings.Join(s.NeedsInput, ", ") + " when it starts the server; that cannot be resolved offline"

@@ -132,8 +132,9 @@ type Server struct {
 	Launch string `json:"launch,omitempty"`
 	// Status is a measurement class (measured, dynamic, auth-required,
 	// remote-auth-wall, startup-failure, timeout, protocol-error), or why
-	// the server was not launched: disabled, overridden, needs-input,
-	// problem, not-launched (--no-launch), not-cached (--offline).
+	// the server was not launched: disabled, overridden, needs-approval
+	// (a project's server not approved), needs-input, problem,
+	// not-launched (--no-launch), not-cached (--offline).
 	Status string `json:"status"`
 	Detail string `json:"detail,omitempty"`
 	Hint   string `json:"hint,omitempty"`

@@ -38,8 +38,16 @@ file, never merged (a context window belongs to one client session):
                paid before anything is typed; the heaviest tools; a trim
                suggestion; what could not be measured, with a hint
 
-Launching a configured server runs its command, as the client would.
---no-launch lists what would be launched instead. Values of env and
+Launching a configured server runs its command, as the client would, in
+the project folder. A server of the project's own config files (a cloned
+repository's .mcp.json, .cursor/mcp.json, .vscode/mcp.json, ...) is launched
+only where its client would start it: Claude Code's approvals
+(enabledMcpjsonServers, enableAllProjectMcpServers in ~/.claude.json or
+the user's settings; the project's settings only in a folder Claude Code
+trusts), Codex's project trust, or the user's word: --trust-project, or
+--config naming the file. The others are listed as needs-approval, with
+what would run and how to approve it. --no-launch lists what would be
+launched instead. Values of env and
 headers, and secrets in arguments and URLs, never appear in any output or
 in the cache; their names do.
 
@@ -52,6 +60,9 @@ Flags:
   --client NAME          only this client's configs (repeatable)
   --project DIR          the project whose project configs are read
                          (default: the current folder)
+  --trust-project        launch the servers of the project's own config files
+                         although their client has no approval of them on
+                         record (rejections still apply)
   --context N            the context window shares are of (default 200000)
   --budget N             exit 1 when a config's total exceeds N tokens, or
                          when a server of it could not be measured (the total
@@ -94,6 +105,7 @@ func runAudit(env *Env, args []string) int {
 	configsFlag := f.Strings("config", "")
 	clientsFlag := f.Strings("client", "")
 	project := f.String("project", "", "")
+	trustProject := f.Bool("trust-project", "")
 	contextFlag := f.Int("context", audit.DefaultContextWindow, "")
 	budget := f.Int("budget", 0, "")
 	allowUnmeasured := f.Bool("allow-unmeasured", "")
@@ -154,6 +166,7 @@ func runAudit(env *Env, args []string) int {
 	if *project != "" && !sys.FS.IsDir(sys.Cwd) {
 		return usageError(env, "audit", "--project %s is not a folder", *project)
 	}
+	sys.TrustProject = *trustProject
 
 	// What to audit: the files given, or every config discovered.
 	var configs []clients.Config
@@ -246,6 +259,10 @@ func runAudit(env *Env, args []string) int {
 	for _, p := range rep.Problems {
 		errorf(env, "%s", p.Error)
 	}
+	if n := needApproval(rep); n > 0 {
+		hintf(env, "%d %s of the project's own config files %s not launched: %s approval (each one's hint says how), or --trust-project",
+			n, pluralWord(n, "server", "servers"), pluralWord(n, "was", "were"), pluralWord(n, "it needs", "they need"))
+	}
 	if len(rep.Problems) > 0 || (rep.Partial && !*noLaunch) {
 		code = ExitFail
 	}
@@ -253,4 +270,17 @@ func runAudit(env *Env, args []string) int {
 		code = ExitFail
 	}
 	return code
+}
+
+// needApproval counts the servers listed as needs-approval.
+func needApproval(rep *audit.Report) int {
+	n := 0
+	for _, c := range rep.Configs {
+		for _, s := range c.Servers {
+			if s.Status == audit.StatusNeedsApproval {
+				n++
+			}
+		}
+	}
+	return n
 }

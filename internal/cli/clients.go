@@ -26,7 +26,8 @@ machine (for this OS, the home folder and the project folder), whether a
 file is there, and the servers in each file as the client reads them:
 name, transport, the launch with secrets removed, and status (enabled,
 disabled and by which switch, overridden by a higher-precedence entry,
-needing input that only the client can prompt for, or a problem with the
+needing approval (a project's own server its client would not start yet,
+and how to approve it), needing input that only the client can prompt for, or a problem with the
 entry), with the client's per-tool filter when it has one. For each client
 it also says whether tool definitions load up front or are deferred
 (Claude Code's tool search, read from the shell and its settings files),
@@ -312,6 +313,9 @@ func clientServerDetails(s clients.Server) []string {
 	}
 	if s.OverriddenBy != "" {
 		out = append(out, "overridden by "+s.OverriddenBy)
+	}
+	if s.Status() == clients.StatusNeedsApproval {
+		out = append(out, "needs approval: "+s.NeedsApproval)
 	}
 	if len(s.NeedsInput) > 0 {
 		out = append(out, "needs input the client prompts for: "+strings.Join(s.NeedsInput, ", "))

@@ -26,6 +26,7 @@ type runtimeFlags struct {
 	since, until, project, tz   *string
 	dbPath, pricesFile          *string
 	noIngest, launch            *bool
+	trustProject                *bool
 	claudeDirs, codexDirs       *[]string
 	configs, clientsWant        *[]string
 	idleMin, resultAvg, outLim  *int
@@ -46,6 +47,7 @@ func addRuntimeFlags(f *flags) *runtimeFlags {
 		pricesFile:   f.String("prices", "", ""),
 		noIngest:     f.Bool("no-ingest", ""),
 		launch:       f.Bool("launch", ""),
+		trustProject: f.Bool("trust-project", ""),
 		claudeDirs:   f.Strings("claude-dir", ""),
 		codexDirs:    f.Strings("codex-dir", ""),
 		configs:      f.Strings("config", ""),
@@ -81,6 +83,9 @@ const runtimeFlagsUsage = `Window and data:
   --client NAME          only this client's configs (repeatable)
   --launch               measure servers missing from the measurement cache
                          (default: launch nothing, use the cache)
+  --trust-project        also judge the servers of the project's own config
+                         files that their client has no approval of
+                         (needs-approval otherwise)
 
 Thresholds (defaults in parentheses):
   --idle-min-requests N  judge a server idle only over N requests (10)
@@ -192,6 +197,7 @@ func prepare(env *Env, cmd string, f *flags, rf *runtimeFlags) (in *runtimeInput
 		return nil, fail(env, err), false
 	}
 	o.Cwd = sys.Cwd
+	sys.TrustProject = *rf.trustProject
 
 	o.Thresholds = findings.Thresholds{
 		IdleMinRequests: *rf.idleMin, ResultAvgTokens: *rf.resultAvg, RepeatWindow: *rf.repeatWindow, RepeatMin: *rf.repeatMin,

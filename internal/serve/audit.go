@@ -22,6 +22,9 @@ type auditIn struct {
 	Path   string `json:"path,omitempty" jsonschema:"config file; default: every config found"`
 	Client string `json:"client,omitempty" jsonschema:"only this client's configs"`
 	Launch bool   `json:"launch,omitempty" jsonschema:"launch servers not in the measurement cache"`
+	// TrustProject is the user's word for the servers of the project's own
+	// config files that their client has no approval of.
+	TrustProject bool `json:"trust_project,omitempty" jsonschema:"also audit the servers of the project's own config files (a cloned repository's .mcp.json) that their client has not approved; only on the user's explicit request"`
 }
 
 // AuditResult is audit_config's structured result: per config file, what
@@ -96,6 +99,7 @@ func (s *server) audit(ctx context.Context, p *progress, in auditIn) (*audit.Rep
 	if err != nil {
 		return nil, sys, err
 	}
+	sys.TrustProject = in.TrustProject
 	var configs []clients.Config
 	if in.Path != "" {
 		p := in.Path
