@@ -2,10 +2,14 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpcost/mcpcost/internal/cli"
@@ -62,6 +66,9 @@ func TestScript(t *testing.T) {
 			}
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"recorder": cmdRecorder,
+		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "shared":
@@ -71,4 +78,32 @@ func TestScript(t *testing.T) {
 			return false, nil
 		},
 	})
+}
+
+// cmdRecorder starts an HTTP listener on loopback for the rest of the
+// script, sets $RECORDER to its host:port, and appends the method and URL
+// of every request it receives to the file named (created on the first
+// request, so that "! exists FILE" says nothing was contacted). It
+// answers 404.
+func cmdRecorder(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: recorder FILE")
+	}
+	file := ts.MkAbs(args[0])
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	var mu sync.Mutex
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "%s %s\n", r.Method, r.URL)
+			f.Close()
+		}
+		http.NotFound(w, r)
+	})}
+	go srv.Serve(ln)
+	ts.Defer(func() { srv.Close() })
+	ts.Setenv("RECORDER", ln.Addr().String())
 }
