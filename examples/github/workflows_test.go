@@ -23,9 +23,13 @@ type workflow struct {
 }
 
 type job struct {
-	RunsOn         string `yaml:"runs-on"`
-	TimeoutMinutes int    `yaml:"timeout-minutes"`
-	Steps          []step `yaml:"steps"`
+	Needs          string            `yaml:"needs"`
+	If             string            `yaml:"if"`
+	RunsOn         string            `yaml:"runs-on"`
+	TimeoutMinutes int               `yaml:"timeout-minutes"`
+	Permissions    map[string]string `yaml:"permissions"`
+	Outputs        map[string]string `yaml:"outputs"`
+	Steps          []step            `yaml:"steps"`
 }
 
 type step struct {
@@ -61,10 +65,11 @@ var (
 	pinnedUse = regexp.MustCompile(`^[a-z0-9-]+/[a-z0-9-]+@v[0-9]+$`)
 )
 
-// The structure of both workflows: triggers, a job with steps, each step
-// either an action (pinned to a major version) or a script, every
-// steps.ID they refer to defined earlier, and no ${{ }} expression inside
-// a script (values reach scripts through env, never by text substitution).
+// The structure of both workflows: triggers, one job that runs mcpcost (a
+// second may post its comment), each step either an action (pinned to a
+// major version) or a script, every steps.ID they refer to defined earlier,
+// and no ${{ }} expression inside a script (values reach scripts through
+// env, never by text substitution).
 func TestStructure(t *testing.T) {
 	for _, name := range []string{"mcp-config-gate.yml", "server-author-gate.yml"} {
 		t.Run(name, func(t *testing.T) {
@@ -72,18 +77,23 @@ func TestStructure(t *testing.T) {
 			if w.Name == "" || w.On["pull_request"] == nil && !hasKey(w.On, "pull_request") {
 				t.Errorf("name %q, on %v: want a name and a pull_request trigger", w.Name, w.On)
 			}
-			if w.Permissions["pull-requests"] != "write" || w.Permissions["contents"] != "read" {
-				t.Errorf("permissions %v", w.Permissions)
+			if len(w.Permissions) != 1 || w.Permissions["contents"] != "read" {
+				t.Errorf("permissions %v: want contents: read and nothing else", w.Permissions)
 			}
 			if w.Env["MAX_INCREASE"] == "" {
 				t.Error("no MAX_INCREASE")
 			}
-			if len(w.Jobs) != 1 {
-				t.Fatalf("%d jobs", len(w.Jobs))
-			}
-			for _, j := range w.Jobs {
-				if j.RunsOn == "" || len(j.Steps) < 5 {
-					t.Fatalf("job %+v", j)
+			measuring := 0
+			for name, j := range w.Jobs {
+				if j.RunsOn == "" || len(j.Steps) == 0 {
+					t.Fatalf("job %s: %+v", name, j)
+				}
+				if !runsMcpcost(j) {
+					continue
+				}
+				measuring++
+				if len(j.Steps) < 5 {
+					t.Fatalf("job %s: %+v", name, j)
 				}
 				ids := map[string]bool{}
 				mcpcost := 0
@@ -123,8 +133,96 @@ func TestStructure(t *testing.T) {
 					t.Errorf("%d mcpcost commands", mcpcost)
 				}
 			}
+			if measuring != 1 {
+				t.Errorf("%d jobs run mcpcost, want 1", measuring)
+			}
 		})
 	}
+}
+
+// A pull request's config or server is code its author chose, and the
+// workflows run it: they are safe for pull requests from forks. They run
+// on pull_request (never pull_request_target or workflow_run, which run
+// with the base repository's secrets and a token that can write), use no
+// secret, keep no credentials in their checkouts, and give a token that
+// can write only to a job that checks out and runs nothing of the pull
+// request (it posts the comment the measuring job wrote), and only for
+// pull requests from the repository itself.
+func TestForkSafe(t *testing.T) {
+	for _, name := range []string{"mcp-config-gate.yml", "server-author-gate.yml"} {
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := load(t, name)
+			for trigger := range w.On {
+				if trigger != "pull_request" && trigger != "push" {
+					t.Errorf("triggered by %s: want pull_request (and push) only", trigger)
+				}
+			}
+			for _, bad := range []string{"pull_request_target", "workflow_run", "secrets."} {
+				if bytes.Contains(raw, []byte(bad)) && !commentOnly(raw, bad) {
+					t.Errorf("uses %s outside its comments", bad)
+				}
+			}
+			for name, j := range w.Jobs {
+				writes := false
+				for scope, level := range j.Permissions {
+					if level != "read" && level != "none" {
+						writes = true
+						if scope != "pull-requests" {
+							t.Errorf("job %s: %s: %s", name, scope, level)
+						}
+					}
+				}
+				for i, s := range j.Steps {
+					if strings.HasPrefix(s.Uses, "actions/checkout@") {
+						if writes {
+							t.Errorf("job %s can write and checks out the pull request (step %d)", name, i)
+						}
+						if s.With["persist-credentials"] != false {
+							t.Errorf("job %s step %q keeps the checkout's credentials", name, s.Name)
+						}
+					}
+					if writes && (strings.Contains(s.Run, "mcpcost") || strings.Contains(s.Run, "npm") || s.WorkingDir != "") {
+						t.Errorf("job %s can write and runs %q", name, s.Run)
+					}
+				}
+				if writes {
+					if !strings.Contains(j.If, "github.event.pull_request.head.repo.full_name == github.repository") {
+						t.Errorf("job %s can write and runs for pull requests from forks too: if %q", name, j.If)
+					}
+					if j.Needs == "" || !runsMcpcost(w.Jobs[j.Needs]) {
+						t.Errorf("job %s can write and does not wait for the measuring job", name)
+					}
+				} else if runsMcpcost(j) && j.Permissions != nil {
+					t.Errorf("the measuring job %s sets its own permissions %v", name, j.Permissions)
+				}
+			}
+		})
+	}
+}
+
+// runsMcpcost reports whether a job runs mcpcost.
+func runsMcpcost(j job) bool {
+	for _, s := range j.Steps {
+		if cmds, _ := commands(s.Run); len(cmds) > 0 || strings.Contains(s.Run, "go install") {
+			return true
+		}
+	}
+	return false
+}
+
+// commentOnly reports whether every occurrence of s in a YAML file is in
+// a comment.
+func commentOnly(raw []byte, s string) bool {
+	for _, line := range strings.Split(string(raw), "\n") {
+		if i := strings.Index(line, s); i >= 0 && !strings.HasPrefix(strings.TrimSpace(line[:i]), "#") {
+			return false
+		}
+	}
+	return true
 }
 
 func hasKey(m map[string]any, k string) bool { _, ok := m[k]; return ok }
