@@ -63,6 +63,9 @@ type AuditServer struct {
 	Tokens *int   `json:"tokens"`
 	Tools  *int   `json:"tools"`
 	Detail string `json:"detail,omitempty"`
+	// Hint says what to do about a server not measured (how to approve a
+	// needs-approval one).
+	Hint string `json:"hint,omitempty"`
 }
 
 func (s *server) addAudit(srv *mcp.Server) {
@@ -180,7 +183,7 @@ func auditResult(rep *audit.Report) *AuditResult {
 		ac := AuditConfig{Client: c.Client, Path: c.Path, Scope: c.Scope, Tokens: c.TotalTokens, UpFrontTokens: c.UpFrontTokens,
 			ContextShare: c.ContextShare, Servers: []AuditServer{}, Heaviest: []string{}}
 		for _, sv := range c.Servers {
-			ac.Servers = append(ac.Servers, AuditServer{Name: sv.Name, Status: sv.Status, Tokens: sv.Tokens, Tools: sv.ToolCount, Detail: sv.Detail})
+			ac.Servers = append(ac.Servers, AuditServer{Name: sv.Name, Status: sv.Status, Tokens: sv.Tokens, Tools: sv.ToolCount, Detail: sv.Detail, Hint: sv.Hint})
 		}
 		for i, t := range c.HeaviestTools {
 			if i == 5 {
@@ -202,7 +205,7 @@ func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 		}
 		b.WriteString("\n")
 	}
-	notCached := 0
+	notCached, approval := 0, 0
 	for _, c := range out.Configs {
 		fmt.Fprintf(&b, "%s (%s): %s tokens, %s of %s", c.Path, clients.Title(c.Client), render.Int(c.Tokens), render.Percent(c.ContextShare), render.Int(out.ContextWindow))
 		if c.UpFrontTokens != nil && *c.UpFrontTokens != c.Tokens {
@@ -214,8 +217,11 @@ func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 				fmt.Fprintf(&b, "  %s: %s tokens, %s\n", sv.Name, render.Int(*sv.Tokens), plural(*sv.Tools, "tool"))
 				continue
 			}
-			if sv.Status == audit.StatusNotCached {
+			switch sv.Status {
+			case audit.StatusNotCached:
 				notCached++
+			case audit.StatusNeedsApproval:
+				approval++
 			}
 			fmt.Fprintf(&b, "  %s: %s\n", sv.Name, sv.Status)
 		}
@@ -225,6 +231,9 @@ func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 	}
 	for _, p := range out.Problems {
 		fmt.Fprintf(&b, "problem: %s\n", p)
+	}
+	if approval > 0 {
+		fmt.Fprintf(&b, "%s of the project's own config files not launched: their client has no approval of them (each hint says how to give it); trust_project: true launches them, on the user's explicit word only\n", plural(approval, "server"))
 	}
 	if notCached > 0 && !launched {
 		fmt.Fprintf(&b, "%s not in the cache: call again with launch: true to measure them\n", plural(notCached, "server"))
