@@ -500,9 +500,10 @@ func (sys *System) clean(p string) string {
 
 // settleDirs sets the folder each stdio server of cfg starts in, as its
 // client starts it: the entry's cwd (a relative one against root), else
-// root, the project folder. A relative command with a separator (./srv.sh,
-// bin/srv) is the file of that name in that folder, not in mcpcost's
-// working folder.
+// root, the project folder. Claude Code does not read cwd: it starts every
+// server in the folder it runs in. A relative command with a separator
+// (./srv.sh, bin/srv) is the file of that name in that folder, not in
+// mcpcost's working folder.
 func (sys *System) settleDirs(cfg *Config, root string) {
 	for i := range cfg.Servers {
 		s := &cfg.Servers[i]
@@ -510,7 +511,10 @@ func (sys *System) settleDirs(cfg *Config, root string) {
 			continue
 		}
 		s.Dir = root
-		if s.Cwd != "" {
+		switch {
+		case s.Cwd != "" && cfg.Client == ClaudeCode:
+			s.Notes = append(s.Notes, `Claude Code does not read "cwd": it starts the server in the project folder`)
+		case s.Cwd != "":
 			s.Dir = s.Cwd
 			if !sys.isAbs(s.Cwd) {
 				s.Dir = sys.clean(sys.join(root, s.Cwd))

@@ -222,6 +222,8 @@ func TestLoadConsentAndDir(t *testing.T) {
 		{"/work/proj/.gemini/settings.json", `{"mcpServers": {"s": {"command": "./srv.sh", "cwd": "tools"}}}`, "/work/proj/tools/srv.sh", "/work/proj/tools"},
 		{"/work/proj/.gemini/settings.json", `{"mcpServers": {"s": {"command": "./srv.sh", "cwd": "/opt/t"}}}`, "/opt/t/srv.sh", "/opt/t"},
 		{"/work/proj/.mcp.json", `{"mcpServers": {"s": {"command": "/usr/bin/srv"}}}`, "/usr/bin/srv", "/work/proj"},
+		// Claude Code does not read cwd.
+		{"/work/proj/.mcp.json", `{"mcpServers": {"s": {"command": "./srv.sh", "cwd": "tools"}}}`, "/work/proj/srv.sh", "/work/proj"},
 	} {
 		sys := consentSystem(nil)
 		sys.Cwd = "/work/here"
