@@ -290,7 +290,7 @@ func settleClaudeCode(sys *System, configs []Config) []Config {
 	}
 	var approved, rejected []nameList
 	approveAll := ""
-	var ignored []string // approvals Claude Code does not honour here
+	var ignored []string // why approvals in a file are not honoured here
 	var denied, allowed []policy
 	allowedSet, allowedWhere := false, ""
 	for _, f := range sys.claudeSettings() {
@@ -300,9 +300,9 @@ func settleClaudeCode(sys *System, configs []Config) []Config {
 		rejected = append(rejected, nameList{strList(f.top["disabledMcpjsonServers"]), f.path})
 		all, _ := f.top["enableAllProjectMcpServers"].(bool)
 		names := strList(f.top["enabledMcpjsonServers"])
-		if !sys.claudeApprovalsCount(f, trusted, exact) {
+		if why := sys.claudeApprovalsIgnored(f, trusted, exact); why != "" {
 			if all || len(names) > 0 {
-				ignored = append(ignored, f.path)
+				ignored = append(ignored, fmt.Sprintf("the approval in %s %s", f.path, why))
 			}
 		} else {
 			approved = append(approved, nameList{names, f.path})
@@ -333,7 +333,7 @@ func settleClaudeCode(sys *System, configs []Config) []Config {
 	approval := fmt.Sprintf("Claude Code asks before it starts servers from .mcp.json and has no approval on record: approve it in Claude Code, list it in enabledMcpjsonServers (or set enableAllProjectMcpServers) in %s or in the project's entry in %s, or run mcpcost with --trust-project",
 		sys.join(sys.claudeConfigDir(), "settings.json"), global)
 	if len(ignored) > 0 {
-		approval += fmt.Sprintf("; the approval in %s counts only once the folder is trusted in Claude Code (its trust dialog accepted)", strings.Join(ignored, " and "))
+		approval += "; " + strings.Join(ignored, "; ")
 	}
 
 	managedIdx := -1
@@ -474,33 +474,38 @@ func (sys *System) isConfigHome() bool {
 	return false
 }
 
-// claudeApprovalsCount reports whether Claude Code honours the .mcp.json
-// approvals (enabledMcpjsonServers, enableAllProjectMcpServers) of a
-// settings file in this folder. Managed and user settings are the user's
-// own: always. A cloned repository cannot approve its own servers: the
-// project's .claude/settings.json counts only in a trusted folder; its
-// .claude/settings.local.json only in a trusted folder and when git does
-// not track it (in a folder outside git, only when the folder itself was
-// trusted), or in the user's configuration home. Rejections count
-// everywhere.
-func (sys *System) claudeApprovalsCount(f settingsFile, trusted, exact bool) bool {
+// claudeApprovalsIgnored says why Claude Code does not honour the
+// .mcp.json approvals (enabledMcpjsonServers, enableAllProjectMcpServers)
+// of a settings file in this folder, or "" when it does. Managed and user
+// settings are the user's own: always honoured. A cloned repository cannot
+// approve its own servers: the project's .claude/settings.json counts only
+// in a trusted folder; its .claude/settings.local.json only in a trusted
+// folder and when git does not track it (in a folder outside git, only
+// when the folder itself was trusted, not a parent), or in the user's
+// configuration home. Rejections count everywhere.
+func (sys *System) claudeApprovalsIgnored(f settingsFile, trusted, exact bool) string {
+	const untrusted = "counts only once the folder is trusted in Claude Code (its trust dialog accepted)"
 	switch f.scope {
 	case "project-settings":
-		return trusted
+		if !trusted {
+			return untrusted
+		}
 	case "local-settings":
 		if sys.isConfigHome() {
-			return true
+			return ""
 		}
 		if !trusted {
-			return false
+			return untrusted
 		}
 		tracked, inRepo := sys.gitTracked(f.path)
-		if inRepo {
-			return !tracked
+		switch {
+		case inRepo && tracked:
+			return "does not count: git tracks the file, and Claude Code honours it only untracked"
+		case !inRepo && !exact:
+			return "counts outside a git repository only once this folder itself is trusted in Claude Code, not through a parent"
 		}
-		return exact
 	}
-	return true
+	return ""
 }
 
 // gitTracked reports whether the git index of the repository holding path
