@@ -273,6 +273,10 @@ func prepare(env *Env, cmd string, f *flags, rf *runtimeFlags) (in *runtimeInput
 		Generator: "mcpcost " + Version(),
 		Progress:  env.Progress(),
 	})
+	if n := needApproval(in.static); n > 0 {
+		hintf(env, "%d %s of the project's own config files %s not judged: %s approval ('mcpcost audit' says how), or --trust-project",
+			n, pluralWord(n, "server", "servers"), pluralWord(n, "was", "were"), pluralWord(n, "it needs", "they need"))
+	}
 	if cache != nil {
 		o.Descriptions = cachedDescriptions(configs, cache, env.Now())
 	}
