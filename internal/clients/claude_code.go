@@ -30,7 +30,9 @@ import (
 // Switches: enabledMcpjsonServers / disabledMcpjsonServers /
 // enableAllProjectMcpServers in any settings file (and in the project's
 // entry of ~/.claude.json) approve or reject .mcp.json servers, rejection
-// winning; disabledMcpServers in the project's entry of ~/.claude.json
+// winning; approvals in the project's own settings count only in a folder
+// the user trusted (see claudeApprovalsIgnored), and a server with no
+// approval is not started (it needs approval); disabledMcpServers in the project's entry of ~/.claude.json
 // holds the servers turned off with /mcp; allowedMcpServers and
 // deniedMcpServers in settings filter by name, command or URL, the deny
 // list winning.
@@ -464,6 +466,9 @@ func (sys *System) claudeTrusted(top map[string]any) (trusted, exact bool) {
 	return trusted, false
 }
 
+// isConfigHome reports whether the project folder is the user's Claude
+// Code configuration home: the home folder, or the folder whose .claude is
+// $CLAUDE_CONFIG_DIR.
 func (sys *System) isConfigHome() bool {
 	if sys.Cwd == sys.Home {
 		return true
