@@ -429,6 +429,10 @@ func Discover(sys System, names []string) (configs []Config, looked []Location) 
 // sniffed from its content; a file no client claims is read as a plain
 // mcpServers/servers file with the client "explicit". The error is for a
 // file that cannot be read at all; a parse error is the Config's Error.
+//
+// Naming a file is the user's approval of its servers: none needs
+// approval. Its stdio servers start in the project folder the file belongs
+// to (see projectRoot), wherever mcpcost runs.
 func Load(sys System, path string) (Config, error) {
 	data, state, err := sys.read(path)
 	if state == StateNotFound {
