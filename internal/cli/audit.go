@@ -46,8 +46,8 @@ only where its client would start it: Claude Code's approvals
 the user's settings; the project's settings only in a folder Claude Code
 trusts), Codex's project trust, or the user's word: --trust-project, or
 --config naming the file. The others are listed as needs-approval, with
-what would run and how to approve it. --no-launch lists what would be
-launched instead. Values of env and
+what would run and how to approve it.
+--no-launch lists what would be launched instead. Values of env and
 headers, and secrets in arguments and URLs, never appear in any output or
 in the cache; their names do.
 
