@@ -302,14 +302,14 @@ func settleClaudeCode(sys *System, configs []Config) []Config {
 		rejected = append(rejected, nameList{strList(f.top["disabledMcpjsonServers"]), f.path})
 		all, _ := f.top["enableAllProjectMcpServers"].(bool)
 		names := strList(f.top["enabledMcpjsonServers"])
-		if why := sys.claudeApprovalsIgnored(f, trusted, exact); why != "" {
-			if all || len(names) > 0 {
+		if all || len(names) > 0 {
+			if why := sys.claudeApprovalsIgnored(f, trusted, exact); why != "" {
 				ignored = append(ignored, fmt.Sprintf("the approval in %s %s", f.path, why))
-			}
-		} else {
-			approved = append(approved, nameList{names, f.path})
-			if all && approveAll == "" {
-				approveAll = f.path
+			} else {
+				approved = append(approved, nameList{names, f.path})
+				if all && approveAll == "" {
+					approveAll = f.path
+				}
 			}
 		}
 		denied = append(denied, readPolicies(f.top["deniedMcpServers"], f.path)...)
