@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // AuditText writes an audit for a terminal: per config file, its servers,
@@ -13,13 +14,13 @@ import (
 // trim suggestion, what was not measured; then the gates.
 func AuditText(w io.Writer, r *audit.Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "mcpcost audit · methodology %s · %s · context window %s\n", r.MethodologyVersion, r.Encoding, Int(r.ContextWindow))
+	fmt.Fprintf(&b, "mcpcost audit · methodology %s · %s · context window %s\n", textsafe.Text(r.MethodologyVersion), textsafe.Text(r.Encoding), Int(r.ContextWindow))
 	if len(r.Configs) == 0 {
 		b.WriteString("\nNo config with an MCP server was found.\n")
 	}
 	for _, c := range r.Configs {
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "%s  %s%s\n", clientLabel(c), c.Path, scopeLabel(c))
+		fmt.Fprintf(&b, "%s  %s%s\n", textsafe.Text(clientLabel(c)), textsafe.Text(c.Path), textsafe.Text(scopeLabel(c)))
 		t := Table{Header: []string{"server", "transport", "tools", "tokens", "share", "status"}, Align: []Align{Left, Left, Right, Right, Right, Left}, Indent: "  "}
 		if r.Claude != nil {
 			t.Header = []string{"server", "transport", "tools", "tokens", "claude", "share", "status"}
@@ -115,40 +116,40 @@ func AuditText(w io.Writer, r *audit.Report) error {
 		if len(unmeasured) > 0 {
 			b.WriteString("\n  not measured\n")
 			for _, s := range unmeasured {
-				fmt.Fprintf(&b, "    %s: %s", s.Name, s.Status)
+				fmt.Fprintf(&b, "    %s: %s", textsafe.Text(s.Name), textsafe.Text(s.Status))
 				if s.Detail != "" {
-					fmt.Fprintf(&b, ": %s", s.Detail)
+					fmt.Fprintf(&b, ": %s", textsafe.Text(s.Detail))
 				}
 				b.WriteString("\n")
 				if s.Hint != "" {
-					fmt.Fprintf(&b, "      hint: %s\n", s.Hint)
+					fmt.Fprintf(&b, "      hint: %s\n", textsafe.Text(s.Hint))
 				}
 			}
 		}
 		if len(off) > 0 {
 			b.WriteString("\n  not launched\n")
 			for _, s := range off {
-				fmt.Fprintf(&b, "    %s: %s", s.Name, s.Status)
+				fmt.Fprintf(&b, "    %s: %s", textsafe.Text(s.Name), textsafe.Text(s.Status))
 				if s.Detail != "" {
-					fmt.Fprintf(&b, " (%s)", s.Detail)
+					fmt.Fprintf(&b, " (%s)", textsafe.Text(s.Detail))
 				}
 				b.WriteString("\n")
 			}
 		}
 		for _, n := range c.Notes {
-			fmt.Fprintf(&b, "  note: %s\n", n)
+			fmt.Fprintf(&b, "  note: %s\n", textsafe.Text(n))
 		}
 	}
 	if len(r.EmptyConfigs) > 0 {
 		b.WriteString("\nconfigs with no server\n")
 		for _, e := range r.EmptyConfigs {
-			fmt.Fprintf(&b, "  %s  %s\n", e.Client, e.Path)
+			fmt.Fprintf(&b, "  %s  %s\n", textsafe.Text(e.Client), textsafe.Text(e.Path))
 		}
 	}
 	if len(r.Problems) > 0 {
 		b.WriteString("\nproblems\n")
 		for _, p := range r.Problems {
-			fmt.Fprintf(&b, "  %s\n", p.Error)
+			fmt.Fprintf(&b, "  %s\n", textsafe.Text(p.Error))
 		}
 	}
 	auditGates(&b, r)
@@ -158,8 +159,7 @@ func AuditText(w io.Writer, r *audit.Report) error {
 	}
 	b.WriteString("\n")
 	wrap(&b, "Tokens are o200k_base counts of the canonical JSON of each server's tools/list (methodology 1.0): what the server puts on the wire. What a model is billed differs by provider and client.", "", 80)
-	_, err := io.WriteString(w, b.String())
-	return err
+	return write(w, b.String())
 }
 
 func auditGates(b *strings.Builder, r *audit.Report) {
@@ -171,7 +171,7 @@ func auditGates(b *strings.Builder, r *audit.Report) {
 			fmt.Fprintf(b, "BUDGET FAIL: limit %s tokens\n", Int(g.Limit))
 			for _, c := range g.Configs {
 				for _, reason := range c.Reasons {
-					fmt.Fprintf(b, "  %s: %s\n", c.Path, reason)
+					fmt.Fprintf(b, "  %s: %s\n", textsafe.Text(c.Path), textsafe.Text(reason))
 				}
 			}
 			if !g.AllowUnmeasured {
@@ -191,7 +191,7 @@ func auditGates(b *strings.Builder, r *audit.Report) {
 		} else {
 			fmt.Fprintf(b, "THRESHOLD FAIL: %d %s over %s tokens\n", len(g.Tools), plural(len(g.Tools), "tool", "tools"), Int(g.Limit))
 			for _, t := range g.Tools {
-				fmt.Fprintf(b, "  %s · %s  %s\n", t.Server, t.Tool, Int(t.Tokens))
+				fmt.Fprintf(b, "  %s · %s  %s\n", textsafe.Text(t.Server), textsafe.Text(t.Tool), Int(t.Tokens))
 			}
 		}
 	}
@@ -207,7 +207,7 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 		if c.LowerBound {
 			total = "≥" + total
 		}
-		fmt.Fprintf(&b, "- **%s** `%s`: **%s tokens** of tool definitions in %d %s (%s of a %s-token window)", clientLabel(c), c.Path, total,
+		fmt.Fprintf(&b, "- **%s** %s: **%s tokens** of tool definitions in %d %s (%s of a %s-token window)", md(clientLabel(c)), textsafe.Code(c.Path), total,
 			c.ServerCount, plural(c.ServerCount, "server", "servers"), Percent(c.ContextShare), Int(r.ContextWindow))
 		if c.UpFrontTokens != nil {
 			fmt.Fprintf(&b, "; paid at session start: %s", Int(*c.UpFrontTokens))
@@ -220,10 +220,10 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 	var gates strings.Builder
 	auditGates(&gates, r)
 	if gates.Len() > 0 {
-		b.WriteString("\n```\n" + strings.TrimSpace(gates.String()) + "\n```\n")
+		b.WriteString("\n" + textsafe.CodeBlock(strings.TrimSpace(gates.String())))
 	}
 	for _, c := range r.Configs {
-		fmt.Fprintf(&b, "\n<details><summary>%s <code>%s</code></summary>\n\n", mdEscape(clientLabel(c)), mdEscape(c.Path))
+		fmt.Fprintf(&b, "\n<details><summary>%s %s</summary>\n\n", md(clientLabel(c)), textsafe.Code(c.Path))
 		b.WriteString("| server | transport | tools | tokens | share | status |\n|---|---|--:|--:|--:|---|\n")
 		for _, s := range c.Servers {
 			tools, tokens, share := "–", "–", "–"
@@ -240,37 +240,28 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 			if s.Detail != "" && s.Tokens == nil {
 				status += ": " + s.Detail
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdCell(s.Name), s.Transport, tools, tokens, share, mdCell(status))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", md(s.Name), md(s.Transport), tools, tokens, share, md(status))
 		}
 		if len(c.HeaviestTools) > 0 {
 			b.WriteString("\nHeaviest tools: ")
 			var parts []string
 			for _, h := range c.HeaviestTools {
-				parts = append(parts, fmt.Sprintf("`%s · %s` %s", h.Server, h.Tool, Int(h.Tokens)))
+				parts = append(parts, textsafe.Code(h.Server+" · "+h.Tool)+" "+Int(h.Tokens))
 			}
 			b.WriteString(strings.Join(parts, ", ") + ".\n")
 		}
 		if len(c.PostureText) > 0 {
-			b.WriteString("\n" + strings.TrimSpace(c.PostureText[0]) + "\n")
+			b.WriteString("\n" + md(strings.TrimSpace(c.PostureText[0])) + "\n")
 		}
 		b.WriteString("\n</details>\n")
 	}
 	if len(r.Problems) > 0 {
 		b.WriteString("\n**Problems**\n\n")
 		for _, p := range r.Problems {
-			fmt.Fprintf(&b, "- %s\n", mdCell(p.Error))
+			fmt.Fprintf(&b, "- %s\n", md(p.Error))
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
-}
-
-func mdEscape(s string) string {
-	return strings.NewReplacer("<", "&lt;", ">", "&gt;", "&", "&amp;").Replace(s)
+	return write(w, b.String())
 }
 
 func joinAnd(names []string) string {

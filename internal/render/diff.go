@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/diff"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // DiffText writes a diff for a terminal or a CI log: per config the totals
@@ -15,14 +16,14 @@ import (
 // warnings, and the gate when there is one.
 func DiffText(w io.Writer, d *diff.Diff) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "diff: %s (%s) → %s (%s)\n", d.Base.File, docWhen(d.Base), d.Current.File, docWhen(d.Current))
-	fmt.Fprintf(&b, "  methodology %s, %s; compared per %s; context window %s tokens\n", orDash(d.Current.MethodologyVersion), orDash(d.Current.Encoding), d.Detail, Int(d.ContextWindow))
+	fmt.Fprintf(&b, "diff: %s (%s) → %s (%s)\n", textsafe.Text(d.Base.File), textsafe.Text(docWhen(d.Base)), textsafe.Text(d.Current.File), textsafe.Text(docWhen(d.Current)))
+	fmt.Fprintf(&b, "  methodology %s, %s; compared per %s; context window %s tokens\n", textsafe.Text(orDash(d.Current.MethodologyVersion)), textsafe.Text(orDash(d.Current.Encoding)), d.Detail, Int(d.ContextWindow))
 	for i := range d.ConfigDiffs {
 		c := &d.ConfigDiffs[i]
 		b.WriteString("\n")
-		b.WriteString(configTitle(c) + "\n")
+		b.WriteString(textsafe.Text(configTitle(c)) + "\n")
 		if line := totalsLine(c, d.ContextWindow); line != "" {
-			b.WriteString("  " + line + "\n")
+			b.WriteString("  " + textsafe.Text(line) + "\n")
 		}
 		if len(c.Servers) > 0 {
 			t := Table{Header: []string{"server / tool / part", "change", "before", "after", "delta"}, Align: []Align{Left, Left, Right, Right, Right}, Indent: "  "}
@@ -48,10 +49,10 @@ func DiffText(w io.Writer, d *diff.Diff) error {
 			}
 			for _, s := range c.Servers {
 				if s.Note != "" {
-					fmt.Fprintf(&b, "  note: %s: %s\n", s.Name, s.Note)
+					fmt.Fprintf(&b, "  note: %s: %s\n", textsafe.Text(s.Name), textsafe.Text(s.Note))
 				}
 				if s.BaseName != "" {
-					fmt.Fprintf(&b, "  note: %s was %s in the baseline\n", s.Name, s.BaseName)
+					fmt.Fprintf(&b, "  note: %s was %s in the baseline\n", textsafe.Text(s.Name), textsafe.Text(s.BaseName))
 				}
 			}
 		}
@@ -60,21 +61,20 @@ func DiffText(w io.Writer, d *diff.Diff) error {
 	if len(d.Issues) > 0 && d.Gate == nil {
 		fmt.Fprintf(&b, "\nnot established (%d):\n", len(d.Issues))
 		for _, is := range d.Issues {
-			fmt.Fprintf(&b, "  %s\n", is)
+			fmt.Fprintf(&b, "  %s\n", textsafe.Text(is.String()))
 		}
 	}
 	if len(d.Warnings) > 0 {
 		b.WriteString("\nwarnings:\n")
 		for _, w := range d.Warnings {
-			fmt.Fprintf(&b, "  %s\n", w)
+			fmt.Fprintf(&b, "  %s\n", textsafe.Text(w))
 		}
 	}
 	if d.Gate != nil {
 		b.WriteString("\n")
 		GateText(&b, d.Gate)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return write(w, b.String())
 }
 
 // GateText writes the gate's verdict: one line when it passes, the line
@@ -86,7 +86,7 @@ func GateText(b *strings.Builder, g *diff.Gate) {
 	}
 	fmt.Fprintf(b, "increase gate: FAIL (max increase %s per request): %d %s\n", Int(g.MaxIncrease), len(g.Reasons), plural(len(g.Reasons), "reason", "reasons"))
 	for _, r := range g.Reasons {
-		fmt.Fprintf(b, "  %s\n", r)
+		fmt.Fprintf(b, "  %s\n", textsafe.Text(r.String()))
 	}
 }
 
@@ -267,20 +267,20 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 	if g := d.Gate; g != nil && !g.Pass {
 		b.WriteString("\n")
 		for _, r := range g.Reasons {
-			fmt.Fprintf(&b, "- `%s` %s\n", r.Code, md(r.Message))
+			b.WriteString(issueMarkdown(r))
 		}
 	} else if len(d.Issues) > 0 {
 		b.WriteString("\nNot established:\n\n")
 		for _, r := range d.Issues {
-			fmt.Fprintf(&b, "- `%s` %s\n", r.Code, md(r.Message))
+			b.WriteString(issueMarkdown(r))
 		}
 	}
 	for i := range d.ConfigDiffs {
 		c := &d.ConfigDiffs[i]
 		b.WriteString("\n<details>\n<summary>")
-		b.WriteString(mdHTML(configTitle(c)))
+		b.WriteString(md(configTitle(c)))
 		if line := totalsLine(c, d.ContextWindow); line != "" {
-			b.WriteString(": " + mdHTML(line))
+			b.WriteString(": " + md(line))
 		}
 		b.WriteString("</summary>\n\n")
 		b.WriteString(md(verdict(c, d.ContextWindow)) + "\n")
@@ -289,11 +289,11 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 			if s.Change == diff.Unchanged {
 				continue
 			}
-			rows = append(rows, fmt.Sprintf("| **%s** | %s | %s | %s | %s |", md(s.Name), s.Change, md(tokensOr(s.Before, s.StatusBefore)), md(tokensOr(s.After, s.StatusAfter)), signedOr(s.Delta)))
+			rows = append(rows, fmt.Sprintf("| **%s** | %s | %s | %s | %s |", md(s.Name), md(s.Change), md(tokensOr(s.Before, s.StatusBefore)), md(tokensOr(s.After, s.StatusAfter)), signedOr(s.Delta)))
 			for _, td := range s.Tools {
-				rows = append(rows, fmt.Sprintf("| &nbsp;&nbsp;%s | %s | %s | %s | %s |", md(td.Label()), td.Change, optInt(td.Before), optInt(td.After), Signed(td.Delta)))
+				rows = append(rows, fmt.Sprintf("| &nbsp;&nbsp;%s | %s | %s | %s | %s |", md(td.Label()), md(td.Change), optInt(td.Before), optInt(td.After), Signed(td.Delta)))
 				for _, p := range td.Parts {
-					rows = append(rows, fmt.Sprintf("| &nbsp;&nbsp;&nbsp;&nbsp;↳ %s | %s | %s | %s | %s |", md(p.Name), p.Change, optInt(p.Before), optInt(p.After), Signed(p.Delta)))
+					rows = append(rows, fmt.Sprintf("| &nbsp;&nbsp;&nbsp;&nbsp;↳ %s | %s | %s | %s | %s |", md(p.Name), md(p.Change), optInt(p.Before), optInt(p.After), Signed(p.Delta)))
 				}
 			}
 		}
@@ -344,8 +344,12 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 	}
 	fmt.Fprintf(&b, "\n<sub>%s → %s · methodology %s, %s, compared per %s · context window %s tokens</sub>\n",
 		md(d.Base.File), md(d.Current.File), md(orDash(d.Current.MethodologyVersion)), md(orDash(d.Current.Encoding)), d.Detail, Int(d.ContextWindow))
-	_, err := io.WriteString(w, b.String())
-	return err
+	return write(w, b.String())
+}
+
+// issueMarkdown is an issue as a list item: its code, then its message.
+func issueMarkdown(r diff.Issue) string {
+	return "- " + textsafe.Code(r.Code) + " " + md(r.Message) + "\n"
 }
 
 func summaryLine(d *diff.Diff) string {
@@ -408,16 +412,4 @@ func changeWords(d *diff.Diff) string {
 		s += fmt.Sprintf(" in %s, the largest change of %d configs", worst.Name(), len(compared))
 	}
 	return s + ")"
-}
-
-// md escapes text for a Markdown table cell or paragraph.
-func md(s string) string {
-	r := strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`)
-	return r.Replace(s)
-}
-
-// mdHTML escapes text inside an HTML element (a <summary>).
-func mdHTML(s string) string {
-	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
-	return r.Replace(s)
 }

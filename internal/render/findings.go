@@ -7,32 +7,31 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/findings"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // FindingsText writes the findings for a terminal.
 func FindingsText(w io.Writer, r *findings.Report) error {
 	var b strings.Builder
-	b.WriteString(findingsHeadline(r) + "\n")
+	b.WriteString(textsafe.Text(findingsHeadline(r)) + "\n")
 	b.WriteString(windowLine(r.Window) + "\n")
 	for _, n := range r.Notes {
 		wrapHanging(&b, "note: ", n, "      ", 100)
 	}
 	if len(r.Findings) == 0 {
 		b.WriteString("\nNo findings: nothing crossed a threshold in this window.\n")
-		_, err := io.WriteString(w, b.String())
-		return err
+		return write(w, b.String())
 	}
 	for _, f := range r.Findings {
 		b.WriteString("\n")
 		writeFindingText(&b, f)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return write(w, b.String())
 }
 
 func writeFindingText(b *strings.Builder, f findings.Finding) {
 	// The title stays on one line, whole: it is what people search for.
-	fmt.Fprintf(b, "%-4s  %s  %s\n", strings.ToUpper(f.Level), f.ID, f.Title)
+	fmt.Fprintf(b, "%-4s  %s  %s\n", strings.ToUpper(f.Level), textsafe.Text(f.ID), textsafe.Text(f.Title))
 	const ind = "      "
 	for _, fact := range f.Facts {
 		wrapHanging(b, ind+"- ", fact, ind+"  ", 100)
@@ -93,9 +92,10 @@ func windowLine(w findings.Window) string {
 		Int(w.Requests), Int(w.MainRequests), Int(w.Sessions), USD(w.Cost), Int(w.ToolCalls), Int(w.MCPCalls))
 }
 
-// wrapHanging writes text after head, wrapping at width with later lines
-// indented by indent.
+// wrapHanging writes text, escaped with [textsafe.Text], after head,
+// wrapping at width with later lines indented by indent.
 func wrapHanging(b *strings.Builder, head, text, indent string, width int) {
+	text = textsafe.Text(text)
 	line := head
 	first := true
 	for _, w := range strings.Fields(text) {
@@ -117,14 +117,13 @@ func wrapHanging(b *strings.Builder, head, text, indent string, width int) {
 // an issue.
 func FindingsMarkdown(w io.Writer, r *findings.Report) error {
 	var b strings.Builder
-	b.WriteString("## " + mdEscape(findingsHeadline(r)) + "\n\n")
-	b.WriteString(mdEscape(windowLine(r.Window)) + "\n\n")
+	b.WriteString("## " + md(findingsHeadline(r)) + "\n\n")
+	b.WriteString(md(windowLine(r.Window)) + "\n\n")
 	for _, n := range r.Notes {
-		b.WriteString("> " + mdEscape(n) + "\n\n")
+		b.WriteString("> " + md(n) + "\n\n")
 	}
 	writeFindingsMarkdown(&b, r.Findings, "###")
-	_, err := io.WriteString(w, b.String())
-	return err
+	return write(w, b.String())
 }
 
 func writeFindingsMarkdown(b *strings.Builder, fs []findings.Finding, h string) {
@@ -138,17 +137,17 @@ func writeFindingsMarkdown(b *strings.Builder, fs []findings.Finding, h string) 
 		if f.EstimatedSaving != nil {
 			saving = savingWords(f.EstimatedSaving)
 		}
-		fmt.Fprintf(b, "| %s | `%s` | %s | %s |\n", f.Level, f.ID, mdCell(mdEscape(f.Title)), saving)
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", md(f.Level), textsafe.Code(f.ID), md(f.Title), md(saving))
 	}
 	for _, f := range fs {
-		fmt.Fprintf(b, "\n%s `%s` %s\n\n", h, f.ID, mdEscape(f.Title))
+		fmt.Fprintf(b, "\n%s %s %s\n\n", h, textsafe.Code(f.ID), md(f.Title))
 		for _, fact := range f.Facts {
-			b.WriteString("- " + mdEscape(fact) + "\n")
+			b.WriteString("- " + md(fact) + "\n")
 		}
-		b.WriteString("\n**Do:** " + mdEscape(f.Recommendation) + "\n\n")
+		b.WriteString("\n**Do:** " + md(f.Recommendation) + "\n\n")
 		if s := f.EstimatedSaving; s != nil {
-			b.WriteString("**Saving (estimate):** " + savingWords(s) + "; " + mdEscape(s.Assumption) + "\n\n")
+			b.WriteString("**Saving (estimate):** " + md(savingWords(s)+"; "+s.Assumption) + "\n\n")
 		}
-		b.WriteString("**Confidence:** " + f.Confidence + " (" + mdEscape(f.ConfidenceRule) + "). **Level:** " + f.Level + " (" + mdEscape(f.LevelRule) + ").\n")
+		b.WriteString("**Confidence:** " + md(f.Confidence) + " (" + md(f.ConfidenceRule) + "). **Level:** " + md(f.Level) + " (" + md(f.LevelRule) + ").\n")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // MeasureText writes a measure report for a terminal: a summary line, the
@@ -14,23 +15,23 @@ import (
 func MeasureText(w io.Writer, r *measure.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s tokens in %s %s (%s, methodology %s)\n",
-		r.Server, Int(r.TotalTokens), Int(r.ToolCount), plural(r.ToolCount, "tool", "tools"), r.Encoding, r.MethodologyVersion)
+		textsafe.Text(r.Server), Int(r.TotalTokens), Int(r.ToolCount), plural(r.ToolCount, "tool", "tools"), textsafe.Text(r.Encoding), textsafe.Text(r.MethodologyVersion))
 	if r.Status != "measured" {
-		fmt.Fprintf(&b, "  status: %s", r.Status)
+		fmt.Fprintf(&b, "  status: %s", textsafe.Text(r.Status))
 		if r.Detail != "" {
-			fmt.Fprintf(&b, ": %s", r.Detail)
+			fmt.Fprintf(&b, ": %s", textsafe.Text(r.Detail))
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "  canonical JSON: %s bytes, sha256 %s\n", Int(r.CanonicalBytes), r.CanonicalSha256)
+	fmt.Fprintf(&b, "  canonical JSON: %s bytes, sha256 %s\n", Int(r.CanonicalBytes), textsafe.Text(r.CanonicalSha256))
 	if s := r.Source; s != nil {
-		fmt.Fprintf(&b, "  source: %s\n", sourceLine(s))
+		fmt.Fprintf(&b, "  source: %s\n", textsafe.Text(sourceLine(s)))
 	}
 	if r.ServerVersion != "" {
-		fmt.Fprintf(&b, "  server version: %s (as the server reports it)\n", r.ServerVersion)
+		fmt.Fprintf(&b, "  server version: %s (as the server reports it)\n", textsafe.Text(r.ServerVersion))
 	}
 	if len(r.ChangedTools) > 0 {
-		fmt.Fprintf(&b, "  dynamic: tools/list differed between two captures; changed: %s; the number is the first capture's\n", strings.Join(r.ChangedTools, ", "))
+		fmt.Fprintf(&b, "  dynamic: tools/list differed between two captures; changed: %s; the number is the first capture's\n", textsafe.Text(strings.Join(r.ChangedTools, ", ")))
 	}
 	if x := r.Extras; x != nil {
 		fmt.Fprintf(&b, "  also in context: instructions %s tokens; prompts %s (%s tokens); resources %s (%s tokens); resource templates %s (%s tokens)\n",
@@ -48,7 +49,7 @@ func MeasureText(w io.Writer, r *measure.Report) error {
 		}
 	}
 	for _, wmsg := range r.Warnings {
-		fmt.Fprintf(&b, "  warning: %s\n", wmsg)
+		fmt.Fprintf(&b, "  warning: %s\n", textsafe.Text(wmsg))
 	}
 	if len(r.Tools) > 0 {
 		b.WriteString("\n")
@@ -73,8 +74,7 @@ func MeasureText(w io.Writer, r *measure.Report) error {
 		b.WriteString("\n")
 		wrap(&b, capitalize(r.Note)+". Parts count each field with its key (\"description\":\"...\"), so a tool's parts add up to about its count.", "  ", 78)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return write(w, b.String())
 }
 
 func sourceLine(s *measure.Source) string {
@@ -124,8 +124,10 @@ func capitalize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// wrap writes text as lines of at most width columns, each with indent.
+// wrap writes text, escaped with [textsafe.Text], as lines of at most
+// width columns, each with indent.
 func wrap(b *strings.Builder, text, indent string, width int) {
+	text = textsafe.Text(text)
 	line := indent
 	for _, w := range strings.Fields(text) {
 		if len(line) > len(indent) && len(line)+1+len(w) > width {

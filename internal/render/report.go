@@ -8,12 +8,13 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/findings"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // ReportText writes the combined report for a terminal.
 func ReportText(w io.Writer, o *findings.Overview) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "mcpcost report, %s%s\n", periodWords(o.Window), partialWord(o.Partial))
+	fmt.Fprintf(&b, "mcpcost report, %s%s\n", textsafe.Text(periodWords(o.Window)), partialWord(o.Partial))
 	b.WriteString(windowLine(o.Window) + "\n")
 	for _, n := range o.Notes {
 		wrapHanging(&b, "note: ", n, "      ", 100)
@@ -25,9 +26,9 @@ func ReportText(w io.Writer, o *findings.Overview) error {
 		b.WriteString("\nNo MCP config with servers was found for this project.\n")
 	}
 	for _, c := range o.Configs {
-		b.WriteString("\n" + configHeading(c) + "\n")
-		b.WriteString("  before typing: " + beforeTyping(c, o.ContextWindow) + "\n")
-		b.WriteString("  used: " + usedWords(c) + "\n")
+		b.WriteString("\n" + textsafe.Text(configHeading(c)) + "\n")
+		b.WriteString("  before typing: " + textsafe.Text(beforeTyping(c, o.ContextWindow)) + "\n")
+		b.WriteString("  used: " + textsafe.Text(usedWords(c)) + "\n")
 		t := &Table{
 			Header: []string{"SERVER", "TOKENS", "TOOLS", "PER REQUEST", "CALLS", "SESSIONS", "RESULT TOKENS", "CARRIED", "CARRIED $"},
 			Align:  []Align{Left, Right, Right, Right, Right, Right, Right, Right, Right},
@@ -56,7 +57,7 @@ func ReportText(w io.Writer, o *findings.Overview) error {
 		b.WriteString("  none: nothing crossed a threshold in this window\n")
 	}
 	for _, f := range o.Findings {
-		fmt.Fprintf(&b, "  %-4s  %s  %s\n", strings.ToUpper(f.Level), f.ID, f.Title)
+		fmt.Fprintf(&b, "  %-4s  %s  %s\n", strings.ToUpper(f.Level), textsafe.Text(f.ID), textsafe.Text(f.Title))
 		wrapHanging(&b, "        do: ", f.Recommendation, "            ", 100)
 		if s := f.EstimatedSaving; s != nil {
 			wrapHanging(&b, "        saving (estimate): ", savingWords(s), "            ", 100)
@@ -65,8 +66,7 @@ func ReportText(w io.Writer, o *findings.Overview) error {
 	if len(o.Findings) > 0 {
 		b.WriteString("\n'mcpcost findings' shows the evidence, confidence and assumptions of each.\n")
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return write(w, b.String())
 }
 
 func writeTable(b *strings.Builder, t *Table) error {
@@ -155,23 +155,23 @@ func yesNo(b bool) string {
 // ReportMarkdown writes the combined report as Markdown.
 func ReportMarkdown(w io.Writer, o *findings.Overview) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## mcpcost report, %s%s\n\n", mdEscape(periodWords(o.Window)), partialWord(o.Partial))
-	b.WriteString(mdEscape(windowLine(o.Window)) + "\n\n")
+	fmt.Fprintf(&b, "## mcpcost report, %s%s\n\n", md(periodWords(o.Window)), partialWord(o.Partial))
+	b.WriteString(md(windowLine(o.Window)) + "\n\n")
 	for _, n := range o.Notes {
-		b.WriteString("> " + mdEscape(n) + "\n\n")
+		b.WriteString("> " + md(n) + "\n\n")
 	}
 	for _, p := range o.Problems {
-		b.WriteString("> problem: " + mdEscape(p.Path+": "+p.Error) + "\n\n")
+		b.WriteString("> problem: " + md(p.Path+": "+p.Error) + "\n\n")
 	}
 	for _, c := range o.Configs {
-		b.WriteString("### " + mdEscape(configHeading(c)) + "\n\n")
-		b.WriteString("- **Before typing:** " + mdEscape(beforeTyping(c, o.ContextWindow)) + "\n")
-		b.WriteString("- **Used:** " + mdEscape(usedWords(c)) + "\n\n")
+		b.WriteString("### " + md(configHeading(c)) + "\n\n")
+		b.WriteString("- **Before typing:** " + md(beforeTyping(c, o.ContextWindow)) + "\n")
+		b.WriteString("- **Used:** " + md(usedWords(c)) + "\n\n")
 		b.WriteString("| SERVER | TOKENS | TOOLS | PER REQUEST | CALLS | SESSIONS | RESULT TOKENS | CARRIED | CARRIED $ |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 		for _, s := range c.Servers {
 			cells := serverCells(c, s)
 			for i := range cells {
-				cells[i] = mdCell(mdEscape(cells[i]))
+				cells[i] = md(cells[i])
 			}
 			b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 		}
@@ -180,14 +180,13 @@ func ReportMarkdown(w io.Writer, o *findings.Overview) error {
 	if len(o.ServersCalled) > 0 {
 		b.WriteString("### MCP servers called in the window\n\n| SERVER | AGENT | CALLS | ERRORS | SESSIONS | TOOLS | RESULT TOKENS | IN A CONFIG |\n|---|---|--:|--:|--:|--:|--:|---|\n")
 		for _, s := range o.ServersCalled {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(mdEscape(s.Server)), agentName(s.Source), Int(s.Calls), Int(s.Errors), Int(s.Sessions), Int(s.Tools), Int(int(s.ResultTokens)), yesNo(s.Configured))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", md(s.Server), md(agentName(s.Source)), Int(s.Calls), Int(s.Errors), Int(s.Sessions), Int(s.Tools), Int(int(s.ResultTokens)), yesNo(s.Configured))
 		}
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "### Findings: %d high, %d warn, %d info\n\n", o.Counts.High, o.Counts.Warn, o.Counts.Info)
 	writeFindingsMarkdown(&b, o.Findings, "####")
-	_, err := io.WriteString(w, b.String())
-	return err
+	return write(w, b.String())
 }
 
 //go:embed report.html.tmpl
@@ -223,7 +222,13 @@ func toInt(n any) int {
 }
 
 // ReportHTML writes the combined report as one self-contained HTML file:
-// inline CSS, no external assets, no script.
+// inline CSS, no external assets, no script. html/template escapes the
+// data for HTML; [textsafe.Lines] then writes control and bidi characters
+// visibly, as everywhere else.
 func ReportHTML(w io.Writer, o *findings.Overview) error {
-	return reportTemplate.Execute(w, o)
+	var b strings.Builder
+	if err := reportTemplate.Execute(&b, o); err != nil {
+		return err
+	}
+	return write(w, b.String())
 }

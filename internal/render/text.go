@@ -1,14 +1,29 @@
 // Package render turns mcpcost's plain report data into text, JSON,
 // Markdown and HTML. Renderers are pure functions of their input.
+//
+// # Escaping
+//
+// The data is raw: names, versions, descriptions, paths and messages as
+// configs, servers and transcripts gave them. Each renderer escapes it
+// once, where it meets the output format, with package textsafe: text with
+// [textsafe.Text] (table cells and wrapped paragraphs are escaped by
+// [Table.Write] and the wrapping helpers), Markdown with
+// [textsafe.Markdown] and [textsafe.Code], HTML with html/template. The
+// helpers that phrase data into sentences return raw text, for each format
+// to escape. Every rendering then passes through [textsafe.Lines] (JSON
+// through [textsafe.JSON]) as it is written, a last guard.
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // Int formats n with thousands separators: 12345 -> "12,345".
@@ -57,10 +72,13 @@ type Table struct {
 func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
 
 // Write prints the table with two spaces between columns and no trailing
-// spaces.
+// spaces. Cells are escaped with [textsafe.Text], and measured escaped.
 func (t *Table) Write(w io.Writer) error {
-	n := len(t.Header)
-	for _, r := range t.Rows {
+	header := escapeCells(t.Header)
+	rows := make([][]string, len(t.Rows))
+	n := len(header)
+	for i, r := range t.Rows {
+		rows[i] = escapeCells(r)
 		n = max(n, len(r))
 	}
 	width := make([]int, n)
@@ -69,8 +87,8 @@ func (t *Table) Write(w io.Writer) error {
 			width[i] = max(width[i], utf8.RuneCountInString(c))
 		}
 	}
-	measure(t.Header)
-	for _, r := range t.Rows {
+	measure(header)
+	for _, r := range rows {
 		measure(r)
 	}
 	var b strings.Builder
@@ -95,23 +113,46 @@ func (t *Table) Write(w io.Writer) error {
 		b.WriteString(strings.TrimRight(l.String(), " "))
 		b.WriteByte('\n')
 	}
-	if len(t.Header) > 0 {
-		line(t.Header)
+	if len(header) > 0 {
+		line(header)
 	}
-	for _, r := range t.Rows {
+	for _, r := range rows {
 		line(r)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
+func escapeCells(r []string) []string {
+	out := make([]string, len(r))
+	for i, c := range r {
+		out[i] = textsafe.Text(c)
+	}
+	return out
+}
+
+// md escapes data for Markdown: see [textsafe.Markdown].
+func md(s string) string { return textsafe.Markdown(s) }
+
+// write writes a rendering through [textsafe.Lines]: whatever data a
+// renderer left unescaped cannot reach a terminal raw.
+func write(w io.Writer, s string) error {
+	_, err := io.WriteString(w, textsafe.Lines(s))
+	return err
+}
+
 // JSON writes v as indented JSON without HTML escaping, ending in a newline.
+// Control, format and separator characters in strings are \u escapes
+// ([textsafe.JSON]): the same strings to a JSON parser, nothing a terminal
+// obeys.
 func JSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("encoding JSON: %w", err)
 	}
-	return nil
+	_, err := w.Write(textsafe.JSON(b.Bytes()))
+	return err
 }

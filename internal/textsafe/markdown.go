@@ -5,7 +5,7 @@ import "strings"
 // markdownReplacer writes as character references the ASCII characters
 // that open Markdown or HTML syntax: raw HTML and entities (& < > "), code
 // spans (`), table cells (|), links and images ([ ]), backslash escapes
-// (\), emphasis and strikethrough (* ~) and math ($). A reference is text
+// (\), emphasis and strikethrough (* ~). A reference is text
 // to a Markdown parser (it opens nothing) and to an HTML one, so the same
 // escaping is right in a paragraph, a table cell and a <summary>. An @ is
 // followed by a zero-width space: GitHub mentions whoever an @ is followed
@@ -23,7 +23,6 @@ var markdownReplacer = strings.NewReplacer(
 	`\`, "&#92;",
 	"*", "&#42;",
 	"~", "&#126;",
-	"$", "&#36;",
 	"@", "@&#8203;",
 )
 
