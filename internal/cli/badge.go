@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/badge"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 func init() {
@@ -109,7 +110,8 @@ func runBadge(env *Env, args []string) int {
 				}
 			}
 			e := badge.New(*label, &tokens, lower)
-			targets = append(targets, target{slug: configSlug(c.Client, c.Path), title: fmt.Sprintf("%s: %s: %s (o200k_base, methodology %s)", c.Path, e.Label, e.Message, doc.MethodologyVersion), e: e})
+			title := fmt.Sprintf("%s: %s: %s (o200k_base, methodology %s)", c.Path, e.Label, e.Message, doc.MethodologyVersion)
+			targets = append(targets, target{slug: configSlug(c.Client, c.Path), title: textsafe.Text(title), e: e})
 		}
 		switch {
 		case len(paths) == 0:

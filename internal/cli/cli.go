@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // Exit codes.
@@ -170,18 +172,19 @@ func init() {
 }
 
 // errorf prints "mcpcost: error: ..." to stderr.
-func errorf(env *Env, format string, a ...any) {
-	fmt.Fprintf(env.Stderr, "mcpcost: error: "+format+"\n", a...)
-}
+func errorf(env *Env, format string, a ...any) { diagnostic(env, "error", format, a) }
 
 // hintf prints "mcpcost: hint: ..." to stderr.
-func hintf(env *Env, format string, a ...any) {
-	fmt.Fprintf(env.Stderr, "mcpcost: hint: "+format+"\n", a...)
-}
+func hintf(env *Env, format string, a ...any) { diagnostic(env, "hint", format, a) }
 
 // warnf prints "mcpcost: warning: ..." to stderr.
-func warnf(env *Env, format string, a ...any) {
-	fmt.Fprintf(env.Stderr, "mcpcost: warning: "+format+"\n", a...)
+func warnf(env *Env, format string, a ...any) { diagnostic(env, "warning", format, a) }
+
+// diagnostic prints one "mcpcost: KIND: ..." line. Messages quote names,
+// paths and server output: the message is escaped with textsafe.Text, so
+// that it stays one line and drives no terminal.
+func diagnostic(env *Env, kind, format string, a []any) {
+	fmt.Fprintf(env.Stderr, "mcpcost: %s: %s\n", kind, textsafe.Text(fmt.Sprintf(format, a...)))
 }
 
 // usageError reports a usage problem with a hint to the command's manual

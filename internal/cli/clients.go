@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 func init() {
@@ -186,10 +187,18 @@ func clientsUniqErrors(list []clientsFileError) []clientsFileError {
 	return out
 }
 
-func writeClients(w io.Writer, rep clientsReport) {
-	fmt.Fprintf(w, "MCP client configs on this machine (%s; home %s; project %s)\n", rep.OS, rep.Home, rep.Project)
+// writeClients prints the report for a terminal. Paths, names, launches,
+// notes and errors come from files anyone can write: each is escaped with
+// textsafe.Text (table cells by render.Table), and the whole through
+// textsafe.Lines.
+func writeClients(out io.Writer, rep clientsReport) {
+	var b strings.Builder
+	defer func() { io.WriteString(out, textsafe.Lines(b.String())) }()
+	w := &b
+	esc := textsafe.Text
+	fmt.Fprintf(w, "MCP client configs on this machine (%s; home %s; project %s)\n", esc(rep.OS), esc(rep.Home), esc(rep.Project))
 	for _, c := range rep.Clients {
-		fmt.Fprintf(w, "\n%s (%s)\n", c.Title, c.Name)
+		fmt.Fprintf(w, "\n%s (%s)\n", esc(c.Title), esc(c.Name))
 		t := render.Table{Indent: "  "}
 		for _, l := range c.Looked {
 			state := l.State
@@ -209,7 +218,7 @@ func writeClients(w io.Writer, rep clientsReport) {
 		for i, l := range c.Looked {
 			fmt.Fprintln(w, lines[i])
 			if l.Error != "" {
-				fmt.Fprintf(w, "      error: %s\n", l.Error)
+				fmt.Fprintf(w, "      error: %s\n", esc(l.Error))
 			}
 			for _, cfg := range c.Configs {
 				if cfg.Path == l.Path && cfg.Scope == l.Scope && cfg.Error == "" {
@@ -217,7 +226,7 @@ func writeClients(w io.Writer, rep clientsReport) {
 				}
 			}
 		}
-		fmt.Fprintf(w, "  Tool definitions: %s.\n", c.Posture.Summary())
+		fmt.Fprintf(w, "  Tool definitions: %s.\n", esc(c.Posture.Summary()))
 		for _, src := range c.Posture.Sources {
 			if src.State == clients.SourceAbsent {
 				continue
@@ -242,14 +251,14 @@ func writeClients(w io.Writer, rep clientsReport) {
 			if src.Decided {
 				held = append(held, "which decided")
 			}
-			fmt.Fprintf(w, "    read from %s: %s\n", place, strings.Join(held, ", "))
+			fmt.Fprintf(w, "    read from %s: %s\n", esc(place), esc(strings.Join(held, ", ")))
 		}
 		for _, l := range c.Posture.Limits {
 			verified := "documented"
 			if !l.Verified {
 				verified = "unverified"
 			}
-			fmt.Fprintf(w, "  Known limit: %s (%s: %s).\n", l.Text, verified, l.Source)
+			fmt.Fprintf(w, "  Known limit: %s (%s: %s).\n", esc(l.Text), verified, esc(l.Source))
 		}
 	}
 	if len(rep.Given) > 0 {
@@ -262,9 +271,9 @@ func writeClients(w io.Writer, rep clientsReport) {
 
 // writeGiven prints a file given with --config and its servers.
 func writeGiven(w io.Writer, cfg clients.Config) {
-	fmt.Fprintf(w, "  %s (read as %s, %s)\n", cfg.Path, clients.Title(cfg.Client), cfg.Format)
+	fmt.Fprintf(w, "  %s (read as %s, %s)\n", textsafe.Text(cfg.Path), textsafe.Text(clients.Title(cfg.Client)), textsafe.Text(cfg.Format))
 	if cfg.Error != "" {
-		fmt.Fprintf(w, "      error: %s\n", cfg.Error)
+		fmt.Fprintf(w, "      error: %s\n", textsafe.Text(cfg.Error))
 		return
 	}
 	if len(cfg.Servers) == 0 {
@@ -277,7 +286,7 @@ func writeGiven(w io.Writer, cfg clients.Config) {
 // followed by its details.
 func writeClientServers(w io.Writer, cfg clients.Config) {
 	for _, n := range cfg.Notes {
-		fmt.Fprintf(w, "      note: %s\n", n)
+		fmt.Fprintf(w, "      note: %s\n", textsafe.Text(n))
 	}
 	if len(cfg.Servers) == 0 {
 		return
@@ -296,7 +305,7 @@ func writeClientServers(w io.Writer, cfg clients.Config) {
 	for i, s := range cfg.Servers {
 		fmt.Fprintln(w, lines[i])
 		for _, d := range clientServerDetails(s) {
-			fmt.Fprintf(w, "          %s\n", d)
+			fmt.Fprintf(w, "          %s\n", textsafe.Text(d))
 		}
 	}
 }

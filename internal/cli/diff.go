@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/diff"
 	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 func init() {
@@ -122,13 +123,13 @@ func diffGateFailed(env *Env, g *diff.Gate, jsonOut, mdOut bool, hint string) in
 		var b strings.Builder
 		fmt.Fprintf(&b, "❌ **mcpcost** gate failed: the increase could not be established (%d %s)\n\n", len(g.Reasons), pluralWord(len(g.Reasons), "reason", "reasons"))
 		for _, r := range g.Reasons {
-			fmt.Fprintf(&b, "- `%s` %s\n", r.Code, strings.ReplaceAll(r.Message, "|", `\|`))
+			fmt.Fprintf(&b, "- %s %s\n", textsafe.Code(r.Code), textsafe.Markdown(r.Message))
 		}
-		_, err = fmt.Fprint(env.Stdout, b.String())
+		_, err = fmt.Fprint(env.Stdout, textsafe.Lines(b.String()))
 	default:
 		var b strings.Builder
 		render.GateText(&b, g)
-		_, err = fmt.Fprint(env.Stdout, b.String())
+		_, err = fmt.Fprint(env.Stdout, textsafe.Lines(b.String()))
 	}
 	if err != nil {
 		return fail(env, err)

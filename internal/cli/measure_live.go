@@ -16,6 +16,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // liveFlags are the flags of measuring a running server.
@@ -196,7 +197,7 @@ func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOu
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	display := launchDisplay(t)
-	fmt.Fprintf(env.Progress(), "mcpcost: measuring %s\n", display)
+	fmt.Fprintf(env.Progress(), "mcpcost: measuring %s\n", textsafe.Text(display))
 	res := mcpclient.Measure(ctx, t, mcpclient.Options{
 		Timeout:         *l.timeout,
 		ProtocolVersion: *l.protocolVersion,
@@ -244,7 +245,7 @@ func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOu
 		if tail := strings.TrimSpace(live.StderrTail); tail != "" && live.Status == string(mcpclient.StatusStartupFailure) {
 			fmt.Fprintln(env.Stderr, "mcpcost: the server's stderr ended with:")
 			for _, line := range lastLines(tail, 8) {
-				fmt.Fprintf(env.Stderr, "  | %s\n", line)
+				fmt.Fprintf(env.Stderr, "  | %s\n", textsafe.Text(line))
 			}
 		}
 		if h := failureHint(live.Status); h != "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/findings"
 	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 func init() {
@@ -92,7 +93,7 @@ func runReport(env *Env, args []string) int {
 			err = writeFileAtomic(*htmlFile, buf.Bytes())
 		}
 		if err == nil {
-			fmt.Fprintf(env.Stdout, "wrote %s (%s findings: %d high, %d warn, %d info)\n", *htmlFile, render.Int(len(ov.Findings)), ov.Counts.High, ov.Counts.Warn, ov.Counts.Info)
+			fmt.Fprintf(env.Stdout, "wrote %s (%s findings: %d high, %d warn, %d info)\n", textsafe.Text(*htmlFile), render.Int(len(ov.Findings)), ov.Counts.High, ov.Counts.Warn, ov.Counts.Info)
 		}
 	default:
 		err = render.ReportText(env.Stdout, ov)

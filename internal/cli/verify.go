@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 func init() {
@@ -101,15 +102,15 @@ func runVerify(env *Env, args []string) int {
 
 func printVerification(env *Env, v *measure.Verification) {
 	if v.OK {
-		fmt.Fprintf(env.Stdout, "OK %s: %s tokens (%s, methodology %s): capture, hash and count agree", v.ServerName, render.Int(*v.RederivedTokens), v.Encoding, v.Methodology)
+		fmt.Fprintf(env.Stdout, "OK %s: %s tokens (%s, methodology %s): capture, hash and count agree", textsafe.Text(v.ServerName), render.Int(*v.RederivedTokens), textsafe.Text(v.Encoding), textsafe.Text(v.Methodology))
 		if v.ToolsChecked > 0 {
 			fmt.Fprintf(env.Stdout, ", and %d per-tool %s", v.ToolsChecked, pluralWord(v.ToolsChecked, "count", "counts"))
 		}
 		fmt.Fprintln(env.Stdout)
 		return
 	}
-	fmt.Fprintf(env.Stdout, "FAIL %s (%s):\n", v.ServerName, v.File)
+	fmt.Fprintf(env.Stdout, "FAIL %s (%s):\n", textsafe.Text(v.ServerName), textsafe.Text(v.File))
 	for _, p := range v.Problems {
-		fmt.Fprintf(env.Stdout, "  - %s\n", p)
+		fmt.Fprintf(env.Stdout, "  - %s\n", textsafe.Text(p))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // table is a report's main table, before it is printed as text or Markdown.
@@ -173,7 +174,7 @@ func (r *Report) notes() []string {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	for _, l := range r.summary() {
-		b.WriteString(l + "\n")
+		b.WriteString(textsafe.Text(l) + "\n")
 	}
 	b.WriteString("\n")
 	t := r.table()
@@ -187,9 +188,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	b.WriteString("\n")
 	for _, n := range r.notes() {
-		b.WriteString(n + "\n")
+		b.WriteString(textsafe.Text(n) + "\n")
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, textsafe.Lines(b.String()))
 	return err
 }
 
@@ -197,15 +198,15 @@ func (r *Report) WriteText(w io.Writer) error {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	s := r.summary()
-	fmt.Fprintf(&b, "## %s\n\n", s[0])
+	fmt.Fprintf(&b, "## %s\n\n", textsafe.Markdown(s[0]))
 	for _, l := range s[1:] {
-		b.WriteString(l + "\n\n")
+		b.WriteString(textsafe.Markdown(l) + "\n\n")
 	}
 	t := r.table()
 	if len(t.rows) == 0 {
 		b.WriteString("Nothing in this period.\n")
 	} else {
-		cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+		cell := textsafe.Markdown
 		b.WriteString("|")
 		for _, h := range t.header {
 			b.WriteString(" " + cell(h) + " |")
@@ -229,8 +230,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	b.WriteString("\n")
 	for _, n := range r.notes() {
-		b.WriteString("- " + strings.TrimPrefix(n, "* ") + "\n")
+		b.WriteString("- " + textsafe.Markdown(strings.TrimPrefix(n, "* ")) + "\n")
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, textsafe.Lines(b.String()))
 	return err
 }
