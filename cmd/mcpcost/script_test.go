@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mcpcost/mcpcost/internal/cli"
+	"github.com/mcpcost/mcpcost/internal/textsafe/textsafetest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -67,7 +69,10 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"recorder": cmdRecorder,
+			"recorder":     cmdRecorder,
+			"safetext":     cmdSafe(textsafetest.CheckText),
+			"safemarkdown": cmdSafe(textsafetest.CheckMarkdown),
+			"jsonstring":   cmdJSONString,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -106,4 +111,63 @@ func cmdRecorder(ts *testscript.TestScript, neg bool, args []string) {
 	go srv.Serve(ln)
 	ts.Defer(func() { srv.Close() })
 	ts.Setenv("RECORDER", ln.Addr().String())
+}
+
+// cmdSafe makes a script command that checks each file named (stdout and
+// stderr are the last command's) with check: "safetext FILE..." and
+// "safemarkdown FILE...".
+func cmdSafe(check func(string) error) func(ts *testscript.TestScript, neg bool, args []string) {
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) == 0 {
+			ts.Fatalf("usage: safetext|safemarkdown FILE...")
+		}
+		for _, f := range args {
+			if err := check(ts.ReadFile(f)); err != nil {
+				ts.Fatalf("%s: %v", f, err)
+			}
+		}
+	}
+}
+
+// cmdJSONString is "jsonstring FILE STRING": FILE is valid JSON and holds,
+// as a member name or a string value, exactly the string that the JSON
+// string literal STRING stands for.
+func cmdJSONString(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: jsonstring FILE JSON-STRING")
+	}
+	var want string
+	if err := json.Unmarshal([]byte(args[1]), &want); err != nil {
+		ts.Fatalf("%s is not a JSON string: %v", args[1], err)
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &doc); err != nil {
+		ts.Fatalf("%s is not valid JSON: %v", args[0], err)
+	}
+	var found func(v any) bool
+	found = func(v any) bool {
+		switch v := v.(type) {
+		case string:
+			return v == want
+		case []any:
+			for _, e := range v {
+				if found(e) {
+					return true
+				}
+			}
+		case map[string]any:
+			for k, e := range v {
+				if k == want || found(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if found(doc) == neg {
+		if neg {
+			ts.Fatalf("%s holds %q", args[0], want)
+		}
+		ts.Fatalf("%s does not hold %q", args[0], want)
+	}
 }

@@ -7,13 +7,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/diff"
 	"github.com/mcpcost/mcpcost/internal/findings"
 	"github.com/mcpcost/mcpcost/internal/measure"
-	"github.com/mcpcost/mcpcost/internal/textsafe"
+	"github.com/mcpcost/mcpcost/internal/textsafe/textsafetest"
 )
 
 // hostile is what a hostile config or server puts in every name: a screen
@@ -99,79 +98,27 @@ func hostileFindings() *findings.Report {
 	return &findings.Report{Window: o.Window, Counts: o.Counts, Findings: o.Findings, Notes: o.Notes}
 }
 
-var (
-	forged      = regexp.MustCompile(`(?m)^\s*mcpcost: all servers OK`)
-	liveMention = regexp.MustCompile(`(^|[^\w&])@[A-Za-z0-9]`)
-)
+var forged = regexp.MustCompile(`(?m)^\s*mcpcost: all servers OK`)
 
 // checkText fails when out holds a raw control, format or separator
 // character, invalid UTF-8, or the forged line at the start of a line.
 func checkText(t *testing.T, what, out string) {
 	t.Helper()
-	if !utf8.ValidString(out) {
-		t.Errorf("%s: not UTF-8", what)
-	}
-	for i, r := range out {
-		if r != '\n' && textsafe.Unsafe(r) {
-			t.Errorf("%s: raw %U at byte %d: %q", what, r, i, around(out, i))
-			return
-		}
+	if err := textsafetest.CheckText(out); err != nil {
+		t.Errorf("%s: %v", what, err)
 	}
 	if loc := forged.FindStringIndex(out); loc != nil {
-		t.Errorf("%s: a forged line: %q", what, around(out, loc[0]))
+		t.Errorf("%s: a forged line at byte %d", what, loc[0])
 	}
 }
 
-// checkMarkdown is checkText, and: no live mention, no raw HTML from the
-// data, every table row with as many cells as its header, and no line of a
-// fenced block that closes it early.
+// checkMarkdown is checkText and textsafetest.CheckMarkdown.
 func checkMarkdown(t *testing.T, what, out string) {
 	t.Helper()
 	checkText(t, what, out)
-	lines := strings.Split(out, "\n")
-	cells := -1
-	fence := ""
-	for i, l := range lines {
-		if fence != "" {
-			// Inside a code block: literal text, no mention, no HTML.
-			if strings.HasPrefix(l, "`") {
-				if l != fence {
-					t.Errorf("%s: line %d %q inside a %s block", what, i+1, l, fence)
-				}
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(l, "```") {
-			fence = l
-			continue
-		}
-		if loc := liveMention.FindStringIndex(l); loc != nil {
-			t.Errorf("%s: a live mention on line %d: %q", what, i+1, around(l, loc[0]))
-		}
-		for _, raw := range []string{"<script", "](https://e.example)", "`x`"} {
-			if j := strings.Index(l, raw); j >= 0 {
-				t.Errorf("%s: %q reaches the Markdown on line %d: %q", what, raw, i+1, around(l, j))
-			}
-		}
-		if !strings.HasPrefix(l, "|") {
-			cells = -1
-			continue
-		}
-		n := strings.Count(l, "|") - strings.Count(l, `\|`)
-		if cells < 0 {
-			cells = n
-		} else if n != cells {
-			t.Errorf("%s: table row %d has %d pipes, its header %d: %q", what, i+1, n, cells, l)
-		}
+	if err := textsafetest.CheckMarkdown(out); err != nil {
+		t.Errorf("%s: %v", what, err)
 	}
-	if fence != "" {
-		t.Errorf("%s: a code block is never closed", what)
-	}
-}
-
-func around(s string, i int) string {
-	return s[max(0, i-40):min(len(s), i+60)]
 }
 
 // TestHostileNames renders reports whose every name, path, version,
