@@ -45,12 +45,25 @@ func (e *Env) Color() bool {
 }
 
 // Progress returns where progress lines go: stderr when it is a terminal,
-// nowhere otherwise.
+// nowhere otherwise. Progress lines name servers and files: each write is
+// escaped with textsafe.Lines, but for the carriage returns it starts with,
+// which redraw a line in place.
 func (e *Env) Progress() io.Writer {
 	if e.StderrTTY {
-		return e.Stderr
+		return progressWriter{e.Stderr}
 	}
 	return io.Discard
+}
+
+type progressWriter struct{ w io.Writer }
+
+func (p progressWriter) Write(b []byte) (int, error) {
+	s := string(b)
+	body := strings.TrimLeft(s, "\r")
+	if _, err := io.WriteString(p.w, s[:len(s)-len(body)]+textsafe.Lines(body)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 // A Command is one subcommand.
