@@ -120,12 +120,7 @@ func diffGateFailed(env *Env, g *diff.Gate, jsonOut, mdOut bool, hint string) in
 	case jsonOut:
 		err = jsonTo(env, gateOnly{Schema: diff.Schema, Issues: g.Reasons, Gate: g})
 	case mdOut:
-		var b strings.Builder
-		fmt.Fprintf(&b, "❌ **mcpcost** gate failed: the increase could not be established (%d %s)\n\n", len(g.Reasons), pluralWord(len(g.Reasons), "reason", "reasons"))
-		for _, r := range g.Reasons {
-			fmt.Fprintf(&b, "- %s %s\n", textsafe.Code(r.Code), textsafe.Markdown(r.Message))
-		}
-		_, err = fmt.Fprint(env.Stdout, textsafe.Lines(b.String()))
+		err = render.GateFailureMarkdown(env.Stdout, g)
 	default:
 		var b strings.Builder
 		render.GateText(&b, g)

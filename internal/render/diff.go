@@ -347,6 +347,17 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 	return write(w, b.String())
 }
 
+// GateFailureMarkdown writes, as a pull-request comment, a gate that failed
+// before anything could be compared: the verdict and its reasons.
+func GateFailureMarkdown(w io.Writer, g *diff.Gate) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "❌ **mcpcost** gate failed: the increase could not be established (%d %s)\n\n", len(g.Reasons), plural(len(g.Reasons), "reason", "reasons"))
+	for _, r := range g.Reasons {
+		b.WriteString(issueMarkdown(r))
+	}
+	return write(w, b.String())
+}
+
 // issueMarkdown is an issue as a list item: its code, then its message.
 func issueMarkdown(r diff.Issue) string {
 	return "- " + textsafe.Code(r.Code) + " " + md(r.Message) + "\n"

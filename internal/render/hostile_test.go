@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -135,6 +136,15 @@ func TestHostileNames(t *testing.T) {
 		{"MeasureText", false, func(b *bytes.Buffer) error { return MeasureText(b, hostileMeasure()) }},
 		{"DiffText", false, func(b *bytes.Buffer) error { return DiffText(b, d) }},
 		{"DiffMarkdown", true, func(b *bytes.Buffer) error { return DiffMarkdown(b, d) }},
+		{"GateFailureMarkdown", true, func(b *bytes.Buffer) error {
+			return GateFailureMarkdown(b, diff.LoadFailure(0, errors.New(hostile)))
+		}},
+		{"GateText", false, func(b *bytes.Buffer) error {
+			var sb strings.Builder
+			GateText(&sb, diff.LoadFailure(0, errors.New(hostile)))
+			b.WriteString(sb.String())
+			return nil
+		}},
 		{"FindingsText", false, func(b *bytes.Buffer) error { return FindingsText(b, hostileFindings()) }},
 		{"FindingsMarkdown", true, func(b *bytes.Buffer) error { return FindingsMarkdown(b, hostileFindings()) }},
 		{"ReportText", false, func(b *bytes.Buffer) error { return ReportText(b, hostileOverview()) }},
