@@ -191,10 +191,13 @@ func clientsUniqErrors(list []clientsFileError) []clientsFileError {
 // notes and errors come from files anyone can write: each is escaped with
 // textsafe.Text (table cells by render.Table), and the whole through
 // textsafe.Lines.
-func writeClients(out io.Writer, rep clientsReport) {
+func writeClients(w io.Writer, rep clientsReport) {
 	var b strings.Builder
-	defer func() { io.WriteString(out, textsafe.Lines(b.String())) }()
-	w := &b
+	clientsText(&b, rep)
+	io.WriteString(w, textsafe.Lines(b.String()))
+}
+
+func clientsText(w *strings.Builder, rep clientsReport) {
 	esc := textsafe.Text
 	fmt.Fprintf(w, "MCP client configs on this machine (%s; home %s; project %s)\n", esc(rep.OS), esc(rep.Home), esc(rep.Project))
 	for _, c := range rep.Clients {
