@@ -141,8 +141,9 @@ type FS interface {
 // OSFS is the real filesystem.
 type OSFS struct{}
 
-// ReadFile reads a file with os.ReadFile.
-func (OSFS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
+// ReadFile reads a regular file of at most MaxConfigSize bytes (see
+// ReadFileMax).
+func (o OSFS) ReadFile(name string) ([]byte, error) { return o.ReadFileMax(name, MaxConfigSize) }
 
 // ReadDir lists a folder's entry names, sorted.
 func (OSFS) ReadDir(name string) ([]string, error) {
@@ -275,11 +276,17 @@ func (sys *System) userConfigDir() string {
 	return sys.xdgConfig()
 }
 
-// read reads a file and classifies the outcome for a Location.
+// read reads a config file and classifies the outcome for a Location. A
+// file that is not a regular file, or is over its size cap, is unreadable;
+// of ~/.claude.json, the entries of other projects are blanked out unread
+// (see claudeStateView).
 func (sys *System) read(path string) (data []byte, state string, err error) {
-	data, err = sys.FS.ReadFile(path)
+	data, err = sys.readMax(path, sys.sizeCap(path))
 	switch {
 	case err == nil:
+		if path == sys.claudeGlobalFile() {
+			data = sys.claudeStateView(data)
+		}
 		return data, StateFound, nil
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, StateNotFound, nil
@@ -373,10 +380,10 @@ func Discover(sys System, names []string) (configs []Config, looked []Location) 
 			data, state, err := sys.read(cand.path)
 			loc.State = state
 			if err != nil {
-				loc.Error = err.Error()
+				loc.Error = readError(cand.path, err).Error()
 			}
 			if state == StateFound {
-				cfg := c.parse(&sys, cand, data)
+				cfg := capServers(c.parse(&sys, cand, data))
 				switch {
 				case cfg.Error != "":
 					loc.State = StateInvalid
@@ -389,7 +396,7 @@ func Discover(sys System, names []string) (configs []Config, looked []Location) 
 				}
 			} else if state == StateUnreadable {
 				got = append(got, Config{Client: c.name, Path: cand.path, Scope: cand.scope, Format: cand.format,
-					Error: fmt.Sprintf("reading %s: %v", cand.path, err)})
+					Error: readError(cand.path, err).Error()})
 			}
 			looked = append(looked, loc)
 		}
@@ -439,7 +446,7 @@ func Load(sys System, path string) (Config, error) {
 		return Config{}, fmt.Errorf("reading %s: no such file", path)
 	}
 	if err != nil {
-		return Config{}, fmt.Errorf("reading %s: %w", path, err)
+		return Config{}, readError(path, err)
 	}
 	name, scope, format := sniff(&sys, path, data)
 	c := registry[name]
@@ -453,6 +460,7 @@ func Load(sys System, path string) (Config, error) {
 		// given explicitly.
 		cfg = c.parse(&sys, cand, data)
 	}
+	cfg = capServers(cfg)
 	if cfg.Servers == nil {
 		cfg.Servers = []Server{}
 	}

@@ -70,9 +70,14 @@ var hujsonPos = regexp.MustCompile(`(?s)^hujson: line (\d+), column (\d+): (.*)$
 
 // decodeJSON decodes b as strict JSON or as JSONC (comments and trailing
 // commas). A leading UTF-8 byte-order mark is skipped. The error is a
-// *ParseError without a path.
+// *ParseError without a path, or a *LimitError without a path for a
+// document nested deeper than MaxConfigDepth or holding more than
+// MaxConfigValues values.
 func decodeJSON(b []byte, format string) (any, error) {
 	b = stripBOM(b)
+	if le := scanJSON(b); le != nil {
+		return nil, le
+	}
 	if format == FormatJSONC {
 		v, err := hujson.Parse(b)
 		if err != nil {
@@ -155,8 +160,11 @@ func readJSONTop(data []byte, format, path string) (map[string]any, []string, er
 	v, err := decodeJSON(data, format)
 	if err != nil {
 		var pe *ParseError
+		var le *LimitError
 		if errors.As(err, &pe) {
 			pe.Path = path
+		} else if errors.As(err, &le) {
+			le.Path = path
 		}
 		return nil, notes, err
 	}
@@ -188,6 +196,10 @@ func jsonKind(v any) string {
 // decodeTOML decodes a TOML document into plain maps.
 func decodeTOML(data []byte, path string) (map[string]any, error) {
 	data = stripBOM(data)
+	if le := scanTOML(data); le != nil {
+		le.Path = path
+		return nil, le
+	}
 	var out map[string]any
 	if err := toml.Unmarshal(data, &out); err != nil {
 		pe := &ParseError{Path: path, Format: FormatTOML, Msg: err.Error()}
@@ -214,6 +226,10 @@ var yamlLine = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
 // decodeYAML decodes a YAML document into plain maps with string keys.
 func decodeYAML(data []byte, path string) (map[string]any, error) {
 	data = stripBOM(data)
+	if le := scanYAML(data); le != nil {
+		le.Path = path
+		return nil, le
+	}
 	var node yaml.Node
 	if err := yaml.Unmarshal(data, &node); err != nil {
 		// yaml.v3 leaves the line out when the problem is on the first

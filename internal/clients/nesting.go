@@ -1,0 +1,333 @@
+package clients
+
+import "fmt"
+
+// The pre-scans below run before any parser: they bound the nesting depth
+// (MaxConfigDepth) of a document in one pass without recursion, so that a
+// document nested a million levels deep is refused with its position
+// instead of exhausting a recursive parser's stack. Brackets inside
+// strings and comments are not counted. They are not validators: what
+// they let through is parsed and its errors reported by the parser.
+
+func depthError(b []byte, off int, what string) *LimitError {
+	line, col := lineCol(b, off)
+	return &LimitError{Line: line, Col: col, Msg: fmt.Sprintf("%s nested more than %d levels deep, over the cap on config files: not read", what, MaxConfigDepth)}
+}
+
+// scanJSON bounds the nesting depth and the number of values (opened
+// objects and arrays, and members and elements after the first, counted at
+// their commas) of a JSON or JSONC document. Comments (// and /* */) are
+// skipped in both.
+func scanJSON(b []byte) *LimitError {
+	depth, values := 0, 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = skipQuoted(b, i, '"')
+		case '/':
+			if i+1 < len(b) && b[i+1] == '/' {
+				for i < len(b) && b[i] != '\n' {
+					i++
+				}
+			} else if i+1 < len(b) && b[i+1] == '*' {
+				i += 2
+				for i+1 < len(b) && (b[i] != '*' || b[i+1] != '/') {
+					i++
+				}
+				i++
+			}
+		case '[', '{':
+			depth++
+			values++
+			if depth > MaxConfigDepth {
+				return depthError(b, i, "arrays and objects")
+			}
+		case ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		case ',':
+			values++
+		}
+		if values > MaxConfigValues {
+			line, col := lineCol(b, i)
+			return &LimitError{Line: line, Col: col, Msg: fmt.Sprintf("more than %s values (objects, arrays, members, elements), over the cap on config files: not read", thousands(MaxConfigValues))}
+		}
+	}
+	return nil
+}
+
+// skipQuoted returns the index of the quote closing the string opened at
+// b[i], or the last index; a backslash escapes the next byte when q is a
+// double quote.
+func skipQuoted(b []byte, i int, q byte) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			if q == '"' {
+				i++
+			}
+		case q:
+			return i
+		}
+	}
+	return len(b) - 1
+}
+
+// scanTOML bounds the nesting of a TOML document: the parts of a table
+// header ([a.b.c] is three levels), of a dotted key, and the arrays and
+// inline tables of a value, with the dotted keys inside them.
+func scanTOML(b []byte) *LimitError {
+	type level struct {
+		inline bool // an inline table, whose keys may be dotted
+		dots   int
+	}
+	var stack []level
+	table := 0    // levels of the current [table] header
+	lineDots := 0 // dots of the key at the start of the line
+	inKey := true // reading a key: at the start of a line, or after { or , in an inline table
+	lineStart := true
+	depth := func() int {
+		d := table + lineDots + 1
+		for _, l := range stack {
+			d += 1 + l.dots
+		}
+		return d
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch c {
+		case ' ', '\t', '\r':
+			continue
+		case '\n':
+			if len(stack) == 0 {
+				inKey, lineDots, lineStart = true, 0, true
+			}
+			continue
+		case '#':
+			for i < len(b) && b[i] != '\n' {
+				i++
+			}
+			i--
+			continue
+		case '"', '\'':
+			if i+2 < len(b) && b[i+1] == c && b[i+2] == c {
+				// A multi-line string ends at the next three quotes.
+				j := i + 3
+				for ; j+2 < len(b); j++ {
+					if c == '"' && b[j] == '\\' {
+						j++
+						continue
+					}
+					if b[j] == c && b[j+1] == c && b[j+2] == c {
+						break
+					}
+				}
+				i = min(j+2, len(b)-1)
+			} else {
+				i = skipQuotedLine(b, i, c)
+			}
+		case '[':
+			if lineStart && len(stack) == 0 {
+				// A table header: count its parts up to the closing bracket.
+				parts := 1
+				j := i + 1
+				if j < len(b) && b[j] == '[' {
+					parts++
+					j++
+				}
+				for ; j < len(b) && b[j] != ']' && b[j] != '\n'; j++ {
+					switch b[j] {
+					case '.':
+						parts++
+						if parts > MaxConfigDepth {
+							return depthError(b, j, "table names")
+						}
+					case '"', '\'':
+						j = skipQuotedLine(b, j, b[j])
+					}
+				}
+				table = parts
+				for j < len(b) && b[j] == ']' {
+					j++
+				}
+				i = j - 1
+				inKey = false
+				lineStart = false
+				continue
+			}
+			stack = append(stack, level{})
+			if depth() > MaxConfigDepth {
+				return depthError(b, i, "arrays and inline tables")
+			}
+		case '{':
+			stack = append(stack, level{inline: true})
+			inKey = true
+			if depth() > MaxConfigDepth {
+				return depthError(b, i, "arrays and inline tables")
+			}
+		case ']', '}':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			inKey = false
+		case ',':
+			if len(stack) > 0 && stack[len(stack)-1].inline {
+				stack[len(stack)-1].dots = 0
+				inKey = true
+			}
+		case '=':
+			inKey = false
+		case '.':
+			if inKey {
+				if len(stack) > 0 {
+					stack[len(stack)-1].dots++
+				} else {
+					lineDots++
+				}
+				if depth() > MaxConfigDepth {
+					return depthError(b, i, "dotted keys")
+				}
+			}
+		}
+		lineStart = false
+	}
+	return nil
+}
+
+// skipQuotedLine is skipQuoted for a string that cannot span lines: it
+// stops at the end of the line.
+func skipQuotedLine(b []byte, i int, q byte) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			if q == '"' {
+				i++
+			}
+		case q:
+			return i
+		case '\n':
+			return i - 1
+		}
+	}
+	return len(b) - 1
+}
+
+// scanYAML bounds the nesting of a YAML document: the indentation levels
+// open at a line, the compact collections started on it ("- - x", "? "),
+// and flow collections ([...] and {...}, which may span lines). Block
+// scalar content (after | or >) and comments are skipped; quoted scalars
+// are skipped wherever a value starts.
+func scanYAML(b []byte) *LimitError {
+	var indents []int
+	flow := 0
+	scalarIndent := -1 // the indent of the line that opened a block scalar
+	for start := 0; start < len(b); {
+		end := start
+		for end < len(b) && b[end] != '\n' {
+			end++
+		}
+		next := end + 1
+		ind := 0
+		for start+ind < end && b[start+ind] == ' ' {
+			ind++
+		}
+		i := start + ind
+		blank := i == end || b[i] == '#' || (b[i] == '\r' && i+1 == end)
+		if flow == 0 {
+			if scalarIndent >= 0 && (blank || ind > scalarIndent) {
+				start = next
+				continue
+			}
+			scalarIndent = -1
+			if blank {
+				start = next
+				continue
+			}
+			for len(indents) > 0 && indents[len(indents)-1] >= ind {
+				indents = indents[:len(indents)-1]
+			}
+			indents = append(indents, ind)
+		}
+		depth := len(indents)
+		if depth+flow > MaxConfigDepth {
+			return depthError(b, i, "collections")
+		}
+		valueStart := true
+		for ; i < end; i++ {
+			c := b[i]
+			if flow > 0 {
+				switch c {
+				case '[', '{':
+					flow++
+					if depth+flow > MaxConfigDepth {
+						return depthError(b, i, "flow collections")
+					}
+				case ']', '}':
+					flow--
+				case '"', '\'':
+					i = skipQuoted(b, i, c)
+					if i >= end {
+						// The string went on to later lines.
+						end = i
+						for end < len(b) && b[end] != '\n' {
+							end++
+						}
+						next = end + 1
+					}
+				case '#':
+					if i == start || b[i-1] == ' ' || b[i-1] == '\t' {
+						i = end
+					}
+				}
+				continue
+			}
+			switch {
+			case c == ' ' || c == '\t':
+				continue
+			case c == '#' && (i == start || b[i-1] == ' ' || b[i-1] == '\t'):
+				i = end
+				continue
+			case valueStart && (c == '-' || c == '?' || c == ':') && (i+1 == end || b[i+1] == ' ' || b[i+1] == '\t'):
+				depth++
+				if depth > MaxConfigDepth {
+					return depthError(b, i, "collections")
+				}
+				continue
+			case valueStart && (c == '[' || c == '{'):
+				flow++
+				if depth+flow > MaxConfigDepth {
+					return depthError(b, i, "flow collections")
+				}
+				continue
+			case valueStart && (c == '"' || c == '\''):
+				i = skipQuoted(b, i, c)
+				if i >= end {
+					end = i
+					for end < len(b) && b[end] != '\n' {
+						end++
+					}
+					next = end + 1
+				}
+				valueStart = false
+				continue
+			case valueStart && (c == '|' || c == '>'):
+				scalarIndent = ind
+				i = end
+				continue
+			case valueStart && (c == '&' || c == '!'):
+				// An anchor or a tag: the value follows it.
+				for i < end && b[i] != ' ' && b[i] != '\t' {
+					i++
+				}
+				continue
+			case c == ':' && (i+1 == end || b[i+1] == ' ' || b[i+1] == '\t' || b[i+1] == '\r'):
+				valueStart = true
+				continue
+			}
+			valueStart = false
+		}
+		start = next
+	}
+	return nil
+}

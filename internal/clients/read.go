@@ -1,0 +1,333 @@
+package clients
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Limits on reading config files. A config comes from the user's home or
+// from a project folder, which may be a cloned repository: a file may be a
+// link to a device, a named pipe, or a document built to exhaust memory or
+// the stack. What is over a limit is refused before it is parsed, with an
+// error naming the file and the limit.
+//
+// Memory: a file is held whole while it is read (at most its size cap);
+// decoding it costs about ten times the bytes decoded (measured: 35 to 46
+// MB for 4 MiB of small JSON objects, arrays or server entries), and
+// MaxConfigValues bounds what is decoded of ~/.claude.json, whose other
+// projects are skipped unread.
+const (
+	// MaxConfigSize is the largest config or settings file read, in bytes.
+	MaxConfigSize = 4 << 20
+	// MaxClaudeStateSize is the largest ~/.claude.json read: Claude Code
+	// keeps its per-project state and history there beside the servers,
+	// and real files reach tens of MB. Only mcpServers, the rest of the top
+	// level and the current project's entry are decoded.
+	MaxClaudeStateSize = 256 << 20
+	// MaxConfigDepth is the deepest nesting of arrays and objects (JSON,
+	// TOML) or of collections (YAML) in a config, checked before parsing.
+	MaxConfigDepth = 1000
+	// MaxConfigValues is the most JSON values (objects, arrays, members,
+	// elements) decoded from one file.
+	MaxConfigValues = 1 << 20
+	// MaxServers is the most server entries read from one config; a file
+	// declaring more is refused.
+	MaxServers = 10000
+)
+
+// A LimitError is a config file refused before or instead of parsing: over
+// a size, nesting, value or server cap, or not a regular file. Line and Col,
+// when known, say where the cap was passed.
+type LimitError struct {
+	Path string
+	Line int
+	Col  int
+	Msg  string
+}
+
+func (e *LimitError) Error() string {
+	pos := e.Path
+	if e.Line > 0 {
+		pos += ":" + strconv.Itoa(e.Line)
+		if e.Col > 0 {
+			pos += ":" + strconv.Itoa(e.Col)
+		}
+	}
+	return pos + ": " + e.Msg
+}
+
+// A MaxReader is a filesystem that can refuse a file larger than a cap
+// without reading it. OSFS is one; discovery falls back to ReadFile and a
+// length check for others.
+type MaxReader interface {
+	ReadFileMax(name string, max int64) ([]byte, error)
+}
+
+// ReadFileMax reads a config file when it is a regular file (after
+// following links) of at most max bytes. The file is opened without
+// blocking and checked again once open, so a named pipe put in its place
+// between the two checks cannot hang the read.
+func (OSFS) ReadFileMax(name string, max int64) ([]byte, error) {
+	st, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(name, st, max); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(name, os.O_RDONLY|openNoBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fst, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(name, fst, max); err != nil {
+		return nil, err
+	}
+	if !os.SameFile(st, fst) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("the file was replaced while it was being opened")}
+	}
+	// The file may grow after the check: read one byte past the cap.
+	var b bytes.Buffer
+	b.Grow(int(fst.Size()) + bytes.MinRead)
+	if _, err := b.ReadFrom(io.LimitReader(f, max+1)); err != nil {
+		return nil, err
+	}
+	if int64(b.Len()) > max {
+		return nil, sizeError(name, int64(b.Len()), max, true)
+	}
+	return b.Bytes(), nil
+}
+
+// regular refuses what is not a regular file of at most max bytes.
+func regular(name string, st fs.FileInfo, max int64) error {
+	m := st.Mode()
+	if m.IsRegular() {
+		if st.Size() > max {
+			return sizeError(name, st.Size(), max, false)
+		}
+		return nil
+	}
+	what := "not a regular file"
+	switch {
+	case m.IsDir():
+		what = "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case m&fs.ModeDevice != 0:
+		what = "a block device"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	}
+	return &LimitError{Path: name, Msg: what + ", not a regular file: config files are read only when they are regular files"}
+}
+
+func sizeError(name string, size, max int64, atLeast bool) error {
+	s := formatSize(size)
+	if atLeast {
+		s = "more than " + formatSize(max)
+	}
+	return &LimitError{Path: name, Msg: fmt.Sprintf("%s, over the %s cap on config files: not read", s, formatSize(max))}
+}
+
+// formatSize writes a byte count in bytes, KiB or MiB.
+func formatSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// readMax reads path through the system's filesystem with the cap max.
+func (sys *System) readMax(path string, max int64) ([]byte, error) {
+	if mr, ok := sys.FS.(MaxReader); ok {
+		return mr.ReadFileMax(path, max)
+	}
+	data, err := sys.FS.ReadFile(path)
+	if err == nil && int64(len(data)) > max {
+		return nil, sizeError(path, int64(len(data)), max, false)
+	}
+	return data, err
+}
+
+// sizeCap is the size cap of the file at path.
+func (sys *System) sizeCap(path string) int64 {
+	if path == sys.claudeGlobalFile() {
+		return MaxClaudeStateSize
+	}
+	return MaxConfigSize
+}
+
+// readError words a read error for a Location, a Config or Load: the path
+// once, then why. It wraps err.
+func readError(path string, err error) error {
+	msg := fmt.Sprintf("reading %s: %v", path, err)
+	var le *LimitError
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &le) && le.Path == path:
+		msg = "reading " + le.Error()
+	case errors.As(err, &pe) && pe.Path == path:
+		msg = fmt.Sprintf("reading %s: %v", path, pe.Err)
+	}
+	return &wrapped{msg, err}
+}
+
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (e *wrapped) Error() string { return e.msg }
+func (e *wrapped) Unwrap() error { return e.err }
+
+// capServers refuses a config declaring more than MaxServers servers.
+func capServers(cfg Config) Config {
+	if n := len(cfg.Servers); n > MaxServers {
+		cfg.Servers = nil
+		cfg.Error = (&LimitError{Path: cfg.Path, Msg: fmt.Sprintf("declares %s servers, over the cap of %s per config file: not read",
+			thousands(n), thousands(MaxServers))}).Error()
+	}
+	return cfg
+}
+
+// thousands writes n with comma separators.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// claudeStateView returns ~/.claude.json with the values of projects
+// other than the current one (sys.Cwd; on Windows regardless of slashes
+// and letter case, as claudeProject matches) replaced by 0 and spaces,
+// newlines kept, so that offsets, lines and columns stay those of the
+// file. Those entries hold Claude Code's history and state of other
+// folders, which is most of a large file and nothing mcpcost reads; they
+// are then not decoded at all. A file that is not valid JSON is returned
+// as it is, for its parser to report.
+func (sys *System) claudeStateView(data []byte) []byte {
+	b := stripBOM(data)
+	if !json.Valid(b) {
+		return data
+	}
+	off := len(data) - len(b)
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return data
+	}
+	copied := false
+	forMembers(b, i, func(key string, vs, ve int) {
+		if key != "projects" || b[vs] != '{' {
+			return
+		}
+		forMembers(b, vs, func(k string, ps, pe int) {
+			if sys.isProjectKey(k) {
+				return
+			}
+			if !copied {
+				if _, fresh := sys.FS.(OSFS); !fresh {
+					data = bytes.Clone(data)
+				}
+				b = data[off:]
+				copied = true
+			}
+			b[ps] = '0'
+			for j := ps + 1; j < pe; j++ {
+				if b[j] != '\n' {
+					b[j] = ' '
+				}
+			}
+		})
+	})
+	return data
+}
+
+// isProjectKey reports whether a key of ~/.claude.json's projects may be
+// the project folder's.
+func (sys *System) isProjectKey(k string) bool {
+	if k == sys.Cwd {
+		return true
+	}
+	if sys.OS != "windows" {
+		return false
+	}
+	norm := func(s string) string { return strings.ToLower(strings.TrimRight(strings.ReplaceAll(s, `\`, "/"), "/")) }
+	return norm(k) == norm(sys.Cwd)
+}
+
+// forMembers calls f with the key and the value's span of each member of
+// the object opening at b[i], in valid JSON.
+func forMembers(b []byte, i int, f func(key string, start, end int)) {
+	i = skipSpace(b, i+1)
+	for i < len(b) && b[i] == '"' {
+		ke := skipQuoted(b, i, '"') + 1
+		var key string
+		if json.Unmarshal(b[i:ke], &key) != nil {
+			return
+		}
+		i = skipSpace(b, ke)
+		i = skipSpace(b, i+1) // the colon
+		ve := valueEnd(b, i)
+		f(key, i, ve)
+		i = skipSpace(b, ve)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// valueEnd returns the index just past the value starting at b[i], in
+// valid JSON.
+func valueEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipQuoted(b, i, '"') + 1
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipQuoted(b, i, '"')
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for i < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[i])) {
+		i++
+	}
+	return i
+}
