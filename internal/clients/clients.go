@@ -125,6 +125,9 @@ type System struct {
 	// own config files may be launched although their client has no
 	// approval on record (--trust-project). Rejections still apply.
 	TrustProject bool
+
+	// memo keeps ~/.claude.json as read once; Local sets it.
+	memo *stateMemo
 }
 
 // FS is the filesystem discovery reads.
@@ -281,12 +284,13 @@ func (sys *System) userConfigDir() string {
 // of ~/.claude.json, the entries of other projects are blanked out unread
 // (see claudeStateView).
 func (sys *System) read(path string) (data []byte, state string, err error) {
-	data, err = sys.readMax(path, sys.sizeCap(path))
+	if path == sys.claudeGlobalFile() {
+		data, err = sys.readClaudeState(path)
+	} else {
+		data, err = sys.readMax(path, MaxConfigSize)
+	}
 	switch {
 	case err == nil:
-		if path == sys.claudeGlobalFile() {
-			data = sys.claudeStateView(data)
-		}
 		return data, StateFound, nil
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, StateNotFound, nil

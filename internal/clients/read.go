@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Limits on reading config files. A config comes from the user's home or
@@ -167,12 +168,33 @@ func (sys *System) readMax(path string, max int64) ([]byte, error) {
 	return data, err
 }
 
-// sizeCap is the size cap of the file at path.
-func (sys *System) sizeCap(path string) int64 {
-	if path == sys.claudeGlobalFile() {
-		return MaxClaudeStateSize
+// A stateMemo keeps the view of ~/.claude.json read once for a System:
+// discovery, settling and the posture each read it.
+type stateMemo struct {
+	mu        sync.Mutex
+	path, cwd string
+	data      []byte
+	err       error
+}
+
+// readClaudeState reads ~/.claude.json (at most MaxClaudeStateSize bytes)
+// and returns its view (claudeStateView), once per System made by Local.
+func (sys *System) readClaudeState(path string) ([]byte, error) {
+	if m := sys.memo; m != nil {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.path == path && m.cwd == sys.Cwd {
+			return m.data, m.err
+		}
 	}
-	return MaxConfigSize
+	data, err := sys.readMax(path, MaxClaudeStateSize)
+	if err == nil {
+		data, err = sys.claudeStateView(path, data)
+	}
+	if m := sys.memo; m != nil {
+		m.path, m.cwd, m.data, m.err = path, sys.Cwd, data, err
+	}
+	return data, err
 }
 
 // readError words a read error for a Location, a Config or Load: the path
@@ -217,49 +239,85 @@ func thousands(n int) string {
 	return s
 }
 
-// claudeStateView returns ~/.claude.json with the values of projects
-// other than the current one (sys.Cwd; on Windows regardless of slashes
-// and letter case, as claudeProject matches) replaced by 0 and spaces,
-// newlines kept, so that offsets, lines and columns stay those of the
-// file. Those entries hold Claude Code's history and state of other
-// folders, which is most of a large file and nothing mcpcost reads; they
-// are then not decoded at all. A file that is not valid JSON is returned
-// as it is, for its parser to report.
-func (sys *System) claudeStateView(data []byte) []byte {
+// claudeStateView returns what mcpcost reads of ~/.claude.json: the
+// document with every member of its top level except, within projects,
+// the entries of other folders than the project (sys.Cwd; on Windows
+// regardless of slashes and letter case, as claudeProject matches). Those
+// entries hold Claude Code's history and state of other folders, which is
+// most of a large file and nothing mcpcost reads; they are not decoded at
+// all. The view is held to MaxConfigDepth and MaxConfigValues, an error
+// giving the position in the file. A file that is not valid JSON is
+// returned as it is, for its parser to report.
+func (sys *System) claudeStateView(path string, data []byte) ([]byte, error) {
 	b := stripBOM(data)
 	if !json.Valid(b) {
-		return data
+		return data, nil
 	}
-	off := len(data) - len(b)
 	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return data
+	if b[i] != '{' {
+		return data, nil
 	}
-	copied := false
-	forMembers(b, i, func(key string, vs, ve int) {
+	// segs map the view back to the file: b[from:to] is at view[at:].
+	type seg struct{ from, to, at int }
+	var segs []seg
+	view := make([]byte, 0, 1024)
+	copyOf := func(from, to int) {
+		segs = append(segs, seg{from, to, len(view)})
+		view = append(view, b[from:to]...)
+	}
+	view = append(view, '{')
+	first := true
+	forMembers(b, i, func(key string, ks, vs, ve int) {
+		if !first {
+			view = append(view, ',')
+		}
+		first = false
 		if key != "projects" || b[vs] != '{' {
+			copyOf(ks, ve)
 			return
 		}
-		forMembers(b, vs, func(k string, ps, pe int) {
-			if sys.isProjectKey(k) {
+		copyOf(ks, vs+1)
+		firstProject := true
+		forMembers(b, vs, func(k string, pks, _, pe int) {
+			if !sys.isProjectKey(k) {
 				return
 			}
-			if !copied {
-				if _, fresh := sys.FS.(OSFS); !fresh {
-					data = bytes.Clone(data)
-				}
-				b = data[off:]
-				copied = true
+			if !firstProject {
+				view = append(view, ',')
 			}
-			b[ps] = '0'
-			for j := ps + 1; j < pe; j++ {
-				if b[j] != '\n' {
-					b[j] = ' '
-				}
-			}
+			firstProject = false
+			copyOf(pks, pe)
 		})
+		view = append(view, '}')
 	})
-	return data
+	view = append(view, '}')
+	if le := scanJSON(view); le != nil {
+		// The position of the view's offset in the file.
+		off := offsetOf(view, le.Line, le.Col)
+		at := 0
+		for _, sg := range segs {
+			if sg.at <= off {
+				at = sg.from + min(off-sg.at, sg.to-sg.from)
+			}
+		}
+		le.Line, le.Col = lineCol(data, at+len(data)-len(b))
+		le.Path = path
+		return nil, le
+	}
+	return view, nil
+}
+
+// offsetOf is the byte offset of a 1-based line and column of b.
+func offsetOf(b []byte, line, col int) int {
+	off := 0
+	for l := 1; l < line; l++ {
+		n := bytes.IndexByte(b[off:], '\n')
+		if n < 0 {
+			break
+		}
+		off += n + 1
+	}
+	return off + col - 1
 }
 
 // isProjectKey reports whether a key of ~/.claude.json's projects may be
@@ -275,11 +333,12 @@ func (sys *System) isProjectKey(k string) bool {
 	return norm(k) == norm(sys.Cwd)
 }
 
-// forMembers calls f with the key and the value's span of each member of
-// the object opening at b[i], in valid JSON.
-func forMembers(b []byte, i int, f func(key string, start, end int)) {
+// forMembers calls f with the key, the start of the key and the value's
+// span of each member of the object opening at b[i], in valid JSON.
+func forMembers(b []byte, i int, f func(key string, keyStart, start, end int)) {
 	i = skipSpace(b, i+1)
 	for i < len(b) && b[i] == '"' {
+		ks := i
 		ke := skipQuoted(b, i, '"') + 1
 		var key string
 		if json.Unmarshal(b[i:ke], &key) != nil {
@@ -288,7 +347,7 @@ func forMembers(b []byte, i int, f func(key string, start, end int)) {
 		i = skipSpace(b, ke)
 		i = skipSpace(b, i+1) // the colon
 		ve := valueEnd(b, i)
-		f(key, i, ve)
+		f(key, ks, i, ve)
 		i = skipSpace(b, ve)
 		if i < len(b) && b[i] == ',' {
 			i = skipSpace(b, i+1)
