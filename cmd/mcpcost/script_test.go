@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -9,9 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcost/mcpcost/internal/cli"
 	"github.com/mcpcost/mcpcost/internal/textsafe/textsafetest"
@@ -23,7 +29,79 @@ var update = flag.Bool("update", false, "rewrite the expected output in testdata
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"mcpcost": func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"mcpcall": mcpcall,
 	})
+}
+
+// mcpcall TOOL ARGS -- COMMAND...: connect to the MCP server COMMAND over
+// stdio, call TOOL with the JSON object ARGS, and print the text of the
+// result, then its structured content as JSON. Exit 1 on a tool error.
+func mcpcall() {
+	args := os.Args[1:]
+	if len(args) < 4 || args[2] != "--" {
+		fmt.Fprintln(os.Stderr, "usage: mcpcall TOOL ARGS -- COMMAND...")
+		os.Exit(2)
+	}
+	var in map[string]any
+	if err := json.Unmarshal([]byte(args[1]), &in); err != nil {
+		fmt.Fprintln(os.Stderr, "mcpcall:", err)
+		os.Exit(2)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "mcpcall", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(args[3], args[4:]...)}, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcpcall:", err)
+		os.Exit(1)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: args[0], Arguments: in})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcpcall:", err)
+		os.Exit(1)
+	}
+	for _, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			fmt.Println(tc.Text)
+		}
+	}
+	if res.StructuredContent != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		fmt.Println(string(b))
+	}
+	if res.IsError {
+		os.Exit(1)
+	}
+}
+
+// cmdMkfifo: mkfifo PATH makes a named pipe.
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: mkfifo PATH")
+	}
+	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o644))
+}
+
+// cmdGen: gen FILE PART... writes the parts one after another; a part
+// TEXT*N is TEXT repeated N times.
+func cmdGen(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: gen FILE PART...")
+	}
+	var b strings.Builder
+	for _, part := range args[1:] {
+		if i := strings.LastIndex(part, "*"); i > 0 {
+			if n, err := strconv.Atoi(part[i+1:]); err == nil {
+				b.WriteString(strings.Repeat(part[:i], n))
+				continue
+			}
+		}
+		b.WriteString(part)
+	}
+	path := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
+	ts.Check(os.WriteFile(path, []byte(b.String()), 0o644))
 }
 
 // TestScript runs the end-to-end scenarios in testdata/script. Each runs
@@ -70,6 +148,8 @@ func TestScript(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"recorder":     cmdRecorder,
+			"mkfifo":       cmdMkfifo,
+			"gen":          cmdGen,
 			"safetext":     cmdSafe(textsafetest.CheckText),
 			"safemarkdown": cmdSafe(textsafetest.CheckMarkdown),
 			"jsonstring":   cmdJSONString,
