@@ -124,12 +124,16 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 	caps := map[string]*capture{}
 	var todo []string
 	targets := map[string]mcpclient.Target{}
-	for _, cfg := range configs {
-		for _, s := range cfg.Servers {
+	// keys[i][j] is the launch key of configs[i].Servers[j], computed once.
+	keys := make([][]string, len(configs))
+	for i, cfg := range configs {
+		keys[i] = make([]string, len(cfg.Servers))
+		for j, s := range cfg.Servers {
 			if !s.Launchable() {
 				continue
 			}
 			k := s.LaunchKey(hkey)
+			keys[i][j] = k
 			if _, seen := targets[k]; seen {
 				continue
 			}
@@ -171,7 +175,7 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 		}
 	}
 
-	for _, cfg := range configs {
+	for i, cfg := range configs {
 		if cfg.Error != "" {
 			rep.Problems = append(rep.Problems, Problem{Client: cfg.Client, Path: cfg.Path, Error: cfg.Error})
 			continue
@@ -180,7 +184,7 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 			rep.EmptyConfigs = append(rep.EmptyConfigs, EmptyConfig{Client: cfg.Client, Path: cfg.Path, Scope: cfg.Scope})
 			continue
 		}
-		c := buildConfig(ctx, cfg, caps, hkey, opts)
+		c := buildConfig(ctx, cfg, caps, keys[i], opts)
 		if c.LowerBound {
 			rep.Partial = true
 		}
@@ -301,7 +305,8 @@ func measured(status string) bool {
 	return status == string(mcpclient.StatusMeasured) || status == string(mcpclient.StatusDynamic)
 }
 
-func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*capture, hkey []byte, opts Options) Config {
+// keys are the launch keys of cfg.Servers.
+func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*capture, keys []string, opts Options) Config {
 	c := Config{
 		Client:        cfg.Client,
 		ClientTitle:   clients.Title(cfg.Client),
@@ -325,8 +330,8 @@ func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*captu
 		tools []*canon.Value // after the filter
 		ss    claude.SessionStartLoad
 	}
-	var all []built
-	for _, s := range cfg.Servers {
+	all := make([]built, 0, len(cfg.Servers))
+	for si, s := range cfg.Servers {
 		srv := Server{
 			Name:        s.Name,
 			Transport:   s.Transport,
@@ -357,7 +362,7 @@ func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*captu
 			c.Unmeasured = append(c.Unmeasured, s.Name)
 		default:
 			c.ServerCount++
-			cp := caps[s.LaunchKey(hkey)]
+			cp := caps[keys[si]]
 			srv.Status, srv.Detail, srv.Hint = cp.status, cp.detail, cp.hint
 			if !cp.ok() {
 				c.Unmeasured = append(c.Unmeasured, s.Name)
@@ -492,6 +497,7 @@ func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*captu
 		return a.Name < b.Name
 	})
 	var pool []ToolRef
+	c.Servers = make([]Server, 0, len(all))
 	for _, b := range all {
 		s := b.srv
 		if s.Tokens != nil && c.TotalTokens > 0 {

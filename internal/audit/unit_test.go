@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -230,5 +232,30 @@ func TestClaudeCountTokens(t *testing.T) {
 	rep = run(t, m, configs, Options{ClaudeColumn: true, Claude: claude.NewClient("wrong", srv.URL, "claude-test")})
 	if s := rep.Configs[0].Servers[0]; s.ClaudeTokens != nil || s.ClaudeError == "" || strings.Contains(s.ClaudeError, "wrong") {
 		t.Errorf("refused key: %v %q", s.ClaudeTokens, s.ClaudeError)
+	}
+}
+
+// TestNoLaunchMemory: --no-launch over a config at clients.MaxServers
+// allocates a bounded amount per server (each server's launch key is
+// computed once, the report's slices are sized once).
+func TestNoLaunchMemory(t *testing.T) {
+	cfg := clients.Config{Client: clients.ClaudeCode, Path: "/p/.mcp.json", Scope: "project"}
+	for i := 0; i < clients.MaxServers; i++ {
+		s := server(fmt.Sprintf("s%d", i), "node")
+		s.Args = []string{fmt.Sprintf("s%d.js", i)}
+		cfg.Servers = append(cfg.Servers, s)
+	}
+	opts := Options{NoLaunch: true}
+	Run(context.Background(), []clients.Config{cfg}, opts) // warm up
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	rep := Run(context.Background(), []clients.Config{cfg}, opts)
+	runtime.ReadMemStats(&m1)
+	if n := len(rep.Configs[0].Servers); n != clients.MaxServers {
+		t.Fatalf("%d servers in the report", n)
+	}
+	per := (m1.TotalAlloc - m0.TotalAlloc) / uint64(clients.MaxServers)
+	if per > 5<<10 {
+		t.Errorf("%d bytes allocated per server, want at most 5 KiB", per)
 	}
 }
