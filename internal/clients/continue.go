@@ -2,6 +2,7 @@ package clients
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -77,10 +78,7 @@ func parseContinue(sys *System, c candidate, data []byte) Config {
 	return cfg
 }
 
+// sortServers sorts by name, keeping the file's order among equal names.
 func sortServers(s []Server) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].Name < s[j-1].Name; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
+	sort.SliceStable(s, func(i, j int) bool { return s[i].Name < s[j].Name })
 }
