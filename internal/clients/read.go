@@ -29,8 +29,8 @@ const (
 	MaxConfigSize = 4 << 20
 	// MaxClaudeStateSize is the largest ~/.claude.json read: Claude Code
 	// keeps its per-project state and history there beside the servers,
-	// and real files reach tens of MB. Only mcpServers, the rest of the top
-	// level and the current project's entry are decoded.
+	// and real files reach tens of MB. Only its top level and the entries
+	// of the project folder and its parents are decoded.
 	MaxClaudeStateSize = 256 << 20
 	// MaxConfigDepth is the deepest nesting of arrays and objects (JSON,
 	// TOML) or of collections (YAML) in a config, checked before parsing.
@@ -241,11 +241,10 @@ func thousands(n int) string {
 
 // claudeStateView returns what mcpcost reads of ~/.claude.json: the
 // document with every member of its top level except, within projects,
-// the entries of other folders than the project (sys.Cwd; on Windows
-// regardless of slashes and letter case, as claudeProject matches). Those
-// entries hold Claude Code's history and state of other folders, which is
-// most of a large file and nothing mcpcost reads; they are not decoded at
-// all. The view is held to MaxConfigDepth and MaxConfigValues, an error
+// the entries of folders other than the project and its parents
+// (isProjectKey). Those entries hold Claude Code's history and state of
+// other folders, which is most of a large file and nothing mcpcost reads;
+// they are not decoded at all. The view is held to MaxConfigDepth and MaxConfigValues, an error
 // giving the position in the file. A file that is not valid JSON is
 // returned as it is, for its parser to report.
 func (sys *System) claudeStateView(path string, data []byte) ([]byte, error) {
@@ -321,16 +320,19 @@ func offsetOf(b []byte, line, col int) int {
 }
 
 // isProjectKey reports whether a key of ~/.claude.json's projects may be
-// the project folder's.
+// read: the project folder's entry (claudeProject) or a parent's, whose
+// trust covers the folder (claudeTrusted). Keys are compared without
+// trailing separators, and on Windows regardless of slashes and letter
+// case.
 func (sys *System) isProjectKey(k string) bool {
-	if k == sys.Cwd {
-		return true
+	norm := func(p string) string {
+		if sys.OS == "windows" {
+			p = strings.ToLower(strings.ReplaceAll(p, `\`, "/"))
+		}
+		return strings.TrimRight(p, "/")
 	}
-	if sys.OS != "windows" {
-		return false
-	}
-	norm := func(s string) string { return strings.ToLower(strings.TrimRight(strings.ReplaceAll(s, `\`, "/"), "/")) }
-	return norm(k) == norm(sys.Cwd)
+	k, want := norm(k), norm(sys.Cwd)
+	return k == want || k == "" || strings.HasPrefix(want, k+"/")
 }
 
 // forMembers calls f with the key, the start of the key and the value's
