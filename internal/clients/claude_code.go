@@ -542,7 +542,7 @@ func (sys *System) gitTracked(path string) (tracked, inRepo bool) {
 	}
 	rel := strings.TrimLeft(strings.TrimPrefix(path, root), sys.seps())
 	rel = strings.ReplaceAll(rel, `\`, "/")
-	index, err := sys.FS.ReadFile(sys.join(gitDir, "index"))
+	index, err := sys.readMax(sys.join(gitDir, "index"), MaxGitIndexSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, true // nothing staged yet
 	}

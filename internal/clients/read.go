@@ -32,6 +32,9 @@ const (
 	// and real files reach tens of MB. Only its top level and the entries
 	// of the project folder and its parents are decoded.
 	MaxClaudeStateSize = 256 << 20
+	// MaxGitIndexSize is the largest git index read to tell whether git
+	// tracks a settings file (a large repository's index passes 4 MiB).
+	MaxGitIndexSize = 256 << 20
 	// MaxConfigDepth is the deepest nesting of arrays and objects (JSON,
 	// TOML) or of collections (YAML) in a config, checked before parsing.
 	MaxConfigDepth = 1000

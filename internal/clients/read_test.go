@@ -280,3 +280,27 @@ func TestClaudeStateView(t *testing.T) {
 		t.Errorf("got %s, want %q and the value cap", got[:min(len(got), 600)], want)
 	}
 }
+
+// TestGitIndexCap: a git index larger than MaxConfigSize (a large
+// repository's) is still read to tell whether a settings file is tracked.
+func TestGitIndexCap(t *testing.T) {
+	dir := t.TempDir()
+	entry := func(name string) []byte {
+		b := make([]byte, 62) // stat data, hash, flags
+		b[60], b[61] = 0, byte(len(name))
+		return append(append(b, name...), 0, 0, 0, 0, 0, 0, 0, 0)
+	}
+	index := []byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x00")
+	for len(index) <= MaxConfigSize {
+		index = append(index, entry(fmt.Sprintf("src/f%07d.go", len(index)))...)
+	}
+	index = append(index, entry(".claude/settings.local.json")...)
+	writeFile(t, filepath.Join(dir, ".git", "index"), index)
+	sys := System{OS: "linux", Home: "/nowhere", Cwd: dir, FS: OSFS{}}
+	if tracked, inRepo := sys.gitTracked(filepath.Join(dir, ".claude", "settings.local.json")); !tracked || !inRepo {
+		t.Errorf("tracked %v, in a repository %v; want both", tracked, inRepo)
+	}
+	if tracked, _ := sys.gitTracked(filepath.Join(dir, ".claude", "settings.json")); tracked {
+		t.Errorf("an untracked file read as tracked")
+	}
+}
