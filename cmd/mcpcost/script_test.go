@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -80,7 +79,7 @@ func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: mkfifo PATH")
 	}
-	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o644))
+	ts.Check(mkfifo(ts.MkAbs(args[0])))
 }
 
 // cmdGen: gen FILE PART... writes the parts one after another; a part

@@ -1,0 +1,196 @@
+//go:build unix
+
+package clients
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// within fails the test when f does not return within d (a read that
+// hangs on a named pipe).
+func within(t *testing.T, d time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("did not return within %v", d)
+	}
+}
+
+func TestReadFileMax(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	writeFile(t, p("ten"), []byte("0123456789"))
+	writeFile(t, p("eleven"), []byte("0123456789a"))
+	writeFile(t, p("at-cap"), bytes.Repeat([]byte(" "), MaxConfigSize))
+	writeFile(t, p("over-cap"), bytes.Repeat([]byte(" "), MaxConfigSize+1))
+	// Sparse: the size is refused from the file's status, unread.
+	for name, size := range map[string]int64{"over-state-cap": MaxClaudeStateSize + 1} {
+		f, err := os.Create(p(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(size); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	if err := syscall.Mkfifo(p("fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][2]string{{"/dev/zero", "zero"}, {"/dev/urandom", "urandom"}, {"loop-b", "loop-a"}, {"loop-a", "loop-b"}, {"ten", "link-to-ten"}, {"fifo", "link-to-fifo"}} {
+		if err := os.Symlink(l[0], p(l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(p("folder"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		max  int64
+		want string // "" reads; else a part of the error
+		size int
+	}{
+		{"ten", 10, "", 10},
+		{"eleven", 10, "11 bytes, over the 10 bytes cap", 0},
+		{"eleven", 11, "", 11},
+		{"link-to-ten", 10, "", 10},
+		{"at-cap", MaxConfigSize, "", MaxConfigSize},
+		{"over-cap", MaxConfigSize, "4.0 MiB, over the 4 MiB cap on config files", 0},
+		{"over-state-cap", MaxClaudeStateSize, "256.0 MiB, over the 256 MiB cap on config files", 0},
+		{"fifo", MaxConfigSize, "a named pipe (FIFO), not a regular file", 0},
+		{"link-to-fifo", MaxConfigSize, "a named pipe (FIFO), not a regular file", 0},
+		{"zero", MaxConfigSize, "a character device, not a regular file", 0},
+		{"urandom", MaxConfigSize, "a character device, not a regular file", 0},
+		{"loop-a", MaxConfigSize, "too many levels of symbolic links", 0},
+		{"folder", MaxConfigSize, "a folder, not a regular file", 0},
+		{"missing", MaxConfigSize, "no such file", 0},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/%d", tt.name, tt.max), func(t *testing.T) {
+			var data []byte
+			var err error
+			within(t, 5*time.Second, func() { data, err = OSFS{}.ReadFileMax(p(tt.name), tt.max) })
+			if tt.want == "" {
+				if err != nil || len(data) != tt.size {
+					t.Fatalf("got %d bytes, %v; want %d bytes", len(data), err, tt.size)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want an error with %q", err, tt.want)
+			}
+			if msg := readError(p(tt.name), err).Error(); !strings.HasPrefix(msg, "reading "+p(tt.name)+": ") || strings.Count(msg, p(tt.name)) != 1 {
+				t.Errorf("the message names the file once: %q", msg)
+			}
+		})
+	}
+	// ReadFile is ReadFileMax with MaxConfigSize: envFile and {file:}
+	// references go through it.
+	if _, err := (OSFS{}).ReadFile(p("over-cap")); err == nil {
+		t.Errorf("ReadFile read a file over MaxConfigSize")
+	}
+}
+
+// hostileRepo makes a project folder a cloned repository could hold: each
+// client's project config is something that must be refused.
+func hostileRepo(t *testing.T) System {
+	t.Helper()
+	root := t.TempDir()
+	home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+	deep := strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000)
+	writeFile(t, filepath.Join(proj, ".vscode", "mcp.json"), []byte(`{"servers": `+deep+`}`))
+	writeFile(t, filepath.Join(proj, ".gemini", "settings.json"), []byte(`{"mcpServers": {"a": `+strings.Repeat(`{"a": `, 5000)+strings.Repeat("}", 5002)))
+	writeFile(t, filepath.Join(proj, ".codex", "config.toml"), []byte("[mcp_servers"+strings.Repeat(".a", 1_000_000)+"]\ncommand = \"x\"\n"))
+	writeFile(t, filepath.Join(proj, ".continue", "mcpServers", "deep.yaml"), []byte("mcpServers:\n  "+strings.Repeat("- ", 1_000_000)+"x\n"))
+	writeFile(t, filepath.Join(proj, ".continue", "mcpServers", "flow.yaml"), []byte("mcpServers: "+deep+"\n"))
+	writeFile(t, filepath.Join(proj, "opencode.json"), bytes.Repeat([]byte(" "), MaxConfigSize+1))
+	if err := os.Symlink("/dev/zero", filepath.Join(proj, ".mcp.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(proj, ".cursor"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(proj, ".cursor", "mcp.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(proj, ".zed"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("settings.json", filepath.Join(proj, ".zed", "settings.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(proj, ".vscode", "settings.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A good config beside them is still read.
+	writeFile(t, filepath.Join(home, ".codeium", "windsurf", "mcp_config.json"), []byte(`{"mcpServers": {"ok": {"command": "ok"}}}`))
+	return System{OS: "linux", Home: home, Cwd: proj, FS: OSFS{}, Getenv: func(string) string { return "" }}
+}
+
+// TestHostileRepo: every refused file is named with its reason, quickly,
+// and the rest of discovery goes on.
+func TestHostileRepo(t *testing.T) {
+	sys := hostileRepo(t)
+	var configs []Config
+	var looked []Location
+	within(t, 20*time.Second, func() { configs, looked = Discover(sys, nil) })
+	want := map[string]string{
+		".mcp.json":                      "a character device, not a regular file",
+		".cursor/mcp.json":               "a named pipe (FIFO), not a regular file",
+		".vscode/mcp.json":               ":1:1012: arrays and objects nested more than 1000 levels deep",
+		".vscode/settings.json":          "a folder, not a regular file",
+		".gemini/settings.json":          ":1:6010: arrays and objects nested more than 1000 levels deep",
+		".codex/config.toml":             ":1:2011: table names nested more than 1000 levels deep",
+		".continue/mcpServers/deep.yaml": ":2:1999: collections nested more than 1000 levels deep",
+		".continue/mcpServers/flow.yaml": ":1:1012: flow collections nested more than 1000 levels deep",
+		".zed/settings.json":             "too many levels of symbolic links",
+		"opencode.json":                  "4.0 MiB, over the 4 MiB cap on config files",
+	}
+	got := map[string]string{}
+	for _, l := range looked {
+		if rel, ok := strings.CutPrefix(l.Path, sys.Cwd+"/"); ok && l.Error != "" {
+			got[rel] = l.Error
+			if !strings.Contains(l.Error, l.Path) {
+				t.Errorf("%s: the error does not name the file: %q", rel, l.Error)
+			}
+		}
+	}
+	for rel, w := range want {
+		if !strings.Contains(got[rel], w) {
+			t.Errorf("%s: got %q, want %q", rel, got[rel], w)
+		}
+	}
+	ok := false
+	for _, c := range configs {
+		if c.Client == Windsurf && len(c.Servers) == 1 && c.Error == "" {
+			ok = true
+		}
+	}
+	if !ok {
+		t.Errorf("the good Windsurf config beside the hostile files was not read")
+	}
+	// Load, as --config and audit_config read a file, refuses alike.
+	for rel, w := range map[string]string{".mcp.json": "a character device", ".cursor/mcp.json": "a named pipe", ".vscode/mcp.json": "nested more than"} {
+		var cfg Config
+		var err error
+		within(t, 20*time.Second, func() { cfg, err = Load(sys, filepath.Join(sys.Cwd, rel)) })
+		msg := cfg.Error
+		if err != nil {
+			msg = err.Error()
+		}
+		if !strings.Contains(msg, w) || !strings.Contains(msg, filepath.Join(sys.Cwd, rel)) {
+			t.Errorf("Load %s: got %q, want the file and %q", rel, msg, w)
+		}
+	}
+}
