@@ -4,6 +4,7 @@ package clients
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -133,6 +134,16 @@ func hostileRepo(t *testing.T) System {
 	if err := os.MkdirAll(filepath.Join(proj, ".vscode", "settings.json"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// Claude Code's settings, read for approvals and the posture.
+	if err := os.MkdirAll(filepath.Join(proj, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(proj, ".claude", "settings.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/urandom", filepath.Join(proj, ".claude", "settings.local.json")); err != nil {
+		t.Fatal(err)
+	}
 	// A good config beside them is still read.
 	writeFile(t, filepath.Join(home, ".codeium", "windsurf", "mcp_config.json"), []byte(`{"mcpServers": {"ok": {"command": "ok"}}}`))
 	return System{OS: "linux", Home: home, Cwd: proj, FS: OSFS{}, Getenv: func(string) string { return "" }}
@@ -179,6 +190,13 @@ func TestHostileRepo(t *testing.T) {
 	}
 	if !ok {
 		t.Errorf("the good Windsurf config beside the hostile files was not read")
+	}
+	// The posture reads the same settings: it says they cannot be read.
+	var p Posture
+	within(t, 20*time.Second, func() { p = PostureFor(sys, ClaudeCode) })
+	b, _ := json.Marshal(p)
+	if p.Refusal != RefusalSourceUnreadable || !strings.Contains(string(b), "settings.json: a named pipe (FIFO)") || !strings.Contains(string(b), "settings.local.json: a character device") {
+		t.Errorf("the posture does not refuse for the unreadable settings, naming them: %s", b)
 	}
 	// Load, as --config and audit_config read a file, refuses alike.
 	for rel, w := range map[string]string{".mcp.json": "a character device", ".cursor/mcp.json": "a named pipe", ".vscode/mcp.json": "nested more than"} {
