@@ -35,7 +35,7 @@ func TestReadFileMax(t *testing.T) {
 	writeFile(t, p("at-cap"), bytes.Repeat([]byte(" "), MaxConfigSize))
 	writeFile(t, p("over-cap"), bytes.Repeat([]byte(" "), MaxConfigSize+1))
 	// Sparse: the size is refused from the file's status, unread.
-	for name, size := range map[string]int64{"over-state-cap": MaxClaudeStateSize + 1} {
+	for name, size := range map[string]int64{"at-state-cap": MaxClaudeStateSize, "over-state-cap": MaxClaudeStateSize + 1} {
 		f, err := os.Create(p(name))
 		if err != nil {
 			t.Fatal(err)
@@ -68,6 +68,7 @@ func TestReadFileMax(t *testing.T) {
 		{"link-to-ten", 10, "", 10},
 		{"at-cap", MaxConfigSize, "", MaxConfigSize},
 		{"over-cap", MaxConfigSize, "4.0 MiB, over the 4 MiB cap on config files", 0},
+		{"at-state-cap", MaxClaudeStateSize, "", MaxClaudeStateSize},
 		{"over-state-cap", MaxClaudeStateSize, "256.0 MiB, over the 256 MiB cap on config files", 0},
 		{"fifo", MaxConfigSize, "a named pipe (FIFO), not a regular file", 0},
 		{"link-to-fifo", MaxConfigSize, "a named pipe (FIFO), not a regular file", 0},
@@ -79,6 +80,9 @@ func TestReadFileMax(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%d", tt.name, tt.max), func(t *testing.T) {
+			if tt.size > MaxConfigSize && testing.Short() {
+				t.Skip("reads 256 MiB")
+			}
 			var data []byte
 			var err error
 			within(t, 5*time.Second, func() { data, err = OSFS{}.ReadFileMax(p(tt.name), tt.max) })
