@@ -90,37 +90,28 @@ func (p *parser) ws() {
 }
 
 func (p *parser) newValue() *Value {
-	if len(p.vals) == cap(p.vals) {
-		n := 2 * cap(p.vals)
-		n = min(max(n, 16), slabMax)
-		p.vals = make([]Value, 0, n)
-	}
-	p.vals = p.vals[:len(p.vals)+1]
-	return &p.vals[len(p.vals)-1]
+	return &carve(&p.vals, 1, 16)[0]
 }
 
-func (p *parser) allocMembers(n int) []Member {
-	if n > cap(p.mems)-len(p.mems) {
-		if n >= slabMax/2 {
-			return make([]Member, n)
-		}
-		p.mems = make([]Member, 0, min(max(2*cap(p.mems), 64), slabMax))
-	}
-	s := p.mems[len(p.mems) : len(p.mems)+n : len(p.mems)+n]
-	p.mems = p.mems[:len(p.mems)+n]
-	return s
-}
+func (p *parser) allocMembers(n int) []Member { return carve(&p.mems, n, 64) }
 
-func (p *parser) allocPtrs(n int) []*Value {
-	if n > cap(p.ptrs)-len(p.ptrs) {
+func (p *parser) allocPtrs(n int) []*Value { return carve(&p.ptrs, n, 64) }
+
+// carve returns n zero items cut from *slab. When the slab lacks room, a
+// new one replaces it, twice the size of the last, from first up to slabMax
+// items, and never smaller than n; n of slabMax/2 or more get an allocation
+// of their own, so that starting a slab never wastes more than half of one.
+func carve[T any](slab *[]T, n, first int) []T {
+	s := *slab
+	if n > cap(s)-len(s) {
 		if n >= slabMax/2 {
-			return make([]*Value, n)
+			return make([]T, n)
 		}
-		p.ptrs = make([]*Value, 0, min(max(2*cap(p.ptrs), 64), slabMax))
+		s = make([]T, 0, max(min(max(2*cap(s), first), slabMax), n))
 	}
-	s := p.ptrs[len(p.ptrs) : len(p.ptrs)+n : len(p.ptrs)+n]
-	p.ptrs = p.ptrs[:len(p.ptrs)+n]
-	return s
+	out := s[len(s) : len(s)+n : len(s)+n]
+	*slab = s[:len(s)+n]
+	return out
 }
 
 // keep returns a string with the bytes of b that outlives the parse.
