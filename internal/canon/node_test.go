@@ -114,10 +114,51 @@ func (n *nodeCanon) canon(tb testing.TB, input []byte) nodeResult {
 	return nodeResult{status: head[0], out: body}
 }
 
+// canonAll gives Node all of inputs at once, writing while it reads the
+// answers, so that a batch costs one round trip.
+func (n *nodeCanon) canonAll(tb testing.TB, inputs [][]byte) []nodeResult {
+	tb.Helper()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	werr := make(chan error, 1)
+	go func() {
+		w := bufio.NewWriterSize(n.in, 1<<16)
+		for _, input := range inputs {
+			var head [4]byte
+			binary.BigEndian.PutUint32(head[:], uint32(len(input)))
+			w.Write(head[:])
+			w.Write(input)
+		}
+		werr <- w.Flush()
+	}()
+	out := make([]nodeResult, len(inputs))
+	var head [5]byte
+	for i := range out {
+		if _, err := io.ReadFull(n.out, head[:]); err != nil {
+			tb.Fatalf("reading from node: %v", err)
+		}
+		body := make([]byte, binary.BigEndian.Uint32(head[1:]))
+		if _, err := io.ReadFull(n.out, body); err != nil {
+			tb.Fatalf("reading from node: %v", err)
+		}
+		out[i] = nodeResult{status: head[0], out: body}
+	}
+	if err := <-werr; err != nil {
+		tb.Fatalf("writing to node: %v", err)
+	}
+	return out
+}
+
 // checkNode compares Transform with Node on input.
 func checkNode(t *testing.T, n *nodeCanon, input []byte) {
 	t.Helper()
-	want := n.canon(t, input)
+	checkNodeResult(t, input, n.canon(t, input))
+}
+
+// checkNodeResult compares Transform and Marshal(Parse) of input with
+// Node's answer want.
+func checkNodeResult(t *testing.T, input []byte, want nodeResult) {
+	t.Helper()
 	got, err := Transform(input)
 	switch want.status {
 	case 0:
