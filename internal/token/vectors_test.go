@@ -85,6 +85,17 @@ func hardVectors() []vector {
 		word.WriteRune(letters[r.IntN(len(letters))])
 	}
 	vs = append(vs, vector{"long random word", word.String()})
+	// Words on both sides of the longest piece whose merge scratch a
+	// pooled state keeps, each followed by a shorter one and itself again.
+	rw := rand.New(rand.NewPCG(13, 14))
+	for _, n := range []int{keepScratch - 1, keepScratch, keepScratch + 1} {
+		b := make([]byte, n)
+		for j := range b {
+			b[j] = byte('a' + rw.IntN(26))
+		}
+		w := string(b)
+		vs = append(vs, vector{fmt.Sprintf("word of %d bytes", n), w + " " + w[:300] + " " + w})
+	}
 	for i := range 4 {
 		b := make([]byte, 1024<<i)
 		for j := range b {
