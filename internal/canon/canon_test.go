@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpcost/mcpcost/internal/canon/canontest"
 	"github.com/mcpcost/mcpcost/internal/testpeers"
 )
 
@@ -530,6 +531,9 @@ func FuzzCanon(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	for _, s := range corpusSeeds(f) {
+		f.Add(s)
+	}
+	for _, s := range canontest.Seeds() {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

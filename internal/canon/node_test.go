@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpcost/mcpcost/internal/canon/canontest"
 	"github.com/mcpcost/mcpcost/internal/testpeers"
 )
 
@@ -249,6 +250,9 @@ func FuzzNode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	for _, s := range corpusSeeds(f) {
+		f.Add(s)
+	}
+	for _, s := range canontest.Seeds() {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -3,8 +3,10 @@ package measure
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/mcpcost/mcpcost/internal/canon"
+	"github.com/mcpcost/mcpcost/internal/canon/canontest"
 )
 
 func addSeeds(f *testing.F) {
@@ -20,6 +22,23 @@ func addSeeds(f *testing.F) {
 	if b, err := os.ReadFile("testdata/corpus/hello-world/wire.jsonl"); err == nil {
 		f.Add(b)
 	}
+	// Documents of every shape around the slab sizes, as files, as
+	// JSON-RPC results, and the measurement.json of 118 tools.
+	for _, s := range canontest.Seeds() {
+		f.Add(s)
+	}
+	for _, s := range canontest.SeedLines() {
+		f.Add([]byte(`{"jsonrpc":"2.0","id":2,"result":` + string(s) + "}\n"))
+	}
+	c, err := ParseInput("seed", canontest.Tools(118))
+	if err != nil {
+		f.Fatal(err)
+	}
+	b, err := NewFile(Tools(c.Tools, nil), "measured", "seed", "mcpcost test", time.Unix(0, 0)).Marshal()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
 }
 
 // FuzzParseInput: no panic; on success every tool is an object, the

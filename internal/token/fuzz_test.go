@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mcpcost/mcpcost/internal/canon/canontest"
 )
 
 // FuzzO200k compares the counter with github.com/tiktoken-go/tokenizer on
@@ -19,6 +21,9 @@ func FuzzO200k(f *testing.F) {
 		if len(v.text) <= 256 {
 			f.Add(v.text)
 		}
+	}
+	for _, s := range canontest.Seeds() {
+		f.Add(string(s))
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got := O200k().Count(s)

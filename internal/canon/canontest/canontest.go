@@ -9,6 +9,8 @@
 package canontest
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -58,6 +60,26 @@ func Seeds() [][]byte {
 		}
 	}
 	return seeds
+}
+
+// SeedLines returns Seeds with the whitespace between tokens removed, so
+// that each fits on one line of JSON Lines or JSON-RPC over stdio.
+func SeedLines() [][]byte {
+	seeds := Seeds()
+	for i, s := range seeds {
+		seeds[i] = Compact(s)
+	}
+	return seeds
+}
+
+// Compact returns doc, a valid JSON document, without the whitespace
+// between its tokens.
+func Compact(doc []byte) []byte {
+	var b bytes.Buffer
+	if err := json.Compact(&b, doc); err != nil {
+		panic("canontest: compacting a document that is not JSON: " + err.Error())
+	}
+	return b.Bytes()
 }
 
 // Shape returns the document of the named shape (one of Shapes) with n
@@ -120,6 +142,14 @@ func Shape(shape string, n, depth int) []byte {
 
 // Tools returns a tools/list result of n tools, the input of a measurement.
 func Tools(n int) []byte { return Shape("tools", n, 0) }
+
+// ToolsArray returns the tools array of Tools(n) alone, as a
+// measurement.json's rawToolsCapture holds it.
+func ToolsArray(n int) []byte {
+	var w writer
+	w.list("[", "]", n, w.tool)
+	return w.b
+}
 
 // EnumTool returns a tools/list result of one tool with a property whose
 // enum has n values.
