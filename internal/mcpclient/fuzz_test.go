@@ -33,6 +33,7 @@ func FuzzStdoutFilter(f *testing.F) {
 	f.Add([]byte("banner\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}\n\nnot json\n"))
 	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"d\":\"caf\xe9\"}}\r\n[1,2]\n{\"a\":1}\n"))
 	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":\"x\"}"))
+	addBoundaryLines(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out, rec := filterAll(data, 7, 256)
 		// Everything handed on is whole lines of valid JSON in valid UTF-8.
@@ -79,6 +80,7 @@ func FuzzSSETap(f *testing.F) {
 	f.Add([]byte("event: endpoint\ndata: /message?s=1\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"))
 	f.Add([]byte("id: 7\r\ndata: {\"jsonrpc\":\"2.0\",\r\ndata: \"id\":2,\"result\":{\"a\":[]}}\r\n\r\n: comment\n\n"))
 	f.Add([]byte("data:{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32601,\"message\":\"x\"}}\n\n"))
+	addBoundarySSE(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, errA := tapAll(data, 4096)
 		b, errB := tapAll(data, 1)
@@ -96,6 +98,7 @@ func FuzzParsePage(f *testing.F) {
 	f.Add([]byte(`{"tools":{},"nextCursor":3}`), "tools")
 	f.Add([]byte(`{"prompts":null}`), "prompts")
 	f.Add([]byte(`[]`), "tools")
+	addBoundaryPages(f)
 	f.Fuzz(func(t *testing.T, raw []byte, key string) {
 		cursor, fail := parsePage(raw, key, "x")
 		if fail != nil && cursor != "" {

@@ -41,6 +41,7 @@ func FuzzArguments(f *testing.F) {
 			f.Add(uint8(i), seed)
 		}
 	}
+	addBoundaryArguments(f, len(tools))
 	f.Fuzz(func(t *testing.T, which uint8, args string) {
 		name := tools[int(which)%len(tools)]
 		if name == toolAudit && strings.Contains(args, "launch") {
@@ -72,6 +73,7 @@ func FuzzCheckAddr(f *testing.F) {
 	for _, s := range []string{"127.0.0.1:0", "localhost:80", "[::1]:1", ":80", "0.0.0.0:1", "[::ffff:127.0.0.1]:1", "LOCALHOST:1", "127.0.0.1", "[fe80::1%lo]:1"} {
 		f.Add(s)
 	}
+	addBoundaryStrings(f)
 	f.Fuzz(func(t *testing.T, addr string) {
 		if CheckAddr(addr, false) == nil {
 			host, _, _ := strings.Cut(addr, ":")
