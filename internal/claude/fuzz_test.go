@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpcost/mcpcost/internal/canon"
+	"github.com/mcpcost/mcpcost/internal/canon/canontest"
 )
 
 // Cut keeps a prefix of whole characters, within the limit, and marks
@@ -17,6 +18,9 @@ func FuzzCut(f *testing.F) {
 	f.Add(strings.Repeat("a", CutLimit-1) + "😀b")
 	f.Add(strings.Repeat("é", CutLimit+1))
 	f.Add(strings.Repeat("\xff", CutLimit+3))
+	for _, s := range canontest.Seeds() {
+		f.Add(string(s))
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got, cut := Cut(s)
 		if !cut {
@@ -44,6 +48,12 @@ func FuzzRequestShape(f *testing.F) {
 	f.Add([]byte(`[{"name":"t","description":"d","inputSchema":{"type":"object"}}]`), "srv")
 	f.Add([]byte(`[{"name":"a\ud800","inputSchema":[1]},null,{"name":""},{"name":"x","description":1e400}]`), "my.server")
 	f.Add([]byte(`[]`), "")
+	for _, n := range canontest.SeedSizes {
+		f.Add(canontest.ToolsArray(n), "srv")
+	}
+	for _, s := range canontest.Seeds() {
+		f.Add(s, "boundary")
+	}
 	f.Fuzz(func(t *testing.T, data []byte, server string) {
 		v, err := canon.Parse(data)
 		if err != nil || v.Kind() != canon.Array {
@@ -79,6 +89,9 @@ func FuzzRequestShape(f *testing.F) {
 func FuzzParseLeaderboard(f *testing.F) {
 	f.Add(leaderboardCSV)
 	f.Add([]byte("name,status\n\"x"))
+	for _, s := range canontest.Seeds() {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := parseLeaderboard(data)
 		if err != nil && m != nil {
@@ -91,6 +104,9 @@ func FuzzParseLeaderboard(f *testing.F) {
 func FuzzRetryAfter(f *testing.F) {
 	for _, s := range []string{"", "3", "1.5", "-2", "NaN", "Inf", "Mon, 02 Jan 2006 15:04:05 GMT"} {
 		f.Add(s)
+	}
+	for _, s := range canontest.SeedLines() {
+		f.Add(string(s))
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if d, ok := retryAfter(s); d < 0 || (!ok && d != 0) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpcost/mcpcost/internal/canon/canontest"
 	"github.com/mcpcost/mcpcost/internal/testpeers"
 )
 
@@ -403,6 +404,10 @@ func FuzzLoad(f *testing.F) {
 	}
 	for i, a := range seeds {
 		f.Add([]byte(a), []byte(seeds[(i+1)%len(seeds)]))
+	}
+	boundary := canontest.Seeds()
+	for i, a := range boundary {
+		f.Add(a, boundary[(i+7)%len(boundary)])
 	}
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		da, err := Load("a", a)

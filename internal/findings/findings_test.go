@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/canon/canontest"
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/measure"
 )
@@ -522,15 +523,23 @@ func FuzzToolRole(f *testing.F) {
 	for _, s := range []string{"search_files", "listIssues", "browser-fetch", "", "__", "ÉtatRead", "a.b/c:d e", "\xff\xfeget"} {
 		f.Add(s)
 	}
+	for _, s := range canontest.SeedLines() {
+		f.Add(string(s))
+	}
 	f.Fuzz(func(t *testing.T, name string) {
 		role, advice := toolRole(name)
 		if role == "" || advice == "" {
 			t.Fatalf("%q: empty role or advice", name)
 		}
+		// The words are the name's, lowercased, in order: each is found
+		// after the one before, which keeps the check linear.
+		lower := strings.ToLower(name)
 		for _, w := range splitWords(name) {
-			if w == "" || !strings.Contains(strings.ToLower(name), w) {
+			i := strings.Index(lower, w)
+			if w == "" || i < 0 {
 				t.Fatalf("%q: word %q not from the name", name, w)
 			}
+			lower = lower[i+len(w):]
 		}
 	})
 }

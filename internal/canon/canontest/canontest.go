@@ -47,13 +47,17 @@ func Docs() []Doc {
 	return docs
 }
 
+// SeedSizes are the sizes of the documents Seeds returns: both sides of
+// the parser's first slabs, of 512 and of 1024.
+var SeedSizes = []int{0, 1, 64, 65, 100, 129, 511, 513, 1025}
+
 // Seeds returns a selection of the documents for fuzz targets: every
-// shape at sizes on both sides of the parser's first slabs and of 512 and
-// 1024, at depth 0 and at the deepest of Depths.
+// shape at every size in SeedSizes, at depth 0 and at the deepest of
+// Depths.
 func Seeds() [][]byte {
 	var seeds [][]byte
 	for _, depth := range []int{0, Depths[len(Depths)-1]} {
-		for _, n := range []int{0, 1, 64, 65, 100, 129, 511, 513, 1025} {
+		for _, n := range SeedSizes {
 			for _, shape := range Shapes {
 				seeds = append(seeds, Shape(shape, n, depth))
 			}
