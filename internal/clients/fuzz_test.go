@@ -47,6 +47,7 @@ func FuzzJSONC(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	addBoundaryJSON(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, format := range []string{FormatJSON, FormatJSONC} {
 			v, err := decodeJSON(data, format)
@@ -85,6 +86,7 @@ func FuzzTOMLConfig(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	addBoundaryTOML(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sys := fuzzSystem(data)
 		cfg := parseCodex(sys, candidate{client: Codex, scope: "user", path: "/f/config.toml", format: FormatTOML}, data)
@@ -106,6 +108,7 @@ func FuzzYAMLConfig(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	addBoundaryYAML(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sys := fuzzSystem(data)
 		checkConfig(t, parseGoose(sys, candidate{client: Goose, scope: "user", path: "/f/config.yaml", format: FormatYAML}, data))
@@ -117,6 +120,7 @@ func FuzzRedact(f *testing.F) {
 	for _, seed := range []string{"abc", "ghp_x", "a b", "https://x", "=", "***"} {
 		f.Add(seed)
 	}
+	addBoundaryStrings(f)
 	f.Fuzz(func(t *testing.T, secret string) {
 		if secret == "" || strings.ContainsAny(secret, " \t\n&#=?%+;") {
 			return
