@@ -13,6 +13,7 @@ func FuzzSplitObject(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":1}`, `{"a":"x\"}","b":[1,{"c":"]"}],"d":null}`, ` {"k\u0041":"\\\\"} `, `{"a":tru}`, `{"a":"\\"}`, `{"a":1,}`, `[1]`, `{"a"`} {
 		f.Add([]byte(s))
 	}
+	addBoundaryObjects(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var keys []string
 		err := splitObject(b, func(key string, val []byte) error {
@@ -58,6 +59,7 @@ func FuzzUnquote(f *testing.F) {
 	for _, s := range []string{`""`, `"a\nb"`, `"\u00e9\ud83d\ude00"`, `"\ud800x"`, `"\udc00\ud800"`, `"\"\\\/\b\f\r\t"`, `"\x"`, "\"\xff\"", `"tab\tend"`} {
 		f.Add([]byte(s))
 	}
+	addBoundaryStrings(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, ok := unquote(b)
 		if !ok {

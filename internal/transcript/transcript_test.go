@@ -447,6 +447,7 @@ func TestLineError(t *testing.T) {
 
 func FuzzClaudeLine(f *testing.F) {
 	seed(f, "testdata/claude.jsonl")
+	addBoundaryClaudeLines(f)
 	f.Fuzz(func(t *testing.T, line []byte) {
 		p := &transcript.ClaudeParser{}
 		rec, err := p.ParseLine(line)
@@ -458,6 +459,7 @@ func FuzzClaudeLine(f *testing.F) {
 
 func FuzzCodexLine(f *testing.F) {
 	seed(f, "testdata/codex.jsonl")
+	addBoundaryCodexLines(f)
 	f.Fuzz(func(t *testing.T, line []byte) {
 		p := &transcript.CodexParser{State: transcript.CodexState{SessionID: "s"}}
 		rec, err := p.ParseLine(line)

@@ -18,6 +18,7 @@ func FuzzDecodeUsage(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	addBoundaryUsage(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var want, got *claudeUsage
 		werr := decodeField("message.usage", b, &want)
