@@ -69,6 +69,7 @@ func TestSlabBoundaries(t *testing.T) {
 				{"index keys", "[" + prefixObj + "," + idx + "]", "[" + prefixObjWant + "," + idxWant + "]"},
 				{"index keys in object", `{"1":` + prefixObj + `,"0":` + idx + `}`, `{"0":` + idxWant + `,"1":` + prefixObjWant + `}`},
 				{"array in reordered object", `{"1":` + prefix + `,"0":` + arr + `}`, `{"0":` + arr + `,"1":` + prefix + `}`},
+				{"array under an index key", `{"1":` + arr + `}`, `{"1":` + arr + `}`},
 			}
 			for _, c := range cases {
 				name := fmt.Sprintf("%s/%d/after%d", c.name, n, before)
