@@ -219,3 +219,30 @@ func TestDuplicateKeysAtLinearLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeHint checks the guess on both sides of its sample of 64 values:
+// for values of one length it is the exact length with an eighth to spare,
+// and for values whose lengths vary it stays near the exact length.
+func TestSizeHint(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 63, 64, 65, 127, 128, 129, 1000} {
+		for _, varied := range []bool{false, true} {
+			vals := make([]*Value, n)
+			for i := range vals {
+				s := "abcdefgh"
+				if varied {
+					s = strings.Repeat("x", i%10)
+				}
+				vals[i] = NewString(s)
+			}
+			exact := len(Marshal(NewArray(vals)))
+			got := SizeHint(vals)
+			// Each "abcdefgh" takes 10 bytes and a comma.
+			if want := 11*n + 11*n/8 + 2; !varied && got != want {
+				t.Errorf("%d values of one length: hint %d, want %d (exact length %d)", n, got, want, exact)
+			}
+			if got < exact*3/4 || got > exact*3/2+2 {
+				t.Errorf("%d values (varied %v): hint %d, exact length %d", n, varied, got, exact)
+			}
+		}
+	}
+}
