@@ -30,7 +30,7 @@ var Shapes = []string{"enum", "properties", "scalars", "index-keys", "nested-arr
 
 // A Doc is one generated document.
 type Doc struct {
-	Name string // shape/size/depth, such as "enum/100/depth1"
+	Name string // shape/size/depth, such as "enum/100/depth2"
 	JSON []byte
 }
 
@@ -95,10 +95,10 @@ func Compact(doc []byte) []byte {
 //     of them required;
 //   - scalars: an object of n members, each a scalar in a spelling that
 //     canonicalizing changes (escapes, exponents, -0, 1.0);
-//   - index-keys: an object of n keys, most of them array indices in a
-//     scrambled order, some that only look like one ("01", "-1",
-//     "4294967295"), and a duplicate of the first key at the end;
-//   - nested-arrays: an array of n arrays nested up to five deep;
+//   - index-keys: an object of n distinct keys, most of them array indices
+//     in a scrambled order, some escaped, some that only look like one
+//     ("07", "-7", "7.0", "4294967295"), then the first key again;
+//   - nested-arrays: an array of n values, each in arrays up to four deep;
 //   - mixed: an array of n values of every kind, containers included;
 //   - tools: a tools/list result of n tools.
 //
