@@ -1,7 +1,6 @@
 package clients
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -45,14 +44,9 @@ func boundaryServers(n int) []byte {
 // addBoundaryJSON adds the boundary documents, alone and (those under
 // 16 KB) as the value of a config's key, and configs of up to 513 servers:
 // every client's parser reads each seed, at a few MB/s.
-//
-// Their 1e400 is written 1e300: decodeJSON refuses a number beyond the
-// range of a double, which JSON.parse reads as Infinity, with an error
-// that has no position (encoding/json's UnmarshalTypeError), and
-// FuzzJSONC fails on that. Left for the clients package to fix.
+
 func addBoundaryJSON(f *testing.F) {
 	for _, s := range canontest.Seeds() {
-		s = bytes.ReplaceAll(s, []byte("1e400"), []byte("1e300"))
 		f.Add(s)
 		if len(s) < 16<<10 {
 			f.Add([]byte(`{"mcpServers": {"a": {"command": "x"}}, "x": ` + string(s) + "}"))

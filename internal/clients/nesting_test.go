@@ -3,6 +3,7 @@ package clients
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -191,4 +192,29 @@ func FuzzNesting(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A number beyond a double's range is read as JSON.parse reads it (±Inf),
+// not refused: the client would accept the file.
+func TestOutOfRangeNumbers(t *testing.T) {
+	for _, format := range []string{FormatJSON, FormatJSONC} {
+		doc := `{"mcpServers": {"a": {"command": "x", "timeout": 1e400}}, "n": [-1e999, 1.5, 2e308], "m": 0.1}`
+		v, err := decodeJSON([]byte(doc), format)
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		m := v.(map[string]any)
+		a := m["mcpServers"].(map[string]any)["a"].(map[string]any)
+		if got := a["timeout"]; got != math.Inf(1) {
+			t.Errorf("%s: timeout = %v, want +Inf", format, got)
+		}
+		n := m["n"].([]any)
+		if n[0] != math.Inf(-1) || n[1] != 1.5 || n[2] != math.Inf(1) || m["m"] != 0.1 {
+			t.Errorf("%s: numbers = %v, %v", format, n, m["m"])
+		}
+	}
+	// Still refused with a position: a real syntax error after such a number.
+	if _, err := decodeJSON([]byte(`{"a": 1e400, }`), FormatJSON); err == nil || !strings.Contains(err.Error(), "1:") {
+		t.Errorf("trailing comma after 1e400: %v, want a positioned error", err)
+	}
 }

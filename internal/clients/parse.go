@@ -102,7 +102,20 @@ func decodeJSON(b []byte, format string) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	var out any
 	if err := dec.Decode(&out); err != nil {
-		return nil, jsonError(b, format, dec, err)
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return nil, jsonError(b, format, dec, err)
+		}
+		// A number beyond float64's range (1e400): JSON.parse, and so the
+		// client, reads it as ±Infinity; encoding/json refuses it. Decode
+		// again keeping numbers as written, and convert them as JSON.parse.
+		dec = json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		out = nil
+		if err := dec.Decode(&out); err != nil {
+			return nil, jsonError(b, format, dec, err)
+		}
+		out = jsNumbers(out)
 	}
 	if rest := bytes.TrimLeft(b[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
 		off := len(b) - len(rest)
@@ -110,6 +123,26 @@ func decodeJSON(b []byte, format string) (any, error) {
 		return nil, &ParseError{Format: format, Line: line, Col: col, Msg: "unexpected data after the top-level value"}
 	}
 	return out, nil
+}
+
+// jsNumbers replaces each json.Number in v by the float64 JSON.parse gives
+// it: the nearest value, or ±Inf beyond the range. Nesting is capped before
+// any decoder runs, so the recursion is bounded.
+func jsNumbers(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		f, _ := strconv.ParseFloat(string(t), 64) // ±Inf with ErrRange, as JSON.parse
+		return f
+	case map[string]any:
+		for k, e := range t {
+			t[k] = jsNumbers(e)
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = jsNumbers(e)
+		}
+	}
+	return v
 }
 
 func jsonError(b []byte, format string, dec *json.Decoder, err error) error {
