@@ -245,7 +245,13 @@ func decodeField(key string, val []byte, v any) error {
 	if err := json.Unmarshal(val, v); err != nil {
 		var ue *json.UnmarshalTypeError
 		if errors.As(err, &ue) {
-			return errors.New("unexpected JSON: " + key + ": " + ue.Error())
+			// ue.Error() quotes numbers ("number 1e999"): name the kinds only.
+			kind, _, _ := strings.Cut(ue.Value, " ")
+			where := key
+			if ue.Field != "" {
+				where += "." + ue.Field
+			}
+			return errors.New("unexpected JSON: " + where + " is a " + kind + ", want " + ue.Type.String())
 		}
 		return errors.New("invalid JSON in " + key)
 	}

@@ -235,14 +235,15 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// parseTime reads an RFC 3339 timestamp.
+// parseTime reads an RFC 3339 timestamp. Its error never repeats the
+// value: a line's values may be anything, secrets included.
 func parseTime(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, errors.New("no timestamp")
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("bad timestamp %q", s)
+		return time.Time{}, errors.New("bad timestamp (not RFC 3339)")
 	}
 	return t.UTC(), nil
 }

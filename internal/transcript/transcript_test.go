@@ -478,3 +478,38 @@ func seed(f *testing.F, path string) {
 		f.Add(l)
 	}
 }
+
+// TestLineErrorsEchoNoValue: the error of a corrupt line names what is
+// wrong, never a value from the line (a line may hold anything, secrets
+// included).
+func TestLineErrorsEchoNoValue(t *testing.T) {
+	const canary = "sk-canary-31415"
+	claude := []string{
+		`{"type":"assistant","sessionId":"s","timestamp":"` + canary + `","message":{"id":"m","model":"x","usage":{"input_tokens":1}}}`,
+		`{"type":"assistant","sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"id":"m","model":"x","usage":{"input_tokens":"` + canary + `"}}}`,
+		`{"type":"assistant","sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"id":"m","model":"x","usage":{"input_tokens":31415.5}}}`,
+		`{"type":"assistant","sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"id":"m","model":"x","usage":{"input_tokens":1e31415}}}`,
+	}
+	for _, line := range claude {
+		p := &transcript.ClaudeParser{SessionID: "s"}
+		_, err := p.ParseLine([]byte(line))
+		if err == nil {
+			t.Errorf("no error for %s", line)
+			continue
+		}
+		if strings.Contains(err.Error(), canary) || strings.Contains(err.Error(), "31415") {
+			t.Errorf("the error repeats a value of the line: %v", err)
+		}
+	}
+	codex := []string{
+		`{"timestamp":"` + canary + `","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1}}}}`,
+		`{"timestamp":"2026-01-01T00:00:00Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":31415.5}}}}`,
+	}
+	for _, line := range codex {
+		p := &transcript.CodexParser{State: transcript.CodexState{SessionID: "s"}}
+		_, err := p.ParseLine([]byte(line))
+		if err != nil && (strings.Contains(err.Error(), canary) || strings.Contains(err.Error(), "31415")) {
+			t.Errorf("the error repeats a value of the line: %v", err)
+		}
+	}
+}
