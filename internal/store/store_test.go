@@ -517,3 +517,36 @@ func TestWarningsCapped(t *testing.T) {
 		t.Errorf("%d corrupt (want %d), %d warnings", st.Corrupt, len(m.CorruptLines), len(st.Warnings))
 	}
 }
+
+// TestIngestThroughLinks: a home whose projects and sessions folders are
+// links (to folders whose projects are links in turn) gives the totals of
+// the real tree.
+func TestIngestThroughLinks(t *testing.T) {
+	home := t.TempDir()
+	if _, err := transcripttest.Generate(home, transcripttest.Small()); err != nil {
+		t.Fatal(err)
+	}
+	ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
+	ingest(t, ref, home)
+	want := totals(t, ref)
+
+	linked := t.TempDir()
+	os.MkdirAll(filepath.Join(linked, ".claude"), 0o755)
+	os.MkdirAll(filepath.Join(linked, ".codex"), 0o755)
+	// The projects folder is a folder of links to the real projects.
+	projects := filepath.Join(linked, "store", "projects")
+	os.MkdirAll(projects, 0o755)
+	entries, _ := os.ReadDir(filepath.Join(home, ".claude", "projects"))
+	for _, e := range entries {
+		if err := os.Symlink(filepath.Join(home, ".claude", "projects", e.Name()), filepath.Join(projects, e.Name())); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	os.Symlink(projects, filepath.Join(linked, ".claude", "projects"))
+	os.Symlink(filepath.Join(home, ".codex", "sessions"), filepath.Join(linked, ".codex", "sessions"))
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	st := ingest(t, s, linked)
+	if got := totals(t, s); got != want || st.Files == 0 {
+		t.Errorf("through links (%d files):\n%s\nwant:\n%s", st.Files, got, want)
+	}
+}

@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -91,45 +92,88 @@ func DiscoverCodex(roots []string) ([]File, error) {
 	return files, err
 }
 
+// walkRoots lists the .jsonl files under roots, following symbolic links
+// to folders and files as Claude Code and Codex do (a projects folder, a
+// project or a transcript may each be a link). A visited set of the
+// folders and files met (device and inode) stops link loops and lists a
+// file reached twice (by two links, or under two roots) once, under the
+// first path met. Links that lead nowhere are skipped; those named like a
+// transcript are reported.
 func walkRoots(roots []string, add func(root, path string)) error {
-	seen := map[string]bool{}
-	var errs []error
+	w := &walker{seen: map[fileKey]bool{}, add: add}
 	for _, root := range roots {
 		// Paths are stored: the same file must always have the same name.
 		if abs, err := filepath.Abs(root); err == nil {
 			root = abs
 		}
-		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		fi, err := os.Stat(root)
+		if err != nil || !fi.IsDir() {
 			continue
 		}
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if path == root {
-					return err
+		w.dir(root, root, fi)
+	}
+	return errors.Join(w.errs...)
+}
+
+type walker struct {
+	seen map[fileKey]bool
+	errs []error
+	add  func(root, path string)
+}
+
+// visit reports whether the file or folder fi, found at path, is met for
+// the first time.
+func (w *walker) visit(path string, fi fs.FileInfo) bool {
+	k := keyOf(path, fi)
+	if w.seen[k] {
+		return false
+	}
+	w.seen[k] = true
+	return true
+}
+
+func (w *walker) dir(root, path string, fi fs.FileInfo) {
+	if !w.visit(path, fi) {
+		return
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		w.errs = append(w.errs, err)
+		return
+	}
+	// A file that is here, rather than linked to, keeps its own name.
+	sort.SliceStable(entries, func(a, b int) bool {
+		return entries[a].Type()&fs.ModeSymlink == 0 && entries[b].Type()&fs.ModeSymlink != 0
+	})
+	for _, e := range entries {
+		p := filepath.Join(path, e.Name())
+		isJSONL := strings.HasSuffix(e.Name(), ".jsonl")
+		var info fs.FileInfo
+		if e.Type()&fs.ModeSymlink != 0 {
+			if info, err = os.Stat(p); err != nil {
+				if isJSONL {
+					w.errs = append(w.errs, fmt.Errorf("%s: a link that leads nowhere: %w", p, errors.Unwrap(err)))
 				}
-				errs = append(errs, err)
-				return nil
+				continue
 			}
-			if d.IsDir() {
-				if d.Name() == "tool-results" {
-					return filepath.SkipDir
-				}
-				return nil
+		} else if e.IsDir() || (e.Type().IsRegular() && isJSONL) {
+			if info, err = e.Info(); err != nil {
+				continue // gone since the listing
 			}
-			if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".jsonl") {
-				return nil
+		} else {
+			continue
+		}
+		switch {
+		case info.IsDir():
+			if e.Name() != "tool-results" {
+				w.dir(root, p, info)
 			}
-			if !seen[path] {
-				seen[path] = true
-				add(root, path)
+		case info.Mode().IsRegular() && isJSONL:
+			if w.visit(p, info) {
+				w.add(root, p)
 			}
-			return nil
-		})
-		if err != nil {
-			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
 }
 
 // SortFiles orders files by path, for stable output.

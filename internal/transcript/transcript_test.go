@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpcost/mcpcost/internal/transcript"
 	"github.com/mcpcost/mcpcost/internal/transcript/transcripttest"
@@ -511,5 +512,81 @@ func TestLineErrorsEchoNoValue(t *testing.T) {
 		if err != nil && (strings.Contains(err.Error(), canary) || strings.Contains(err.Error(), "31415")) {
 			t.Errorf("the error repeats a value of the line: %v", err)
 		}
+	}
+}
+
+// TestDiscoverSymlinks: a projects folder, a project folder or a
+// transcript that is a link is followed; loops end, dangling links are
+// skipped (and reported when named like a transcript), and a file reached
+// by two paths is listed once.
+func TestDiscoverSymlinks(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	elsewhere := filepath.Join(base, "elsewhere")
+	for _, p := range []string{
+		"real/-home-u-a/s1.jsonl",
+		"real/-home-u-a/s1/subagents/agent-x.jsonl",
+		"elsewhere/-home-u-b/s2.jsonl",
+		"elsewhere/loose/s3.jsonl",
+	} {
+		path := filepath.Join(base, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, nil, 0o644)
+	}
+	link := func(target, name string) {
+		t.Helper()
+		if err := os.Symlink(target, filepath.Join(base, filepath.FromSlash(name))); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	link(real, "projects")                                        // the root itself
+	link(filepath.Join(elsewhere, "-home-u-b"), "real/-home-u-b") // a project folder
+	link(filepath.Join(elsewhere, "loose", "s3.jsonl"), "real/-home-u-a/s3.jsonl")
+	link(filepath.Join(real, "-home-u-a", "s1.jsonl"), "real/-home-u-a/s1-again.jsonl") // a second name of s1
+	link(real, "real/-home-u-a/loop")                                                   // a loop
+	link("..", "real/-home-u-b-loop")                                                   // another, relative
+	link(filepath.Join(base, "missing.jsonl"), "real/-home-u-a/gone.jsonl")             // dangling, a transcript's name
+	link(filepath.Join(base, "missing"), "real/-home-u-a/gone")                         // dangling, anything else
+
+	root := filepath.Join(base, "projects")
+	done := make(chan struct{})
+	var files []transcript.File
+	var err error
+	go func() {
+		defer close(done)
+		files, err = transcript.DiscoverClaude([]string{root, real})
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("discovery did not end: a link loop")
+	}
+	if err == nil || !strings.Contains(err.Error(), "gone.jsonl: a link that leads nowhere") || strings.Contains(err.Error(), "gone:") {
+		t.Errorf("error %v, want one naming gone.jsonl only", err)
+	}
+	var got []string
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f.Path)
+		got = append(got, fmt.Sprintf("%s session=%s agent=%s", filepath.ToSlash(rel), f.SessionID, f.AgentID))
+	}
+	sort.Strings(got)
+	want := []string{
+		"-home-u-a/s1.jsonl session=s1 agent=",
+		"-home-u-a/s1/subagents/agent-x.jsonl session=s1 agent=agent-x",
+		"-home-u-a/s3.jsonl session=s3 agent=",
+		"-home-u-b/s2.jsonl session=s2 agent=",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// Codex's sessions folder as a link.
+	sessions := filepath.Join(base, "codex-real", "2026", "01", "02")
+	os.MkdirAll(sessions, 0o755)
+	os.WriteFile(filepath.Join(sessions, "rollout-2026-01-02T03-04-05-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"), nil, 0o644)
+	link(filepath.Join(base, "codex-real"), "sessions")
+	cfiles, err := transcript.DiscoverCodex([]string{filepath.Join(base, "sessions")})
+	if err != nil || len(cfiles) != 1 || cfiles[0].SessionID != "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000" {
+		t.Errorf("codex through a link: %+v %v", cfiles, err)
 	}
 }
