@@ -12,6 +12,8 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -265,19 +267,23 @@ func (st *IngestStats) warn(max int, msg string) {
 }
 
 // acquire takes the ingest lease, waiting while another live process
-// holds it.
+// holds it. A lease is taken over when it has expired, or at once when
+// the process that holds it is gone: its owner names the host and the
+// process (see leaseOwner), and a process of this host that no longer
+// runs (killed, crashed) holds nothing.
 func (s *Store) acquire(ctx context.Context, o IngestOptions, st *IngestStats) (string, error) {
-	owner := fmt.Sprintf("%d-%d", os.Getpid(), o.Now().UnixNano())
+	owner := leaseOwner(os.Getpid(), o.Now().UnixNano())
 	start := time.Now()
 	for {
 		got := false
 		err := s.tx(ctx, func(tx *sql.Tx) error {
 			var exp int64
-			err := tx.QueryRow(`SELECT expires_at FROM ingest_lock WHERE id = 1`).Scan(&exp)
+			var holder string
+			err := tx.QueryRow(`SELECT expires_at, owner FROM ingest_lock WHERE id = 1`).Scan(&exp, &holder)
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
-			if err == nil && exp > time.Now().UnixMilli() {
+			if err == nil && exp > time.Now().UnixMilli() && !leaseAbandoned(holder) {
 				return nil
 			}
 			got = true
@@ -311,6 +317,51 @@ func (s *Store) acquire(ctx context.Context, o IngestOptions, st *IngestStats) (
 
 // leaseTime is how long a lease lasts without renewal; each batch renews it.
 const leaseTime = 60 * time.Second
+
+// leaseOwner names a lease's holder: "HOST/PID/NANOS", the host name, the
+// process id and the time it asked (which tells two leases of one process
+// apart).
+func leaseOwner(pid int, nanos int64) string {
+	return fmt.Sprintf("%s/%d/%d", hostName(), pid, nanos)
+}
+
+// leaseAbandoned reports whether the lease named owner is held by a
+// process of this host that no longer runs. Owners of another host, of
+// this process, or in the older "PID-NANOS" form, are never abandoned:
+// their leases are waited for until they expire.
+func leaseAbandoned(owner string) bool {
+	rest, _, ok := cutLast(owner, "/")
+	if !ok {
+		return false
+	}
+	host, pidText, ok := cutLast(rest, "/")
+	if !ok || host != hostName() {
+		return false
+	}
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	return !processAlive(pid)
+}
+
+func cutLast(s, sep string) (before, after string, ok bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
+}
+
+var hostOnce = sync.OnceValue(func() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "unknown-host"
+	}
+	return strings.ReplaceAll(h, "/", "_")
+})
+
+func hostName() string { return hostOnce() }
 
 func (s *Store) release(owner string) {
 	s.db.Exec(`DELETE FROM ingest_lock WHERE id = 1 AND owner = ?`, owner)

@@ -550,3 +550,46 @@ func TestIngestThroughLinks(t *testing.T) {
 		t.Errorf("through links (%d files):\n%s\nwant:\n%s", st.Files, got, want)
 	}
 }
+
+// TestLeaseOfDeadProcess: a lease held by a process of this host that no
+// longer runs is taken over at once; one held by a live process, by
+// another host or in the older form without a host is waited for.
+func TestLeaseOfDeadProcess(t *testing.T) {
+	home := t.TempDir()
+	transcripttest.Generate(home, transcripttest.Small())
+	gone := exec.Command(os.Args[0], "-test.run=^$")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	deadPid := gone.Process.Pid
+	for _, c := range []struct {
+		name, owner string
+		taken       bool
+	}{
+		{"dead process", leaseOwner(deadPid, 1), true},
+		{"live process", leaseOwner(os.Getppid(), 1), false},
+		{"this process", leaseOwner(os.Getpid(), 1), false},
+		{"another host", fmt.Sprintf("elsewhere.example/%d/1", deadPid), false},
+		{"no host", fmt.Sprintf("%d-1", deadPid), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+			s.DB().Exec(`INSERT INTO ingest_lock (id, owner, pid, expires_at) VALUES (1, ?, ?, ?)`, c.owner, deadPid, time.Now().Add(time.Hour).UnixMilli())
+			o := options(home)
+			o.LockWait = 500 * time.Millisecond
+			start := time.Now()
+			st, err := s.Ingest(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			took := time.Since(start)
+			if c.taken && (st.Skipped || st.FilesRead == 0 || st.Waited > 100*time.Millisecond) {
+				t.Errorf("the lease of a dead process was not taken over at once: %+v", st)
+			}
+			if !c.taken && !st.Skipped {
+				t.Errorf("a lease that may be live was taken over: %+v", st)
+			}
+			t.Logf("waited %v, ingest %v", st.Waited, took)
+		})
+	}
+}
