@@ -221,7 +221,11 @@ func prepare(env *Env, cmd string, f *flags, rf *runtimeFlags) (in *runtimeInput
 			return nil, fail(env, withHint(fmt.Errorf("no usage store at %s", path), "run without --no-ingest to create it")), false
 		}
 	}
-	if in.st, err = store.Open(path); err != nil {
+	open := store.Open
+	if *rf.noIngest {
+		open = store.OpenReadOnly // reading writes nothing
+	}
+	if in.st, err = open(path); err != nil {
 		return nil, fail(env, err), false
 	}
 	ctx := context.Background()

@@ -149,7 +149,13 @@ func runUsage(env *Env, args []string) int {
 			return fail(env, withHint(fmt.Errorf("no usage store at %s", path), "run 'mcpcost usage' without --no-ingest to create it"))
 		}
 	}
-	st, err := store.Open(path)
+	// A report from the store as it is writes nothing: it opens on a full
+	// disk or a read-only folder, and repairs nothing.
+	open := store.Open
+	if *noIngest {
+		open = store.OpenReadOnly
+	}
+	st, err := open(path)
 	if err != nil {
 		return fail(env, err)
 	}

@@ -141,6 +141,9 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 	if o.Count == nil {
 		return nil, errors.New("ingest: no token counter")
 	}
+	if s.readOnly {
+		return nil, errors.New("ingest: the store is open read-only")
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}

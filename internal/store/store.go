@@ -35,9 +35,10 @@ var migrations embed.FS
 
 // A Store is an open usage database.
 type Store struct {
-	db   *sql.DB
-	path string
-	key  []byte // HMAC key of tool arguments
+	db       *sql.DB
+	path     string
+	key      []byte // HMAC key of tool arguments
+	readOnly bool
 }
 
 // Open opens (creating it and its folder if needed) the store at path and
@@ -71,6 +72,49 @@ func Open(path string) (*Store, error) {
 	}
 	return s, nil
 }
+
+// OpenReadOnly opens the store at path for reading only: it writes
+// nothing, not even what Open would repair (missing indexes, a missing
+// key), so that a report can be read from a store on a full disk or in a
+// read-only folder. Queries give the same answers, more slowly when a
+// first ingest was interrupted before it built the indexes. A store whose
+// schema is older than this mcpcost's is refused: only an ingest (Open)
+// may bring it up to date.
+func OpenReadOnly(path string) (*Store, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	// mode=ro opens the file read-only; query_only refuses every write
+	// statement, temporary tables included.
+	dsn := "file:" + filepath.ToSlash(path) + "?mode=ro&_pragma=busy_timeout(30000)&_pragma=query_only(1)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path, readOnly: true}
+	fail := func(err error) (*Store, error) {
+		db.Close()
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	var have int
+	if err := db.QueryRow("PRAGMA user_version").Scan(&have); err != nil {
+		return fail(err)
+	}
+	switch want := SchemaVersion(); {
+	case have > want:
+		return fail(fmt.Errorf("the store has schema version %d, newer than this mcpcost knows (%d); upgrade mcpcost", have, want))
+	case have < want:
+		return fail(fmt.Errorf("the store has schema version %d, older than this mcpcost's (%d): an ingest (without --no-ingest) brings it up to date", have, want))
+	}
+	err = db.QueryRow(`SELECT value FROM meta WHERE key = 'args_hmac_key'`).Scan(&s.key)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fail(err)
+	}
+	return s, nil
+}
+
+// ReadOnly reports whether the store was opened with OpenReadOnly.
+func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }

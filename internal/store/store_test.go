@@ -18,6 +18,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// A child process of TestOpenReadOnlyOnFullDisk: no file may grow,
+	// as on a full disk.
+	if db := os.Getenv("MCPCOST_STORE_TEST_FULL_DISK"); db != "" {
+		os.Exit(fullDiskChild(db))
+	}
 	// A child process of TestTwoProcesses: ingest and exit.
 	if db := os.Getenv("MCPCOST_STORE_TEST_CHILD"); db != "" {
 		s, err := Open(db)
@@ -93,11 +98,19 @@ func TestMigrations(t *testing.T) {
 // totals is a store's content in a comparable form.
 func totals(t *testing.T, s *Store) string {
 	t.Helper()
+	got, err := totalsOf(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func totalsOf(s *Store) (string, error) {
 	var b strings.Builder
-	q := func(query string) {
+	q := func(query string) error {
 		rows, err := s.DB().Query(query)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		defer rows.Close()
 		cols, _ := rows.Columns()
@@ -107,7 +120,9 @@ func totals(t *testing.T, s *Store) string {
 			for i := range vals {
 				ptrs[i] = &vals[i]
 			}
-			rows.Scan(ptrs...)
+			if err := rows.Scan(ptrs...); err != nil {
+				return err
+			}
 			for i, v := range vals {
 				if bs, ok := v.([]byte); ok {
 					vals[i] = fmt.Sprintf("%x", bs)
@@ -115,14 +130,21 @@ func totals(t *testing.T, s *Store) string {
 			}
 			fmt.Fprintln(&b, vals...)
 		}
+		return rows.Err()
 	}
-	q(`SELECT source, session_id, agent_id, count(*), sum(input), sum(output), sum(cache_write_5m), sum(cache_write_1h), sum(cache_read)
-		FROM requests GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`)
-	q(`SELECT source, session_id, call_id, name, server, call_ts, result_ts, result_tokens, result_bytes, non_text, estimated_tokens, is_error, spilled
-		FROM tool_calls ORDER BY 1, 2, 3`)
-	q(`SELECT source, session_id, project, first_ts, last_ts FROM sessions ORDER BY 1, 2`)
-	q(`SELECT source, session_id, ts, trigger, pre_tokens FROM compactions ORDER BY 1, 2, 3`)
-	return b.String()
+	for _, query := range []string{
+		`SELECT source, session_id, agent_id, count(*), sum(input), sum(output), sum(cache_write_5m), sum(cache_write_1h), sum(cache_read)
+		FROM requests GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+		`SELECT source, session_id, call_id, name, server, call_ts, result_ts, result_tokens, result_bytes, non_text, estimated_tokens, is_error, spilled
+		FROM tool_calls ORDER BY 1, 2, 3`,
+		`SELECT source, session_id, project, first_ts, last_ts FROM sessions ORDER BY 1, 2`,
+		`SELECT source, session_id, ts, trigger, pre_tokens FROM compactions ORDER BY 1, 2, 3`,
+	} {
+		if err := q(query); err != nil {
+			return "", err
+		}
+	}
+	return b.String(), nil
 }
 
 func TestIngestMatchesManifest(t *testing.T) {
