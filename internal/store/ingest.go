@@ -227,7 +227,7 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				s.read(ctx, j, o, batches)
+				s.readGuarded(ctx, j, o, batches)
 			}
 		}()
 	}
@@ -394,6 +394,22 @@ const (
 	batchBytes   = 32 << 20
 )
 
+// readGuarded reads one file, turning a panic into a warning that names
+// it: the file is left where its last batch took it, the ingest goes on
+// with the others.
+func (s *Store) readGuarded(ctx context.Context, j *job, o IngestOptions, out chan<- *batch) {
+	defer func() {
+		if v := recover(); v != nil {
+			msg := fmt.Sprintf("%s: %v", j.file.Path, panicError(v))
+			select {
+			case out <- &batch{job: j, failed: true, warnings: []string{msg}}:
+			case <-ctx.Done():
+			}
+		}
+	}()
+	s.read(ctx, j, o, out)
+}
+
 // read reads one file from where it was left, sending batches.
 func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *batch) {
 	f, err := os.Open(j.file.Path)
@@ -466,7 +482,7 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 		if lerr != nil {
 			b.corrupt++
 			b.warnings = append(b.warnings, (&transcript.LineError{Path: j.file.Path, Line: no, Err: lerr}).Error())
-		} else if rec, perr := parser.ParseLine(line); perr != nil {
+		} else if rec, hashes, perr := s.parseLine(parser, line, o.Count); perr != nil {
 			b.corrupt++
 			b.warnings = append(b.warnings, (&transcript.LineError{Path: j.file.Path, Line: no, Err: perr}).Error())
 		} else if rec != nil {
@@ -475,14 +491,7 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 			} else {
 				cwd = rec.Cwd
 			}
-			for i := range rec.Results {
-				rec.Results[i].Count(o.Count)
-				rec.Results[i].Texts = nil
-			}
-			s.addTools(b, j.file.Source, no, rec)
-			for i := range rec.Calls {
-				rec.Calls[i].Args = nil // hashed; the line's bytes are reused
-			}
+			s.addTools(b, j.file.Source, no, rec, hashes)
 			if rec.Request != nil || rec.Compaction != nil || rec.Cwd != "" {
 				b.recs = append(b.recs, lineRec{no, rec})
 			}
@@ -507,8 +516,47 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 	}
 }
 
-// addTools merges a record's tool calls and results into the batch's rows.
-func (s *Store) addTools(b *batch, src transcript.Source, line int, rec *transcript.Record) {
+// parseLine parses one line and does the work that depends on its
+// values: its tool results' token counts and its arguments' hashes (the
+// arguments are dropped, and the line's bytes reused). A panic on the way
+// becomes the line's error, so that one line cannot take an ingest down:
+// the line is reported and skipped, and the file's offset moves past it.
+func (s *Store) parseLine(p transcript.Parser, line []byte, count func(string) int) (rec *transcript.Record, hashes [][]byte, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			rec, hashes, err = nil, nil, panicError(v)
+		}
+	}()
+	rec, err = p.ParseLine(line)
+	if err != nil || rec == nil {
+		return nil, nil, err
+	}
+	for i := range rec.Results {
+		rec.Results[i].Count(count)
+		rec.Results[i].Texts = nil
+	}
+	if len(rec.Calls) > 0 {
+		hashes = make([][]byte, len(rec.Calls))
+		for i := range rec.Calls {
+			hashes[i] = s.hashArgs(rec.Calls[i].Args)
+			rec.Calls[i].Args = nil
+		}
+	}
+	return rec, hashes, nil
+}
+
+// panicError words a recovered panic. Only a runtime error's message is
+// repeated: another panic's value might hold a value of the line.
+func panicError(v any) error {
+	if re, ok := v.(runtime.Error); ok {
+		return fmt.Errorf("internal error (%v); skipped", re)
+	}
+	return errors.New("internal error; skipped")
+}
+
+// addTools merges a record's tool calls (with their arguments' hashes)
+// and results into the batch's rows.
+func (s *Store) addTools(b *batch, src transcript.Source, line int, rec *transcript.Record, hashes [][]byte) {
 	row := func(id string) *toolRow {
 		t := b.calls[id]
 		if t == nil {
@@ -518,7 +566,7 @@ func (s *Store) addTools(b *batch, src transcript.Source, line int, rec *transcr
 		}
 		return t
 	}
-	for _, c := range rec.Calls {
+	for i, c := range rec.Calls {
 		t := row(c.ID)
 		t.hasCall = true
 		t.agent, t.sidechain = rec.AgentID, rec.Sidechain
@@ -526,7 +574,7 @@ func (s *Store) addTools(b *batch, src transcript.Source, line int, rec *transcr
 		t.project = rec.Cwd
 		t.callTS = rec.Time.UnixMilli()
 		t.callLine = line
-		t.argsHash = s.hashArgs(c.Args)
+		t.argsHash = hashes[i]
 	}
 	for _, r := range rec.Results {
 		t := row(r.ID)
