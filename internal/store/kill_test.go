@@ -1,0 +1,106 @@
+//go:build unix
+
+package store
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/transcript/transcripttest"
+)
+
+// TestKillAndRerun: an ingest killed (SIGKILL) at 20 points, chosen from a
+// fixed seed over its run, then run again, gives exactly the totals of a
+// clean ingest, and the run again does not wait for the dead process's
+// lease. Even points kill a first ingest into an empty store (which
+// builds its indexes at its end); odd ones an ingest of grown files into a
+// store that holds their first half.
+func TestKillAndRerun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 21 processes")
+	}
+	full := t.TempDir()
+	o := transcripttest.Small()
+	o.Seed, o.Sessions, o.Codex, o.ResultBytes = 21, 60, 16, 2000
+	if _, err := transcripttest.Generate(full, o); err != nil {
+		t.Fatal(err)
+	}
+	ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
+	ingest(t, ref, full)
+	want := totals(t, ref)
+
+	child := func(home, db string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "MCPCOST_STORE_TEST_CHILD="+db, "MCPCOST_STORE_TEST_HOME="+home)
+		cmd.Stderr = new(bytes.Buffer)
+		return cmd
+	}
+	// How long a whole child ingest takes, process start included.
+	start := time.Now()
+	if cmd := child(full, filepath.Join(t.TempDir(), "whole.db")); cmd.Run() != nil {
+		t.Fatalf("child: %s", cmd.Stderr)
+	}
+	whole := time.Since(start)
+
+	rng := rand.New(rand.NewPCG(20, 26))
+	killed := 0
+	var maxWait time.Duration
+	for i := 0; i < 20; i++ {
+		home, db := full, filepath.Join(t.TempDir(), "usage.db")
+		if i%2 == 1 {
+			home = t.TempDir()
+			rests := copyTree(t, full, home, 0.5)
+			s := open(t, db)
+			ingest(t, s, home)
+			s.Close()
+			for rel, rest := range rests {
+				f, err := os.OpenFile(filepath.Join(home, rel), os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Write(rest)
+				f.Close()
+			}
+		}
+		delay := time.Duration(rng.Float64() * float64(whole))
+		cmd := child(home, db)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(delay)
+		cmd.Process.Kill()
+		if err := cmd.Wait(); err != nil {
+			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+				t.Fatalf("point %d: child: %v\n%s", i, err, cmd.Stderr)
+			}
+			killed++
+		}
+
+		s := open(t, db)
+		opts := options(home)
+		opts.LockWait = 3 * time.Second
+		st, err := s.Ingest(context.Background(), opts)
+		if err != nil {
+			t.Fatalf("point %d (%v): re-run: %v", i, delay, err)
+		}
+		maxWait = max(maxWait, st.Waited)
+		if st.Skipped || st.Waited > time.Second {
+			t.Errorf("point %d (%v): the re-run waited %v for the dead process's lease", i, delay, st.Waited)
+		}
+		if got := totals(t, s); got != want {
+			t.Errorf("point %d (%v): after a kill and a re-run:\n%s\nwant (a clean ingest):\n%s", i, delay, got, want)
+		}
+		s.Close()
+	}
+	t.Logf("a whole child ingest takes %v; %d of 20 points killed it before its end; longest wait for a lease %v", whole, killed, maxWait)
+	if killed < 10 {
+		t.Errorf("only %d of 20 points killed the ingest before its end: the points do not test it", killed)
+	}
+}
