@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -151,12 +152,32 @@ type Parser interface {
 // MaxLine is the longest line read; longer lines are skipped and reported.
 const MaxLine = 256 << 20
 
+// LongLineBudget bounds the bytes of long lines (over the 1 MiB line
+// buffer) that all ScanLines calls of the process hold at once: a long
+// line waits until the lines held before it are released, so that the
+// workers of an ingest, however many, never hold more than this between
+// them, or one line when a single line is longer. See ScanLines.
+const LongLineBudget = 64 << 20
+
 // ErrLineTooLong reports a line longer than MaxLine.
 var ErrLineTooLong = errors.New("line too long")
 
 // lineReaders are ScanLines' buffers, reused from file to file rather
 // than allocated (and cleared) for each.
-var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 1<<20) }}
+var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, lineBuffer) }}
+
+const lineBuffer = 1 << 20
+
+// collectAfter is the length of a line after which the garbage collector
+// runs: a few milliseconds, against about a second to read such a line.
+const collectAfter = 16 << 20
+
+// maxLine and longLines are MaxLine and the long lines' gate, variables
+// for the tests of their bounds.
+var (
+	maxLine   int64 = MaxLine
+	longLines       = newGate(LongLineBudget)
+)
 
 // ScanLines calls fn for every complete line of r, which starts at byte
 // offset start of its file. It passes the line without its newline (and
@@ -168,6 +189,18 @@ var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 1<
 // A line longer than MaxLine is passed as nil with ErrLineTooLong to fn's
 // err argument, so that the caller can report it and go on. The line's
 // bytes are reused once fn returns: fn copies what it keeps.
+//
+// # Memory
+//
+// Lines up to 1 MiB are passed from a reused buffer. A longer line is
+// first read through to its end, then, when r is an io.ReaderAt whose
+// offsets are the file's (an *os.File), read again into a buffer of its
+// exact size: it costs its own length once. Such lines hold a share of
+// LongLineBudget from then until fn returns, so that the long lines held
+// at once by all the calls of the process add up to at most
+// LongLineBudget, or to the one line when it is longer. When r is not an
+// io.ReaderAt, a long line is gathered as it is read, holding the whole
+// budget (one such line at a time, up to twice its length).
 func ScanLines(r io.Reader, start int64, firstLine int, fn func(line []byte, lineNo int, end int64, err error) error) (int64, int, error) {
 	br := lineReaders.Get().(*bufio.Reader)
 	br.Reset(r)
@@ -175,53 +208,122 @@ func ScanLines(r io.Reader, start int64, firstLine int, fn func(line []byte, lin
 		br.Reset(nil)
 		lineReaders.Put(br)
 	}()
+	ra, _ := r.(io.ReaderAt)
 	off := start
 	n := 0
-	var long []byte
-	tooLong := false
 	for {
+		lineStart := off
 		chunk, err := br.ReadSlice('\n')
+		var held int64
+		line := chunk
+		length := int64(len(chunk))
 		if err == bufio.ErrBufferFull {
-			if !tooLong {
-				if len(long)+len(chunk) > MaxLine {
-					tooLong, long = true, nil
-				} else {
+			var long []byte
+			if ra == nil {
+				held = longLines.acquire(maxLine)
+				long = append(long, chunk...)
+			}
+			for err == bufio.ErrBufferFull {
+				chunk, err = br.ReadSlice('\n')
+				length += int64(len(chunk))
+				if ra == nil && int64(len(long)+len(chunk)) <= maxLine {
 					long = append(long, chunk...)
 				}
 			}
-			off += int64(len(chunk))
-			continue
+			line = long
 		}
 		if err == io.EOF {
 			// An incomplete last line: left for next time.
-			return off, n, nil
+			longLines.release(held)
+			return lineStart, n, nil
 		}
 		if err != nil {
-			return off, n, err
+			longLines.release(held)
+			return lineStart, n, err
 		}
-		off += int64(len(chunk))
-		line := chunk
-		if long != nil || tooLong {
-			if !tooLong && len(long)+len(chunk) <= MaxLine {
-				line = append(long, chunk...)
-			} else {
-				tooLong = true
-			}
-			long = nil
-		}
+		off += length
 		lineNo := firstLine + n
 		n++
-		if tooLong {
-			tooLong = false
+		if length > maxLine {
+			longLines.release(held)
 			if err := fn(nil, lineNo, off, ErrLineTooLong); err != nil {
 				return off, n, err
 			}
 			continue
 		}
+		if length > int64(len(chunk)) && ra != nil {
+			held = longLines.acquire(length)
+			line = make([]byte, length)
+			if _, err := ra.ReadAt(line, lineStart); err != nil || line[length-1] != '\n' {
+				longLines.release(held)
+				if err == nil {
+					err = errors.New("the file changed while it was read")
+				}
+				return lineStart, n - 1, err
+			}
+		}
 		line = bytes.TrimSuffix(line[:len(line)-1], []byte{'\r'})
-		if err := fn(line, lineNo, off, nil); err != nil {
+		err = fn(line, lineNo, off, nil)
+		if length >= collectAfter {
+			// What the line cost is garbage now: collect it before the
+			// next long line is let in, rather than let the heap grow to
+			// twice its size (GOGC) first.
+			line = nil
+			runtime.GC()
+		}
+		longLines.release(held)
+		if err != nil {
 			return off, n, err
 		}
+	}
+}
+
+// A gate hands out shares of a byte budget in the order they are asked
+// for. A request larger than the budget takes all of it.
+type gate struct {
+	mu      sync.Mutex
+	budget  int64
+	used    int64
+	waiting []*gateWaiter
+}
+
+type gateWaiter struct {
+	n     int64
+	ready chan struct{}
+}
+
+func newGate(budget int64) *gate { return &gate{budget: budget} }
+
+// acquire waits for n bytes of the budget and returns the share taken,
+// to be given to release.
+func (g *gate) acquire(n int64) int64 {
+	n = min(n, g.budget)
+	g.mu.Lock()
+	if len(g.waiting) == 0 && g.used+n <= g.budget {
+		g.used += n
+		g.mu.Unlock()
+		return n
+	}
+	w := &gateWaiter{n: n, ready: make(chan struct{})}
+	g.waiting = append(g.waiting, w)
+	g.mu.Unlock()
+	<-w.ready
+	return n
+}
+
+// release gives back a share taken by acquire (0 gives back nothing).
+func (g *gate) release(n int64) {
+	if n == 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.used -= n
+	for len(g.waiting) > 0 && g.used+g.waiting[0].n <= g.budget {
+		w := g.waiting[0]
+		g.waiting = g.waiting[1:]
+		g.used += w.n
+		close(w.ready)
 	}
 }
 
