@@ -3,3 +3,5 @@
 package store
 
 func fullDiskChild(db string) int { return 2 }
+
+func readChild(db string) int { return 2 }

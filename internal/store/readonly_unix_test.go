@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -51,6 +52,11 @@ func fullDiskChild(db string) int {
 	} else {
 		fmt.Fprintln(os.Stderr, "writable open failed:", err)
 	}
+	return readChild(db)
+}
+
+// readChild opens db read-only and prints its totals.
+func readChild(db string) int {
 	s, err := OpenReadOnly(db)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -64,4 +70,71 @@ func fullDiskChild(db string) int {
 	}
 	fmt.Print(got)
 	return 0
+}
+
+// TestOpenReadOnlyFolder: a store in a folder its reader cannot write
+// (a store closed cleanly: no -wal or -shm file) opens read-only and
+// gives complete totals. As root, the reader is a child process run as
+// nobody.
+func TestOpenReadOnlyFolder(t *testing.T) {
+	s, _, want := interruptedFirstIngest(t)
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		os.Chmod(d, 0o755)
+	}
+	path := filepath.Join(dir, "usage.db")
+	if _, err := s.DB().Exec(`VACUUM INTO ?`, path); err != nil {
+		t.Fatal(err)
+	}
+	// VACUUM INTO writes a rollback-journal file: make it a WAL store, as
+	// every store is, and close it cleanly.
+	c, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if _, err := os.Stat(path + "-wal"); err == nil {
+		t.Fatal("a -wal file after a clean close")
+	}
+	os.Chmod(path, 0o444)
+	os.Chmod(dir, 0o555)
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+
+	var got string
+	if os.Geteuid() != 0 {
+		r, err := OpenReadOnly(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		got = totals(t, r)
+	} else {
+		setpriv, err := exec.LookPath("setpriv")
+		if err != nil {
+			t.Skip("root, and no setpriv to read as another user")
+		}
+		// The test binary, where nobody may run it.
+		bin := filepath.Join(filepath.Dir(dir), "store.test")
+		data, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "MCPCOST_STORE_TEST_READ="+path)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("reading as nobody: %v\n%s", err, stderr.String())
+		}
+		got = stdout.String()
+	}
+	if got != want {
+		t.Errorf("totals from a read-only folder:\n%s\nwant:\n%s", got, want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("files beside the store: %v", entries)
+	}
 }

@@ -91,14 +91,31 @@ func OpenReadOnly(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
+	var have int
+	if err := db.QueryRow("PRAGMA user_version").Scan(&have); err != nil {
+		// Reading a WAL store needs its -shm file, which a read-only
+		// folder cannot hold. Without a -wal file every committed write
+		// is in the store's file itself, and nothing can add one there:
+		// read the file as it is.
+		if _, werr := os.Stat(path + "-wal"); !errors.Is(werr, fs.ErrNotExist) {
+			db.Close()
+			return nil, fmt.Errorf("opening %s: %w", path, err)
+		}
+		db.Close()
+		if db, err = sql.Open("sqlite", dsn+"&immutable=1"); err == nil {
+			err = db.QueryRow("PRAGMA user_version").Scan(&have)
+		}
+		if err != nil {
+			if db != nil {
+				db.Close()
+			}
+			return nil, fmt.Errorf("opening %s: %w", path, err)
+		}
+	}
 	s := &Store{db: db, path: path, readOnly: true}
 	fail := func(err error) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("opening %s: %w", path, err)
-	}
-	var have int
-	if err := db.QueryRow("PRAGMA user_version").Scan(&have); err != nil {
-		return fail(err)
 	}
 	switch want := SchemaVersion(); {
 	case have > want:

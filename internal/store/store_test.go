@@ -23,6 +23,10 @@ func TestMain(m *testing.M) {
 	if db := os.Getenv("MCPCOST_STORE_TEST_FULL_DISK"); db != "" {
 		os.Exit(fullDiskChild(db))
 	}
+	// A child process of TestOpenReadOnlyFolder: read and print totals.
+	if db := os.Getenv("MCPCOST_STORE_TEST_READ"); db != "" {
+		os.Exit(readChild(db))
+	}
 	// A child process of TestTwoProcesses: ingest and exit.
 	if db := os.Getenv("MCPCOST_STORE_TEST_CHILD"); db != "" {
 		s, err := Open(db)
