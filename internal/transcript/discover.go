@@ -57,7 +57,8 @@ func SaveState(p Parser) []byte {
 // (folders like ~/.claude/projects): <project>/<session>.jsonl,
 // <project>/<session>/subagents/**/<agent>.jsonl, and the older
 // <project>/agent-<id>.jsonl. Spilled tool outputs (tool-results/) are not
-// transcripts. Roots that do not exist are skipped.
+// transcripts. Roots that do not exist are skipped; links to folders and
+// files are followed, each file listed once.
 func DiscoverClaude(roots []string) ([]File, error) {
 	var files []File
 	err := walkRoots(roots, func(root, path string) {
@@ -77,7 +78,8 @@ func DiscoverClaude(roots []string) ([]File, error) {
 }
 
 // DiscoverCodex lists the rollout files under Codex session roots (folders
-// like ~/.codex/sessions, laid out by date).
+// like ~/.codex/sessions, laid out by date), following links as
+// DiscoverClaude does.
 func DiscoverCodex(roots []string) ([]File, error) {
 	var files []File
 	err := walkRoots(roots, func(root, path string) {
