@@ -8,9 +8,10 @@
 // lines is written in one transaction together with the file's new
 // offset, so a crash loses nothing and never counts twice. Two processes
 // may ingest at once: SQLite's locking serialises their writes, a lease
-// makes the second wait for the first, and every batch checks that the
-// file's offset is still the one it started from, so no line is counted
-// twice whatever the timing.
+// makes the second wait for the first (or take over at once from one
+// that was killed), and every batch checks that the file's offset is
+// still the one it started from, so no line is counted twice whatever the
+// timing. Readers open the store with OpenReadOnly, which writes nothing.
 package store
 
 import (
