@@ -410,8 +410,13 @@ func (s *Store) readGuarded(ctx context.Context, j *job, o IngestOptions, out ch
 	s.read(ctx, j, o, out)
 }
 
+// testOnlyBeforeRead is called before each file is read, for the test of
+// a worker's panic outside its lines.
+var testOnlyBeforeRead = func(path string) {}
+
 // read reads one file from where it was left, sending batches.
 func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *batch) {
+	testOnlyBeforeRead(j.file.Path)
 	f, err := os.Open(j.file.Path)
 	if err != nil {
 		out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}

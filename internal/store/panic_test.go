@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,4 +103,50 @@ func TestPanicInCanon(t *testing.T) {
 		t.Errorf("%d requests, warnings %q", n, st.Warnings)
 	}
 	t.Logf("warnings %q", st.Warnings)
+}
+
+// TestPanicInWorkerOutsideLines: a panic in a worker outside the reading
+// of a line skips that file, with a warning naming it; the other files
+// are ingested and the file is read on the next ingest.
+func TestPanicInWorkerOutsideLines(t *testing.T) {
+	home := t.TempDir()
+	if _, err := transcripttest.Generate(home, transcripttest.Small()); err != nil {
+		t.Fatal(err)
+	}
+	ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
+	ingest(t, ref, home)
+	want := totals(t, ref)
+
+	var victim string
+	defer func(old func(string)) { testOnlyBeforeRead = old }(testOnlyBeforeRead)
+	testOnlyBeforeRead = func(path string) {
+		if victim == "" || path == victim {
+			victim = path
+			panic(errors.New("a value of the file"))
+		}
+	}
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	o := options(home)
+	o.Workers = 1 // victim is set without a lock
+	st, err := s.Ingest(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range st.Warnings {
+		if w == victim+": internal error; skipped" {
+			found = true
+		}
+	}
+	if !found || st.FilesRead != st.Files-1 {
+		t.Errorf("read %d of %d files, warnings %q, want one naming %s", st.FilesRead, st.Files, st.Warnings, victim)
+	}
+	testOnlyBeforeRead = func(string) {}
+	st = ingest(t, s, home)
+	if st.FilesRead != 1 {
+		t.Errorf("the skipped file was not read next time: %+v", st)
+	}
+	if got := totals(t, s); got != want {
+		t.Errorf("after the skipped file was read:\n%s\nwant:\n%s", got, want)
+	}
 }
