@@ -110,3 +110,61 @@ func (sys *System) expandContinue(s string, x *expansion) string {
 	}
 	return s
 }
+
+var shellVar = regexp.MustCompile(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))`)
+
+// expandCopilot expands $VAR, ${VAR} and ${VAR:-default} as Copilot CLI
+// does (since 1.0.10) in the command, args, env, url and headers of its
+// server entries: an unset variable with a default takes the default; one
+// without stays as written and is recorded as unset.
+func (sys *System) expandCopilot(s string, x *expansion) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	return shellVar.ReplaceAllStringFunc(s, func(m string) string {
+		sub := shellVar.FindStringSubmatch(m)
+		name := sub[1] + sub[3]
+		if v, ok := sys.lookupEnv(name); ok {
+			return v
+		}
+		if sub[2] != "" {
+			return sub[2][2:]
+		}
+		x.addUnset(name)
+		return m
+	})
+}
+
+var windsurfVar = regexp.MustCompile(`\$\{(env|file):([^{}]+)\}`)
+
+// expandWindsurf expands Windsurf's ${env:NAME} and ${file:PATH} (the
+// file's contents, a trailing newline dropped; a relative path is taken
+// from the home folder, ~/ too) in the command, args, env, serverUrl and
+// headers of an entry. An unset variable or unreadable file stays as
+// written and is recorded as unset (the file as "file:PATH"). A plain
+// ${NAME} is not expanded.
+func (sys *System) expandWindsurf(s string, x *expansion) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	return windsurfVar.ReplaceAllStringFunc(s, func(m string) string {
+		sub := windsurfVar.FindStringSubmatch(m)
+		if sub[1] == "env" {
+			if v, ok := sys.lookupEnv(sub[2]); ok {
+				return v
+			}
+			x.addUnset(sub[2])
+			return m
+		}
+		p := strings.TrimPrefix(sub[2], "~/")
+		if !sys.isAbs(p) {
+			p = sys.join(sys.Home, p)
+		}
+		data, err := sys.FS.ReadFile(p)
+		if err != nil {
+			x.addUnset("file:" + sub[2])
+			return m
+		}
+		return strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
+	})
+}

@@ -4,7 +4,9 @@ package clients
 // (%USERPROFILE%\.codeium\windsurf\mcp_config.json on Windows), top-level
 // mcpServers. Remote entries give the URL as "serverUrl" ("url" is read
 // too); "disabled": true turns an entry off; "disabledTools" lists tools
-// turned off. Read as strict JSON.
+// turned off. Read as strict JSON. ${env:NAME} and ${file:PATH} are
+// expanded in command, args, env, serverUrl and headers (see
+// expandWindsurf); a plain ${NAME} is not.
 
 func init() {
 	register(&client{
@@ -16,7 +18,8 @@ func init() {
 		},
 		parse: func(sys *System, c candidate, data []byte) Config {
 			r := &entryReader{sys: sys, client: Windsurf, scope: c.scope, path: c.path, typed: true,
-				urlKeys: []string{"serverUrl", "url"}, defaultURL: HTTP, disabledKey: "disabled"}
+				urlKeys: []string{"serverUrl", "url"}, defaultURL: HTTP, disabledKey: "disabled",
+				expand: sys.expandWindsurf}
 			cfg := readServersJSON(c, data, FormatJSON, "mcpServers", r)
 			if cfg.Error != "" {
 				return cfg
