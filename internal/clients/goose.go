@@ -64,7 +64,12 @@ func parseGoose(sys *System, c candidate, data []byte) Config {
 			delete(flat, "type")
 		}
 		s := r.read(name, flat)
-		if gooseInternal[typ] {
+		switch {
+		case gooseInternal[typ] && s.Disabled:
+			// Off in Goose: listed as disabled, whatever its kind.
+			s.Transport = ""
+			s.Notes = append(s.Notes, fmt.Sprintf("a %s extension, which runs inside Goose", typ))
+		case gooseInternal[typ]:
 			s.Transport = ""
 			s.Problem = fmt.Sprintf("a %s extension, which runs inside Goose and is not launched from this file", typ)
 		}
