@@ -10,9 +10,14 @@ import "fmt"
 // "command", "args", "env"} and {"command", "args", "env"}; remote entries
 // have url and headers; {"source": "extension"} entries are launched by a
 // Zed extension and carry no command. "enabled": false turns one off.
-// Tools are toggled per agent profile:
-// agent.profiles.<profile>.context_servers.<server>.tools.<tool>: false,
-// for the profile agent.default_profile (default "write").
+// Tools are toggled per agent profile, for the profile
+// agent.default_profile (default "write"): with
+// agent.profiles.<profile>.enable_all_context_servers true (Zed's default
+// for its write and ask profiles; false for minimal and for profiles the
+// user defines) every tool of every server is offered except those set
+// false in agent.profiles.<profile>.context_servers.<server>.tools; with
+// it false, only the tools set true there are. Settings merge as Zed
+// merges them: the project file over the user file, key by key.
 
 func init() {
 	register(&client{
@@ -89,10 +94,14 @@ func settleZed(sys *System, configs []Config) []Config {
 	overrideByName(configs, func(w Config) string {
 		return fmt.Sprintf("the %s entry in %s", w.Scope, w.Path)
 	})
-	// The tool toggles of the default profile, user file first, then the
-	// project file.
-	toggles := map[string][]string{}
-	where := map[string]string{}
+	// The default profile's switches, merged as Zed merges settings: its
+	// built-in defaults, then the user file, then the project file, a key
+	// set later winning.
+	profile := "write"
+	enableAll := map[string]bool{"write": true, "ask": true}
+	enableWhere := map[string]string{}
+	tools := map[string]map[string]map[string]bool{} // profile, server, tool
+	toolsWhere := map[string]map[string]string{}
 	for _, path := range []string{sys.zedSettings(), sys.join(sys.Cwd, ".zed", "settings.json")} {
 		data, state, _ := sys.read(path)
 		if state != StateFound {
@@ -103,33 +112,70 @@ func settleZed(sys *System, configs []Config) []Config {
 			continue
 		}
 		agent, _ := top["agent"].(map[string]any)
-		profile, _ := agent["default_profile"].(string)
-		if profile == "" {
-			profile = "write"
+		if p, _ := agent["default_profile"].(string); p != "" {
+			profile = p
 		}
 		profiles, _ := agent["profiles"].(map[string]any)
-		p, _ := profiles[profile].(map[string]any)
-		servers, _ := p["context_servers"].(map[string]any)
-		for srv, v := range servers {
-			sm, _ := v.(map[string]any)
-			tools, _ := sm["tools"].(map[string]any)
-			var off []string
-			for _, t := range sortedKeys(tools) {
-				if b, ok := tools[t].(bool); ok && !b {
-					off = append(off, t)
+		for pname, pv := range profiles {
+			p, _ := pv.(map[string]any)
+			if b, ok := p["enable_all_context_servers"].(bool); ok {
+				enableAll[pname] = b
+				enableWhere[pname] = path
+			}
+			servers, _ := p["context_servers"].(map[string]any)
+			for srv, v := range servers {
+				sm, _ := v.(map[string]any)
+				tm, _ := sm["tools"].(map[string]any)
+				for t, b := range tm {
+					on, ok := b.(bool)
+					if !ok {
+						continue
+					}
+					if tools[pname] == nil {
+						tools[pname], toolsWhere[pname] = map[string]map[string]bool{}, map[string]string{}
+					}
+					if tools[pname][srv] == nil {
+						tools[pname][srv] = map[string]bool{}
+					}
+					tools[pname][srv][t] = on
+					toolsWhere[pname][srv] = path
 				}
 			}
-			if len(off) > 0 {
-				toggles[srv] = off
-				where[srv] = fmt.Sprintf("agent.profiles.%s.context_servers.%s.tools in %s", profile, srv, path)
-			}
 		}
+	}
+	all := enableAll[profile]
+	allSource := fmt.Sprintf("agent.profiles.%s.enable_all_context_servers", profile)
+	if w := enableWhere[profile]; w != "" {
+		allSource += " in " + w
+	} else {
+		allSource += fmt.Sprintf(" (Zed's default for the %s profile)", profile)
 	}
 	for i := range configs {
 		for j := range configs[i].Servers {
 			s := &configs[i].Servers[j]
-			if off, ok := toggles[s.Name]; ok {
-				s.Filter = &ToolFilter{Exclude: off, Source: where[s.Name]}
+			set := tools[profile][s.Name]
+			var on, off []string
+			for _, t := range sortedKeys(set) {
+				if set[t] {
+					on = append(on, t)
+				} else {
+					off = append(off, t)
+				}
+			}
+			where := fmt.Sprintf("agent.profiles.%s.context_servers.%s.tools in %s", profile, s.Name, toolsWhere[profile][s.Name])
+			switch {
+			case all && len(off) > 0:
+				s.Filter = &ToolFilter{Exclude: off, Source: where}
+			case !all:
+				// Only the tools the profile turns on are offered.
+				src := allSource + " is false"
+				if len(set) > 0 {
+					src += "; " + where
+				}
+				s.Filter = &ToolFilter{AllowList: true, Include: on, Source: src}
+				if len(on) == 0 {
+					s.Notes = append(s.Notes, fmt.Sprintf("the %s profile offers none of this server's tools (%s is false and no tool of it is turned on)", profile, allSource))
+				}
 			}
 		}
 	}
