@@ -435,7 +435,12 @@ func Discover(sys System, names []string) (configs []Config, looked []Location) 
 	return configs, looked
 }
 
-// Load reads one file given explicitly (--config). Its client is taken
+// Load reads one file given explicitly (--config). A file at a path where
+// a client's discovery looks (~/.copilot/mcp-config.json, the project's
+// .cursor/mcp.json) is read by that client, in that scope, exactly as
+// discovery reads it; where two clients look at the same path (a
+// project's .mcp.json: Claude Code and Copilot CLI) the one its name
+// points to wins (see LoadAs to choose). Any other file's client is taken
 // from the file's name when that is a client's known file name, else
 // sniffed from its content; a file no client claims is read as a plain
 // mcpServers/servers file with the client "explicit". The error is for a
@@ -444,7 +449,13 @@ func Discover(sys System, names []string) (configs []Config, looked []Location) 
 // Naming a file is the user's approval of its servers: none needs
 // approval. Its stdio servers start in the project folder the file belongs
 // to (see projectRoot), wherever mcpcost runs.
-func Load(sys System, path string) (Config, error) {
+func Load(sys System, path string) (Config, error) { return LoadAs(sys, path, "") }
+
+// LoadAs is Load with the client's reader chosen (--client NAME): the file
+// is read as that client reads its files, in the scope of that client's
+// file of the same path or name (else its first scope), whatever its path.
+// An empty or unknown name chooses as Load does.
+func LoadAs(sys System, path, client string) (Config, error) {
 	data, state, err := sys.read(path)
 	if state == StateNotFound {
 		return Config{}, fmt.Errorf("reading %s: no such file", path)
@@ -452,7 +463,7 @@ func Load(sys System, path string) (Config, error) {
 	if err != nil {
 		return Config{}, readError(path, err)
 	}
-	name, scope, format := sniff(&sys, path, data)
+	name, scope, format := sys.loadReader(path, data, client)
 	c := registry[name]
 	cand := candidate{client: name, scope: scope, path: path, format: format}
 	var cfg Config
@@ -465,17 +476,86 @@ func Load(sys System, path string) (Config, error) {
 		cfg = c.parse(&sys, cand, data)
 	}
 	cfg = capServers(cfg)
+	if cfg.noMCP != "" {
+		cfg.Notes = append(cfg.Notes, cfg.noMCP)
+	}
 	if cfg.Servers == nil {
 		cfg.Servers = []Server{}
 	}
 	// The file is named by the user: its servers are launched (an approval
 	// given by naming it), from the project folder the file belongs to.
 	root := sys.Cwd
-	if scope == "project" || scope == "workspace" || scope == "explicit" {
+	if scope == "project" || scope == "workspace" || scope == "explicit" || scope == "devcontainer" {
 		root = sys.projectRoot(path)
 	}
 	sys.settleDirs(&cfg, root)
 	return cfg, nil
+}
+
+// loadReader tells the client, scope and format to read an explicitly
+// given file with: the forced client's, else that of a client whose
+// discovery looks at this very path, else sniffed from name and content.
+func (sys *System) loadReader(path string, data []byte, force string) (client, scope, format string) {
+	abs := path
+	if !sys.isAbs(abs) {
+		abs = sys.join(sys.Cwd, abs)
+	}
+	abs = sys.clean(abs)
+	same := func(p string) bool {
+		if sys.OS == "windows" {
+			return strings.EqualFold(sys.clean(p), abs)
+		}
+		return sys.clean(p) == abs
+	}
+	sniffed, sScope, sFormat := sniff(sys, path, data)
+	if c, ok := registry[force]; ok {
+		cands := c.candidates(sys)
+		for _, cand := range cands {
+			if same(cand.path) {
+				return cand.client, cand.scope, cand.format
+			}
+		}
+		if sniffed == force {
+			return sniffed, sScope, sFormat
+		}
+		base := strings.ToLower(sys.base(path))
+		for _, cand := range cands {
+			if strings.ToLower(sys.base(cand.path)) == base {
+				return cand.client, cand.scope, cand.format
+			}
+		}
+		scope, format = "explicit", FormatJSONC
+		if len(cands) > 0 {
+			scope, format = cands[0].scope, cands[0].format
+		}
+		switch {
+		case strings.HasSuffix(base, ".toml"):
+			format = FormatTOML
+		case strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml"):
+			format = FormatYAML
+		case format != FormatJSON:
+			format = FormatJSONC
+		}
+		return force, scope, format
+	}
+	var found []candidate
+	for _, n := range Clients() {
+		for _, cand := range registry[n].candidates(sys) {
+			if same(cand.path) {
+				found = append(found, cand)
+				break
+			}
+		}
+	}
+	for _, cand := range found {
+		if cand.client == sniffed {
+			return cand.client, cand.scope, cand.format
+		}
+	}
+	if len(found) > 0 {
+		return found[0].client, found[0].scope, found[0].format
+	}
+	return sniffed, sScope, sFormat
 }
 
 // withholdProject marks every server of a project file as needing the
@@ -500,7 +580,7 @@ func (sys *System) projectRoot(path string) string {
 		dir = sys.dir(dir)
 	}
 	switch sys.base(dir) {
-	case ".cursor", ".vscode", ".gemini", ".zed", ".codex", ".opencode", ".continue", ".claude", ".github":
+	case ".cursor", ".vscode", ".gemini", ".zed", ".codex", ".opencode", ".continue", ".claude", ".github", ".devcontainer":
 		return sys.dir(dir)
 	}
 	return dir
@@ -559,6 +639,12 @@ func sniff(sys *System, path string, data []byte) (client, scope, format string)
 		return VSCode, "workspace", FormatJSONC
 	case base == "mcp_config.json":
 		return Windsurf, "user", FormatJSON
+	case base == "mcp-config.json":
+		return CopilotCLI, "user", FormatJSON
+	case base == "mcp.json" && parent == ".github":
+		return CopilotCLI, "workspace", FormatJSON
+	case base == "devcontainer.json" || base == ".devcontainer.json":
+		return VSCode, "devcontainer", FormatJSONC
 	case strings.HasSuffix(base, ".toml"):
 		return Codex, "user", FormatTOML
 	case base == "cline_mcp_settings.json":
