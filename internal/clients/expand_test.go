@@ -47,6 +47,18 @@ func TestExpand(t *testing.T) {
 		{"gemini unset", linux.expandGemini, "$NOPE", "$NOPE", "NOPE", ""},
 		{"gemini percent linux", linux.expandGemini, "%TOKEN%", "%TOKEN%", "", ""},
 		{"gemini percent windows", windows.expandGemini, "%TOKEN%", "t0k", "", ""},
+		{"copilot braces", linux.expandCopilot, "${TOKEN}", "t0k", "", ""},
+		{"copilot bare", linux.expandCopilot, "--host=$HOST", "--host=h.example", "", ""},
+		{"copilot default", linux.expandCopilot, "${NOPE:-inbox}", "inbox", "", ""},
+		{"copilot default unused", linux.expandCopilot, "${TOKEN:-x}", "t0k", "", ""},
+		{"copilot unset stays", linux.expandCopilot, "${TRELLO_API_KEY}", "${TRELLO_API_KEY}", "TRELLO_API_KEY", ""},
+		{"copilot bare unset", linux.expandCopilot, "$NOPE/x", "$NOPE/x", "NOPE", ""},
+		{"copilot no env: syntax", linux.expandCopilot, "${env:TOKEN}", "${env:TOKEN}", "", ""},
+		{"copilot lone dollar", linux.expandCopilot, "cost $5", "cost $5", "", ""},
+		{"windsurf env", linux.expandWindsurf, "Bearer ${env:TOKEN}", "Bearer t0k", "", ""},
+		{"windsurf env unset", linux.expandWindsurf, "${env:NOPE}", "${env:NOPE}", "NOPE", ""},
+		{"windsurf plain", linux.expandWindsurf, "${TOKEN}", "${TOKEN}", "", ""},
+		{"windsurf file missing", linux.expandWindsurf, "${file:/nope}", "${file:/nope}", "file:/nope", ""},
 		{"continue secret", linux.expandContinue, "${{ secrets.KEY }}", "${{ secrets.KEY }}", "", "secrets.KEY"},
 		{"continue inputs", linux.expandContinue, "${{inputs.X}}", "${{inputs.X}}", "", "inputs.X"},
 	}
@@ -196,5 +208,62 @@ func TestLoadSniffs(t *testing.T) {
 	}
 	if _, err := Load(sys, "/x/missing.json"); err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("missing: %v", err)
+	}
+}
+
+// TestLoadAtClientPath checks that a file named with --config at a path
+// discovery looks at is read by that client, in that scope, and that
+// LoadAs forces a reader for any other path.
+func TestLoadAtClientPath(t *testing.T) {
+	copilot := []byte(`{"mcpServers": {"trello": {"type": "local", "command": "npx", "args": ["trello-mcp"], "env": {"K": "${TRELLO_API_KEY}"}, "tools": ["*"]}}}`)
+	fsys := mapFS{
+		"/home/me/.copilot/mcp-config.json": copilot,
+		"/home/me/backup/servers.json":      copilot,
+		"/home/me/proj/.mcp.json":           []byte(`{"mcpServers": {"db": {"type": "local", "command": "db-mcp"}}}`),
+		"/home/me/proj/.cursor/mcp.json":    []byte(`{"other": 1}`),
+		"/home/me/.gemini/settings.json":    []byte(`{"mcpServers": {"g": {"httpUrl": "https://g.example/mcp"}}}`),
+	}
+	sys := System{OS: "linux", Home: "/home/me", Cwd: "/home/me/proj", FS: fsys,
+		Getenv: func(k string) string { return map[string]string{"TRELLO_API_KEY": "k1"}[k] }}
+	cases := []struct {
+		path, force           string
+		client, scope, status string
+		unset, note           string
+	}{
+		{"/home/me/.copilot/mcp-config.json", "", CopilotCLI, "user", StatusEnabled, "", ""},
+		{"/home/me/backup/servers.json", "", Explicit, "explicit", StatusProblem, "", ""},
+		{"/home/me/backup/servers.json", CopilotCLI, CopilotCLI, "user", StatusEnabled, "", ""},
+		{"/home/me/proj/.mcp.json", "", ClaudeCode, "project", StatusProblem, "", ""},
+		{"/home/me/proj/.mcp.json", CopilotCLI, CopilotCLI, "workspace", StatusEnabled, "", ""},
+		{"/home/me/proj/.cursor/mcp.json", "", Cursor, "project", "", "", `no "mcpServers" key`},
+		{"/home/me/.gemini/settings.json", "", Gemini, "user", StatusEnabled, "", ""},
+	}
+	for _, c := range cases {
+		cfg, err := LoadAs(sys, c.path, c.force)
+		if err != nil {
+			t.Fatalf("%s: %v", c.path, err)
+		}
+		if cfg.Client != c.client || cfg.Scope != c.scope {
+			t.Errorf("%s (client %q): read as %s %s, want %s %s", c.path, c.force, cfg.Client, cfg.Scope, c.client, c.scope)
+		}
+		if c.note != "" && !strings.Contains(strings.Join(cfg.Notes, "; "), c.note) {
+			t.Errorf("%s: notes %q, want one with %q", c.path, cfg.Notes, c.note)
+		}
+		if c.status == "" {
+			if len(cfg.Servers) != 0 {
+				t.Errorf("%s: %d servers, want none", c.path, len(cfg.Servers))
+			}
+			continue
+		}
+		if len(cfg.Servers) != 1 {
+			t.Fatalf("%s: %d servers, want 1", c.path, len(cfg.Servers))
+		}
+		s := cfg.Servers[0]
+		if s.Status() != c.status {
+			t.Errorf("%s (client %q): status %s (%s), want %s", c.path, c.force, s.Status(), s.Problem, c.status)
+		}
+		if s.Name == "trello" && s.Status() == StatusEnabled && s.Env["K"] != "k1" {
+			t.Errorf("%s: env K = %q, want the expanded value", c.path, s.Env["K"])
+		}
 	}
 }

@@ -67,7 +67,7 @@ func parseGoose(sys *System, c candidate, data []byte) Config {
 		switch {
 		case gooseInternal[typ] && s.Disabled:
 			// Off in Goose: listed as disabled, whatever its kind.
-			s.Transport = ""
+			s.Transport, s.Problem = "", ""
 			s.Notes = append(s.Notes, fmt.Sprintf("a %s extension, which runs inside Goose", typ))
 		case gooseInternal[typ]:
 			s.Transport = ""

@@ -145,10 +145,13 @@ func settleZed(sys *System, configs []Config) []Config {
 	}
 	all := enableAll[profile]
 	allSource := fmt.Sprintf("agent.profiles.%s.enable_all_context_servers", profile)
-	if w := enableWhere[profile]; w != "" {
+	switch w := enableWhere[profile]; {
+	case w != "":
 		allSource += " in " + w
-	} else {
-		allSource += fmt.Sprintf(" (Zed's default for the %s profile)", profile)
+	case all:
+		allSource += fmt.Sprintf(" (unset: Zed's %s profile has it true)", profile)
+	default:
+		allSource += " (unset: false for a profile Zed does not ship)"
 	}
 	for i := range configs {
 		for j := range configs[i].Servers {
@@ -174,7 +177,7 @@ func settleZed(sys *System, configs []Config) []Config {
 				}
 				s.Filter = &ToolFilter{AllowList: true, Include: on, Source: src}
 				if len(on) == 0 {
-					s.Notes = append(s.Notes, fmt.Sprintf("the %s profile offers none of this server's tools (%s is false and no tool of it is turned on)", profile, allSource))
+					s.Notes = append(s.Notes, fmt.Sprintf("the %s profile offers none of this server's tools: it turns none of them on", profile))
 				}
 			}
 		}
