@@ -56,8 +56,10 @@ $MCPCOST_CACHE_DIR) for --max-age, so a repeated audit is near-instant.
 
 Flags:
   --config PATH          audit this file instead of discovering (repeatable);
-                         its format and client are told from name and content
-  --client NAME          only this client's configs (repeatable)
+                         a file where a client keeps its configs is read as
+                         that client reads it, another by its name and content
+  --client NAME          only this client's configs (repeatable); with
+                         --config, read the files as this client reads its own
   --project DIR          the project whose project configs are read
                          (default: the current folder)
   --trust-project        launch the servers of the project's own config files
@@ -172,8 +174,15 @@ func runAudit(env *Env, args []string) int {
 	var configs []clients.Config
 	code := ExitOK
 	if len(*configsFlag) > 0 {
+		if len(want) > 1 {
+			return usageError(env, "audit", "with --config, --client names the one client whose reader to use, got %s", strings.Join(want, ", "))
+		}
+		force := ""
+		if len(want) == 1 {
+			force = want[0]
+		}
 		for _, p := range *configsFlag {
-			cfg, err := clients.Load(sys, p)
+			cfg, err := clients.LoadAs(sys, p, force)
 			if err != nil {
 				errorf(env, "%v", err)
 				code = ExitFail
