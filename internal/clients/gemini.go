@@ -1,6 +1,10 @@
 package clients
 
-import "fmt"
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
 
 // Gemini CLI reads, lowest precedence first: the system defaults file, the
 // user ~/.gemini/settings.json, the project .gemini/settings.json and the
@@ -15,6 +19,14 @@ import "fmt"
 // includeTools / excludeTools filter tools (exclude wins); mcp.allowed and
 // mcp.excluded filter servers by name. $VAR and ${VAR} (and %VAR% on
 // Windows) are expanded; an unset variable stays as written.
+//
+// Extensions: each folder of ~/.gemini/extensions holding a
+// gemini-extension.json adds the servers of its mcpServers, below every
+// settings file (a settings entry of the same name wins). Their strings
+// substitute ${extensionPath}, ${workspacePath}, ${/} and
+// ${pathSeparator} first. An extension is enabled unless the last rule of
+// its "overrides" in ~/.gemini/extensions/extension-enablement.json that
+// matches the project folder starts with "!" (gemini extensions disable).
 
 func init() {
 	register(&client{
@@ -46,12 +58,22 @@ func geminiCandidates(sys *System) []candidate {
 	if override == "" {
 		override = sys.join(sys.geminiSystemDir(), "settings.json")
 	}
-	return []candidate{
-		{client: Gemini, scope: "system-defaults", format: FormatJSONC, path: defaults},
-		{client: Gemini, scope: "user", format: FormatJSONC, path: sys.join(sys.Home, ".gemini", "settings.json")},
-		{client: Gemini, scope: "project", format: FormatJSONC, path: sys.join(sys.Cwd, ".gemini", "settings.json")},
-		{client: Gemini, scope: "system", format: FormatJSONC, path: override},
+	var out []candidate
+	dir := sys.join(sys.Home, ".gemini", "extensions")
+	if names, err := sys.FS.ReadDir(dir); err == nil {
+		for _, n := range names {
+			if sys.FS.IsDir(sys.join(dir, n)) {
+				out = append(out, candidate{client: Gemini, scope: "extension", format: FormatJSONC,
+					path: sys.join(dir, n, "gemini-extension.json")})
+			}
+		}
 	}
+	return append(out,
+		candidate{client: Gemini, scope: "system-defaults", format: FormatJSONC, path: defaults},
+		candidate{client: Gemini, scope: "user", format: FormatJSONC, path: sys.join(sys.Home, ".gemini", "settings.json")},
+		candidate{client: Gemini, scope: "project", format: FormatJSONC, path: sys.join(sys.Cwd, ".gemini", "settings.json")},
+		candidate{client: Gemini, scope: "system", format: FormatJSONC, path: override},
+	)
 }
 
 func parseGemini(sys *System, c candidate, data []byte) Config {
@@ -64,6 +86,9 @@ func parseGemini(sys *System, c candidate, data []byte) Config {
 	}
 	if top["mcpServers"] == nil {
 		cfg.noMCP = "no mcpServers in this settings file"
+		if c.scope == "extension" {
+			cfg.noMCP = "an extension without mcpServers"
+		}
 		return cfg
 	}
 	r := &entryReader{sys: sys, client: Gemini, scope: c.scope, path: c.path,
@@ -78,6 +103,17 @@ func parseGemini(sys *System, c candidate, data []byte) Config {
 			return ""
 		},
 		expand: sys.expandGemini,
+	}
+	ext := ""
+	if c.scope == "extension" {
+		extDir := sys.dir(c.path)
+		ext = sys.base(extDir)
+		if n, ok := top["name"].(string); ok && n != "" {
+			ext = n
+		}
+		r.expand = func(v string, x *expansion) string {
+			return sys.expandGemini(sys.expandGeminiExtension(v, extDir), x)
+		}
 	}
 	servers, note := r.readServerMap(top["mcpServers"], "mcpServers")
 	if note != "" {
@@ -101,8 +137,89 @@ func parseGemini(sys *System, c candidate, data []byte) Config {
 			s.Problem = f.problem
 		}
 	}
+	if ext != "" {
+		if why := sys.geminiExtensionDisabled(ext); why != "" {
+			for i := range servers {
+				if !servers[i].Disabled {
+					servers[i].Disabled, servers[i].DisabledBy = true, why
+				}
+			}
+		}
+	}
 	cfg.Servers = servers
 	return cfg
+}
+
+// expandGeminiExtension substitutes the variables of a Gemini CLI
+// extension's gemini-extension.json.
+func (sys *System) expandGeminiExtension(s, extDir string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	return strings.NewReplacer("${extensionPath}", extDir, "${workspacePath}", sys.Cwd,
+		"${/}", sys.sep(), "${pathSeparator}", sys.sep()).Replace(s)
+}
+
+// geminiExtensionDisabled says why the extension is off in the project
+// folder, or "" when it is on: the last rule of its overrides in
+// extension-enablement.json that matches the folder decides, a "!" rule
+// disabling; a rule ending in "*" matches subfolders too.
+func (sys *System) geminiExtensionDisabled(name string) string {
+	path := sys.join(sys.Home, ".gemini", "extensions", "extension-enablement.json")
+	data, state, _ := sys.read(path)
+	if state != StateFound {
+		return ""
+	}
+	top, _, err := readJSONTop(data, FormatJSON, path)
+	if err != nil {
+		return ""
+	}
+	e, _ := top[name].(map[string]any)
+	cwd := geminiSlashes(sys.Cwd)
+	enabled, decider := true, ""
+	for _, rule := range strList(e["overrides"]) {
+		base, disable := strings.CutPrefix(rule, "!")
+		if geminiGlob(base).MatchString(cwd) {
+			enabled, decider = !disable, rule
+		}
+	}
+	if enabled {
+		return ""
+	}
+	return fmt.Sprintf("extension %s turned off for this folder (%q in %s)", name, decider, path)
+}
+
+// geminiSlashes writes a folder as Gemini CLI's enablement rules do:
+// forward slashes, a leading and a trailing one.
+func geminiSlashes(p string) string {
+	p = strings.ReplaceAll(p, `\`, "/")
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	if !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	return p
+}
+
+// geminiGlob turns an enablement rule into a pattern as Gemini CLI does:
+// "*" (and "/*") matches anything, including nothing.
+func geminiGlob(glob string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(glob); i++ {
+		switch {
+		case glob[i] == '/' && i+1 < len(glob) && glob[i+1] == '*':
+			b.WriteString("(/.*)?")
+			i++
+		case glob[i] == '*':
+			b.WriteString("(.*)?")
+		default:
+			b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
+		}
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
 }
 
 // settleGemini applies precedence and the mcp.allowed / mcp.excluded
@@ -113,6 +230,9 @@ func settleGemini(sys *System, configs []Config) []Config {
 	})
 	var allowed, excluded *nameList
 	for _, cand := range geminiCandidates(sys) {
+		if cand.scope == "extension" {
+			continue
+		}
 		data, state, _ := sys.read(cand.path)
 		if state != StateFound {
 			continue
