@@ -25,7 +25,10 @@ func init() {
 }
 
 func continueCandidates(sys *System) []candidate {
-	out := []candidate{{client: Continue, scope: "user", format: FormatYAML, path: sys.join(sys.Home, ".continue", "config.yaml")}}
+	out := []candidate{
+		{client: Continue, scope: "user-legacy", format: FormatJSONC, path: sys.join(sys.Home, ".continue", "config.json")},
+		{client: Continue, scope: "user", format: FormatYAML, path: sys.join(sys.Home, ".continue", "config.yaml")},
+	}
 	dir := sys.join(sys.Cwd, ".continue", "mcpServers")
 	names, err := sys.FS.ReadDir(dir)
 	if err != nil {
@@ -49,6 +52,9 @@ func parseContinue(sys *System, c candidate, data []byte) Config {
 		expand: sys.expandContinue}
 	if c.format == FormatJSON {
 		return readServersJSON(c, data, FormatJSON, "mcpServers", r)
+	}
+	if c.format == FormatJSONC {
+		return parseContinueJSON(sys, c, data, r)
 	}
 	cfg := Config{Client: Continue, Path: c.path, Scope: c.scope, Format: FormatYAML}
 	top, err := decodeYAML(data, c.path)
@@ -81,4 +87,74 @@ func parseContinue(sys *System, c candidate, data []byte) Config {
 // sortServers sorts by name, keeping the file's order among equal names.
 func sortServers(s []Server) {
 	sort.SliceStable(s, func(i, j int) bool { return s[i].Name < s[j].Name })
+}
+
+// parseContinueJSON reads the old ~/.continue/config.json.
+func parseContinueJSON(sys *System, c candidate, data []byte, r *entryReader) Config {
+	cfg := Config{Client: Continue, Path: c.path, Scope: c.scope, Format: FormatJSONC}
+	top, notes, err := readJSONTop(data, FormatJSONC, c.path)
+	cfg.Notes = notes
+	if err != nil {
+		cfg.Error = err.Error()
+		return cfg
+	}
+	r.expand = nil
+	r.types = map[string]string{"stdio": Stdio, "sse": SSE, "websocket": "ws", "streamable-http": HTTP}
+	exp, _ := top["experimental"].(map[string]any)
+	var list []any
+	key := "experimental.modelContextProtocolServers"
+	switch v := exp["modelContextProtocolServers"].(type) {
+	case []any:
+		list = v
+	case nil:
+		if one, ok := exp["modelContextProtocolServer"]; ok && one != nil {
+			list, key = []any{one}, "experimental.modelContextProtocolServer"
+		}
+	default:
+		cfg.Notes = append(cfg.Notes, fmt.Sprintf("%q is %s, not a list; it was ignored", key, jsonKind(v)))
+	}
+	for i, e := range list {
+		name := fmt.Sprintf("%s[%d]", key, i)
+		if len(list) == 1 && key == "experimental.modelContextProtocolServer" {
+			name = key
+		}
+		m, ok := e.(map[string]any)
+		if !ok {
+			cfg.Servers = append(cfg.Servers, r.read(name, e))
+			continue
+		}
+		if n, ok := m["name"].(string); ok && n != "" {
+			name = n
+		}
+		t, ok := m["transport"].(map[string]any)
+		if !ok {
+			s := Server{Name: name, Client: Continue, Scope: c.scope, Source: c.path,
+				Problem: `has no "transport" object`}
+			cfg.Servers = append(cfg.Servers, s)
+			continue
+		}
+		cfg.Servers = append(cfg.Servers, r.read(name, t))
+	}
+	if top["mcpServers"] != nil {
+		servers, note := r.readServerMap(top["mcpServers"], "mcpServers")
+		if note != "" {
+			cfg.Notes = append(cfg.Notes, note)
+		}
+		cfg.Servers = append(cfg.Servers, servers...)
+	}
+	if cfg.Servers == nil && len(cfg.Notes) == 0 {
+		cfg.noMCP = "no experimental.modelContextProtocolServers or mcpServers in this file"
+		return cfg
+	}
+	sortServers(cfg.Servers)
+	// Continue reads config.json only while no config.yaml exists.
+	yaml := sys.join(sys.dir(c.path), "config.yaml")
+	if _, state, _ := sys.read(yaml); state != StateNotFound {
+		for i := range cfg.Servers {
+			if s := &cfg.Servers[i]; !s.Disabled {
+				s.Disabled, s.DisabledBy = true, fmt.Sprintf("Continue reads %s, which exists, instead of this config.json", yaml)
+			}
+		}
+	}
+	return cfg
 }
