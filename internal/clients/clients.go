@@ -576,7 +576,7 @@ func (sys *System) projectRoot(path string) string {
 		path = sys.join(sys.Cwd, path)
 	}
 	dir := sys.dir(sys.clean(path))
-	if sys.base(dir) == "mcpServers" && sys.base(sys.dir(dir)) == ".continue" {
+	if (sys.base(dir) == "mcpServers" && sys.base(sys.dir(dir)) == ".continue") || sys.base(sys.dir(dir)) == ".devcontainer" {
 		dir = sys.dir(dir)
 	}
 	switch sys.base(dir) {

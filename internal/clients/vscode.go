@@ -17,11 +17,17 @@ import (
 // ${userHome}, ${workspaceFolder}, ${workspaceFolderBasename},
 // ${pathSeparator} and ${/} are expanded. A "type" is optional: command
 // means stdio, url means http (VS Code tries Streamable HTTP, then SSE).
+//
+// Dev containers: the project's .devcontainer/devcontainer.json (also
+// .devcontainer.json and .devcontainer/<name>/devcontainer.json) may hold
+// the same block under customizations.vscode.mcp; VS Code adds those
+// servers when it opens the folder in the container, and starts stdio
+// ones inside the container. Project scope: they need approval.
 
 func init() {
 	register(&client{
 		name:          VSCode,
-		projectScopes: []string{"workspace", "workspace-settings"},
+		projectScopes: []string{"workspace", "workspace-settings", "devcontainer"},
 		title:         "VS Code",
 		candidates:    vscodeCandidates,
 		parse:         parseVSCode,
@@ -51,10 +57,24 @@ func vscodeCandidates(sys *System) []candidate {
 			}
 		}
 	}
-	return append(out,
+	out = append(out,
 		candidate{client: VSCode, scope: "workspace", format: FormatJSONC, path: sys.join(sys.Cwd, ".vscode", "mcp.json")},
 		candidate{client: VSCode, scope: "workspace-settings", format: FormatJSONC, path: sys.join(sys.Cwd, ".vscode", "settings.json")},
+		candidate{client: VSCode, scope: "devcontainer", format: FormatJSONC, path: sys.join(sys.Cwd, ".devcontainer", "devcontainer.json")},
+		candidate{client: VSCode, scope: "devcontainer", format: FormatJSONC, path: sys.join(sys.Cwd, ".devcontainer.json")},
 	)
+	dc := sys.join(sys.Cwd, ".devcontainer")
+	if names, err := sys.FS.ReadDir(dc); err == nil {
+		for _, n := range names {
+			p := sys.join(dc, n, "devcontainer.json")
+			if sys.FS.IsDir(sys.join(dc, n)) {
+				if _, err := sys.FS.ReadFile(p); err == nil {
+					out = append(out, candidate{client: VSCode, scope: "devcontainer", format: FormatJSONC, path: p})
+				}
+			}
+		}
+	}
+	return out
 }
 
 func parseVSCode(sys *System, c candidate, data []byte) Config {
@@ -66,7 +86,16 @@ func parseVSCode(sys *System, c candidate, data []byte) Config {
 		return cfg
 	}
 	block, key := top, "servers"
-	if strings.HasSuffix(c.scope, "settings") || (top["servers"] == nil && isObject(top["mcp"])) {
+	if c.scope == "devcontainer" {
+		custom, _ := top["customizations"].(map[string]any)
+		vs, _ := custom["vscode"].(map[string]any)
+		m, ok := vs["mcp"].(map[string]any)
+		if !ok {
+			cfg.noMCP = "no customizations.vscode.mcp in this dev container file"
+			return cfg
+		}
+		block, key = m, "customizations.vscode.mcp.servers"
+	} else if strings.HasSuffix(c.scope, "settings") || (top["servers"] == nil && isObject(top["mcp"])) {
 		m, ok := top["mcp"].(map[string]any)
 		if !ok {
 			cfg.noMCP = `no "mcp" key in this settings file`
@@ -98,6 +127,13 @@ func parseVSCode(sys *System, c candidate, data []byte) Config {
 			id := strings.TrimPrefix(n, "input:")
 			if !inputs[id] && s.Problem == "" {
 				s.Problem = fmt.Sprintf(`uses ${input:%s}, which no entry of "inputs" declares`, id)
+			}
+		}
+	}
+	if c.scope == "devcontainer" {
+		for i := range servers {
+			if servers[i].Transport == Stdio {
+				servers[i].Notes = append(servers[i].Notes, "VS Code starts it inside the dev container; mcpcost starts it on this machine")
 			}
 		}
 	}
