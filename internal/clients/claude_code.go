@@ -16,7 +16,8 @@ import (
 //     ($CLAUDE_CONFIG_DIR/.claude.json when that is set);
 //   - project scope: mcpServers of <project>/.mcp.json;
 //   - local scope: projects["<abs project path>"].mcpServers of the same
-//     ~/.claude.json.
+//     ~/.claude.json;
+//   - plugins, below all of these (see claude_plugins.go).
 //
 // When a name is in several, local > project > user, and the winning entry
 // is used whole (fields are not merged). managed-mcp.json, when present,
@@ -79,12 +80,12 @@ func (sys *System) claudeManagedDir() string {
 
 func claudeCodeCandidates(sys *System) []candidate {
 	global := sys.claudeGlobalFile()
-	return []candidate{
+	return append([]candidate{
 		{client: ClaudeCode, scope: "managed", format: FormatJSON, path: sys.join(sys.claudeManagedDir(), "managed-mcp.json")},
 		{client: ClaudeCode, scope: "user", format: FormatJSON, path: global},
 		{client: ClaudeCode, scope: "project", format: FormatJSON, path: sys.join(sys.Cwd, ".mcp.json")},
 		{client: ClaudeCode, scope: "local", format: FormatJSON, path: global},
-	}
+	}, sys.claudePluginCandidates()...)
 }
 
 func (sys *System) claudeReader(scope, path string) *entryReader {
@@ -99,6 +100,9 @@ func (sys *System) claudeReader(scope, path string) *entryReader {
 }
 
 func parseClaudeCode(sys *System, c candidate, data []byte) Config {
+	if isPluginScope(c.scope) {
+		return parseClaudePlugin(sys, c, data)
+	}
 	r := sys.claudeReader(c.scope, c.path)
 	if c.scope != "local" {
 		cfg := readServersJSON(c, data, FormatJSON, "mcpServers", r)
@@ -375,7 +379,7 @@ func settleClaudeCode(sys *System, configs []Config) []Config {
 			if s.Disabled {
 				continue
 			}
-			if contains(toggled, s.Name) {
+			if contains(toggled, toggleName(c.Scope, s.Name)) {
 				s.Disabled = true
 				s.DisabledBy = fmt.Sprintf("turned off with /mcp (disabledMcpServers of the project's entry in %s)", global)
 				continue
@@ -427,7 +431,13 @@ func settleClaudeCode(sys *System, configs []Config) []Config {
 			out = append(out, c)
 		}
 	}
+	for _, c := range configs {
+		if isPluginScope(c.Scope) {
+			out = append(out, c)
+		}
+	}
 	out = append(out, ordered...)
+	overridePlugins(out)
 	return out
 }
 
