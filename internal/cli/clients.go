@@ -242,6 +242,8 @@ func clientsText(w *strings.Builder, rep clientsReport) {
 			switch {
 			case src.State == clients.SourceUnreadable:
 				held = append(held, "could not be read")
+			case src.State == clients.SourceSkipped:
+				held = append(held, "not valid JSON: Claude Code skips the whole file")
 			case len(src.Sets)+len(src.Unreadable) == 0:
 				held = append(held, "sets none of "+clients.VarDisableBetas+", "+clients.VarToolSearch+", "+clients.VarBaseURL)
 			}

@@ -204,9 +204,16 @@ type settingsFile struct {
 	state string // found, not found, unreadable, invalid
 	err   string
 	top   map[string]any
+	// malformed says the file is not JSON at all (a comment, a trailing
+	// comma): Claude Code reports "Invalid or malformed JSON" and skips
+	// the whole file, in every session that starts.
+	malformed bool
 }
 
-// claudeSettings reads Claude Code's settings files in precedence order:
+// claudeSettings reads Claude Code's settings files in precedence order
+// (strict JSON, as Claude Code reads them: it rejects a comment or a
+// trailing comma as "Invalid or malformed JSON" and skips the whole file,
+// anthropics/claude-code#83190, SchemaStore/schemastore#5574):
 // managed (managed-settings.json, then managed-settings.d/*.json), local
 // (.claude/settings.local.json), project (.claude/settings.json), user
 // (~/.claude/settings.json).
@@ -240,6 +247,8 @@ func (sys *System) claudeSettings() []settingsFile {
 			top, _, err := readJSONTop(data, FormatJSON, p.path)
 			if err != nil {
 				f.state, f.err = StateInvalid, err.Error()
+				var pe *ParseError
+				f.malformed = errors.As(err, &pe) && !strings.HasPrefix(pe.Msg, "the top level is")
 			} else {
 				f.top = top
 			}

@@ -98,7 +98,7 @@ type Setting struct {
 type SettingSource struct {
 	Scope string `json:"scope"` // shell, managed-settings, local-settings, project-settings, user-settings
 	Path  string `json:"path,omitempty"`
-	State string `json:"state"` // read, absent, unreadable
+	State string `json:"state"` // read, absent, unreadable, skipped
 	Error string `json:"error,omitempty"`
 	// Sets are the variables the place sets to a string.
 	Sets []string `json:"sets,omitempty"`
@@ -113,6 +113,10 @@ const (
 	SourceRead       = "read"
 	SourceAbsent     = "absent"
 	SourceUnreadable = "unreadable"
+	// SourceSkipped is a settings file that is not valid JSON: Claude
+	// Code skips it whole ("Invalid or malformed JSON"), so it sets
+	// nothing in any session that starts.
+	SourceSkipped = "skipped"
 )
 
 // The known cases where Claude Code's deferral does not apply.
@@ -151,7 +155,8 @@ type resolved struct {
 //
 // Where the shell and a settings file hold different values, no order
 // between them is on record, so the posture is refused rather than
-// guessed; likewise when a settings file exists and cannot be read, when
+// guessed; likewise when a settings file exists and cannot be read (one
+// that is not valid JSON is skipped, as Claude Code skips it), when
 // the deciding file holds a non-string, and when ENABLE_TOOL_SEARCH holds
 // an undocumented value.
 func ClaudeCodePosture(sys System) Posture {
@@ -193,6 +198,14 @@ func ClaudeCodePosture(sys System) Posture {
 				}
 			}
 			files = append(files, fileEnv{len(p.Sources), env})
+		case StateInvalid:
+			src.Error = f.err
+			if f.malformed {
+				src.State = SourceSkipped
+			} else {
+				src.State = SourceUnreadable
+				unreadableFile = true
+			}
 		default:
 			src.State = SourceUnreadable
 			src.Error = f.err

@@ -150,6 +150,11 @@ func (p Posture) whereLines() []string {
 			if s.Error != "" {
 				held += " (" + s.Error + ")"
 			}
+		case s.State == SourceSkipped:
+			held = "is not valid JSON, and Claude Code skips the whole file (\"Invalid or malformed JSON\"), so it sets nothing"
+			if s.Error != "" {
+				held += " (" + s.Error + ")"
+			}
 		case len(s.Sets) > 0 && len(s.Unreadable) > 0:
 			held = "sets " + strings.Join(s.Sets, ", ") + ", and sets " + strings.Join(s.Unreadable, ", ") + " to a value this cannot read"
 		case len(s.Sets) > 0:
