@@ -146,7 +146,7 @@ func parseClaudePlugin(sys *System, c candidate, data []byte) Config {
 				if !sys.isAbs(p) {
 					p = sys.clean(sys.join(root, p))
 				}
-				b, err := sys.FS.ReadFile(p)
+				b, err := sys.readMax(p, MaxConfigSize)
 				if err != nil {
 					cfg.Notes = append(cfg.Notes, fmt.Sprintf("mcpServers names %s, which cannot be read", t))
 					return

@@ -73,7 +73,7 @@ func (sys *System) upToGitRoot(dir string) []string {
 		if sys.FS.IsDir(p) {
 			return out
 		}
-		if _, err := sys.FS.ReadFile(p); err == nil {
+		if _, err := sys.readMax(p, MaxConfigSize); err == nil {
 			return out
 		}
 		parent := sys.dir(d)

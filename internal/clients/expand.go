@@ -160,7 +160,7 @@ func (sys *System) expandWindsurf(s string, x *expansion) string {
 		if !sys.isAbs(p) {
 			p = sys.join(sys.Home, p)
 		}
-		data, err := sys.FS.ReadFile(p)
+		data, err := sys.readMax(p, MaxConfigSize)
 		if err != nil {
 			x.addUnset("file:" + sub[2])
 			return m

@@ -68,9 +68,7 @@ func vscodeCandidates(sys *System) []candidate {
 		for _, n := range names {
 			p := sys.join(dc, n, "devcontainer.json")
 			if sys.FS.IsDir(sys.join(dc, n)) {
-				if _, err := sys.FS.ReadFile(p); err == nil {
-					out = append(out, candidate{client: VSCode, scope: "devcontainer", format: FormatJSONC, path: p})
-				}
+				out = append(out, candidate{client: VSCode, scope: "devcontainer", format: FormatJSONC, path: p})
 			}
 		}
 	}
