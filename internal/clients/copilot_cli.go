@@ -18,6 +18,8 @@ import "fmt"
 // command, args, env, url and headers (Copilot CLI 1.0.10 and later); an
 // unset variable without a default stays as written.
 //
+// The workspace files are looked for only where Copilot CLI has run (its
+// folder, ~/.copilot, exists): the same .mcp.json is Claude Code's too.
 // Copilot CLI starts workspace servers only in a folder the user trusted,
 // and mcpcost does not read its trust records: they need approval
 // (--trust-project, or --config naming the file).
@@ -52,6 +54,11 @@ func (sys *System) copilotHome() string {
 func copilotCandidates(sys *System) []candidate {
 	out := []candidate{{client: CopilotCLI, scope: "user", format: FormatJSON,
 		path: sys.join(sys.copilotHome(), "mcp-config.json")}}
+	if !sys.FS.IsDir(sys.copilotHome()) {
+		// Copilot CLI has never run here: a project's .mcp.json is Claude
+		// Code's to report, not a Copilot CLI session's.
+		return out
+	}
 	dirs := sys.upToGitRoot(sys.Cwd)
 	out = append(out, candidate{client: CopilotCLI, scope: "workspace", format: FormatJSON,
 		path: sys.join(dirs[len(dirs)-1], ".github", "mcp.json")})
