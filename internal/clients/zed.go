@@ -13,11 +13,13 @@ import "fmt"
 // Tools are toggled per agent profile, for the profile
 // agent.default_profile (default "write"): with
 // agent.profiles.<profile>.enable_all_context_servers true (Zed's default
-// for its write and ask profiles; false for minimal and for profiles the
-// user defines) every tool of every server is offered except those set
-// false in agent.profiles.<profile>.context_servers.<server>.tools; with
-// it false, only the tools set true there are. Settings merge as Zed
-// merges them: the project file over the user file, key by key.
+// for its write profile; false for ask, minimal and the profiles the user
+// defines) every tool of every server is offered except those set false in
+// agent.profiles.<profile>.context_servers.<server>.tools; with it false,
+// only the tools set true there are. Profiles are user settings only,
+// merged key by key into Zed's defaults; a project's .zed/settings.json
+// does not change them. (Zed also drops write and ask, unmodified, to
+// minimal in a workspace it does not trust; that is not modelled.)
 
 func init() {
 	register(&client{
@@ -95,14 +97,14 @@ func settleZed(sys *System, configs []Config) []Config {
 		return fmt.Sprintf("the %s entry in %s", w.Scope, w.Path)
 	})
 	// The default profile's switches, merged as Zed merges settings: its
-	// built-in defaults, then the user file, then the project file, a key
-	// set later winning.
+	// built-in defaults, then the user file, key by key. Agent profiles are
+	// user settings only: a project's .zed/settings.json cannot set them.
 	profile := "write"
-	enableAll := map[string]bool{"write": true, "ask": true}
+	enableAll := map[string]bool{"write": true}
 	enableWhere := map[string]string{}
 	tools := map[string]map[string]map[string]bool{} // profile, server, tool
 	toolsWhere := map[string]map[string]string{}
-	for _, path := range []string{sys.zedSettings(), sys.join(sys.Cwd, ".zed", "settings.json")} {
+	for _, path := range []string{sys.zedSettings()} {
 		data, state, _ := sys.read(path)
 		if state != StateFound {
 			continue
@@ -149,9 +151,9 @@ func settleZed(sys *System, configs []Config) []Config {
 	case w != "":
 		allSource += " in " + w
 	case all:
-		allSource += fmt.Sprintf(" (unset: Zed's %s profile has it true)", profile)
+		allSource += fmt.Sprintf(" (unset: true by default for Zed's %s profile)", profile)
 	default:
-		allSource += " (unset: false for a profile Zed does not ship)"
+		allSource += fmt.Sprintf(" (unset: false by default for the %s profile)", profile)
 	}
 	for i := range configs {
 		for j := range configs[i].Servers {
