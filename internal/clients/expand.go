@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 )
@@ -135,12 +136,15 @@ func (sys *System) expandCopilot(s string, x *expansion) string {
 	})
 }
 
+var errRelativeFile = errors.New("a relative path")
+
 var windsurfVar = regexp.MustCompile(`\$\{(env|file):([^{}]+)\}`)
 
 // expandWindsurf expands Windsurf's ${env:NAME} and ${file:PATH} (the
-// file's contents, a trailing newline dropped; a relative path is taken
-// from the home folder, ~/ too) in the command, args, env, serverUrl and
-// headers of an entry. An unset variable or unreadable file stays as
+// file's contents, a trailing newline dropped; PATH absolute or under ~/:
+// where Windsurf resolves a relative one is not on record, so it is left
+// unresolved) in the command, args, env, serverUrl and headers of an
+// entry. An unset variable or unreadable file stays as
 // written and is recorded as unset (the file as "file:PATH"). A plain
 // ${NAME} is not expanded.
 func (sys *System) expandWindsurf(s string, x *expansion) string {
@@ -156,11 +160,15 @@ func (sys *System) expandWindsurf(s string, x *expansion) string {
 			x.addUnset(sub[2])
 			return m
 		}
-		p := strings.TrimPrefix(sub[2], "~/")
-		if !sys.isAbs(p) {
-			p = sys.join(sys.Home, p)
+		p := sub[2]
+		if rest, ok := strings.CutPrefix(p, "~/"); ok {
+			p = sys.join(sys.Home, rest)
 		}
-		data, err := sys.readMax(p, MaxConfigSize)
+		var data []byte
+		err := errRelativeFile
+		if sys.isAbs(p) {
+			data, err = sys.readMax(p, MaxConfigSize)
+		}
 		if err != nil {
 			x.addUnset("file:" + sub[2])
 			return m

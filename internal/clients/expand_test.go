@@ -59,6 +59,7 @@ func TestExpand(t *testing.T) {
 		{"windsurf env unset", linux.expandWindsurf, "${env:NOPE}", "${env:NOPE}", "NOPE", ""},
 		{"windsurf plain", linux.expandWindsurf, "${TOKEN}", "${TOKEN}", "", ""},
 		{"windsurf file missing", linux.expandWindsurf, "${file:/nope}", "${file:/nope}", "file:/nope", ""},
+		{"windsurf file relative", linux.expandWindsurf, "${file:proj/tok}", "${file:proj/tok}", "file:proj/tok", ""},
 		{"continue secret", linux.expandContinue, "${{ secrets.KEY }}", "${{ secrets.KEY }}", "", "secrets.KEY"},
 		{"continue inputs", linux.expandContinue, "${{inputs.X}}", "${{inputs.X}}", "", "inputs.X"},
 	}
