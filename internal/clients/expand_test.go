@@ -19,6 +19,8 @@ func TestExpand(t *testing.T) {
 	env := map[string]string{"TOKEN": "t0k", "HOST": "h.example", "EMPTY": ""}
 	linux := testSystem("linux", env)
 	windows := testSystem("windows", env)
+	files := testSystem("linux", env)
+	files.FS = mapFS{"/home/me/proj/tok": []byte("s3cret\n"), "/home/me/abs": []byte("abs-val\r\n")}
 	cases := []struct {
 		name        string
 		fn          func(string, *expansion) string
@@ -59,7 +61,9 @@ func TestExpand(t *testing.T) {
 		{"windsurf env unset", linux.expandWindsurf, "${env:NOPE}", "${env:NOPE}", "NOPE", ""},
 		{"windsurf plain", linux.expandWindsurf, "${TOKEN}", "${TOKEN}", "", ""},
 		{"windsurf file missing", linux.expandWindsurf, "${file:/nope}", "${file:/nope}", "file:/nope", ""},
-		{"windsurf file relative", linux.expandWindsurf, "${file:proj/tok}", "${file:proj/tok}", "file:proj/tok", ""},
+		{"windsurf file relative", files.expandWindsurf, "${file:proj/tok}", "${file:proj/tok}", "file:proj/tok", ""},
+		{"windsurf file home", files.expandWindsurf, "${file:~/proj/tok}", "s3cret", "", ""},
+		{"windsurf file absolute", files.expandWindsurf, "k=${file:/home/me/abs}", "k=abs-val", "", ""},
 		{"continue secret", linux.expandContinue, "${{ secrets.KEY }}", "${{ secrets.KEY }}", "", "secrets.KEY"},
 		{"continue inputs", linux.expandContinue, "${{inputs.X}}", "${{inputs.X}}", "", "inputs.X"},
 	}
