@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/serve"
@@ -125,7 +123,7 @@ func runServe(env *Env, args []string) int {
 		if env.StdoutTTY {
 			hintf(env, "mcpcost serve speaks MCP on stdin and stdout, for a client to launch; 'mcpcost help serve' shows how")
 		}
-		t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
+		t := &serve.StdioTransport{Reader: env.Stdin, Writer: env.Stdout}
 		if err := srv.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			return fail(env, fmt.Errorf("serving MCP over stdio: %w", err))
 		}
@@ -153,8 +151,3 @@ func runServe(env *Env, args []string) int {
 	hs.Shutdown(shutdown)
 	return ExitOK
 }
-
-// nopWriteCloser keeps the transport from closing the command's stdout.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
