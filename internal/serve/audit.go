@@ -27,6 +27,16 @@ type auditIn struct {
 	TrustProject bool `json:"trust_project,omitempty" jsonschema:"also audit the servers of the project's own config files (a cloned repository's .mcp.json) that their client has not approved; only on the user's explicit request"`
 }
 
+func (in auditIn) subject() string {
+	switch {
+	case in.Path != "":
+		return fmt.Sprintf("config %q", in.Path)
+	case in.Client != "":
+		return fmt.Sprintf("%s's configs", in.Client)
+	}
+	return "the configs found"
+}
+
 // AuditResult is audit_config's structured result: per config file, what
 // its servers cost, never merged across files.
 type AuditResult struct {
@@ -69,7 +79,7 @@ type AuditServer struct {
 }
 
 func (s *server) addAudit(srv *mcp.Server) {
-	mcp.AddTool(srv, &mcp.Tool{
+	addTool(srv, &mcp.Tool{
 		Name:         toolAudit,
 		Description:  "Tokens each configured MCP server's tool definitions cost, per config file. Uses cached measurements unless launch is set.",
 		OutputSchema: outputSchema[AuditResult](),

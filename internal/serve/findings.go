@@ -24,6 +24,10 @@ type findingsIn struct {
 	Limit   int    `json:"limit,omitempty" jsonschema:"default 10"`
 }
 
+func (in findingsIn) subject() string {
+	return "the findings " + windowSubject(in.Days, in.Project)
+}
+
 // FindingsResult is the findings tool's structured result: what to change,
 // most important first.
 type FindingsResult struct {
@@ -51,7 +55,7 @@ type Finding struct {
 }
 
 func (s *server) addFindings(srv *mcp.Server) {
-	mcp.AddTool(srv, &mcp.Tool{
+	addTool(srv, &mcp.Tool{
 		Name:         toolFindings,
 		Description:  "What to change: idle servers, oversized or repeated tool results, slow tools, costly sessions, cache loss, heavy definitions.",
 		OutputSchema: outputSchema[FindingsResult](),

@@ -26,6 +26,10 @@ type measureIn struct {
 	Headers map[string]string `json:"headers,omitempty" jsonschema:"values never echoed"`
 }
 
+func (in measureIn) subject() string {
+	return "server " + launchDisplay(mcpclient.Target{Command: in.Command, Args: in.Args, Env: in.Env, URL: in.URL, Headers: in.Headers})
+}
+
 // MeasureResult is measure_server's structured result.
 type MeasureResult struct {
 	Schema string `json:"schema"`
@@ -54,7 +58,7 @@ type MeasuredTool struct {
 }
 
 func (s *server) addMeasure(srv *mcp.Server) {
-	mcp.AddTool(srv, &mcp.Tool{
+	addTool(srv, &mcp.Tool{
 		Name:         toolMeasure,
 		Description:  "Launch one MCP server (command+args) or connect to a URL, and count the tokens of its tool definitions, per tool.",
 		OutputSchema: outputSchema[MeasureResult](),

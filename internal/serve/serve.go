@@ -127,7 +127,7 @@ func New(o Options) *mcp.Server {
 	s.addMeasure(srv)
 	s.addUsage(srv)
 	s.addFindings(srv)
-	srv.AddReceivingMiddleware(unknownToolAsToolError)
+	srv.AddReceivingMiddleware(recoverPanics, unknownToolAsToolError)
 	return srv
 }
 

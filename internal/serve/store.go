@@ -68,12 +68,27 @@ func (l *lazyStore) fresh(ctx context.Context, p *progress) (complete bool, stat
 	return true, l.stats, l.err
 }
 
+// ingest reads the transcripts in the background. A panic in it (a reader
+// meeting a line it cannot handle) ends the read with an error naming the
+// store, and the server carries on.
 func (l *lazyStore) ingest(done chan struct{}) {
-	stats, err := l.read()
-	l.mu.Lock()
-	l.stats, l.err, l.last, l.running = stats, err, l.o.Now(), nil
-	l.mu.Unlock()
-	close(done)
+	var stats *store.IngestStats
+	var err error
+	var last time.Time
+	defer func() {
+		if v := recover(); v != nil {
+			stats, err = nil, fmt.Errorf("reading transcripts into %s: internal error: %v (at %s); please report it", l.o.DBPath, v, panicSite())
+		}
+		if last.IsZero() {
+			last = time.Now()
+		}
+		l.mu.Lock()
+		l.stats, l.err, l.last, l.running = stats, err, last, nil
+		l.mu.Unlock()
+		close(done)
+	}()
+	stats, err = l.read()
+	last = l.o.Now()
 }
 
 func (l *lazyStore) read() (*store.IngestStats, error) {

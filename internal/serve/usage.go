@@ -29,6 +29,29 @@ type usageIn struct {
 	Limit   int    `json:"limit,omitempty" jsonschema:"rows; default 20"`
 }
 
+func (in usageIn) subject() string {
+	return "the usage " + windowSubject(in.Days, in.Project) + " by " + or(in.By, "server")
+}
+
+// windowSubject words a days and project filter for an error message.
+func windowSubject(days int, project string) string {
+	s := "of all history"
+	if days > 0 {
+		s = fmt.Sprintf("of the last %d days", days)
+	}
+	if project != "" {
+		s += fmt.Sprintf(" of project %q", project)
+	}
+	return s
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
 // UsageResult is usage_summary's structured result.
 type UsageResult struct {
 	Schema string `json:"schema"`
@@ -68,6 +91,13 @@ type sessionsIn struct {
 	Project string `json:"project,omitempty" jsonschema:"path or folder name"`
 }
 
+func (in sessionsIn) subject() string {
+	if in.Project != "" {
+		return fmt.Sprintf("the sessions of project %q", in.Project)
+	}
+	return "the recent sessions"
+}
+
 // SessionsResult is recent_sessions' structured result, newest first.
 type SessionsResult struct {
 	Schema   string    `json:"schema"`
@@ -96,6 +126,13 @@ type sessionIn struct {
 	Limit   int    `json:"limit,omitempty" jsonschema:"default 20"`
 }
 
+func (in sessionIn) subject() string {
+	if in.Session != "" {
+		return fmt.Sprintf("session %q", in.Session)
+	}
+	return "the latest session"
+}
+
 // SessionResult is session_tools' structured result: one session's tools by
 // the tokens their results put into its context, heaviest first.
 type SessionResult struct {
@@ -122,19 +159,19 @@ type SessionTool struct {
 }
 
 func (s *server) addUsage(srv *mcp.Server) {
-	mcp.AddTool(srv, &mcp.Tool{
+	addTool(srv, &mcp.Tool{
 		Name:         toolUsage,
 		Description:  "What past Claude Code and Codex sessions cost: requests, tokens, USD, tool calls and result tokens, grouped.",
 		OutputSchema: outputSchema[UsageResult](),
 		Annotations:  readOnly,
 	}, s.usageSummary)
-	mcp.AddTool(srv, &mcp.Tool{
+	addTool(srv, &mcp.Tool{
 		Name:         toolRecent,
 		Description:  "The latest agent sessions with their tokens, cost and tool result tokens.",
 		OutputSchema: outputSchema[SessionsResult](),
 		Annotations:  readOnly,
 	}, s.recentSessions)
-	mcp.AddTool(srv, &mcp.Tool{
+	addTool(srv, &mcp.Tool{
 		Name:         toolSession,
 		Description:  "One session's tools ranked by the tokens their results added to context.",
 		OutputSchema: outputSchema[SessionResult](),
