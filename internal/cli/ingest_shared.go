@@ -66,9 +66,10 @@ func addRuntimeFlags(f *flags) *runtimeFlags {
 }
 
 const runtimeFlagsUsage = `Window and data:
-  --days N               the last N days, today included (in --tz)
+  --days N               the last N days, today included (in --tz); 1 to
+                         36525, 0 or none for all history
   --since DATE           from DATE (YYYY-MM-DD, YYYYMMDD or RFC 3339)
-  --until DATE           to DATE, inclusive for a day
+  --until DATE           to DATE, inclusive for a day; after --since
   --project P            sessions of one project (its path or folder name);
                          when P is a folder, its project configs are read
                          (default: the current folder's)
@@ -130,25 +131,8 @@ func prepare(env *Env, cmd string, f *flags, rf *runtimeFlags) (in *runtimeInput
 		return nil, usageError(env, cmd, "--tz: %v", err), false
 	}
 	o.Location = loc
-	if *rf.days < 0 {
-		return nil, usageError(env, cmd, "--days must be positive"), false
-	}
-	if *rf.days > 0 {
-		if *rf.since != "" {
-			return nil, usageError(env, cmd, "--days and --since exclude each other"), false
-		}
-		now := env.Now().In(loc)
-		o.Since = time.Date(now.Year(), now.Month(), now.Day()-(*rf.days-1), 0, 0, 0, 0, loc)
-	}
-	if *rf.since != "" {
-		if o.Since, err = parseDate(*rf.since, loc, false); err != nil {
-			return nil, usageError(env, cmd, "--since: %v", err), false
-		}
-	}
-	if *rf.until != "" {
-		if o.Until, err = parseDate(*rf.until, loc, true); err != nil {
-			return nil, usageError(env, cmd, "--until: %v", err), false
-		}
+	if o.Since, o.Until, err = (usage.WindowArgs{Days: *rf.days, Since: *rf.since, Until: *rf.until}).Window(o.Now, loc, "--"); err != nil {
+		return nil, usageError(env, cmd, "%v", err), false
 	}
 	for name, v := range map[string]int{"idle-min-requests": *rf.idleMin, "result-avg": *rf.resultAvg, "output-limit": *rf.outLim, "repeat-min": *rf.repeatMin, "tool-threshold": *rf.toolTokens} {
 		if f.Set(name) && v <= 0 {

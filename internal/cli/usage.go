@@ -48,9 +48,10 @@ user's permission). Arguments are never stored, only a keyed hash of them.
 
 Flags:
   --by DIM         server (default), tool, session, day, model or project
-  --days N         the last N days, today included (in --tz)
+  --days N         the last N days, today included (in --tz); 1 to 36525,
+                   0 or none for all history
   --since DATE     from DATE (YYYY-MM-DD, YYYYMMDD or RFC 3339)
-  --until DATE     to DATE, inclusive for a day
+  --until DATE     to DATE, inclusive for a day; after --since
   --project P      one project: its full path or its folder's name
   --source S       claude, codex or all (default)
   --tz ZONE        time zone for days and dates (default: local)
@@ -112,25 +113,8 @@ func runUsage(env *Env, args []string) int {
 		return usageError(env, "usage", "--tz: %v", err)
 	}
 	o.Location = loc
-	if *days < 0 {
-		return usageError(env, "usage", "--days must be positive")
-	}
-	if *days > 0 {
-		if *since != "" {
-			return usageError(env, "usage", "--days and --since exclude each other")
-		}
-		now := env.Now().In(loc)
-		o.Since = time.Date(now.Year(), now.Month(), now.Day()-(*days-1), 0, 0, 0, 0, loc)
-	}
-	if *since != "" {
-		if o.Since, err = parseDate(*since, loc, false); err != nil {
-			return usageError(env, "usage", "--since: %v", err)
-		}
-	}
-	if *until != "" {
-		if o.Until, err = parseDate(*until, loc, true); err != nil {
-			return usageError(env, "usage", "--until: %v", err)
-		}
+	if o.Since, o.Until, err = (usage.WindowArgs{Days: *days, Since: *since, Until: *until}).Window(env.Now(), loc, "--"); err != nil {
+		return usageError(env, "usage", "%v", err)
 	}
 	if *pricesFile != "" {
 		if o.Prices, err = usage.LoadPrices(*pricesFile); err != nil {
@@ -232,23 +216,6 @@ func location(env *Env, tz string) (*time.Location, error) {
 		return time.UTC, nil
 	}
 	return time.LoadLocation(tz)
-}
-
-// parseDate reads YYYY-MM-DD, YYYYMMDD or RFC 3339. A day given as the end
-// of a period includes the whole day.
-func parseDate(s string, loc *time.Location, end bool) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	for _, layout := range []string{"2006-01-02", "20060102"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			if end {
-				t = t.AddDate(0, 0, 1)
-			}
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not a date (YYYY-MM-DD, YYYYMMDD or RFC 3339)", s)
 }
 
 func home(env *Env) string {

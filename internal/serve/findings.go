@@ -17,7 +17,7 @@ import (
 const FindingsSchema = "mcpcost.serve.findings/v1"
 
 type findingsIn struct {
-	Days    int    `json:"days,omitempty" jsonschema:"last N days; default all"`
+	Days    int    `json:"days,omitempty" jsonschema:"last N days (up to 36525); default all"`
 	Level   string `json:"level,omitempty" jsonschema:"lowest level: info (default), warn or high"`
 	Project string `json:"project,omitempty" jsonschema:"path or folder name"`
 	Launch  bool   `json:"launch,omitempty" jsonschema:"launch servers not in the measurement cache"`
@@ -70,10 +70,12 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 	if findings.LevelRank(in.Level) == 0 {
 		return nil, nil, fmt.Errorf("level must be one of %s, not %q", strings.Join(findings.Levels, ", "), in.Level)
 	}
-	if in.Days < 0 {
-		return nil, nil, fmt.Errorf("days must be positive, got %d", in.Days)
-	}
 	limit, err := limitOr(in.Limit, 10)
+	if err != nil {
+		return nil, nil, err
+	}
+	now := s.o.Now()
+	since, until, err := (usage.WindowArgs{Days: in.Days}).Window(now, s.o.Location, "")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -90,9 +92,9 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 		Pricing:       prices.FindingsPricing(),
 		PricesUpdated: prices.Updated,
 		Thresholds:    findings.Defaults(),
-		Now:           s.o.Now(),
+		Now:           now,
 	}
-	o.Since = since(o.Now, in.Days, s.o.Location)
+	o.Since, o.Until = since, until
 	var out *FindingsResult
 	err = s.withStore(ctx, req, func(db *sql.DB, notes []string) error {
 		rep, err := findings.Compute(ctx, db, static, o)

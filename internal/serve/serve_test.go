@@ -423,7 +423,7 @@ func TestUsageTools(t *testing.T) {
 		t.Errorf("by tool not heaviest first: %+v", byTool.Rows)
 	}
 	var byDay UsageResult
-	call(t, cs, toolUsage, map[string]any{"by": "day", "days": 100000}, &byDay)
+	call(t, cs, toolUsage, map[string]any{"by": "day", "days": usage.MaxDays}, &byDay)
 	if byDay.Since == "" || byDay.Requests != u.Requests {
 		t.Errorf("by day over all days: %+v", byDay)
 	}
@@ -551,7 +551,12 @@ func TestBadInput(t *testing.T) {
 		{"no_such_tool", map[string]any{}, `unknown tool "no_such_tool"; this server has audit_config`},
 		{toolUsage, map[string]any{"days": "seven"}, "days"},
 		{toolUsage, map[string]any{"by": "week"}, "by must be one of server, tool, session, day, model, project"},
-		{toolUsage, map[string]any{"days": -1}, "days must be positive"},
+		{toolUsage, map[string]any{"days": -1}, "days must be from 0 (all history) to 36525 (100 years), not -1"},
+		{toolUsage, map[string]any{"days": json.RawMessage("1e18")}, "days must be from 0 (all history) to 36525 (100 years), not 1000000000000000000"},
+		{toolUsage, map[string]any{"days": int64(1e18)}, "days must be from 0 (all history) to 36525 (100 years), not 1000000000000000000"},
+		{toolUsage, map[string]any{"days": 36526}, "days must be from 0 (all history) to 36525"},
+		{toolFindings, map[string]any{"days": -3}, "days must be from 0 (all history) to 36525 (100 years), not -3"},
+		{toolFindings, map[string]any{"days": 1 << 40}, "days must be from 0 (all history) to 36525"},
 		{toolUsage, map[string]any{"nope": 1}, "nope"},
 		{toolUsage, map[string]any{}, "no usage store"},
 		{toolRecent, map[string]any{"limit": -3}, "limit must be positive"},

@@ -23,7 +23,7 @@ const (
 )
 
 type usageIn struct {
-	Days    int    `json:"days,omitempty" jsonschema:"last N days; default all"`
+	Days    int    `json:"days,omitempty" jsonschema:"last N days (up to 36525); default all"`
 	By      string `json:"by,omitempty" jsonschema:"server (default), tool, session, day, model or project"`
 	Project string `json:"project,omitempty" jsonschema:"path or folder name"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"rows; default 20"`
@@ -215,15 +215,14 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 	if !valid {
 		return nil, nil, fmt.Errorf("by must be one of %s, not %q", strings.Join(usage.Dimensions, ", "), in.By)
 	}
-	if in.Days < 0 {
-		return nil, nil, fmt.Errorf("days must be positive, got %d", in.Days)
-	}
 	limit, err := limitOr(in.Limit, 20)
 	if err != nil {
 		return nil, nil, err
 	}
 	o := usage.Options{By: in.By, Project: in.Project, Source: "all", Location: s.o.Location, Now: s.o.Now()}
-	o.Since = since(o.Now, in.Days, o.Location)
+	if o.Since, o.Until, err = (usage.WindowArgs{Days: in.Days}).Window(o.Now, o.Location, ""); err != nil {
+		return nil, nil, err
+	}
 	var out *UsageResult
 	err = s.withStore(ctx, req, func(db *sql.DB, notes []string) error {
 		rep, err := usage.Build(ctx, db, o)
@@ -259,16 +258,6 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 		return nil, nil, err
 	}
 	return textResult(usageText(out)), out, nil
-}
-
-// since is the start of the last days days, today included; zero for
-// days 0 (all history).
-func since(now time.Time, days int, loc *time.Location) time.Time {
-	if days <= 0 {
-		return time.Time{}
-	}
-	now = now.In(loc)
-	return time.Date(now.Year(), now.Month(), now.Day()-(days-1), 0, 0, 0, 0, loc)
 }
 
 func round(usd float64) float64 { return math.Round(usd*10000) / 10000 }

@@ -1,0 +1,74 @@
+package usage
+
+import (
+	"fmt"
+	"time"
+)
+
+// MaxDays is the longest window named in days: 100 years.
+const MaxDays = 36525
+
+// WindowArgs name the period a report covers, as the command line
+// (--days, --since, --until) and the MCP tools (days) take it:
+//
+//   - Days: the last Days days, today included, in the report's time
+//     zone; 0 for no lower bound (all history); otherwise 1 to [MaxDays].
+//   - Since: from a date (YYYY-MM-DD, YYYYMMDD or RFC 3339); not with Days.
+//   - Until: to a date, its whole day included for a day.
+//
+// The window must not be empty: Since before Until.
+type WindowArgs struct {
+	Days         int
+	Since, Until string
+}
+
+// Window resolves the arguments at now in loc into Since (inclusive) and
+// Until (exclusive), zero for an open end. Errors name the argument,
+// prefix before its name ("--" for flags, "" for tool arguments).
+func (a WindowArgs) Window(now time.Time, loc *time.Location, prefix string) (since, until time.Time, err error) {
+	if a.Days < 0 || a.Days > MaxDays {
+		return since, until, fmt.Errorf("%sdays must be from 0 (all history) to %d (100 years), not %d", prefix, MaxDays, a.Days)
+	}
+	if a.Days > 0 {
+		if a.Since != "" {
+			return since, until, fmt.Errorf("%sdays and %ssince exclude each other", prefix, prefix)
+		}
+		now = now.In(loc)
+		since = time.Date(now.Year(), now.Month(), now.Day()-(a.Days-1), 0, 0, 0, 0, loc)
+	}
+	if a.Since != "" {
+		if since, err = ParseDate(a.Since, loc, false); err != nil {
+			return since, until, fmt.Errorf("%ssince: %v", prefix, err)
+		}
+	}
+	if a.Until != "" {
+		if until, err = ParseDate(a.Until, loc, true); err != nil {
+			return since, until, fmt.Errorf("%suntil: %v", prefix, err)
+		}
+	}
+	if !since.IsZero() && !until.IsZero() && !since.Before(until) {
+		from := fmt.Sprintf("%ssince %s", prefix, a.Since)
+		if a.Since == "" {
+			from = fmt.Sprintf("the last %d days (from %s)", a.Days, since.Format("2006-01-02"))
+		}
+		return time.Time{}, time.Time{}, fmt.Errorf("%s is not before %suntil %s: the window is empty", from, prefix, a.Until)
+	}
+	return since, until, nil
+}
+
+// ParseDate reads YYYY-MM-DD, YYYYMMDD (in loc) or RFC 3339. A day given
+// as the end of a period (end) includes the whole day.
+func ParseDate(s string, loc *time.Location, end bool) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02", "20060102"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			if end {
+				t = t.AddDate(0, 0, 1)
+			}
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date (YYYY-MM-DD, YYYYMMDD or RFC 3339)", s)
+}
