@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -26,7 +27,7 @@ func init() {
 	})
 }
 
-const serveUsage = `usage: mcpcost serve [--http ADDR [--token-env NAME]] [flags]
+const serveUsage = `usage: mcpcost serve [--http ADDR [--token-env NAME] [--allow-launch] [--allow-origin ORIGIN]...] [flags]
 
 Speak MCP, so that an agent can budget its own context. Over stdio by
 default (what a client's config launches); over Streamable HTTP with
@@ -50,18 +51,32 @@ usage tool is first called (and at most every 30 seconds after), never
 before the handshake. Values of env and headers given to measure_server
 are never echoed.
 
+Over HTTP every request needs "Authorization: Bearer TOKEN". On a
+loopback address without --token-env, mcpcost keeps a token of its own in
+a file only you can read (in your config folder:
+$XDG_CONFIG_HOME/mcpcost/serve-token or the system's equivalent) and
+prints where, never the token; any other address needs --token-env. Whoever has the
+token can read your configs and usage; launching programs or connecting
+to URLs (measure_server, launch: true) is refused unless --allow-launch,
+since it runs commands as you. A request from a browser page (an Origin
+header) is refused unless it comes from the server's own loopback origin
+or one named with --allow-origin. Idle sessions end after 10 minutes, and
+at most 64 are open at once.
+
 Flags:
-  --http ADDR        serve Streamable HTTP on ADDR (such as 127.0.0.1:8765);
-                     a host that is not loopback needs --token-env
-  --token-env NAME   require "Authorization: Bearer TOKEN", TOKEN being the
-                     value of the environment variable NAME
-  --project DIR      the project whose project configs audit_config reads
-                     (default: the current folder)
-  --timeout DURATION per request to a measured server (default 60s)
-  --max-age DURATION how long a cached measurement is used (default 24h)
-  --db PATH          the usage store (default: in the user's data folder)
-  --claude-dir DIR   Claude Code folder (repeatable)
-  --codex-dir DIR    Codex folder (repeatable)
+  --http ADDR          serve Streamable HTTP on ADDR (such as 127.0.0.1:8765)
+  --token-env NAME     the bearer token is the value of the environment
+                       variable NAME (default on loopback: the token file)
+  --allow-launch       let HTTP callers launch programs and open URLs
+  --allow-origin O     let browser pages of origin O (such as
+                       https://app.example) call; repeatable
+  --project DIR        the project whose project configs audit_config reads
+                       (default: the current folder)
+  --timeout DURATION   per request to a measured server (default 60s)
+  --max-age DURATION   how long a cached measurement is used (default 24h)
+  --db PATH            the usage store (default: in the user's data folder)
+  --claude-dir DIR     Claude Code folder (repeatable)
+  --codex-dir DIR      Codex folder (repeatable)
 
 Exit status: 0 when the client closed the connection (or on an interrupt),
 2 on a usage error or when the address cannot be served.`
@@ -70,6 +85,8 @@ func runServe(env *Env, args []string) int {
 	f := newFlags("serve")
 	httpAddr := f.String("http", "", "")
 	tokenEnv := f.String("token-env", "", "")
+	allowLaunch := f.Bool("allow-launch", "")
+	allowOrigins := f.Strings("allow-origin", "")
 	project := f.String("project", "", "")
 	timeout := f.fs.Duration("timeout", mcpclient.DefaultTimeout, "")
 	maxAge := f.fs.Duration("max-age", audit.DefaultMaxAge, "")
@@ -86,19 +103,20 @@ func runServe(env *Env, args []string) int {
 	if *timeout <= 0 || *maxAge <= 0 {
 		return usageError(env, "serve", "--timeout and --max-age must be positive durations, such as 30s or 12h")
 	}
-	var token string
-	if *tokenEnv != "" {
-		if *httpAddr == "" {
-			return usageError(env, "serve", "--token-env goes with --http")
+	if *httpAddr == "" && (*tokenEnv != "" || *allowLaunch || len(*allowOrigins) > 0) {
+		return usageError(env, "serve", "--token-env, --allow-launch and --allow-origin go with --http")
+	}
+	if *httpAddr != "" {
+		if err := serve.CheckAddr(*httpAddr, *tokenEnv != ""); err != nil {
+			return usageError(env, "serve", "--http: %v", err)
 		}
+	}
+	var token, tokenFrom string
+	if *tokenEnv != "" {
 		if token = env.Getenv(*tokenEnv); token == "" {
 			return usageError(env, "serve", "--token-env %s: %s is not set or empty", *tokenEnv, *tokenEnv)
 		}
-	}
-	if *httpAddr != "" {
-		if err := serve.CheckAddr(*httpAddr, token != ""); err != nil {
-			return usageError(env, "serve", "--http: %v", err)
-		}
+		tokenFrom = "from $" + *tokenEnv
 	}
 	path := *dbPath
 	if path == "" {
@@ -106,7 +124,7 @@ func runServe(env *Env, args []string) int {
 		path, _ = defaultDB(env)
 	}
 	claude, codex := transcriptRoots(env, *claudeDirs, *codexDirs)
-	srv := serve.New(serve.Options{
+	o := serve.Options{
 		Version:     Version(),
 		Getenv:      env.Getenv,
 		Project:     *project,
@@ -116,7 +134,7 @@ func runServe(env *Env, args []string) int {
 		DBPath:      path,
 		ClaudeRoots: claude,
 		CodexRoots:  codex,
-	})
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *httpAddr == "" {
@@ -124,21 +142,40 @@ func runServe(env *Env, args []string) int {
 			hintf(env, "mcpcost serve speaks MCP on stdin and stdout, for a client to launch; 'mcpcost help serve' shows how")
 		}
 		t := &serve.StdioTransport{Reader: env.Stdin, Writer: env.Stdout}
-		if err := srv.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		if err := serve.New(o).Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			return fail(env, fmt.Errorf("serving MCP over stdio: %w", err))
 		}
 		return ExitOK
+	}
+	if token == "" {
+		dir, err := configDir(env)
+		if err != nil {
+			return fail(env, withHint(err, "name a token with --token-env NAME"))
+		}
+		file := filepath.Join(dir, "mcpcost", "serve-token")
+		token, _, err = serve.TokenFile(file)
+		if err != nil {
+			return fail(env, withHint(err, "name a token with --token-env NAME"))
+		}
+		tokenFrom = "in " + file
+	}
+	h, err := serve.Handler(o, serve.HTTPOptions{Token: token, AllowLaunch: *allowLaunch, AllowedOrigins: *allowOrigins})
+	if err != nil {
+		return usageError(env, "serve", "--allow-origin: %v", err)
 	}
 	ln, err := net.Listen("tcp", *httpAddr)
 	if err != nil {
 		return fail(env, fmt.Errorf("listening on %s: %w", *httpAddr, err))
 	}
-	hs := &http.Server{Handler: serve.Handler(srv, token), ReadHeaderTimeout: 10 * time.Second}
-	auth := ""
-	if token != "" {
-		auth = fmt.Sprintf(" (bearer token from $%s)", *tokenEnv)
+	hs := serve.HTTPServer(h)
+	launch := "; launching refused (--allow-launch allows it)"
+	if *allowLaunch {
+		launch = "; callers may launch programs (--allow-launch)"
 	}
-	fmt.Fprintf(env.Stderr, "mcpcost: serving MCP over Streamable HTTP at http://%s/mcp%s\n", ln.Addr(), auth)
+	fmt.Fprintf(env.Stderr, "mcpcost: serving MCP over Streamable HTTP at http://%s/mcp (bearer token %s)%s\n", ln.Addr(), tokenFrom, launch)
+	if host, _, _ := net.SplitHostPort(*httpAddr); !serve.IsLoopback(host) {
+		warnf(env, "%s is reachable from other machines over plain HTTP: the token and every answer cross the network unencrypted", *httpAddr)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -150,4 +187,28 @@ func runServe(env *Env, args []string) int {
 	defer cancel()
 	hs.Shutdown(shutdown)
 	return ExitOK
+}
+
+// configDir is the user's config folder: XDG_CONFIG_HOME, else the
+// system's (~/.config, ~/Library/Application Support, %AppData%).
+func configDir(env *Env) (string, error) {
+	if d := env.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+		return d, nil
+	}
+	h := home(env)
+	switch runtime.GOOS {
+	case "windows":
+		if d := env.Getenv("APPDATA"); d != "" {
+			return d, nil
+		}
+	case "darwin":
+		if h != "" {
+			return filepath.Join(h, "Library", "Application Support"), nil
+		}
+	default:
+		if h != "" {
+			return filepath.Join(h, ".config"), nil
+		}
+	}
+	return "", fmt.Errorf("no config folder to keep the serve token in")
 }

@@ -83,7 +83,7 @@ func (s *server) addAudit(srv *mcp.Server) {
 		Name:         toolAudit,
 		Description:  "Tokens each configured MCP server's tool definitions cost, per config file. Uses cached measurements unless launch is set.",
 		OutputSchema: outputSchema[AuditResult](),
-		Annotations:  readOnly,
+		Annotations:  launches,
 	}, s.auditConfig)
 }
 
@@ -102,6 +102,9 @@ func (s *server) auditConfig(ctx context.Context, req *mcp.CallToolRequest, in a
 // audit runs the static audit of the config at in.Path, or of those
 // discovered (of in.Client), from the cache unless in.Launch.
 func (s *server) audit(ctx context.Context, p *progress, in auditIn) (*audit.Report, clients.System, error) {
+	if in.Launch && s.o.NoLaunch {
+		return nil, clients.System{}, errNoLaunch("launch: true")
+	}
 	if in.Client != "" && in.Path != "" {
 		return nil, clients.System{}, fmt.Errorf("give a path or a client, not both: a config file's client is told from the file")
 	}

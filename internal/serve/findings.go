@@ -59,7 +59,7 @@ func (s *server) addFindings(srv *mcp.Server) {
 		Name:         toolFindings,
 		Description:  "What to change: idle servers, oversized or repeated tool results, slow tools, costly sessions, cache loss, heavy definitions.",
 		OutputSchema: outputSchema[FindingsResult](),
-		Annotations:  readOnly,
+		Annotations:  launches,
 	}, s.findings)
 }
 

@@ -93,9 +93,13 @@ func TestPanicInHandler(t *testing.T) {
 		<-done
 	})
 	t.Run("http", func(t *testing.T) {
-		ts := httptest.NewServer(Handler(panicky(t), ""))
+		h, err := handler(panicky(t), HTTPOptions{Token: "guard-test-token"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(h)
 		defer ts.Close()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: http.DefaultClient}, nil)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: bearer{"guard-test-token", http.DefaultTransport}}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -50,7 +50,7 @@ func post(t *testing.T, url, auth string) *http.Response {
 
 func TestHTTPToken(t *testing.T) {
 	const token = "canary-http-token-8d1e"
-	ts := httptest.NewServer(Handler(New(Options{Version: "test"}), token))
+	ts := httptest.NewServer(mustHandler(t, Options{Version: "test"}, HTTPOptions{Token: token}))
 	defer ts.Close()
 
 	for _, auth := range []string{"", "Bearer wrong", "Basic " + token, token, "Bearer " + token + "x"} {
@@ -78,7 +78,7 @@ func TestHTTPToken(t *testing.T) {
 	if err != nil || len(res.Tools) != len(toolNames) {
 		t.Fatalf("list tools over HTTP: %v, %d tools", err, len(res.Tools))
 	}
-	if msg := callErr(t, cs, toolMeasure, map[string]any{}); !strings.Contains(msg, "give a command") {
+	if msg := callErr(t, cs, toolUsage, map[string]any{}); !strings.Contains(msg, "no usage store") {
 		t.Errorf("tool error over HTTP: %s", msg)
 	}
 
@@ -88,11 +88,22 @@ func TestHTTPToken(t *testing.T) {
 	}
 }
 
-func TestHTTPNoToken(t *testing.T) {
-	ts := httptest.NewServer(Handler(New(Options{Version: "test"}), ""))
-	defer ts.Close()
-	if res := post(t, ts.URL, ""); res.StatusCode != http.StatusOK {
-		t.Errorf("status %d, want 200", res.StatusCode)
+func mustHandler(t *testing.T, o Options, h HTTPOptions) http.Handler {
+	t.Helper()
+	hh, err := Handler(o, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hh
+}
+
+// TestHTTPNeedsToken: there is no HTTP handler without a token.
+func TestHTTPNeedsToken(t *testing.T) {
+	if _, err := Handler(Options{Version: "test"}, HTTPOptions{}); err == nil || !strings.Contains(err.Error(), "needs a bearer token") {
+		t.Errorf("a handler without a token: %v", err)
+	}
+	if _, err := Handler(Options{Version: "test"}, HTTPOptions{Token: "t", AllowedOrigins: []string{"evil.example"}}); err == nil || !strings.Contains(err.Error(), "is not an origin") {
+		t.Errorf("an allowed origin without a scheme: %v", err)
 	}
 }
 
@@ -151,7 +162,7 @@ func TestHTTPBinary(t *testing.T) {
 	}
 	first := lines.Text()
 	go io.Copy(io.Discard, stderr)
-	m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/mcp) \(bearer token from \$MCPCOST_TEST_TOKEN\)$`).FindStringSubmatch(first)
+	m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/mcp) \(bearer token from \$MCPCOST_TEST_TOKEN\); launching refused`).FindStringSubmatch(first)
 	if m == nil || strings.Contains(first, token) {
 		t.Fatalf("stderr: %q", first)
 	}

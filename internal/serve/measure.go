@@ -62,11 +62,14 @@ func (s *server) addMeasure(srv *mcp.Server) {
 		Name:         toolMeasure,
 		Description:  "Launch one MCP server (command+args) or connect to a URL, and count the tokens of its tool definitions, per tool.",
 		OutputSchema: outputSchema[MeasureResult](),
-		Annotations:  readOnly,
+		Annotations:  launches,
 	}, s.measureServer)
 }
 
 func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in measureIn) (*mcp.CallToolResult, *MeasureResult, error) {
+	if s.o.NoLaunch {
+		return nil, nil, errNoLaunch("measure_server")
+	}
 	t := mcpclient.Target{Command: in.Command, Args: in.Args, Env: in.Env, URL: in.URL, Headers: in.Headers}
 	switch {
 	case in.Command == "" && in.URL == "":

@@ -75,6 +75,12 @@ type Options struct {
 	IngestWait time.Duration
 	// Location buckets days; nil for time.Local.
 	Location *time.Location
+
+	// NoLaunch refuses the tools that launch programs or connect to URLs
+	// (measure_server, and audit_config and findings with launch); they
+	// then work from the measurement cache only. [Handler] sets it unless
+	// the operator allows launching.
+	NoLaunch bool
 }
 
 func (o *Options) defaults() {
@@ -212,3 +218,13 @@ func compactSchema(s *jsonschema.Schema) {
 
 // readOnly marks a tool that changes nothing.
 var readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true}
+
+// launches marks a tool that may launch programs or connect to URLs the
+// caller names: not read-only, and open to the world.
+var launches = &mcp.ToolAnnotations{OpenWorldHint: ptr(true)}
+
+// errNoLaunch is the answer of a tool asked to launch where launching is
+// not allowed.
+func errNoLaunch(what string) error {
+	return fmt.Errorf("%s launches programs or connects to URLs, which this server does not do for its callers over HTTP; its operator allows it with 'mcpcost serve --http ADDR --allow-launch'", what)
+}
