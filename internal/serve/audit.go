@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -124,12 +125,23 @@ func (s *server) audit(ctx context.Context, p *progress, in auditIn) (*audit.Rep
 		} else if !filepath.IsAbs(p) {
 			p = filepath.Join(sys.Cwd, p)
 		}
-		if _, err := os.Stat(p); err != nil {
+		if _, err := os.Stat(p); err != nil && !s.o.Remote {
 			return nil, sys, fmt.Errorf("config %s: %w", p, errNotExist(err))
 		}
 		cfg, err := clients.Load(sys, p)
-		if err != nil {
+		switch {
+		case err != nil && s.o.Remote:
+			// The same words whether the file is missing, unreadable or
+			// not a regular file: a remote caller learns no more about
+			// the machine than that this path is no config.
+			return nil, sys, fmt.Errorf("config %s: not found, or not readable as an MCP config", in.Path)
+		case err != nil:
 			return nil, sys, err
+		case s.o.Remote:
+			if cfg.Error != "" {
+				cfg.Error = positionOnly(in.Path, cfg)
+			}
+			cfg.Notes = nil
 		}
 		configs = append(configs, cfg)
 	} else {
@@ -178,6 +190,19 @@ func (s *server) cache() *audit.Cache {
 	}
 	return c
 }
+
+// positionOnly words the error of a config at a path a remote caller chose
+// with its position only: the parsers' messages may quote the file's keys
+// and values, which are not the caller's to read.
+func positionOnly(given string, cfg clients.Config) string {
+	rest, ok := strings.CutPrefix(cfg.Error, cfg.Path)
+	if m := errorPosition.FindStringSubmatch(rest); ok && m != nil {
+		return fmt.Sprintf("config %s%s: not valid %s", given, m[1], m[2])
+	}
+	return fmt.Sprintf("config %s: not readable as an MCP config", given)
+}
+
+var errorPosition = regexp.MustCompile(`^(:\d+(?::\d+)?)?: not valid (JSON \(comments allowed\)|JSON|TOML|YAML)\b`)
 
 // errNotExist words a stat error without Go's "stat PATH:" prefix.
 func errNotExist(err error) error {

@@ -62,9 +62,10 @@ type HTTPOptions struct {
 // server's own loopback origin nor an allowed one is answered 403, as the
 // MCP transport requires (the SDK refuses a Host that is not loopback on a
 // loopback listener). The tools that launch programs are refused unless
-// h.AllowLaunch.
+// h.AllowLaunch, and callers are [Options.Remote].
 func Handler(o Options, h HTTPOptions) (http.Handler, error) {
 	o.NoLaunch = o.NoLaunch || !h.AllowLaunch
+	o.Remote = true
 	return handler(New(o), h)
 }
 

@@ -435,3 +435,68 @@ func TestTokenFile(t *testing.T) {
 		t.Errorf("the link's target was written")
 	}
 }
+
+// TestAuditPathPositionOnly: audit_config over HTTP, on a path the remote
+// caller chose, says no more than needed: the same words for a missing file, a folder and a
+// device, and for a file that does not parse its position only, never its
+// keys or values.
+func TestAuditPathPositionOnly(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	codex := write(".codex/config.toml", "[mcp_servers.x]\ncommand = \"srv\"\naws_secret_access_key = \"canary-toml-6a1f\"\n[[broken\n")
+	jsonBad := write("proj/.mcp.json", `{"mcpServers": {"canary-key-77": {"command": "x", "env": {"TOKEN": "canary-json-9c2e"}}`)
+	yamlBad := write("cfg.yaml", "mcpServers:\n  canary-yaml-key: [\n")
+	notMCP := write("creds.json", `{"canary_api_key": "canary-value-31d0"}`)
+	o := withDefaults(Options{Version: "test", Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Project: dir, CacheDir: filepath.Join(dir, "cache")})
+	ts := httptest.NewServer(mustHandler(t, o, HTTPOptions{Token: "path-test-token"}))
+	t.Cleanup(ts.Close)
+	cs := dial(t, ts.URL, "path-test-token")
+
+	unreadable := `: not found, or not readable as an MCP config`
+	for _, p := range []string{filepath.Join(dir, "missing.json"), dir, "/dev/null/x", filepath.Join(dir, "proj")} {
+		if msg := callErr(t, cs, toolAudit, map[string]any{"path": p}); msg != "config "+p+unreadable {
+			t.Errorf("%s: %q, want %q", p, msg, "config "+p+unreadable)
+		}
+	}
+	for _, c := range []struct{ path, want string }{
+		{codex, "config " + codex + ":4"},
+		{jsonBad, "config " + jsonBad + ":1"},
+		{yamlBad, "config " + yamlBad + ":"},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: toolAudit, Arguments: map[string]any{"path": c.path}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := resultText(res)
+		if !strings.Contains(text, c.want) || !strings.Contains(text, ": not valid ") {
+			t.Errorf("%s: %q, want its position (%s)", c.path, text, c.want)
+		}
+		if strings.Contains(text, "canary") || strings.Contains(text, "aws_secret") || strings.Contains(text, "broken") {
+			t.Errorf("%s: the error repeats the file: %q", c.path, text)
+		}
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: toolAudit, Arguments: map[string]any{"path": notMCP}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := resultText(res); strings.Contains(text, "canary") {
+		t.Errorf("a file that is no MCP config: %q", text)
+	}
+}
+
+// TestAuditPathLocal: over stdio the caller is the serving user's own
+// agent, told why a path is refused.
+func TestAuditPathLocal(t *testing.T) {
+	dir := t.TempDir()
+	cs, _ := connect(t, withDefaults(Options{Version: "test", Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Project: dir}))
+	if msg := callErr(t, cs, toolAudit, map[string]any{"path": "missing.json"}); !strings.Contains(msg, "missing.json: no such file") {
+		t.Errorf("a missing file over stdio: %q", msg)
+	}
+}

@@ -81,6 +81,10 @@ type Options struct {
 	// then work from the measurement cache only. [Handler] sets it unless
 	// the operator allows launching.
 	NoLaunch bool
+	// Remote says the callers are not the serving user ([Handler] sets
+	// it): audit_config tells them nothing about a path they name beyond
+	// that it is no config, or the position of its parse error.
+	Remote bool
 }
 
 func (o *Options) defaults() {
