@@ -471,7 +471,7 @@ func TestConfigGateFirstConfig(t *testing.T) {
 		t.Errorf("gate exit %d, want 1", codes["gate"])
 	}
 	comment, _ := os.ReadFile(filepath.Join(root, "runner-temp", "comment.md"))
-	if !bytes.HasPrefix(comment, []byte("❌ **mcpcost** gate failed: the increase could not be established (1 reason)\n\n- `not-a-report` ")) {
+	if !bytes.HasPrefix(comment, []byte("❌ **mcpcost** gate failed: the increase could not be established (1 reason)\n\n- <code>not-a-report</code> ")) {
 		t.Errorf("comment:\n%s", comment)
 	}
 }
