@@ -110,12 +110,14 @@ func (l *lazyStore) read() (*store.IngestStats, error) {
 	return stats, nil
 }
 
-// open opens the store for a query; it exists once a read has begun.
+// open opens the store for a query; it exists once a read has begun. A
+// query writes nothing (store.OpenReadOnly), so it answers from a store on
+// a full disk or in a folder it may not write.
 func (l *lazyStore) open() (*store.Store, error) {
 	if _, err := os.Stat(l.o.DBPath); err != nil {
 		return nil, fmt.Errorf("no usage store at %s yet: %w", l.o.DBPath, errNotExist(err))
 	}
-	return store.Open(l.o.DBPath)
+	return store.OpenReadOnly(l.o.DBPath)
 }
 
 // notes words what a report should say about the read behind it.
