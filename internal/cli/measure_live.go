@@ -16,6 +16,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -109,7 +110,7 @@ func (l *liveFlags) target(env *Env, urlArg string, command []string) (mcpclient
 	}
 	u, err := url.Parse(urlArg)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return t, fmt.Errorf("%s is not an http(s) URL", clients.RedactURL(urlArg))
+		return t, fmt.Errorf("%s is not an http(s) URL", redact.URL(urlArg))
 	}
 	if *l.transport == "stdio" {
 		return t, fmt.Errorf("--transport stdio needs -- COMMAND, not a URL")
@@ -204,15 +205,8 @@ func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOu
 		Once:            *l.once,
 		ClientVersion:   Version(),
 	})
+	// FromLive scrubs what the server said (detail, stderr, warnings).
 	live := measure.FromLive(res, nil)
-	// mcpclient scrubs env and header values; a secret passed as an
-	// argument is scrubbed here.
-	secrets := argSecrets(append([]string{t.Command}, t.Args...))
-	live.Detail = scrubSecrets(live.Detail, secrets)
-	live.StderrTail = scrubSecrets(live.StderrTail, secrets)
-	for i, w := range live.Warnings {
-		live.Warnings[i] = scrubSecrets(w, secrets)
-	}
 	if name == "" {
 		name = live.ServerName
 		if name == "" {

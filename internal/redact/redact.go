@@ -51,7 +51,7 @@ const Marker = "***"
 // MinSecret is the length under which a known value is not scrubbed by
 // value: replacing every "1" or "yes" of a server's stderr would hide the
 // text, not a secret.
-const MinSecret = 4
+const MinSecret = 3
 
 var (
 	secretWord = regexp.MustCompile(`(?i)(token|key|secret|passw|pwd|auth|credential|bearer|cookie|session|signature)`)
@@ -312,7 +312,7 @@ func (s *Scrubber) Add(values ...string) {
 		seen[v] = true
 	}
 	add := func(v string) {
-		if len(v) >= MinSecret && !seen[v] && v != Marker && strings.TrimSpace(v) != "" {
+		if len(v) >= MinSecret && !seen[v] && strings.Trim(v, "*") != "" && strings.TrimSpace(v) != "" {
 			seen[v] = true
 			s.values = append(s.values, v)
 		}
@@ -356,8 +356,9 @@ func (s *Scrubber) Strings(list []string) []string {
 }
 
 // known replaces every known value until none is left: a replacement can
-// join two pieces into another occurrence, and every value is longer than
-// the marker, so each pass shortens the text.
+// join two pieces into another occurrence. It ends: every value holds a
+// character other than '*' (it is neither the marker nor made of it, see
+// Add), so each replacement leaves the text with fewer such characters.
 func (s *Scrubber) known(text string) string {
 	if s == nil {
 		return text

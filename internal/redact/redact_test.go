@@ -110,6 +110,8 @@ func TestText(t *testing.T) {
 		{"Authorization: Bearer abc.def", "Authorization: Bearer ***"},
 		{"X-Api-Key: a1b2c3", "X-Api-Key: ***"},
 		{"token: expired", "token: expired"},
+		{"answered HTTP 401 (WWW-Authenticate: Bearer)", "answered HTTP 401 (WWW-Authenticate: Bearer)"},
+		{`WWW-Authenticate: Bearer realm="mcp", error="invalid_token"`, `WWW-Authenticate: Bearer realm="mcp", error="invalid_token"`},
 		{"auth Basic dXNlcjpwYXNz", "auth Basic ***"},
 		{"bad key sk-ant-api03-abcdef123 given", "bad key *** given"},
 		{"unknown ghp_16C7e42F292c6912E7710c838347Ae178B4a", "unknown ***"},
@@ -128,9 +130,9 @@ func TestText(t *testing.T) {
 }
 
 func TestScrubber(t *testing.T) {
-	s := New("abcdef", "abc", "hunter 2", "x")
-	got := s.String("abcdef abc x hunter 2 hunter+2 hunter%202")
-	if want := "*** abc x *** *** ***"; got != want {
+	s := New("abcdef", "ab", "hunter 2", "x")
+	got := s.String("abcdef ab x hunter 2 hunter+2 hunter%202")
+	if want := "*** ab x *** *** ***"; got != want {
 		t.Errorf("String = %q, want %q", got, want)
 	}
 	// A replacement that joins two pieces into another occurrence.

@@ -11,12 +11,15 @@ var (
 	textURL    = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>` + "`" + `]+`)
 	textJSON   = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*:\s*)"((?:[^"\\]|\\.)*)"`)
 	textAssign = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_.\-]*)=([^\s"',;&]+)`)
-	textFlag   = regexp.MustCompile(`(^|[\s(\[])(-{1,2}[A-Za-z0-9_.\-]+)([ \t]+)([^\s"',;]+)`)
-	textHeader = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_\-]*)([ \t]*:[ \t]+)([^\s"',;]+)`)
+	textFlag   = regexp.MustCompile(`(^|[\s(\[])(-{1,2}[A-Za-z0-9_.\-]+)([ \t]+)([^\s"',;)\]]+)`)
+	textHeader = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_\-]*)([ \t]*:[ \t]+)([^\s"',;)\]]+)`)
 	textBearer = regexp.MustCompile(`(?i)\b(bearer)(\s+)([^\s"',;]+)`)
 	textBasic  = regexp.MustCompile(`\b(Basic)(\s+)([A-Za-z0-9+/=]{8,})`)
 	textKnown  = regexp.MustCompile(`\b(sk-|sk_|pk_|rk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xoxb-|xoxp-|xoxa-|xapp-|AKIA|ASIA|AIza|ya29\.|eyJ|npm_|hf_|pat-|lin_api_|sq0)[A-Za-z0-9_\-+/=.]{6,}`)
 	letterOnly = regexp.MustCompile(`^[A-Za-z]+$`)
+	// authParam is a parameter of WWW-Authenticate (Bearer realm="x"),
+	// not a credential.
+	authParam = regexp.MustCompile(`^[A-Za-z_\-]+=`)
 )
 
 // Text redacts the secrets free text shows by their shape: the user info,
@@ -94,7 +97,7 @@ func replaceValue(s string, re *regexp.Regexp, named bool) string {
 		n := len(sub)
 		prefix := strings.Join(sub[1:n-3], "")
 		name, sep, val := sub[n-3], sub[n-2], sub[n-1]
-		if val == Marker || strings.HasPrefix(val, Marker) {
+		if val == Marker || strings.HasPrefix(val, Marker) || authParam.MatchString(val) {
 			return m
 		}
 		if named {
