@@ -339,12 +339,66 @@ func (s *Scrubber) Values() []string {
 }
 
 // String returns text without any known value and without what Text
-// redacts by pattern.
+// redacts by pattern. A known value cut short where text was clipped (its
+// start before "…", "..." or the end of text, its end at the start of
+// text) is removed too.
 func (s *Scrubber) String(text string) string {
 	text = s.known(text)
 	text = Text(text)
 	// A pattern's marker may have joined two pieces into a known value.
-	return s.known(text)
+	return s.cut(s.known(text))
+}
+
+// minPiece is the length under which the end of a known value at the start
+// of a text is left: a secret's last letters are often a word.
+const minPiece = 6
+
+// cut removes the pieces of known values that clipping left: a value's
+// start before an ellipsis or at the end of text, a value's end at the
+// start of text.
+func (s *Scrubber) cut(text string) string {
+	if s == nil {
+		return text
+	}
+	for _, v := range s.values {
+		// The start of v at the end of text.
+		if k := overlap(text, v); k >= MinSecret {
+			text = text[:len(text)-k] + Marker
+		}
+		// The end of v at the start of text.
+		for k := len(v) - 1; k >= minPiece; k-- {
+			if strings.HasPrefix(text, v[len(v)-k:]) {
+				text = Marker + text[k:]
+				break
+			}
+		}
+		for _, ell := range []string{"…", "..."} {
+			for from := 0; ; {
+				i := strings.Index(text[from:], ell)
+				if i < 0 {
+					break
+				}
+				i += from
+				if k := overlap(text[:i], v); k >= MinSecret {
+					text = text[:i-k] + Marker + text[i:]
+					i += len(Marker) - k
+				}
+				from = i + len(ell)
+			}
+		}
+	}
+	return text
+}
+
+// overlap is the length of the longest proper start of v that text ends
+// with.
+func overlap(text, v string) int {
+	for k := min(len(v)-1, len(text)); k > 0; k-- {
+		if strings.HasSuffix(text, v[:k]) {
+			return k
+		}
+	}
+	return 0
 }
 
 // Strings scrubs each element of list in place and returns it.

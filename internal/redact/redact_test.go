@@ -139,6 +139,22 @@ func TestScrubber(t *testing.T) {
 	if got := New("ab***").String("aab******"); strings.Contains(got, "ab***") {
 		t.Errorf("String left a joined occurrence: %q", got)
 	}
+	// Clipped: the start of a value before an ellipsis or at the end, its
+	// end at the start.
+	cut := New("canary-5150-user-redis")
+	for in, want := range map[string]string{
+		"redis://:canary-5150-user-r…)":                  "redis://:***…)",
+		"error (canary-5150-us...) and canary-5150-use…": "error (***...) and ***…",
+		"at the end canary-5150":                         "at the end ***",
+		"50-user-redis@cache:6379 refused":               "***@cache:6379 refused",
+		"canary… and ca…":                                "***… and ca…",
+		"redis://:canar…)":                               "redis://:***…)",
+		"redis://:canary-5150-user-r":                    "redis://:***",
+	} {
+		if got := cut.String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
 	var none *Scrubber
 	if got := none.String("--token=abc"); got != "--token=***" {
 		t.Errorf("a nil Scrubber does not redact by pattern: %q", got)
