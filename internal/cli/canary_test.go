@@ -222,6 +222,17 @@ func TestCanaryWalk(t *testing.T) {
 		"cfg-ok":     stdio("cfg", "ok"),
 		"cfg-remote": remote("cfg"),
 	}})
+	// A cloned repository's own configs: listed as needing approval, with
+	// the launch that would run.
+	write(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{
+		"proj-stderr": stdio("proj", "stderr"),
+		"proj-remote": remote("proj"),
+	}})
+	write(filepath.Join(proj, ".vscode", "mcp.json"), map[string]any{
+		"inputs": []any{map[string]any{"type": "promptString", "id": "key", "password": true, "default": secret("ws-input")}},
+		"servers": map[string]any{"ws": map[string]any{"type": "stdio", "command": bin, "args": []string{"--token=" + secret("ws-arg"), "${input:key}"},
+			"env": map[string]string{canaryServerEnv: "stderr", "SECRET_ENV": secret("ws-env")}}},
+	})
 	// Codex, user scope, TOML.
 	var toml strings.Builder
 	for name, mode := range map[string]string{"codex-stderr": "stderr", "codex-rpc": "rpcerror"} {
@@ -385,6 +396,7 @@ func TestCanaryWalk(t *testing.T) {
 		"--token=***",                  // a redacted launch
 		"postgresql://app:***@db.example:5432/shop",
 		"hostile-ok",
+		"needs-approval", // the repository's own servers, listed with their launch
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no output holds %q: the walk did not exercise it", want)
