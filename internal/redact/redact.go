@@ -361,44 +361,94 @@ func (s *Scrubber) cut(text string) string {
 		return text
 	}
 	for _, v := range s.values {
-		// The start of v at the end of text.
-		if k := overlap(text, v); k >= MinSecret {
-			text = text[:len(text)-k] + Marker
-		}
-		// The end of v at the start of text.
-		for k := len(v) - 1; k >= minPiece; k-- {
-			if strings.HasPrefix(text, v[len(v)-k:]) {
-				text = Marker + text[k:]
-				break
-			}
-		}
-		for _, ell := range []string{"…", "..."} {
-			for from := 0; ; {
-				i := strings.Index(text[from:], ell)
-				if i < 0 {
-					break
-				}
-				i += from
-				if k := overlap(text[:i], v); k >= MinSecret {
-					text = text[:i-k] + Marker + text[i:]
-					i += len(Marker) - k
-				}
-				from = i + len(ell)
-			}
-		}
+		text = cutValue(text, v)
 	}
 	return text
+}
+
+// cutValue is cut for one value, in one pass (Knuth-Morris-Pratt) over
+// text for the starts and one over its first bytes for the end.
+func cutValue(text, v string) string {
+	if len(v) < 2 {
+		return text
+	}
+	// The end of v at the start of text.
+	if k := overlap(reverse(text[:min(len(text), len(v)-1)]), reverse(v)); k >= minPiece {
+		text = Marker + text[k:]
+	}
+	p := v[:len(v)-1] // proper starts only
+	fail := failure(p)
+	var b strings.Builder
+	done, k := 0, 0 // text[:done] is in b
+	for i := 0; i <= len(text); i++ {
+		if i == len(text) || text[i] == '.' && strings.HasPrefix(text[i:], "...") || text[i] == "…"[0] && strings.HasPrefix(text[i:], "…") {
+			if from := i - k; k >= MinSecret && from >= done {
+				b.WriteString(text[done:from])
+				b.WriteString(Marker)
+				done = i
+			}
+		}
+		if i == len(text) {
+			break
+		}
+		c := text[i]
+		for k > 0 && (k == len(p) || c != p[k]) {
+			k = fail[k-1]
+		}
+		if k < len(p) && c == p[k] {
+			k++
+		}
+	}
+	if done == 0 {
+		return text
+	}
+	b.WriteString(text[done:])
+	return b.String()
+}
+
+// failure is the Knuth-Morris-Pratt failure function of p: for each i,
+// the length of the longest proper start of p[:i+1] that is also its end.
+func failure(p string) []int {
+	fail := make([]int, len(p))
+	for i, k := 1, 0; i < len(p); i++ {
+		for k > 0 && p[i] != p[k] {
+			k = fail[k-1]
+		}
+		if p[i] == p[k] {
+			k++
+		}
+		fail[i] = k
+	}
+	return fail
 }
 
 // overlap is the length of the longest proper start of v that text ends
 // with.
 func overlap(text, v string) int {
-	for k := min(len(v)-1, len(text)); k > 0; k-- {
-		if strings.HasSuffix(text, v[:k]) {
-			return k
+	if len(v) < 2 {
+		return 0
+	}
+	p := v[:len(v)-1]
+	fail := failure(p)
+	k := 0
+	for i := max(0, len(text)-len(p)); i < len(text); i++ {
+		for k > 0 && (k == len(p) || text[i] != p[k]) {
+			k = fail[k-1]
+		}
+		if k < len(p) && text[i] == p[k] {
+			k++
 		}
 	}
-	return 0
+	return k
+}
+
+// reverse reverses the bytes of s.
+func reverse(s string) string {
+	b := []byte(s)
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
 }
 
 // Strings scrubs each element of list in place and returns it.
