@@ -173,7 +173,9 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 		mo.Progress = opts.Progress
 		results := opts.Measurer(ctx, ts, mo, opts.Concurrency)
 		for i, k := range todo {
-			c := fromResult(results[i], opts.Counter, now)
+			r := results[i]
+			r.Target = ts[i] // what FromLive scrubs the server's words with
+			c := fromResult(r, opts.Counter, now)
 			caps[k] = c
 			if opts.Cache != nil && c.ok() {
 				_ = opts.Cache.Put(k, toEntry(c, now))
