@@ -294,7 +294,8 @@ func TestCanaryWalk(t *testing.T) {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
 		env := &Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: getenv,
-			Environ: func() []string { return nil }, Now: func() time.Time { return at.AddDate(0, 0, 2) }}
+			Environ: func() []string { return nil }, Now: func() time.Time { return at.AddDate(0, 0, 2) },
+			StderrTTY: true} // progress lines too
 		code := Run(env, args)
 		name := "mcpcost " + strings.Join(args, " ")
 		leaks(name+" stdout", stdout.Bytes())
@@ -397,6 +398,7 @@ func TestCanaryWalk(t *testing.T) {
 		"postgresql://app:***@db.example:5432/shop",
 		"hostile-ok",
 		"needs-approval", // the repository's own servers, listed with their launch
+		"mcpcost: measuring", // a progress line
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no output holds %q: the walk did not exercise it", want)
