@@ -137,7 +137,9 @@ func hostileHTTP(t *testing.T) string {
 // user info and query, a ${VAR} expanded into an argument and a URL, a
 // Codex TOML entry, VS Code inputs and env), has hostile servers repeat
 // what they were launched with in their stderr and JSON-RPC errors, runs
-// every command in every format, and the tools of serve, and then reads
+// every command that reads configs, launches servers or reads their
+// reports (clients, audit, measure, verify, badge, diff, findings, report,
+// usage) in every format, and the tools of serve, and then reads
 // every output and every file mcpcost wrote (measurement.json, the HTML
 // report, the measurement cache, the usage store with its WAL) as bytes:
 // the canary is in none of them.
@@ -290,7 +292,7 @@ func TestCanaryWalk(t *testing.T) {
 			t.Errorf("%s holds the canary: …%s…", what, b[lo:hi])
 		}
 	}
-	run := func(args ...string) {
+	run := func(args ...string) []byte {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
 		env := &Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: getenv,
@@ -301,6 +303,17 @@ func TestCanaryWalk(t *testing.T) {
 		leaks(name+" stdout", stdout.Bytes())
 		leaks(name+" stderr", stderr.Bytes())
 		t.Logf("%s: exit %d, %d+%d bytes", name, code, stdout.Len(), stderr.Len())
+		return stdout.Bytes()
+	}
+	// keep writes a command's output to a file, for the commands that read
+	// reports.
+	keep := func(name string, b []byte) string {
+		t.Helper()
+		p := filepath.Join(out, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
 
 	server := append([]string{"--"}, bin)
@@ -326,7 +339,7 @@ func TestCanaryWalk(t *testing.T) {
 	run("audit", "--project", proj, "--json", "--refresh")
 	run("audit", "--project", proj, "--markdown", "--offline")
 	run("audit", "--config", cfg)
-	run("audit", "--config", cfg, "--json")
+	auditJSON := keep("audit.json", run("audit", "--config", cfg, "--json"))
 	run("audit", "--config", cfg, "--markdown", "--offline")
 	run("audit", "--config", cfg, "--budget", "1", "--verbose")
 	run(append(append(append([]string{"measure"}, withEnv("ok")...), server...), measureArgs("m-ok")...)...)
@@ -337,6 +350,11 @@ func TestCanaryWalk(t *testing.T) {
 	run("measure", "--once", "--timeout", "20s", "--header", "Authorization: Bearer "+secret("measure-header"), webURL)
 	run("measure", "--once", "--timeout", "20s", "--json", "--header", "X-Api-Key: "+secret("measure-x-api-key"), webURL)
 	run("verify", mOut)
+	run("badge", mOut, "--svg", filepath.Join(out, "badge.svg"), "--shields", filepath.Join(out, "badge.json"))
+	run("badge", auditJSON, "--svg", filepath.Join(out, "audit-badge.svg"))
+	run("diff", auditJSON, mOut)
+	run("diff", "--json", auditJSON, auditJSON)
+	run("diff", "--markdown", mOut, auditJSON)
 	run("findings", "--project", proj)
 	run("findings", "--project", proj, "--json", "--launch")
 	run("findings", "--project", proj, "--markdown")
@@ -397,7 +415,7 @@ func TestCanaryWalk(t *testing.T) {
 		"--token=***",                  // a redacted launch
 		"postgresql://app:***@db.example:5432/shop",
 		"hostile-ok",
-		"needs-approval", // the repository's own servers, listed with their launch
+		"needs-approval",     // the repository's own servers, listed with their launch
 		"mcpcost: measuring", // a progress line
 	} {
 		if !strings.Contains(all, want) {
