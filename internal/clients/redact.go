@@ -59,11 +59,19 @@ func (s Server) Secrets() []string {
 		}
 	}
 	add(s.rawURL, s.URL)
+	// As written, the secrets of the launch rule; a bare ${VAR} is not one
+	// (its value is, above).
+	var written []string
 	if s.rawCommand != "" || len(s.rawArgs) > 0 {
-		known = append(known, redact.ArgSecrets(append([]string{s.rawCommand}, s.rawArgs...))...)
+		written = append(written, redact.ArgSecrets(append([]string{s.rawCommand}, s.rawArgs...))...)
 	}
 	if s.rawURL != "" {
-		known = append(known, redact.URLSecrets(s.rawURL)...)
+		written = append(written, redact.URLSecrets(s.rawURL)...)
+	}
+	for _, v := range written {
+		if template.ReplaceAllString(v, "") != "" {
+			known = append(known, v)
+		}
 	}
 	return redact.Launch{Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers, Known: known}.Secrets()
 }

@@ -118,6 +118,11 @@ func TestSecretsOfExpandedVariables(t *testing.T) {
 	if d := s.Display(); d != "srv --auth *** postgresql://${PGUSER}:***@db/x --dir=${DIR} plain ${UNSET}" {
 		t.Errorf("Display = %q", d)
 	}
+	// A variable hidden in one place reads as written in another.
+	s = r.read("x", map[string]any{"command": "srv", "args": []any{"--token=${TOKEN}", "${TOKEN}"}})
+	if d := s.Display(); d != "srv --token=*** ${TOKEN}" {
+		t.Errorf("Display = %q", d)
+	}
 }
 
 func TestExpandedValues(t *testing.T) {
