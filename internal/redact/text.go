@@ -30,7 +30,9 @@ var (
 // such a NAME when VALUE is not a plain word, Bearer X, Basic X, and
 // values with a known token prefix (sk-, ghp_, ...). It does not guess at
 // other long values: a Scrubber removes the values a launch is known to
-// carry. Text(Text(s)) == Text(s).
+// carry. Text leaves what it redacted alone when run again on ordinary text
+// (a marker is no value); on contrived text one redaction can expose a new
+// shape to the next run.
 func Text(s string) string {
 	if s == "" {
 		return s
