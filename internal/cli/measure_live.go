@@ -13,7 +13,6 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/canon"
 	"github.com/mcpcost/mcpcost/internal/claude"
-	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/redact"
@@ -152,15 +151,6 @@ func (l *liveFlags) target(env *Env, urlArg string, command []string) (mcpclient
 	return t, nil
 }
 
-// launchDisplay is the target's launch with secrets redacted.
-func launchDisplay(t mcpclient.Target) string {
-	s := clients.Server{Transport: t.Transport, Command: t.Command, Args: t.Args, Env: t.Env, URL: t.URL, Headers: t.Headers}
-	if t.URL != "" && s.Transport == "" {
-		s.Transport = clients.HTTP
-	}
-	return s.Display()
-}
-
 // defaultLiveName names a live target: the last path element of the
 // command's package or script, or the URL's host.
 func defaultLiveName(t mcpclient.Target) string {
@@ -197,7 +187,7 @@ func defaultLiveName(t mcpclient.Target) string {
 func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOut bool, out string, bl *baselineFlags) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	display := launchDisplay(t)
+	display := t.Display()
 	fmt.Fprintf(env.Progress(), "mcpcost: measuring %s\n", textsafe.Text(display))
 	res := mcpclient.Measure(ctx, t, mcpclient.Options{
 		Timeout:         *l.timeout,

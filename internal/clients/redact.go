@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/redact"
@@ -33,12 +32,7 @@ func (s Server) Display() string {
 	if cmd == "" && len(args) == 0 {
 		return ""
 	}
-	red := redact.Args(append([]string{cmd}, args...))
-	parts := make([]string, len(red))
-	for i, a := range red {
-		parts[i] = quoteArg(sc.String(a))
-	}
-	return strings.Join(parts, " ")
+	return redact.Command(append([]string{cmd}, args...), sc)
 }
 
 // Secrets returns the secret values of the server's launch: the values of
@@ -155,13 +149,6 @@ func differing(raw, expanded string) string {
 		q++
 	}
 	return expanded[p : len(expanded)-q]
-}
-
-func quoteArg(a string) string {
-	if a == "" || strings.ContainsAny(a, " \t\n\"'") {
-		return strconv.Quote(a)
-	}
-	return a
 }
 
 // LaunchKey returns a stable key for the server's launch spec (transport,

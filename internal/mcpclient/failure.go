@@ -35,6 +35,12 @@ func (t Target) Scrubber() *redact.Scrubber {
 	return redact.Launch{Command: t.Command, Args: t.Args, Env: t.Env, URL: t.URL, Headers: t.Headers, Known: t.Secrets}.Scrubber()
 }
 
+// Display shows the target's launch without its secrets: its URL, or its
+// command line.
+func (t Target) Display() string {
+	return redact.Launch{Command: t.Command, Args: t.Args, Env: t.Env, URL: t.URL, Headers: t.Headers, Known: t.Secrets}.Display()
+}
+
 // redactURL shows a URL without user info, query values or fragment:
 // scheme, host and path only.
 func redactURL(raw string) string { return redact.Endpoint(raw) }

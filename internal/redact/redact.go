@@ -42,6 +42,7 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -520,3 +521,28 @@ func (l Launch) Secrets() []string {
 
 // Scrubber returns a Scrubber for the launch's secrets.
 func (l Launch) Scrubber() *Scrubber { return New(l.Secrets()...) }
+
+// Display shows the launch without its secrets: its URL when it has one,
+// else its command line.
+func (l Launch) Display() string {
+	sc := l.Scrubber()
+	if l.URL != "" && l.Command == "" {
+		return sc.String(URL(l.URL))
+	}
+	return Command(append([]string{l.Command}, l.Args...), sc)
+}
+
+// Command shows a command line by the launch rule, each argument also
+// scrubbed by sc (which may be nil) and quoted when it is empty or holds
+// white space or quotes.
+func Command(argv []string, sc *Scrubber) string {
+	red := Args(argv)
+	for i, a := range red {
+		a = sc.String(a)
+		if a == "" || strings.ContainsAny(a, " \t\n\"'") {
+			a = strconv.Quote(a)
+		}
+		red[i] = a
+	}
+	return strings.Join(red, " ")
+}

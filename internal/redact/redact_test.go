@@ -178,3 +178,17 @@ func TestLaunchSecrets(t *testing.T) {
 		t.Errorf("String = %q", got)
 	}
 }
+
+func TestLaunchDisplay(t *testing.T) {
+	l := Launch{Command: "node", Args: []string{"/path with space/index.js", "", "--db", "hunter2-pw"}, Env: map[string]string{"DB_PASS": "hunter2-pw"}}
+	if got, want := l.Display(), `node "/path with space/index.js" "" --db ***`; got != want {
+		t.Errorf("Display = %q, want %q", got, want)
+	}
+	u := Launch{URL: "https://u:pw@x.example/mcp?apiKey=k1&lang=en", Headers: map[string]string{"Authorization": "Bearer t"}}
+	if got, want := u.Display(), "https://u:***@x.example/mcp?apiKey=***&lang=en"; got != want {
+		t.Errorf("Display = %q, want %q", got, want)
+	}
+	if got := Command([]string{"srv", "--token", "abc"}, nil); got != "srv --token ***" {
+		t.Errorf("Command = %q", got)
+	}
+}

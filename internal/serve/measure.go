@@ -8,7 +8,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/redact"
@@ -85,7 +84,7 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 			return nil, nil, fmt.Errorf("a header name may not be empty or hold spaces, colons or line breaks")
 		}
 	}
-	display := launchDisplay(t)
+	display := t.Display()
 	p := newProgress(ctx, req, 2)
 	p.step("measuring " + display)
 	res := mcpclient.Measure(ctx, t, mcpclient.Options{Timeout: s.o.Timeout, ClientVersion: s.o.Version})
@@ -130,17 +129,6 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 		fmt.Fprintf(&b, "\n  %s %s", tool.Name, render.Int(tool.Tokens))
 	}
 	return textResult(b.String()), out, nil
-}
-
-// launchDisplay is the target's launch with secrets redacted.
-func launchDisplay(t mcpclient.Target) string {
-	s := clients.Server{Transport: t.Transport, Command: t.Command, Args: t.Args, Env: t.Env, URL: t.URL, Headers: t.Headers}
-	if t.URL != "" && s.Transport == "" {
-		s.Transport = clients.HTTP
-	} else if s.Transport == "" {
-		s.Transport = clients.Stdio
-	}
-	return s.Display()
 }
 
 // defaultName names a target without a server name: the URL's host, or the
