@@ -367,8 +367,27 @@ func TestCanaryWalk(t *testing.T) {
 	run("usage", "--json", "--by", "server")
 	run("usage", "--markdown", "--by", "tool")
 
+	// Every file mcpcost wrote: measurement.json, the HTML page, the
+	// measurement cache, the usage store and its WAL (read while serve
+	// holds the store open, and again at the end).
+	written := map[string]bool{}
+	walk := func() {
+		filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+			if err != nil || fi.IsDir() || inputs[p] {
+				return nil
+			}
+			written[strings.TrimPrefix(p, root+string(filepath.Separator))] = true
+			b, err := os.ReadFile(p)
+			if err != nil && !os.IsNotExist(err) {
+				t.Errorf("reading %s: %v", p, err)
+			}
+			leaks(p, b)
+			return nil
+		})
+	}
+
 	// serve, over stdio in this process: every tool.
-	serveTools(t, getenv, at, leaks, []string{"--project", proj, "--timeout", "20s"}, []toolCall{
+	serveTools(t, getenv, at, leaks, walk, []string{"--project", proj, "--timeout", "20s"}, []toolCall{
 		{"audit_config", map[string]any{"launch": true}},
 		{"audit_config", map[string]any{"path": cfg, "launch": true}},
 		{"audit_config", map[string]any{}},
@@ -386,22 +405,13 @@ func TestCanaryWalk(t *testing.T) {
 		{"session_tools", map[string]any{}},
 	})
 
-	// Every file mcpcost wrote: measurement.json, the HTML page, the
-	// measurement cache, the usage store and its WAL.
-	var written []string
-	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() || inputs[p] {
-			return nil
-		}
-		written = append(written, strings.TrimPrefix(p, root+string(filepath.Separator)))
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Errorf("reading %s: %v", p, err)
-		}
-		leaks(p, b)
-		return nil
-	})
-	t.Logf("files written: %s", strings.Join(written, ", "))
+	walk()
+	var files []string
+	for f := range written {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	t.Logf("files written: %s", strings.Join(files, ", "))
 
 	// The walk did what it says: servers launched and repeated the
 	// secrets (now the marker), failures were shown with their stderr and
@@ -427,7 +437,7 @@ func TestCanaryWalk(t *testing.T) {
 		regexp.MustCompile(`^out/failed\.json$`), regexp.MustCompile(`^out/report\.html$`),
 	} {
 		found := false
-		for _, w := range written {
+		for _, w := range files {
 			found = found || want.MatchString(w)
 		}
 		if !found {
@@ -442,8 +452,9 @@ type toolCall struct {
 }
 
 // serveTools runs mcpcost serve over stdio in this process, calls each
-// tool, and hands every byte the server sent, and every error, to leaks.
-func serveTools(t *testing.T, getenv func(string) string, now time.Time, leaks func(string, []byte), flags []string, calls []toolCall) {
+// tool, runs during while serve is still up, and hands every byte the
+// server sent, and every error, to leaks.
+func serveTools(t *testing.T, getenv func(string) string, now time.Time, leaks func(string, []byte), during func(), flags []string, calls []toolCall) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -474,6 +485,7 @@ func serveTools(t *testing.T, getenv func(string) string, now time.Time, leaks f
 		leaks(what+" result", b)
 		t.Logf("%s: %d bytes", what, len(b))
 	}
+	during()
 	cs.Close()
 	inW.Close()
 	select {
