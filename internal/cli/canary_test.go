@@ -135,7 +135,8 @@ func hostileHTTP(t *testing.T) string {
 // TestCanaryWalk plants a canary secret in every place a secret can reach
 // mcpcost (env and header values, each argument form, DSN passwords, URL
 // user info and query, a ${VAR} expanded into an argument and a URL, a
-// Codex TOML entry, VS Code inputs and env), has hostile servers repeat
+// file's contents expanded by Windsurf's ${file:}, a Codex TOML entry,
+// VS Code inputs and env), has hostile servers repeat
 // what they were launched with in their stderr and JSON-RPC errors, runs
 // every command that reads configs, launches servers or reads their
 // reports (clients, audit, measure, verify, badge, diff, findings, report,
@@ -259,6 +260,12 @@ func TestCanaryWalk(t *testing.T) {
 				"env": map[string]string{canaryServerEnv: "rpcerror", "SECRET_ENV": secret("vscode-env")}},
 		},
 	})
+	// Windsurf: a file's contents expanded into an argument (${file:}).
+	write(filepath.Join(home, ".secrets", "token"), secret("windsurf-file")+"\n")
+	write(filepath.Join(home, ".codeium", "windsurf", "mcp_config.json"), map[string]any{"mcpServers": map[string]any{
+		"windsurf-file": map[string]any{"command": bin, "args": []string{"${file:~/.secrets/token}", "--dir", "${env:CANARY_VAR}"},
+			"env": map[string]string{canaryServerEnv: "stderr"}},
+	}})
 	// Sessions that called hostile-ok, for usage, findings and report.
 	var lines []string
 	at := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
@@ -427,6 +434,7 @@ func TestCanaryWalk(t *testing.T) {
 		"hostile-ok",
 		"needs-approval",     // the repository's own servers, listed with their launch
 		"mcpcost: measuring", // a progress line
+		"args *** --dir ***", // Windsurf's ${file:} and ${env:} values, scrubbed by value
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no output holds %q: the walk did not exercise it", want)
