@@ -284,6 +284,8 @@ func TestCanaryWalk(t *testing.T) {
 		"XDG_CACHE_HOME":     filepath.Join(root, "xdg-cache"),
 		"MCPCOST_CACHE_DIR":  filepath.Join(root, "cache"),
 		"CANARY_VAR":         secret("expanded-var"),
+		"FROM_ENV":           secret("measure-from-env"),
+		"MCP_HEADERS":        "Authorization: Bearer " + secret("header-env") + "\nX-Api-Key: " + secret("header-env-key"),
 		"ENABLE_TOOL_SEARCH": "false",
 		"NO_COLOR":           "1",
 		"PATH":               os.Getenv("PATH"),
@@ -355,6 +357,8 @@ func TestCanaryWalk(t *testing.T) {
 	run(append(append(append([]string{"measure", "--out", fOut}, withEnv("rpcerror")...), server...), measureArgs("m-rpc")...)...)
 	run(append(append(append([]string{"measure", "--json"}, withEnv("toolserr")...), server...), measureArgs("m-tools")...)...)
 	run("measure", "--once", "--timeout", "20s", "--header", "Authorization: Bearer "+secret("measure-header"), webURL)
+	run("measure", "--once", "--timeout", "20s", "--header-env", "MCP_HEADERS", webURL)
+	run(append(append([]string{"measure", "--env", "FROM_ENV", "--env", canaryServerEnv + "=stderr", "--once"}, server...), "--verbose")...)
 	run("measure", "--once", "--timeout", "20s", "--json", "--header", "X-Api-Key: "+secret("measure-x-api-key"), webURL)
 	run("verify", mOut)
 	run("badge", mOut, "--svg", filepath.Join(out, "badge.svg"), "--shields", filepath.Join(out, "badge.json"))
