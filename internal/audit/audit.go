@@ -141,6 +141,12 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 			if opts.Cache != nil && !opts.Refresh {
 				if e, fresh := opts.Cache.Get(k, now); e != nil && (fresh || opts.Offline) {
 					if c := fromEntry(e); c != nil {
+						// An entry written by an older mcpcost may hold
+						// what its scrubber missed.
+						sc := targets[k].Scrubber()
+						c.detail = sc.String(c.detail)
+						c.serverName, c.version = sc.String(c.serverName), sc.String(c.version)
+						sc.Strings(c.warnings)
 						caps[k] = c
 						continue
 					}
@@ -167,7 +173,9 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 		mo.Progress = opts.Progress
 		results := opts.Measurer(ctx, ts, mo, opts.Concurrency)
 		for i, k := range todo {
-			c := fromResult(results[i], opts.Counter, now)
+			r := results[i]
+			r.Target = ts[i] // what FromLive scrubs the server's words with
+			c := fromResult(r, opts.Counter, now)
 			caps[k] = c
 			if opts.Cache != nil && c.ok() {
 				_ = opts.Cache.Put(k, toEntry(c, now))
@@ -220,7 +228,8 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 
 // targetOf is the launch target of a config entry.
 func targetOf(s clients.Server) mcpclient.Target {
-	t := mcpclient.Target{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.LaunchEnv(), Cwd: s.Dir, URL: s.URL, Headers: s.Headers}
+	t := mcpclient.Target{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.LaunchEnv(), Cwd: s.Dir, URL: s.URL, Headers: s.Headers,
+		Secrets: s.Secrets()}
 	switch s.Transport {
 	case clients.Stdio:
 		t.Transport = "stdio"

@@ -115,3 +115,52 @@ func TestNPMReferenceServers(t *testing.T) {
 		return nil
 	})
 }
+
+// TestServerEchoScrubbed: a server that repeats its whole launch (its
+// arguments, env values and the values of ${VAR}s expanded into them) in
+// its stderr and its error message shows the marker in every format and
+// in the cache, whoever measured it.
+func TestServerEchoScrubbed(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, ".mcp.json")
+	cfg := map[string]any{"mcpServers": map[string]any{
+		"echo": map[string]any{"command": "srv", "args": []string{"--token=" + canary + "-a", "--api-key", canary + "-b",
+			"postgresql://app:" + canary + "-c@db/x", "API_KEY=" + canary + "-d", "Bearer " + canary + "-e", "${SECRET}"},
+			"env": map[string]string{"X": canary + "-f"}},
+	}}
+	b, _ := json.Marshal(cfg)
+	if err := os.WriteFile(cfgPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"SECRET": canary + "-g"}
+	sys := clients.System{OS: "linux", Home: filepath.Join(dir, "home"), Cwd: dir, Getenv: func(k string) string { return vars[k] }, FS: clients.OSFS{}}
+	c, err := clients.Load(sys, cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo := func(_ context.Context, ts []mcpclient.Target, _ mcpclient.Options, _ int) []mcpclient.Result {
+		out := make([]mcpclient.Result, len(ts))
+		for i, tg := range ts {
+			said := strings.Join(tg.Args, " ") + " " + tg.Env["X"]
+			// No Target: the audit scrubs with the launch it asked for.
+			out[i] = mcpclient.Result{Status: mcpclient.StatusStartupFailure, Detail: "refused " + said, StderrTail: "starting with " + said}
+		}
+		return out
+	}
+	cacheDir := filepath.Join(dir, "cache")
+	cache, err := audit.OpenCache(cacheDir, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := audit.Run(context.Background(), []clients.Config{c}, audit.Options{Measurer: echo, Cache: cache})
+	var out bytes.Buffer
+	render.AuditText(&out, rep)
+	render.JSON(&out, rep)
+	render.AuditMarkdown(&out, rep)
+	if strings.Contains(out.String(), canary) {
+		t.Errorf("the canary secret appears in the output:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "refused --token=*** --api-key *** postgresql://app:***@db/x API_KEY=*** Bearer *** ***") {
+		t.Errorf("the echo is not in the output, or not as redacted:\n%s", out.String())
+	}
+}

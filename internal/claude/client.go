@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpcost/mcpcost/internal/redact"
 )
 
 // The Anthropic API the [Client] speaks.
@@ -341,13 +343,11 @@ func (c *Client) excerpt(data []byte) string {
 	return strconv.Quote(c.redact(s))
 }
 
-// redact removes the key from text that came from elsewhere (an answer, a
-// transport error), in case something echoed it.
+// redact removes the key (and the secrets of the base URL) from text that
+// came from elsewhere (an answer, a transport error), in case something
+// echoed it.
 func (c *Client) redact(s string) string {
-	if c.key == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, c.key, "[redacted]")
+	return redact.New(append(redact.URLSecrets(c.baseURL), c.key)...).String(s)
 }
 
 func errText(err error) string { return err.Error() }
@@ -374,9 +374,8 @@ func retryAfter(v string) (time.Duration, bool) {
 // redactURL shows a base URL by scheme and host only: a proxy URL may carry
 // credentials in its user info, path or query.
 func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "the configured ANTHROPIC_BASE_URL"
+	if o := redact.Origin(raw); o != "" {
+		return o
 	}
-	return u.Scheme + "://" + u.Host
+	return "the configured ANTHROPIC_BASE_URL"
 }

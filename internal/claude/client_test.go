@@ -237,7 +237,7 @@ func TestCountToolsKeyEchoed(t *testing.T) {
 	_, srv := newFake(t, answer{400, nil, `{"type":"error","error":{"type":"invalid_request_error","message":"bad key ` + testKey + `"}}`})
 	c, _ := testClient(srv.URL, testKey)
 	_, err := c.CountTools(context.Background(), []byte(tools))
-	if err == nil || strings.Contains(err.Error(), testKey) || !strings.Contains(err.Error(), "[redacted]") {
+	if err == nil || strings.Contains(err.Error(), testKey) || !strings.Contains(err.Error(), "***") {
 		t.Errorf("error %v", err)
 	}
 }

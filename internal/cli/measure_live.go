@@ -13,9 +13,9 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/canon"
 	"github.com/mcpcost/mcpcost/internal/claude"
-	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -109,7 +109,7 @@ func (l *liveFlags) target(env *Env, urlArg string, command []string) (mcpclient
 	}
 	u, err := url.Parse(urlArg)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return t, fmt.Errorf("%s is not an http(s) URL", clients.RedactURL(urlArg))
+		return t, fmt.Errorf("%s is not an http(s) URL", redact.URL(urlArg))
 	}
 	if *l.transport == "stdio" {
 		return t, fmt.Errorf("--transport stdio needs -- COMMAND, not a URL")
@@ -151,15 +151,6 @@ func (l *liveFlags) target(env *Env, urlArg string, command []string) (mcpclient
 	return t, nil
 }
 
-// launchDisplay is the target's launch with secrets redacted.
-func launchDisplay(t mcpclient.Target) string {
-	s := clients.Server{Transport: t.Transport, Command: t.Command, Args: t.Args, Env: t.Env, URL: t.URL, Headers: t.Headers}
-	if t.URL != "" && s.Transport == "" {
-		s.Transport = clients.HTTP
-	}
-	return s.Display()
-}
-
 // defaultLiveName names a live target: the last path element of the
 // command's package or script, or the URL's host.
 func defaultLiveName(t mcpclient.Target) string {
@@ -196,7 +187,7 @@ func defaultLiveName(t mcpclient.Target) string {
 func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOut bool, out string, bl *baselineFlags) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	display := launchDisplay(t)
+	display := t.Display()
 	fmt.Fprintf(env.Progress(), "mcpcost: measuring %s\n", textsafe.Text(display))
 	res := mcpclient.Measure(ctx, t, mcpclient.Options{
 		Timeout:         *l.timeout,
@@ -204,15 +195,8 @@ func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOu
 		Once:            *l.once,
 		ClientVersion:   Version(),
 	})
+	// FromLive scrubs what the server said (detail, stderr, warnings).
 	live := measure.FromLive(res, nil)
-	// mcpclient scrubs env and header values; a secret passed as an
-	// argument is scrubbed here.
-	secrets := argSecrets(append([]string{t.Command}, t.Args...))
-	live.Detail = scrubSecrets(live.Detail, secrets)
-	live.StderrTail = scrubSecrets(live.StderrTail, secrets)
-	for i, w := range live.Warnings {
-		live.Warnings[i] = scrubSecrets(w, secrets)
-	}
 	if name == "" {
 		name = live.ServerName
 		if name == "" {

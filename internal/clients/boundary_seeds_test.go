@@ -89,10 +89,3 @@ func addBoundaryYAML(f *testing.F) {
 		f.Add([]byte(b.String()))
 	}
 }
-
-// addBoundaryStrings adds the boundary documents as strings.
-func addBoundaryStrings(f *testing.F) {
-	for _, s := range canontest.SeedLines() {
-		f.Add(string(s))
-	}
-}

@@ -11,8 +11,9 @@
 //
 // Secrets: the values of env, headers, args and URLs are used to launch a
 // server and are never part of a Server's JSON form or display form; see
-// Server.Display for the redaction rule and Server.LaunchKey for a cache key
-// that does not reveal them.
+// package redact for the redaction rule, Server.Secrets for the values a
+// launcher scrubs from what the server says, and Server.LaunchKey for a
+// cache key that does not reveal them.
 package clients
 
 import (

@@ -5,46 +5,25 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
+
+	"github.com/mcpcost/mcpcost/internal/redact"
 )
 
-// Redacted replaces a secret in a display form.
-const Redacted = "***"
-
 // Display returns the server's launch as written in its config (before
-// variable expansion, so ${VAR} shows as ${VAR}), with secrets removed:
-// the command line of a stdio server, the URL of a remote one.
-//
-// The redaction rule:
-//   - an argument --NAME=VALUE, -NAME=VALUE or NAME:VALUE whose NAME
-//     mentions token, key, secret, password, passwd, pwd, auth, credential,
-//     bearer, cookie, session or signature keeps NAME and loses VALUE; so
-//     does the argument after such a --NAME given alone;
-//   - an argument NAME=VALUE with an environment-style NAME (capitals,
-//     digits, underscores, as passed with docker -e) loses VALUE;
-//   - "Bearer X", "Basic X" and "Token X" lose X;
-//   - a value that looks like a credential loses it whole: a known token
-//     prefix (sk-, ghp_, github_pat_, glpat-, xoxb-, AKIA, AIza, eyJ, ...)
-//     or a run of 20 or more letters, digits and -_+=. that mixes letters
-//     and digits;
-//   - in a URL: the user and password, every query value whose name
-//     mentions a secret word or whose value looks like a credential, and
-//     every path segment that looks like a credential;
-//   - any literal value of the server's env or headers (6 characters or
-//     more) wherever it appears.
-//
-// Redacted parts read "***".
+// variable expansion, so ${VAR} shows as ${VAR}), with secrets removed by
+// the rule of package redact: the command line of a stdio server, the URL
+// of a remote one. Every secret value of the launch (see Secrets) is
+// removed wherever it appears.
 func (s Server) Display() string {
-	secrets := s.secretValues()
+	sc := redact.New(s.Secrets()...)
 	if s.Transport == HTTP || s.Transport == SSE || (s.Transport == "" && s.rawCommand == "" && s.Command == "" && (s.rawURL != "" || s.URL != "")) {
 		u := s.rawURL
 		if u == "" {
 			u = s.URL
 		}
-		return scrub(RedactURL(u), secrets)
+		return sc.String(redact.URL(u))
 	}
 	cmd, args := s.rawCommand, s.rawArgs
 	if cmd == "" && args == nil {
@@ -53,211 +32,123 @@ func (s Server) Display() string {
 	if cmd == "" && len(args) == 0 {
 		return ""
 	}
-	red := RedactArgs(append([]string{cmd}, args...))
-	parts := make([]string, len(red))
-	for i, a := range red {
-		parts[i] = quoteArg(scrub(a, secrets))
-	}
-	return strings.Join(parts, " ")
+	return redact.Command(append([]string{cmd}, args...), sc)
 }
 
-func (s Server) secretValues() []string {
+// Secrets returns the secret values of the server's launch: the values of
+// its env and headers, the values of the variables expanded into its
+// command, arguments and URL (the predefined paths of VS Code and Cursor
+// aside), and what the launch rule hides in them, as written and as
+// expanded. Launchers give them to a redact.Scrubber, so that a server
+// that repeats one in its stderr or an error message shows the marker.
+func (s Server) Secrets() []string {
+	var known []string
+	add := func(raw, expanded string) {
+		known = append(known, expandedValues(raw, expanded)...)
+	}
+	add(s.rawCommand, s.Command)
+	for i, a := range s.rawArgs {
+		if i < len(s.Args) {
+			add(a, s.Args[i])
+		}
+	}
+	add(s.rawURL, s.URL)
+	// As written, the secrets of the launch rule; a bare ${VAR} is not one
+	// (its value is, above).
+	var written []string
+	if s.rawCommand != "" || len(s.rawArgs) > 0 {
+		written = append(written, redact.ArgSecrets(append([]string{s.rawCommand}, s.rawArgs...))...)
+	}
+	if s.rawURL != "" {
+		written = append(written, redact.URLSecrets(s.rawURL)...)
+	}
+	for _, v := range written {
+		if template.ReplaceAllString(v, "") != "" {
+			known = append(known, v)
+		}
+	}
+	return redact.Launch{Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers, Known: known}.Secrets()
+}
+
+// template matches a variable reference of any client's syntax: ${VAR},
+// ${VAR:-default}, ${env:VAR}, ${input:id}, $VAR, %VAR%.
+var template = regexp.MustCompile(`\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%`)
+
+// predefined are the editor variables that expand to paths, not secrets.
+var predefined = map[string]bool{
+	"${userHome}": true, "${workspaceFolder}": true, "${workspaceRoot}": true,
+	"${workspaceFolderBasename}": true, "${pathSeparator}": true, "${/}": true,
+}
+
+// expandedValues returns what the variables of raw expanded to in
+// expanded: the literal text between the references is matched in order,
+// and what lies between is a variable's value, unless raw itself holds it. When the literals cannot be
+// matched, the whole part that differs is returned.
+func expandedValues(raw, expanded string) []string {
+	if raw == expanded || !strings.ContainsAny(raw, "$%") {
+		return nil
+	}
+	refs := template.FindAllStringIndex(raw, -1)
+	if len(refs) == 0 {
+		return nil
+	}
 	var out []string
-	for _, m := range []map[string]string{s.Env, s.Headers} {
-		for _, v := range m {
-			if len(v) >= 6 {
-				out = append(out, v)
-			}
+	lit := func(k int) string { // the literal after reference k (-1: before the first)
+		from := 0
+		if k >= 0 {
+			from = refs[k][1]
 		}
+		to := len(raw)
+		if k+1 < len(refs) {
+			to = refs[k+1][0]
+		}
+		return raw[from:to]
 	}
-	return out
-}
-
-func scrub(s string, secrets []string) string {
-	for _, v := range secrets {
-		s = strings.ReplaceAll(s, v, Redacted)
+	pos := 0
+	if first := lit(-1); strings.HasPrefix(expanded, first) {
+		pos = len(first)
+	} else {
+		return []string{differing(raw, expanded)}
 	}
-	return s
-}
-
-func quoteArg(a string) string {
-	if a == "" || strings.ContainsAny(a, " \t\n\"'") {
-		return strconv.Quote(a)
-	}
-	return a
-}
-
-var (
-	secretWord = regexp.MustCompile(`(?i)(token|key|secret|passw|pwd|auth|credential|bearer|cookie|session|signature)`)
-	envAssign  = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=`)
-	authScheme = regexp.MustCompile(`(?i)\b(bearer|basic|token)\s+\S+`)
-	tokenish   = regexp.MustCompile(`^[A-Za-z0-9_\-+=.]{20,}$`)
-	knownToken = regexp.MustCompile(`^(sk-|sk_|pk_|rk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xoxb-|xoxp-|xoxa-|xapp-|AKIA|ASIA|AIza|ya29\.|eyJ|npm_|hf_|pat-|lin_api_|sq0)[A-Za-z0-9_\-+/=.]{6,}`)
-	hasLetter  = regexp.MustCompile(`[A-Za-z]`)
-	hasDigit   = regexp.MustCompile(`[0-9]`)
-)
-
-// looksSecret reports whether a value looks like a credential.
-func looksSecret(v string) bool {
-	if knownToken.MatchString(v) {
-		return true
-	}
-	return tokenish.MatchString(v) && hasLetter.MatchString(v) && hasDigit.MatchString(v)
-}
-
-// RedactArgs redacts a command line by the rule of Display.
-func RedactArgs(argv []string) []string {
-	out := make([]string, len(argv))
-	hideNext := false
-	for i, a := range argv {
+	for k := range refs {
+		next := lit(k)
+		var end int
 		switch {
-		case hideNext && !strings.HasPrefix(a, "-"):
-			out[i] = Redacted
-			hideNext = false
-			continue
-		case hideNext:
-			hideNext = false
+		case k == len(refs)-1:
+			if !strings.HasSuffix(expanded[pos:], next) {
+				return append(out, differing(raw, expanded))
+			}
+			end = len(expanded) - len(next)
+		case next == "":
+			continue // two references side by side: one value for both
+		default:
+			i := strings.Index(expanded[pos:], next)
+			if i < 0 {
+				return append(out, differing(raw, expanded))
+			}
+			end = pos + i
 		}
-		out[i] = redactArg(a)
-		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && secretWord.MatchString(a) {
-			hideNext = true
+		ref := raw[refs[k][0]:refs[k][1]]
+		// A default written in the file (${VAR:-default}) is no secret.
+		if v := expanded[pos:end]; v != ref && !predefined[ref] && !strings.Contains(raw, v) {
+			out = append(out, v)
 		}
+		pos = end + len(next)
 	}
 	return out
 }
 
-func redactArg(a string) string {
-	switch {
-	case strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://"):
-		return RedactURL(a)
-	case strings.HasPrefix(a, "-") && strings.Contains(a, "="):
-		name, val, _ := strings.Cut(a, "=")
-		if secretWord.MatchString(name) && val != "" {
-			return name + "=" + Redacted
-		}
-		return name + "=" + redactValue(val)
-	case envAssign.MatchString(a):
-		name, _, _ := strings.Cut(a, "=")
-		return name + "=" + Redacted
+// differing is the middle of expanded that differs from raw.
+func differing(raw, expanded string) string {
+	p := 0
+	for p < len(raw) && p < len(expanded) && raw[p] == expanded[p] {
+		p++
 	}
-	if name, val, ok := strings.Cut(a, ":"); ok && !strings.Contains(name, " ") && secretWord.MatchString(name) && strings.TrimSpace(val) != "" && !strings.HasPrefix(val, "//") {
-		return name + ": " + Redacted
+	q := 0
+	for q < len(raw)-p && q < len(expanded)-p && raw[len(raw)-1-q] == expanded[len(expanded)-1-q] {
+		q++
 	}
-	return redactValue(a)
-}
-
-func redactValue(v string) string {
-	if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
-		return RedactURL(v)
-	}
-	return redactPlain(v)
-}
-
-func redactPlain(v string) string {
-	if authScheme.MatchString(v) {
-		v = authScheme.ReplaceAllStringFunc(v, func(m string) string {
-			scheme, _, _ := strings.Cut(m, " ")
-			return scheme + " " + Redacted
-		})
-	}
-	if looksSecret(v) {
-		return Redacted
-	}
-	if strings.ContainsAny(v, " \t") {
-		words := strings.Fields(v)
-		changed := false
-		for i, w := range words {
-			if looksSecret(w) {
-				words[i], changed = Redacted, true
-			}
-		}
-		if changed {
-			return strings.Join(words, " ")
-		}
-	}
-	return v
-}
-
-// RedactURL removes secrets from a URL by the rule of Display. A string
-// that does not parse as a URL is redacted as a value.
-func RedactURL(raw string) string {
-	if strings.Contains(raw, "${") {
-		// A template: redact only what is literal around the variables.
-		return redactURLParts(raw)
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return redactURLParts(raw)
-	}
-	if u.Scheme == "" {
-		return redactPlain(raw)
-	}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), Redacted)
-		} else {
-			u.User = url.User(Redacted)
-		}
-	}
-	if u.RawQuery != "" {
-		u.RawQuery = redactQuery(u.RawQuery)
-	}
-	segs := strings.Split(u.EscapedPath(), "/")
-	changed := false
-	for i, seg := range segs {
-		if seg != "" && looksSecret(seg) {
-			segs[i] = Redacted
-			changed = true
-		}
-	}
-	out := u.String()
-	if changed {
-		u.Path, u.RawPath = "", ""
-		base := u.String()
-		q := ""
-		if i := strings.IndexAny(base, "?#"); i >= 0 {
-			base, q = base[:i], base[i:]
-		}
-		out = base + strings.Join(segs, "/") + q
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(out, "%2A%2A%2A", Redacted), "%2a%2a%2a", Redacted)
-}
-
-func redactQuery(q string) string {
-	parts := strings.Split(q, "&")
-	for i, p := range parts {
-		name, val, ok := strings.Cut(p, "=")
-		if !ok {
-			continue
-		}
-		dec, err := url.QueryUnescape(val)
-		if err != nil {
-			dec = val
-		}
-		if (secretWord.MatchString(name) && val != "") || looksSecret(dec) {
-			parts[i] = name + "=" + Redacted
-		}
-	}
-	return strings.Join(parts, "&")
-}
-
-// redactURLParts redacts a URL that holds ${...} templates without
-// parsing it: query values and credential-looking path segments.
-func redactURLParts(raw string) string {
-	base, q, hasQ := strings.Cut(raw, "?")
-	if at := strings.Index(base, "@"); at >= 0 {
-		if s := strings.Index(base, "://"); s >= 0 && s < at {
-			base = base[:s+3] + Redacted + base[at:]
-		}
-	}
-	if hasQ {
-		frag := ""
-		if i := strings.Index(q, "#"); i >= 0 {
-			q, frag = q[:i], q[i:]
-		}
-		return base + "?" + redactQuery(q) + frag
-	}
-	return base
+	return expanded[p : len(expanded)-q]
 }
 
 // LaunchKey returns a stable key for the server's launch spec (transport,

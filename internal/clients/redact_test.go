@@ -2,56 +2,10 @@ package clients
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
-
-func TestRedactArgs(t *testing.T) {
-	cases := []struct{ in, want []string }{
-		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/src"}, []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/src"}},
-		{[]string{"srv", "--token=abc"}, []string{"srv", "--token=***"}},
-		{[]string{"srv", "--api-key", "abc", "--verbose"}, []string{"srv", "--api-key", "***", "--verbose"}},
-		{[]string{"srv", "--password", "--next"}, []string{"srv", "--password", "--next"}},
-		{[]string{"srv", "--access_token=x", "--port=8080"}, []string{"srv", "--access_token=***", "--port=8080"}},
-		{[]string{"docker", "run", "-e", "GITHUB_TOKEN=ghp_x", "-e", "MODE=fast", "image"}, []string{"docker", "run", "-e", "GITHUB_TOKEN=***", "-e", "MODE=***", "image"}},
-		{[]string{"srv", "--header", "Authorization: Bearer abc.def"}, []string{"srv", "--header", "Authorization: ***"}},
-		{[]string{"srv", "Bearer abc"}, []string{"srv", "Bearer ***"}},
-		{[]string{"srv", "sk-ant-api03-abcdef"}, []string{"srv", "***"}},
-		{[]string{"srv", "ghp_16C7e42F292c6912E7710c838347Ae178B4a"}, []string{"srv", "***"}},
-		{[]string{"srv", "a1b2c3d4e5f6a7b8c9d0e1f2"}, []string{"srv", "***"}},
-		{[]string{"srv", "mcp-server-everything-and-more"}, []string{"srv", "mcp-server-everything-and-more"}},
-		{[]string{"srv", "https://x.example/mcp?key=abc&x=1"}, []string{"srv", "https://x.example/mcp?key=***&x=1"}},
-		{[]string{"srv", "--url=https://u:p@x.example/"}, []string{"srv", "--url=https://u:***@x.example/"}},
-		{[]string{"uvx", "mcp-server-time", "--local-timezone=Europe/Paris"}, []string{"uvx", "mcp-server-time", "--local-timezone=Europe/Paris"}},
-	}
-	for _, c := range cases {
-		got := RedactArgs(c.in)
-		if strings.Join(got, " | ") != strings.Join(c.want, " | ") {
-			t.Errorf("RedactArgs(%q)\n got %q\nwant %q", c.in, got, c.want)
-		}
-	}
-}
-
-func TestRedactURL(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{"https://api.githubcopilot.com/mcp/", "https://api.githubcopilot.com/mcp/"},
-		{"https://x.example/sse?apiKey=abc", "https://x.example/sse?apiKey=***"},
-		{"https://x.example/sse?api_key=abc&lang=en", "https://x.example/sse?api_key=***&lang=en"},
-		{"https://x.example/sse?id=Zx9fQ2mA7bK4nL0pR5sT8uV", "https://x.example/sse?id=***"},
-		{"https://user:pw@x.example/mcp", "https://user:***@x.example/mcp"},
-		{"https://tok@x.example/mcp", "https://***@x.example/mcp"},
-		{"https://mcp.example.com/sk-abcdef1234567890/sse", "https://mcp.example.com/***/sse"},
-		{"https://mcp.example.com/v1/3f9a2b7c8d1e4f5a6b7c8d9e0f1a2b3c/sse?x=1", "https://mcp.example.com/v1/***/sse?x=1"},
-		{"https://x.example/mcp?token=${TOKEN}", "https://x.example/mcp?token=***"},
-		{"https://${HOST}/mcp?lang=en", "https://${HOST}/mcp?lang=en"},
-		{"not a url with sk-abcdef123456", "not a url with ***"},
-	}
-	for _, c := range cases {
-		if got := RedactURL(c.in); got != c.want {
-			t.Errorf("RedactURL(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
 
 func TestDisplayHidesEnvValues(t *testing.T) {
 	s := Server{Name: "x", Transport: Stdio, Command: "srv", Args: []string{"--db", "hunter2-password"},
@@ -139,5 +93,53 @@ func TestLaunchEnv(t *testing.T) {
 	}
 	if e := (Server{Env: map[string]string{"A": "1"}}).LaunchEnv(); len(e) != 1 {
 		t.Errorf("LaunchEnv without client env = %v", e)
+	}
+}
+
+func TestSecretsOfExpandedVariables(t *testing.T) {
+	vars := map[string]string{"TOKEN": "tok-11aa", "PGPASSWORD": "pw-22bb", "PGUSER": "app", "DIR": "/srv/data"}
+	sys := &System{OS: "linux", Home: "/home/me", Cwd: "/proj", Getenv: func(k string) string { return vars[k] }}
+	r := entryReader{sys: sys, expand: sys.expandShell}
+	s := r.read("db", map[string]any{
+		"command": "srv",
+		"args":    []any{"--auth", "${TOKEN}", "postgresql://${PGUSER}:${PGPASSWORD}@db/x", "--dir=${DIR}", "plain", "${UNSET}"},
+	})
+	got := s.Secrets()
+	for _, want := range []string{"tok-11aa", "pw-22bb", "/srv/data"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Secrets misses %q: %q", want, got)
+		}
+	}
+	for _, not := range []string{"plain", "${UNSET}", "srv"} {
+		if slices.Contains(got, not) {
+			t.Errorf("Secrets holds %q: %q", not, got)
+		}
+	}
+	if d := s.Display(); d != "srv --auth *** postgresql://${PGUSER}:***@db/x --dir=${DIR} plain ${UNSET}" {
+		t.Errorf("Display = %q", d)
+	}
+	// A variable hidden in one place reads as written in another.
+	s = r.read("x", map[string]any{"command": "srv", "args": []any{"--token=${TOKEN}", "${TOKEN}"}})
+	if d := s.Display(); d != "srv --token=*** ${TOKEN}" {
+		t.Errorf("Display = %q", d)
+	}
+}
+
+func TestExpandedValues(t *testing.T) {
+	cases := []struct {
+		raw, expanded string
+		want          []string
+	}{
+		{"${A}", "x1", []string{"x1"}},
+		{"pre-${A}-mid-${B}-post", "pre-one-mid-two-post", []string{"one", "two"}},
+		{"${A}${B}", "onetwo", []string{"onetwo"}},
+		{"${userHome}/x/${env:K}", "/home/me/x/val", []string{"val"}},
+		{"$HOME/x", "$HOME/x", nil},
+		{"a${A}b", "zzz", []string{"zzz"}},
+	}
+	for _, c := range cases {
+		if got := expandedValues(c.raw, c.expanded); !slices.Equal(got, c.want) {
+			t.Errorf("expandedValues(%q, %q) = %q, want %q", c.raw, c.expanded, got, c.want)
+		}
 	}
 }

@@ -2,11 +2,10 @@ package mcpclient
 
 import (
 	"fmt"
-	"net/url"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
+
+	"github.com/mcpcost/mcpcost/internal/redact"
 )
 
 // failure is a classified reason a capture did not succeed.
@@ -28,66 +27,22 @@ func budget(d time.Duration) string {
 	return d.String()
 }
 
-// scrubber replaces every secret value of a target (env values, header
-// values, and secrets in the URL) by [redacted].
-type scrubber struct{ secrets []string }
-
-func newScrubber(t Target) scrubber {
-	var s []string
-	add := func(v string) {
-		if len(v) >= 3 {
-			s = append(s, v)
-		}
-	}
-	for _, v := range t.Env {
-		add(v)
-	}
-	for _, v := range t.Headers {
-		add(v)
-		// "Bearer xyz": the token alone may be echoed too.
-		if _, tok, ok := strings.Cut(v, " "); ok {
-			add(strings.TrimSpace(tok))
-		}
-	}
-	if u, err := url.Parse(t.URL); err == nil {
-		if u.User != nil {
-			add(u.User.String())
-			if p, ok := u.User.Password(); ok {
-				add(p)
-			}
-		}
-		for _, vs := range u.Query() {
-			for _, v := range vs {
-				add(v)
-			}
-		}
-	}
-	// Longest first, so that a secret containing another is replaced whole.
-	sort.Slice(s, func(i, j int) bool { return len(s[i]) > len(s[j]) })
-	return scrubber{s}
+// Scrubber returns the scrubber of the target's secret values (env and
+// header values, Secrets, and what the launch rule hides in its arguments
+// and URL), which also redacts secrets by their shape: what anything the
+// server said goes through before it is shown or kept.
+func (t Target) Scrubber() *redact.Scrubber {
+	return redact.Launch{Command: t.Command, Args: t.Args, Env: t.Env, URL: t.URL, Headers: t.Headers, Known: t.Secrets}.Scrubber()
 }
 
-func (s scrubber) scrub(text string) string {
-	for _, v := range s.secrets {
-		if strings.Contains(text, v) {
-			text = strings.ReplaceAll(text, v, "[redacted]")
-		}
-	}
-	return text
+// Display shows the target's launch without its secrets: its URL, or its
+// command line.
+func (t Target) Display() string {
+	return redact.Launch{Command: t.Command, Args: t.Args, Env: t.Env, URL: t.URL, Headers: t.Headers, Known: t.Secrets}.Display()
 }
 
 // redactURL shows a URL without user info, query values or fragment:
 // scheme, host and path only.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "(invalid URL)"
-	}
-	out := u.Scheme + "://" + u.Host + u.EscapedPath()
-	if u.RawQuery != "" {
-		out += "?…"
-	}
-	return out
-}
+func redactURL(raw string) string { return redact.Endpoint(raw) }
 
 func baseName(cmd string) string { return filepath.Base(cmd) }

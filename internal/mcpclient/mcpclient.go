@@ -24,8 +24,10 @@
 // JSON-RPC error codes and deadlines. Never from words in a message.
 //
 // Secrets: Target.Env and Target.Headers values are used to launch and
-// connect and appear in no other field of a Result; stderr and error texts
-// have every such value replaced by [redacted].
+// connect and appear in no other field of a Result; stderr, error texts
+// and warnings go through package redact's scrubber of the target (its env
+// and header values, Target.Secrets, the secrets of its arguments and URL,
+// and secrets by their shape).
 package mcpclient
 
 import (
@@ -51,6 +53,10 @@ type Target struct {
 	// HTTP
 	URL     string
 	Headers map[string]string // values are secrets
+
+	// Secrets are other secret values of the launch (the values of
+	// variables expanded into Args or URL), scrubbed like those of Env.
+	Secrets []string
 
 	// Transport is "", "stdio", "http" (Streamable HTTP, falling back to
 	// the legacy HTTP+SSE transport when the server only speaks that) or
@@ -186,7 +192,7 @@ type Result struct {
 	Target     Target // as given; callers must not print secret values
 	Status     Status
 	Detail     string // why, for failures; never a secret
-	StderrTail string // last lines of stderr (secret values redacted); for failures
+	StderrTail string // last lines of stderr (secrets redacted); for failures
 	// First and Second are the two captures; both are nil unless the target
 	// was captured (Status measured), and Second is nil with Options.Once.
 	First   *Capture
@@ -217,14 +223,12 @@ func Measure(ctx context.Context, t Target, o Options) Result {
 	}
 	res.Target = t
 	res.Elapsed = time.Since(start)
-	s := newScrubber(t)
-	res.Detail = s.scrub(res.Detail)
-	res.StderrTail = s.scrub(res.StderrTail)
+	s := t.Scrubber()
+	res.Detail = s.String(res.Detail)
+	res.StderrTail = s.String(res.StderrTail)
 	for _, c := range []*Capture{res.First, res.Second} {
 		if c != nil {
-			for i, w := range c.Warnings {
-				c.Warnings[i] = s.scrub(w)
-			}
+			s.Strings(c.Warnings)
 		}
 	}
 	return res

@@ -139,7 +139,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 			t.Errorf("%s: the secret appears in the result: %s", targets[i].Name, data)
 		}
 	}
-	if !strings.Contains(results[1].StderrTail, "starting with key [redacted]") {
+	if !strings.Contains(results[1].StderrTail, "starting with key ***") {
 		t.Errorf("stderr tail %q", results[1].StderrTail)
 	}
 	if strings.Contains(progress.String(), canary) {
@@ -247,13 +247,13 @@ func TestNoGoroutineLeft(t *testing.T) {
 }
 
 func TestScrubberAndURLs(t *testing.T) {
-	s := newScrubber(Target{
+	s := (Target{
 		Env:     map[string]string{"A": "abc", "B": "abcdef", "SHORT": "x"},
 		Headers: map[string]string{"Authorization": "Bearer tok123"},
 		URL:     "https://user:pw-secret@example.com/mcp?api_key=qv9&x=1",
-	})
-	got := s.scrub("abcdef abc x Bearer tok123 tok123 pw-secret qv9")
-	want := "[redacted] [redacted] x [redacted] [redacted] [redacted] [redacted]"
+	}).Scrubber()
+	got := s.String("abcdef abc x Bearer tok123 tok123 pw-secret qv9")
+	want := "*** *** x *** *** *** ***"
 	if got != want {
 		t.Errorf("scrub: %q, want %q", got, want)
 	}

@@ -39,8 +39,19 @@ type Live struct {
 }
 
 // FromLive measures what mcpclient captured. A capture whose tools cannot
-// be read is a protocol error naming what was wrong.
+// be read is a protocol error naming what was wrong. What the server said
+// that is shown (detail, stderr, warnings, its name and version) goes
+// through the target's scrubber.
 func FromLive(r mcpclient.Result, c token.Counter) *Live {
+	l := fromLive(r, c)
+	s := r.Target.Scrubber()
+	l.Detail, l.StderrTail = s.String(l.Detail), s.String(l.StderrTail)
+	l.ServerName, l.ServerVersion = s.String(l.ServerName), s.String(l.ServerVersion)
+	s.Strings(l.Warnings)
+	return l
+}
+
+func fromLive(r mcpclient.Result, c token.Counter) *Live {
 	if c == nil {
 		c = token.O200k()
 	}

@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/render"
 )
 
@@ -84,7 +83,7 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 	if in.URL != "" {
 		u, err := url.Parse(in.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, nil, fmt.Errorf("%s is not an http(s) URL", clients.RedactURL(in.URL))
+			return nil, nil, fmt.Errorf("%s is not an http(s) URL", redact.URL(in.URL))
 		}
 	}
 	for name := range in.Headers {
@@ -92,7 +91,7 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 			return nil, nil, fmt.Errorf("a header name may not be empty or hold spaces, colons or line breaks")
 		}
 	}
-	display := launchDisplay(t)
+	display := t.Display()
 	p := newProgress(ctx, req, 2)
 	p.step("measuring " + display)
 	res := mcpclient.Measure(ctx, t, mcpclient.Options{Timeout: s.o.Timeout, ClientVersion: s.o.Version})
@@ -100,18 +99,17 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 		return nil, nil, err
 	}
 	p.step("measured " + display)
+	// FromLive scrubs what the server said (its name, detail, stderr).
 	live := measure.FromLive(res, nil)
-	secrets := argSecrets(append([]string{t.Command}, t.Args...))
-	secrets = append(secrets, urlSecrets(t.URL)...)
 	name := live.ServerName
 	if name == "" {
 		name = defaultName(t)
 	}
-	out := &MeasureResult{Schema: MeasureSchema, Server: scrub(name, secrets), Launch: display, Status: live.Status,
-		Detail: scrub(live.Detail, secrets), Tools: []MeasuredTool{}}
+	out := &MeasureResult{Schema: MeasureSchema, Server: name, Launch: display, Status: live.Status,
+		Detail: live.Detail, Tools: []MeasuredTool{}}
 	if live.Result == nil {
 		msg := fmt.Sprintf("%s: %s: %s", out.Server, out.Status, out.Detail)
-		if tail := strings.TrimSpace(scrub(live.StderrTail, secrets)); tail != "" {
+		if tail := strings.TrimSpace(live.StderrTail); tail != "" {
 			msg += "\nthe server's stderr ended with:\n" + strings.Join(lastLines(tail, 8), "\n")
 		}
 		return nil, nil, fmt.Errorf("%s", msg)
@@ -140,17 +138,6 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 	return textResult(b.String()), out, nil
 }
 
-// launchDisplay is the target's launch with secrets redacted.
-func launchDisplay(t mcpclient.Target) string {
-	s := clients.Server{Transport: t.Transport, Command: t.Command, Args: t.Args, Env: t.Env, URL: t.URL, Headers: t.Headers}
-	if t.URL != "" && s.Transport == "" {
-		s.Transport = clients.HTTP
-	} else if s.Transport == "" {
-		s.Transport = clients.Stdio
-	}
-	return s.Display()
-}
-
 // defaultName names a target without a server name: the URL's host, or the
 // command's base name.
 func defaultName(t mcpclient.Target) string {
@@ -165,71 +152,6 @@ func defaultName(t mcpclient.Target) string {
 		name = name[i+1:]
 	}
 	return name
-}
-
-// argSecrets returns the parts of argv that the display rule redacts, so
-// that they can be scrubbed from anything the server printed.
-func argSecrets(argv []string) []string {
-	red := clients.RedactArgs(argv)
-	var out []string
-	for i, a := range argv {
-		out = append(out, replaced(a, red[i])...)
-	}
-	return out
-}
-
-// urlSecrets returns what the URL redaction hides.
-func urlSecrets(raw string) []string {
-	if raw == "" {
-		return nil
-	}
-	var out []string
-	if u, err := url.Parse(raw); err == nil {
-		if u.User != nil {
-			if pw, ok := u.User.Password(); ok && len(pw) >= 4 {
-				out = append(out, pw)
-			}
-		}
-		for _, vs := range u.Query() {
-			for _, v := range vs {
-				if len(v) >= 4 && !strings.Contains(clients.RedactURL(raw), v) {
-					out = append(out, v)
-				}
-			}
-		}
-	}
-	return append(out, replaced(raw, clients.RedactURL(raw))...)
-}
-
-// replaced is what turned a into r: the middle that differs.
-func replaced(a, r string) []string {
-	if r == a {
-		return nil
-	}
-	p := 0
-	for p < len(a) && p < len(r) && a[p] == r[p] {
-		p++
-	}
-	s := 0
-	for s < len(a)-p && s < len(r)-p && a[len(a)-1-s] == r[len(r)-1-s] {
-		s++
-	}
-	if secret := a[p : len(a)-s]; len(secret) >= 4 {
-		return []string{secret}
-	}
-	return nil
-}
-
-// scrub replaces every secret in text with clients.Redacted, longest
-// first.
-func scrub(text string, secrets []string) string {
-	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	for _, s := range secrets {
-		if s != "" {
-			text = strings.ReplaceAll(text, s, clients.Redacted)
-		}
-	}
-	return text
 }
 
 func lastLines(s string, n int) []string {

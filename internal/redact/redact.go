@@ -1,0 +1,548 @@
+// Package redact removes secrets from everything mcpcost shows or keeps: a
+// server's launch (its command line or URL) and whatever the server said
+// (its stderr, its error messages, its warnings). It is the one owner of
+// the redaction rule and of the marker, [Marker], that stands for a
+// removed secret.
+//
+// There are two ways a secret is found:
+//
+//   - by value: a [Scrubber] holds the secret values of one launch (env
+//     and header values, the values of variables expanded into it, and
+//     what the launch rule hides in its arguments and URL) and replaces
+//     each wherever it appears, in the forms a server may echo it in
+//     (plain, URL-escaped, JSON-escaped);
+//   - by pattern: [Args] and [URL] redact a launch by its shape, and [Text]
+//     redacts free text by the same shapes (--token=X, --api-key X,
+//     API_KEY=X, Bearer X, scheme://user:PW@host, ?token=X, known token
+//     prefixes such as sk- and ghp_).
+//
+// # The launch rule
+//
+//   - an argument --NAME=VALUE, -NAME=VALUE or NAME:VALUE whose NAME
+//     mentions token, key, secret, password, passwd, pwd, auth, credential,
+//     bearer, cookie, session or signature keeps NAME and loses VALUE; so
+//     does the argument after such a --NAME given alone;
+//   - an argument NAME=VALUE with an environment-style NAME (capitals,
+//     digits, underscores, as passed with docker -e) loses VALUE;
+//   - "Bearer X", "Basic X" and "Token X" lose X;
+//   - a value that looks like a credential loses it whole: a known token
+//     prefix (sk-, ghp_, github_pat_, glpat-, xoxb-, AKIA, AIza, eyJ, ...)
+//     or a run of 20 or more letters, digits and -_+=. that mixes letters
+//     and digits;
+//   - in a URL of any scheme (https://, postgresql://, redis://, ...),
+//     whether the whole argument or the value of a flag: the password of
+//     the user info (the user name alone when there is no password), every
+//     query value whose name mentions a secret word or whose value looks
+//     like a credential, and every path segment that looks like a
+//     credential.
+package redact
+
+import (
+	"encoding/json"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Marker stands for a removed secret, in every output.
+const Marker = "***"
+
+// MinSecret is the length under which a known value is not scrubbed by
+// value: replacing every "1" or "yes" of a server's stderr would hide the
+// text, not a secret.
+const MinSecret = 3
+
+var (
+	secretWord = regexp.MustCompile(`(?i)(token|key|secret|passw|pwd|auth|credential|bearer|cookie|session|signature)`)
+	envAssign  = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=`)
+	authScheme = regexp.MustCompile(`(?i)\b(bearer|basic|token)\s+\S+`)
+	tokenish   = regexp.MustCompile(`^[A-Za-z0-9_\-+=.]{20,}$`)
+	knownToken = regexp.MustCompile(`^(sk-|sk_|pk_|rk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xoxb-|xoxp-|xoxa-|xapp-|AKIA|ASIA|AIza|ya29\.|eyJ|npm_|hf_|pat-|lin_api_|sq0)[A-Za-z0-9_\-+/=.]{6,}`)
+	hasLetter  = regexp.MustCompile(`[A-Za-z]`)
+	hasDigit   = regexp.MustCompile(`[0-9]`)
+	schemeRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*://`)
+)
+
+// LooksSecret reports whether a value looks like a credential: a known
+// token prefix, or 20 or more letters, digits and -_+=. mixing letters and
+// digits.
+func LooksSecret(v string) bool {
+	if knownToken.MatchString(v) {
+		return true
+	}
+	return tokenish.MatchString(v) && hasLetter.MatchString(v) && hasDigit.MatchString(v)
+}
+
+// hider replaces secrets by Marker, recording each value it hides.
+type hider struct{ hidden []string }
+
+func (h *hider) hide(v string) string {
+	if h != nil && v != "" && v != Marker {
+		h.hidden = append(h.hidden, v)
+	}
+	return Marker
+}
+
+// Args redacts a command line by the launch rule.
+func Args(argv []string) []string {
+	out, _ := args(argv)
+	return out
+}
+
+// ArgSecrets returns the values the launch rule hides in argv, so that a
+// Scrubber can remove them from what the server prints.
+func ArgSecrets(argv []string) []string {
+	_, hidden := args(argv)
+	return hidden
+}
+
+func args(argv []string) ([]string, []string) {
+	h := &hider{}
+	out := make([]string, len(argv))
+	hideNext := false
+	for i, a := range argv {
+		switch {
+		case hideNext && !strings.HasPrefix(a, "-"):
+			out[i] = h.hide(a)
+			hideNext = false
+			continue
+		case hideNext:
+			hideNext = false
+		}
+		out[i] = h.arg(a)
+		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && secretWord.MatchString(a) {
+			hideNext = true
+		}
+	}
+	return out, h.hidden
+}
+
+func (h *hider) arg(a string) string {
+	switch {
+	case schemeRE.MatchString(a):
+		return h.url(a)
+	case strings.HasPrefix(a, "-") && strings.Contains(a, "="):
+		name, val, _ := strings.Cut(a, "=")
+		if secretWord.MatchString(name) && val != "" {
+			return name + "=" + h.hide(val)
+		}
+		return name + "=" + h.value(val)
+	case envAssign.MatchString(a):
+		name, val, _ := strings.Cut(a, "=")
+		if val == "" {
+			return a
+		}
+		return name + "=" + h.hide(val)
+	}
+	if name, val, ok := strings.Cut(a, ":"); ok && !strings.Contains(name, " ") && secretWord.MatchString(name) && strings.TrimSpace(val) != "" && !strings.HasPrefix(val, "//") {
+		h.hide(strings.TrimSpace(val))
+		h.plain(strings.TrimSpace(val)) // "Bearer X": X alone is a secret too
+		return name + ": " + Marker
+	}
+	return h.value(a)
+}
+
+func (h *hider) value(v string) string {
+	if schemeRE.MatchString(v) {
+		return h.url(v)
+	}
+	return h.plain(v)
+}
+
+func (h *hider) plain(v string) string {
+	if authScheme.MatchString(v) {
+		v = authScheme.ReplaceAllStringFunc(v, func(m string) string {
+			scheme, rest, _ := strings.Cut(m, " ")
+			return scheme + " " + h.hide(strings.TrimSpace(rest))
+		})
+	}
+	if LooksSecret(v) {
+		return h.hide(v)
+	}
+	if strings.ContainsAny(v, " \t") {
+		words := strings.Fields(v)
+		changed := false
+		for i, w := range words {
+			if LooksSecret(w) {
+				words[i], changed = h.hide(w), true
+			}
+		}
+		if changed {
+			return strings.Join(words, " ")
+		}
+	}
+	return v
+}
+
+// URL removes secrets from a URL of any scheme by the launch rule. A
+// string that does not parse as a URL is redacted as a value.
+func URL(raw string) string {
+	return (&hider{}).url(raw)
+}
+
+// URLSecrets returns the values URL hides in raw: the password (or the
+// user name), secret query values and credential-looking path segments,
+// each as written and decoded.
+func URLSecrets(raw string) []string {
+	h := &hider{}
+	h.url(raw)
+	return h.hidden
+}
+
+func (h *hider) url(raw string) string {
+	i := strings.Index(raw, "://")
+	if i < 0 {
+		return h.plain(raw)
+	}
+	// The URL is redacted as written, part by part, never re-encoded: what
+	// is not a secret reads as it did.
+	scheme, rest := raw[:i+3], raw[i+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	authority, rest := rest[:end], rest[end:]
+	if at := strings.LastIndex(authority, "@"); at >= 0 {
+		info, host := authority[:at], authority[at:]
+		if user, pw, ok := strings.Cut(info, ":"); ok {
+			authority = user + ":" + h.hideEscaped(pw) + host
+		} else {
+			authority = h.hideEscaped(info) + host
+		}
+	}
+	path, query, frag := rest, "", ""
+	if j := strings.Index(path, "#"); j >= 0 {
+		path, frag = path[:j], path[j:]
+	}
+	if j := strings.Index(path, "?"); j >= 0 {
+		path, query = path[:j], path[j:]
+	}
+	segs := strings.Split(path, "/")
+	for k, seg := range segs {
+		dec, err := url.PathUnescape(seg)
+		if err != nil {
+			dec = seg
+		}
+		if seg != "" && (LooksSecret(seg) || LooksSecret(dec)) {
+			segs[k] = h.hideEscaped(seg)
+		}
+	}
+	if query != "" {
+		query = "?" + h.query(query[1:])
+	}
+	return scheme + authority + strings.Join(segs, "/") + query + frag
+}
+
+// hideEscaped hides a percent-escaped part of a URL, recording it as
+// written and decoded.
+func (h *hider) hideEscaped(v string) string {
+	if v == "" || v == Marker {
+		return v
+	}
+	if dec, err := url.PathUnescape(v); err == nil && dec != v {
+		h.hide(dec)
+	}
+	return h.hide(v)
+}
+
+func (h *hider) query(q string) string {
+	parts := strings.Split(q, "&")
+	for i, p := range parts {
+		name, val, ok := strings.Cut(p, "=")
+		if !ok || val == "" || val == Marker {
+			continue
+		}
+		dec, err := url.QueryUnescape(val)
+		if err != nil {
+			dec = val
+		}
+		if secretWord.MatchString(name) || LooksSecret(dec) {
+			h.hide(dec)
+			parts[i] = name + "=" + h.hide(val)
+		}
+	}
+	return strings.Join(parts, "&")
+}
+
+// Endpoint shows where a URL points and nothing it carries: scheme, host
+// and path, "?…" for a query; no user info, no fragment. A string that is
+// not a URL with a host reads "(invalid URL)".
+func Endpoint(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "(invalid URL)"
+	}
+	out := u.Scheme + "://" + u.Host + u.EscapedPath()
+	if u.RawQuery != "" {
+		out += "?…"
+	}
+	return out
+}
+
+// Origin shows a URL by scheme and host only, or "" when it has neither.
+func Origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// A Scrubber removes the known secret values of one launch, and then the
+// secrets Text finds by pattern, from text a server produced. The zero
+// value and nil scrub by pattern only.
+type Scrubber struct {
+	values []string // longest first
+}
+
+// New returns a Scrubber for values (those shorter than MinSecret, or
+// only white space, are ignored).
+func New(values ...string) *Scrubber {
+	s := &Scrubber{}
+	s.Add(values...)
+	return s
+}
+
+// Add adds secret values, in the forms a server may echo them in: as
+// given and trimmed, URL-escaped and JSON-escaped.
+func (s *Scrubber) Add(values ...string) {
+	seen := map[string]bool{}
+	for _, v := range s.values {
+		seen[v] = true
+	}
+	add := func(v string) {
+		if len(v) >= MinSecret && !seen[v] && strings.Trim(v, "*") != "" && strings.TrimSpace(v) != "" {
+			seen[v] = true
+			s.values = append(s.values, v)
+		}
+	}
+	for _, v := range values {
+		for _, v := range []string{v, strings.TrimSpace(v)} {
+			add(v)
+			add(url.QueryEscape(v))
+			add(url.PathEscape(v))
+			if b, err := json.Marshal(v); err == nil {
+				add(string(b[1 : len(b)-1]))
+			}
+		}
+	}
+	sort.SliceStable(s.values, func(i, j int) bool { return len(s.values[i]) > len(s.values[j]) })
+}
+
+// Values returns the known values, longest first.
+func (s *Scrubber) Values() []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string(nil), s.values...)
+}
+
+// String returns text without any known value and without what Text
+// redacts by pattern. A known value cut short where text was clipped (its
+// start before "…", "..." or the end of text, its end at the start of
+// text) is removed too.
+func (s *Scrubber) String(text string) string {
+	text = s.known(text)
+	text = Text(text)
+	// A pattern's marker may have joined two pieces into a known value.
+	return s.cut(s.known(text))
+}
+
+// minPiece is the length under which the end of a known value at the start
+// of a text is left: a secret's last letters are often a word.
+const minPiece = 6
+
+// cut removes the pieces of known values that clipping left: a value's
+// start before an ellipsis or at the end of text, a value's end at the
+// start of text.
+func (s *Scrubber) cut(text string) string {
+	if s == nil {
+		return text
+	}
+	for _, v := range s.values {
+		text = cutValue(text, v)
+	}
+	return text
+}
+
+// cutValue is cut for one value, in one pass (Knuth-Morris-Pratt) over
+// text for the starts and one over its first bytes for the end.
+func cutValue(text, v string) string {
+	if len(v) < 2 {
+		return text
+	}
+	// The end of v at the start of text.
+	if k := overlap(reverse(text[:min(len(text), len(v)-1)]), reverse(v)); k >= minPiece {
+		text = Marker + text[k:]
+	}
+	p := v[:len(v)-1] // proper starts only
+	fail := failure(p)
+	var b strings.Builder
+	done, k := 0, 0 // text[:done] is in b
+	for i := 0; i <= len(text); i++ {
+		if i == len(text) || text[i] == '.' && strings.HasPrefix(text[i:], "...") || text[i] == "…"[0] && strings.HasPrefix(text[i:], "…") {
+			if from := i - k; k >= MinSecret && from >= done {
+				b.WriteString(text[done:from])
+				b.WriteString(Marker)
+				done = i
+			}
+		}
+		if i == len(text) {
+			break
+		}
+		c := text[i]
+		for k > 0 && (k == len(p) || c != p[k]) {
+			k = fail[k-1]
+		}
+		if k < len(p) && c == p[k] {
+			k++
+		}
+	}
+	if done == 0 {
+		return text
+	}
+	b.WriteString(text[done:])
+	return b.String()
+}
+
+// failure is the Knuth-Morris-Pratt failure function of p: for each i,
+// the length of the longest proper start of p[:i+1] that is also its end.
+func failure(p string) []int {
+	fail := make([]int, len(p))
+	for i, k := 1, 0; i < len(p); i++ {
+		for k > 0 && p[i] != p[k] {
+			k = fail[k-1]
+		}
+		if p[i] == p[k] {
+			k++
+		}
+		fail[i] = k
+	}
+	return fail
+}
+
+// overlap is the length of the longest proper start of v that text ends
+// with.
+func overlap(text, v string) int {
+	if len(v) < 2 {
+		return 0
+	}
+	p := v[:len(v)-1]
+	fail := failure(p)
+	k := 0
+	for i := max(0, len(text)-len(p)); i < len(text); i++ {
+		for k > 0 && (k == len(p) || text[i] != p[k]) {
+			k = fail[k-1]
+		}
+		if k < len(p) && text[i] == p[k] {
+			k++
+		}
+	}
+	return k
+}
+
+// reverse reverses the bytes of s.
+func reverse(s string) string {
+	b := []byte(s)
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
+}
+
+// Strings scrubs each element of list in place and returns it.
+func (s *Scrubber) Strings(list []string) []string {
+	for i, v := range list {
+		list[i] = s.String(v)
+	}
+	return list
+}
+
+// known replaces every known value until none is left: a replacement can
+// join two pieces into another occurrence. It ends: every value holds a
+// character other than '*' (it is neither the marker nor made of it, see
+// Add), so each replacement leaves the text with fewer such characters.
+func (s *Scrubber) known(text string) string {
+	if s == nil {
+		return text
+	}
+	for {
+		changed := false
+		for _, v := range s.values {
+			if strings.Contains(text, v) {
+				text = strings.ReplaceAll(text, v, Marker)
+				changed = true
+			}
+		}
+		if !changed {
+			return text
+		}
+	}
+}
+
+// Launch is what a server is launched with or connected to. Its values
+// are secrets.
+type Launch struct {
+	Command string
+	Args    []string
+	Env     map[string]string
+	URL     string
+	Headers map[string]string
+	// Known are other secret values of the launch, such as the values of
+	// variables expanded into its arguments or URL.
+	Known []string
+}
+
+// Secrets returns the secret values of the launch: every env and header
+// value (and the token after a header's scheme, as in "Bearer X"), Known,
+// and what the launch rule hides in the command line and the URL.
+func (l Launch) Secrets() []string {
+	var out []string
+	for _, v := range l.Env {
+		out = append(out, v)
+	}
+	for _, v := range l.Headers {
+		out = append(out, v)
+		if _, tok, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			out = append(out, strings.TrimSpace(tok))
+		}
+	}
+	out = append(out, l.Known...)
+	if l.Command != "" || len(l.Args) > 0 {
+		out = append(out, ArgSecrets(append([]string{l.Command}, l.Args...))...)
+	}
+	if l.URL != "" {
+		out = append(out, URLSecrets(l.URL)...)
+	}
+	return out
+}
+
+// Scrubber returns a Scrubber for the launch's secrets.
+func (l Launch) Scrubber() *Scrubber { return New(l.Secrets()...) }
+
+// Display shows the launch without its secrets: its URL when it has one,
+// else its command line.
+func (l Launch) Display() string {
+	sc := l.Scrubber()
+	if l.URL != "" && l.Command == "" {
+		return sc.String(URL(l.URL))
+	}
+	return Command(append([]string{l.Command}, l.Args...), sc)
+}
+
+// Command shows a command line by the launch rule, each argument also
+// scrubbed by sc (which may be nil) and quoted when it is empty or holds
+// white space or quotes.
+func Command(argv []string, sc *Scrubber) string {
+	red := Args(argv)
+	for i, a := range red {
+		a = sc.String(a)
+		if a == "" || strings.ContainsAny(a, " \t\n\"'") {
+			a = strconv.Quote(a)
+		}
+		red[i] = a
+	}
+	return strings.Join(red, " ")
+}

@@ -1,0 +1,194 @@
+package redact
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestArgs(t *testing.T) {
+	cases := []struct{ in, want []string }{
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/src"}, []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/src"}},
+		{[]string{"srv", "--token=abc"}, []string{"srv", "--token=***"}},
+		{[]string{"srv", "--api-key", "abc", "--verbose"}, []string{"srv", "--api-key", "***", "--verbose"}},
+		{[]string{"srv", "--password", "--next"}, []string{"srv", "--password", "--next"}},
+		{[]string{"srv", "--access_token=x", "--port=8080"}, []string{"srv", "--access_token=***", "--port=8080"}},
+		{[]string{"docker", "run", "-e", "GITHUB_TOKEN=ghp_x", "-e", "MODE=fast", "image"}, []string{"docker", "run", "-e", "GITHUB_TOKEN=***", "-e", "MODE=***", "image"}},
+		{[]string{"srv", "--header", "Authorization: Bearer abc.def"}, []string{"srv", "--header", "Authorization: ***"}},
+		{[]string{"srv", "Bearer abc"}, []string{"srv", "Bearer ***"}},
+		{[]string{"srv", "sk-ant-api03-abcdef"}, []string{"srv", "***"}},
+		{[]string{"srv", "ghp_16C7e42F292c6912E7710c838347Ae178B4a"}, []string{"srv", "***"}},
+		{[]string{"srv", "a1b2c3d4e5f6a7b8c9d0e1f2"}, []string{"srv", "***"}},
+		{[]string{"srv", "mcp-server-everything-and-more"}, []string{"srv", "mcp-server-everything-and-more"}},
+		{[]string{"srv", "https://x.example/mcp?key=abc&x=1"}, []string{"srv", "https://x.example/mcp?key=***&x=1"}},
+		{[]string{"srv", "--url=https://u:p@x.example/"}, []string{"srv", "--url=https://u:***@x.example/"}},
+		{[]string{"uvx", "mcp-server-time", "--local-timezone=Europe/Paris"}, []string{"uvx", "mcp-server-time", "--local-timezone=Europe/Paris"}},
+		// DSNs of any scheme, whole or as a flag's value.
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-postgres", "postgresql://app:hunter2@db.internal:5432/shop"}, []string{"npx", "-y", "@modelcontextprotocol/server-postgres", "postgresql://app:***@db.internal:5432/shop"}},
+		{[]string{"srv", "redis://:hunter2@localhost:6379/0"}, []string{"srv", "redis://:***@localhost:6379/0"}},
+		{[]string{"srv", "--dsn=mysql://root:pw-9@tcp/db"}, []string{"srv", "--dsn=mysql://root:***@tcp/db"}},
+		{[]string{"srv", "--db", "mongodb+srv://me:s3cr%40t@cluster0.example.net/x"}, []string{"srv", "--db", "mongodb+srv://me:***@cluster0.example.net/x"}},
+		{[]string{"srv", "postgresql://${PGUSER}:${PGPASSWORD}@db/x"}, []string{"srv", "postgresql://${PGUSER}:***@db/x"}},
+		{[]string{"srv", "API_KEY=hunter2"}, []string{"srv", "API_KEY=***"}},
+		{[]string{"srv", "EMPTY="}, []string{"srv", "EMPTY="}},
+	}
+	for _, c := range cases {
+		got := Args(c.in)
+		if strings.Join(got, " | ") != strings.Join(c.want, " | ") {
+			t.Errorf("Args(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestArgSecrets(t *testing.T) {
+	got := ArgSecrets([]string{"srv", "--token=tok-1", "--api-key", "key-2", "postgresql://u:pw-3@h/db", "API_KEY=val-4", "--header", "Authorization: Bearer tok-5", "--port=80"})
+	for _, want := range []string{"tok-1", "key-2", "pw-3", "val-4", "Bearer tok-5", "tok-5"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("ArgSecrets misses %q: %q", want, got)
+		}
+	}
+	if slices.Contains(got, "80") || slices.Contains(got, "srv") {
+		t.Errorf("ArgSecrets holds a value that is not hidden: %q", got)
+	}
+}
+
+func TestURL(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"https://api.githubcopilot.com/mcp/", "https://api.githubcopilot.com/mcp/"},
+		{"https://x.example/sse?apiKey=abc", "https://x.example/sse?apiKey=***"},
+		{"https://x.example/sse?api_key=abc&lang=en", "https://x.example/sse?api_key=***&lang=en"},
+		{"https://x.example/sse?id=Zx9fQ2mA7bK4nL0pR5sT8uV", "https://x.example/sse?id=***"},
+		{"https://user:pw@x.example/mcp", "https://user:***@x.example/mcp"},
+		{"https://tok@x.example/mcp", "https://***@x.example/mcp"},
+		{"https://mcp.example.com/sk-abcdef1234567890/sse", "https://mcp.example.com/***/sse"},
+		{"https://mcp.example.com/v1/3f9a2b7c8d1e4f5a6b7c8d9e0f1a2b3c/sse?x=1", "https://mcp.example.com/v1/***/sse?x=1"},
+		{"https://x.example/mcp?token=${TOKEN}", "https://x.example/mcp?token=***"},
+		{"https://${HOST}/mcp?lang=en", "https://${HOST}/mcp?lang=en"},
+		{"https://me:${PASS}@${HOST}/mcp", "https://me:***@${HOST}/mcp"},
+		{"not a url with sk-abcdef123456", "not a url with ***"},
+		{"postgres://u:p%40ss@h/db?sslmode=require&password=x", "postgres://u:***@h/db?sslmode=require&password=***"},
+	}
+	for _, c := range cases {
+		if got := URL(c.in); got != c.want {
+			t.Errorf("URL(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := URLSecrets("postgres://u:p%40ss@h/db"); !slices.Contains(got, "p@ss") || !slices.Contains(got, "p%40ss") {
+		t.Errorf("URLSecrets = %q, want both forms of the password", got)
+	}
+}
+
+func TestEndpointOrigin(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://user:pw@example.com/mcp?api_key=qv9#frag": "https://example.com/mcp?…",
+		"http://127.0.0.1:8080/sse":                        "http://127.0.0.1:8080/sse",
+		"not a url":                                        "(invalid URL)",
+	} {
+		if got := Endpoint(in); got != want {
+			t.Errorf("Endpoint(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Origin("https://k:pw@proxy.example:8443/v1?key=x"); got != "https://proxy.example:8443" {
+		t.Errorf("Origin = %q", got)
+	}
+	if got := Origin("::"); got != "" {
+		t.Errorf("Origin of a bad URL = %q", got)
+	}
+}
+
+func TestText(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"listening on stdio", "listening on stdio"},
+		{"connecting to postgresql://app:hunter2@db:5432/shop failed", "connecting to postgresql://app:***@db:5432/shop failed"},
+		{"redis://:hunter2@localhost:6379", "redis://:***@localhost:6379"},
+		{"GET https://x.example/mcp?token=abc&lang=en: 401", "GET https://x.example/mcp?token=***&lang=en: 401"},
+		{"args: --token=abc --api-key def9 --port 80", "args: --token=*** --api-key *** --port 80"},
+		{"error: --token is required", "error: --token is required"},
+		{"env API_KEY=hunter2 MODE=fast", "env API_KEY=*** MODE=fast"},
+		{"password=hunter2; user=bob", "password=***; user=bob"},
+		{`{"apiKey": "hunter2", "name": "x"}`, `{"apiKey": "***", "name": "x"}`},
+		{"Authorization: Bearer abc.def", "Authorization: Bearer ***"},
+		{"X-Api-Key: a1b2c3", "X-Api-Key: ***"},
+		{"token: expired", "token: expired"},
+		{"answered HTTP 401 (WWW-Authenticate: Bearer)", "answered HTTP 401 (WWW-Authenticate: Bearer)"},
+		{`WWW-Authenticate: Bearer realm="mcp", error="invalid_token"`, `WWW-Authenticate: Bearer realm="mcp", error="invalid_token"`},
+		{"auth Basic dXNlcjpwYXNz", "auth Basic ***"},
+		{"bad key sk-ant-api03-abcdef123 given", "bad key *** given"},
+		{"unknown ghp_16C7e42F292c6912E7710c838347Ae178B4a", "unknown ***"},
+		{"task-abcdefghij and compat-layer12", "task-abcdefghij and compat-layer12"},
+		{"see my-token abc123", "see my-token abc123"},
+	}
+	for _, c := range cases {
+		got := Text(c.in)
+		if got != c.want {
+			t.Errorf("Text(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+		if again := Text(got); again != got {
+			t.Errorf("Text is not idempotent on %q: %q", got, again)
+		}
+	}
+}
+
+func TestScrubber(t *testing.T) {
+	s := New("abcdef", "ab", "hunter 2", "x")
+	got := s.String("abcdef ab x hunter 2 hunter+2 hunter%202")
+	if want := "*** ab x *** *** ***"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+	// A replacement that joins two pieces into another occurrence.
+	if got := New("ab***").String("aab******"); strings.Contains(got, "ab***") {
+		t.Errorf("String left a joined occurrence: %q", got)
+	}
+	// Clipped: the start of a value before an ellipsis or at the end, its
+	// end at the start.
+	cut := New("canary-5150-user-redis")
+	for in, want := range map[string]string{
+		"redis://:canary-5150-user-r…)":                  "redis://:***…)",
+		"error (canary-5150-us...) and canary-5150-use…": "error (***...) and ***…",
+		"at the end canary-5150":                         "at the end ***",
+		"50-user-redis@cache:6379 refused":               "***@cache:6379 refused",
+		"canary… and ca…":                                "***… and ca…",
+		"redis://:canar…)":                               "redis://:***…)",
+		"redis://:canary-5150-user-r":                    "redis://:***",
+	} {
+		if got := cut.String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
+	var none *Scrubber
+	if got := none.String("--token=abc"); got != "--token=***" {
+		t.Errorf("a nil Scrubber does not redact by pattern: %q", got)
+	}
+	if got := New(`say "hi"`).String(`{"msg":"say \"hi\""}`); strings.Contains(got, `say \"hi\"`) {
+		t.Errorf("the JSON-escaped form is left: %q", got)
+	}
+}
+
+func TestLaunchSecrets(t *testing.T) {
+	l := Launch{
+		Command: "srv",
+		Args:    []string{"--token=tok-arg1", "postgresql://u:pw-dsn2@h/db"},
+		Env:     map[string]string{"API_KEY": "env-val3"},
+		URL:     "https://u:pw-url4@x.example/mcp?key=q-val5",
+		Headers: map[string]string{"Authorization": "Bearer hdr-tok6"},
+		Known:   []string{"expanded7"},
+	}
+	text := "tok-arg1 pw-dsn2 env-val3 pw-url4 q-val5 hdr-tok6 expanded7"
+	if got := l.Scrubber().String(text); got != strings.TrimSpace(strings.Repeat("*** ", 7)) {
+		t.Errorf("String = %q", got)
+	}
+}
+
+func TestLaunchDisplay(t *testing.T) {
+	l := Launch{Command: "node", Args: []string{"/path with space/index.js", "", "--db", "hunter2-pw"}, Env: map[string]string{"DB_PASS": "hunter2-pw"}}
+	if got, want := l.Display(), `node "/path with space/index.js" "" --db ***`; got != want {
+		t.Errorf("Display = %q, want %q", got, want)
+	}
+	u := Launch{URL: "https://u:pw@x.example/mcp?apiKey=k1&lang=en", Headers: map[string]string{"Authorization": "Bearer t"}}
+	if got, want := u.Display(), "https://u:***@x.example/mcp?apiKey=***&lang=en"; got != want {
+		t.Errorf("Display = %q, want %q", got, want)
+	}
+	if got := Command([]string{"srv", "--token", "abc"}, nil); got != "srv --token ***" {
+		t.Errorf("Command = %q", got)
+	}
+}

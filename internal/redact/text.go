@@ -1,0 +1,142 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The shapes Text redacts in free text. A value ends at white space, a
+// quote, a comma, a semicolon or an ampersand.
+var (
+	textURL    = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>` + "`" + `]+`)
+	textJSON   = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*:\s*)"((?:[^"\\]|\\.)*)"`)
+	textAssign = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_.\-]*)=([^\s"',;&]+)`)
+	textFlag   = regexp.MustCompile(`(^|[\s(\[])(-{1,2}[A-Za-z0-9_.\-]+)([ \t]+)([^\s"',;)\]]+)`)
+	textHeader = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_\-]*)([ \t]*:[ \t]+)([^\s"',;)\]]+)`)
+	textBearer = regexp.MustCompile(`(?i)\b(bearer)(\s+)([^\s"',;]+)`)
+	textBasic  = regexp.MustCompile(`\b(Basic)(\s+)([A-Za-z0-9+/=]{8,})`)
+	textKnown  = regexp.MustCompile(`\b(sk-|sk_|pk_|rk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xoxb-|xoxp-|xoxa-|xapp-|AKIA|ASIA|AIza|ya29\.|eyJ|npm_|hf_|pat-|lin_api_|sq0)[A-Za-z0-9_\-+/=.]{6,}`)
+	letterOnly = regexp.MustCompile(`^[A-Za-z]+$`)
+	// authParam is a parameter of WWW-Authenticate (Bearer realm="x"),
+	// not a credential.
+	authParam = regexp.MustCompile(`^[A-Za-z_\-]+=`)
+)
+
+// Text redacts the secrets free text shows by their shape: the user info,
+// secret query values and credential-looking path segments of any URL
+// (postgresql://user:PW@host as much as https://host/?token=X),
+// NAME=VALUE and "NAME": "VALUE" where NAME mentions a secret word
+// (API_KEY=X, --token=X, password=X), --NAME VALUE and NAME: VALUE for
+// such a NAME when VALUE is not a plain word, Bearer X, Basic X, and
+// values with a known token prefix (sk-, ghp_, ...). It does not guess at
+// other long values: a Scrubber removes the values a launch is known to
+// carry. Text leaves what it redacted alone when run again on ordinary text
+// (a marker is no value); on contrived text one redaction can expose a new
+// shape to the next run.
+func Text(s string) string {
+	if s == "" {
+		return s
+	}
+	if !strings.Contains(s, "\n") {
+		return textLine(s)
+	}
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		lines[i] = textLine(l)
+	}
+	return strings.Join(lines, "")
+}
+
+// textLine is Text of one line; the patterns that need a secret word are
+// tried only on a line that has one.
+func textLine(s string) string {
+	if strings.Contains(s, "://") {
+		s = textURL.ReplaceAllStringFunc(s, URL)
+	}
+	if hasSecretWord(s) {
+		if strings.Contains(s, `"`) {
+			s = textJSON.ReplaceAllStringFunc(s, func(m string) string {
+				sub := textJSON.FindStringSubmatch(m)
+				if !secretWord.MatchString(sub[1]) || sub[3] == "" || sub[3] == Marker {
+					return m
+				}
+				return `"` + sub[1] + `"` + sub[2] + `"` + Marker + `"`
+			})
+		}
+		if strings.Contains(s, "=") {
+			s = textAssign.ReplaceAllStringFunc(s, func(m string) string {
+				name, val, _ := strings.Cut(m, "=")
+				if !secretWord.MatchString(name) || val == Marker {
+					return m
+				}
+				return name + "=" + Marker
+			})
+		}
+		if strings.Contains(s, "-") {
+			s = replaceValue(s, textFlag, true)
+		}
+		if strings.Contains(s, ":") {
+			s = replaceValue(s, textHeader, true)
+		}
+		s = replaceValue(s, textBearer, false)
+	}
+	if strings.Contains(s, "Basic") {
+		s = replaceValue(s, textBasic, false)
+	}
+	if hasKnownPrefix(s) {
+		s = textKnown.ReplaceAllString(s, Marker)
+	}
+	return s
+}
+
+// replaceValue replaces the last of the groups NAME SEP VALUE that end
+// re's matches
+// by Marker: when named, only for a NAME that mentions a secret word and a
+// VALUE that is not a plain word ("--token is required" stays).
+func replaceValue(s string, re *regexp.Regexp, named bool) string {
+	return re.ReplaceAllStringFunc(s, func(m string) string {
+		sub := re.FindStringSubmatch(m)
+		n := len(sub)
+		prefix := strings.Join(sub[1:n-3], "")
+		name, sep, val := sub[n-3], sub[n-2], sub[n-1]
+		if val == Marker || strings.HasPrefix(val, Marker) || authParam.MatchString(val) {
+			return m
+		}
+		if named {
+			if !secretWord.MatchString(name) || strings.HasPrefix(val, "-") {
+				return m
+			}
+			if len(val) < 16 && letterOnly.MatchString(val) {
+				return m
+			}
+		}
+		return prefix + name + sep + Marker
+	})
+}
+
+// secretWords are the words of secretWord, in lower case.
+var secretWords = []string{"token", "key", "secret", "passw", "pwd", "auth", "credential", "bearer", "cookie", "session", "signature"}
+
+// hasSecretWord is secretWord.MatchString(s), faster.
+func hasSecretWord(s string) bool {
+	l := strings.ToLower(s)
+	for _, w := range secretWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// knownPrefixes are the prefixes textKnown matches (gh._ and xox._ by
+// their common part).
+var knownPrefixes = []string{"sk-", "sk_", "pk_", "rk_", "gh", "github_pat_", "glpat-", "xox", "xapp-", "AKIA", "ASIA", "AIza", "ya29.", "eyJ", "npm_", "hf_", "pat-", "lin_api_", "sq0"}
+
+func hasKnownPrefix(s string) bool {
+	for _, p := range knownPrefixes {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
