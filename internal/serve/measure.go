@@ -26,7 +26,7 @@ type measureIn struct {
 }
 
 func (in measureIn) subject() string {
-	return "server " + launchDisplay(mcpclient.Target{Command: in.Command, Args: in.Args, Env: in.Env, URL: in.URL, Headers: in.Headers})
+	return "server " + mcpclient.Target{Command: in.Command, Args: in.Args, Env: in.Env, URL: in.URL, Headers: in.Headers}.Display()
 }
 
 // MeasureResult is measure_server's structured result.
