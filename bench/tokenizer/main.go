@@ -210,7 +210,11 @@ var nonASCII = []string{
 // tiktoken-go differs from tiktoken and all three counts can be compared.
 func mixedText(tools []json.RawMessage, size int) ([]byte, error) {
 	r := rand.New(rand.NewPCG(20261129, 1))
-	code, err := goSources(filepath.Join(runtime.GOROOT(), "src"))
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go env GOROOT: %w", err)
+	}
+	code, err := goSources(filepath.Join(strings.TrimSpace(string(goroot)), "src"))
 	if err != nil {
 		return nil, err
 	}

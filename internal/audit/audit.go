@@ -309,11 +309,6 @@ func failureHint(status string) string {
 	return ""
 }
 
-// measured reports whether a server status carries a number.
-func measured(status string) bool {
-	return status == string(mcpclient.StatusMeasured) || status == string(mcpclient.StatusDynamic)
-}
-
 // keys are the launch keys of cfg.Servers.
 func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*capture, keys []string, opts Options) Config {
 	c := Config{

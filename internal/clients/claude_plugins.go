@@ -37,11 +37,6 @@ type claudePlugin struct {
 	root string
 }
 
-func (p claudePlugin) name() string {
-	n, _, _ := strings.Cut(p.id, "@")
-	return n
-}
-
 // claudePlugins lists the installed plugins that apply to the project,
 // sorted by id.
 func (sys *System) claudePlugins() []claudePlugin {

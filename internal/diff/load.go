@@ -332,7 +332,7 @@ func convertTools(tools []rawTool) ([]Tool, Detail) {
 		if len(t.Parts) == 0 {
 			detail = DetailTool
 		}
-		out = append(out, Tool{Name: t.Name, Tokens: t.Tokens, Parts: t.Parts})
+		out = append(out, Tool(t))
 	}
 	if detail == DetailTool {
 		for i := range out {

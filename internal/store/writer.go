@@ -322,7 +322,6 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 	type span struct {
 		project     string
 		first, last int64
-		main        bool
 	}
 	sessions := map[string]*span{}
 	var order []string

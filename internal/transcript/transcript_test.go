@@ -210,9 +210,9 @@ func readTree(t *testing.T, home string) reading {
 			t.Fatal(err)
 		}
 		rel, _ := filepath.Rel(home, f.Path)
-		_, _, err = transcript.ScanLines(fh, 0, 1, func(l []byte, no int, _ int64, err error) error {
+		_, _, err = transcript.ScanLines(fh, 0, 1, func(l []byte, no int, _ int64, lineErr error) error {
 			rec, err := p.ParseLine(l)
-			if err != nil {
+			if lineErr != nil || err != nil {
 				r.corrupt = append(r.corrupt, fmt.Sprintf("%s:%d", filepath.ToSlash(rel), no))
 				return nil
 			}
