@@ -82,6 +82,7 @@ type proc struct {
 	stdout *os.File // read end
 	stderr *os.File // read end
 	tail   *tailBuffer
+	track  *tracked // nil where leftovers cannot be found
 	exited chan struct{}
 	errEOF chan struct{} // closed when stderr has been read to its end
 	wg     sync.WaitGroup
@@ -122,7 +123,7 @@ func startProc(t Target, o Options) (*proc, error) {
 		Stderr: errW,
 	}
 	setProcessGroup(cmd)
-	err = cmd.Start()
+	track, err := startTracked(cmd, inW, outR, errR)
 	inR.Close()
 	outW.Close()
 	errW.Close()
@@ -132,7 +133,7 @@ func startProc(t Target, o Options) (*proc, error) {
 		errR.Close()
 		return nil, err
 	}
-	p := &proc{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, tail: &tailBuffer{max: o.MaxStderrBytes}, exited: make(chan struct{}), errEOF: make(chan struct{})}
+	p := &proc{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, tail: &tailBuffer{max: o.MaxStderrBytes}, track: track, exited: make(chan struct{}), errEOF: make(chan struct{})}
 	p.wg.Add(2)
 	go func() {
 		defer p.wg.Done()
@@ -175,8 +176,9 @@ func (p *proc) exitStatus() string {
 // shutdown ends the server and all its descendants: stdin is closed; a
 // server still running after a quarter of grace gets SIGTERM (its whole
 // process group), and SIGKILL after grace more. Once the server has exited,
-// its process group gets SIGKILL, so no descendant outlives the
-// measurement. It returns when every goroutine of p has ended.
+// its process group gets SIGKILL, and on Linux every process it detached
+// is killed and reaped too (see reap_linux.go), so no descendant outlives
+// the measurement. It returns when every goroutine of p has ended.
 func (p *proc) shutdown(grace time.Duration) {
 	p.stop.Do(func() {
 		p.stdin.Close()
@@ -195,6 +197,7 @@ func (p *proc) shutdown(grace time.Duration) {
 		p.stdout.Close()
 		p.stderr.Close()
 		p.wg.Wait()
+		p.track.reapLeftovers(grace)
 	})
 }
 
