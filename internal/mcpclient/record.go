@@ -96,20 +96,16 @@ func (r *recorder) incoming(data []byte) {
 	if json.Unmarshal(data, &m) != nil {
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if m.Method != nil {
-		counts := r.notices
 		if len(m.ID) > 0 && !bytes.Equal(m.ID, []byte("null")) {
-			counts = r.serverReq
+			r.countMethod(r.serverReq, *m.Method)
+		} else {
+			r.notice(*m.Method)
 		}
-		name := clip(*m.Method, 64)
-		if _, ok := counts[name]; !ok && len(counts) >= maxMethodNames {
-			name = "(other methods)"
-		}
-		counts[name]++
 		return
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	id := string(bytes.TrimSpace(m.ID))
 	method, ok := r.pending[id]
 	if !ok {
@@ -128,6 +124,19 @@ func (r *recorder) incoming(data []byte) {
 		resp.Result = append(json.RawMessage(nil), m.Result...)
 	}
 	r.responses[method] = append(r.responses[method], resp)
+}
+
+// notice counts a notification the server sent.
+func (r *recorder) notice(method string) { r.countMethod(r.notices, method) }
+
+func (r *recorder) countMethod(counts map[string]int, method string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	name := clip(method, 64)
+	if _, ok := counts[name]; !ok && len(counts) >= maxMethodNames {
+		name = "(other methods)"
+	}
+	counts[name]++
 }
 
 // count returns how many responses to method were recorded.

@@ -123,7 +123,7 @@ func runSession(ctx context.Context, l link, o Options, protocolVersion string) 
 		// A legacy server that hangs, exits or hangs up on a request it does
 		// not know, before initialize, is still a server a legacy client
 		// can use: the caller relaunches it with the initialize handshake.
-		unanswered := protocolVersion == "" && l.rec.awaiting("server/discover") && l.rec.count("server/discover") == 0 &&
+		unanswered := protocolVersion == "" && l.rec.failure() == nil && l.rec.awaiting("server/discover") && l.rec.count("server/discover") == 0 &&
 			(f.status == StatusTimeout || f.status == StatusStartupFailure || f.status == StatusProtocolError)
 		return sessionOutcome{fail: f, discoverUnanswered: unanswered}
 	}

@@ -240,26 +240,46 @@ func (b *tailBuffer) lastLines(n int) string {
 }
 
 // stdoutFilter hands the SDK only the stdout lines that are JSON-RPC
-// messages. Other lines (banners, logs) are skipped and counted. Every
-// accepted line is recorded as sent; invalid UTF-8 is replaced by U+FFFD in
-// what the SDK sees only. A line longer than max ends the connection.
+// requests and responses. Other lines (banners, logs) are skipped and
+// counted; notifications are counted and dropped, as a measuring client
+// has no use for them (and the SDK's handling of each would bound how
+// fast a server can send them). Every accepted line is recorded as sent;
+// invalid UTF-8 is replaced by U+FFFD in what the SDK sees only. A line
+// longer than max, a message nesting deeper than the SDK reads, or more
+// than maxNonRPCBytes of output without a JSON-RPC message end the
+// connection with a protocol error.
 type stdoutFilter struct {
-	ends *ends
-	r    *bufio.Reader
-	c    io.Closer
-	rec  *recorder
-	max  int
-	out  []byte
-	line []byte
+	ends   *ends
+	r      *bufio.Reader
+	c      io.Closer
+	rec    *recorder
+	max    int
+	out    []byte
+	line   []byte
+	nonRPC int // bytes since the last JSON-RPC message
 }
 
-var errMessageTooLarge = errors.New("message too large")
+// maxNonRPCBytes bounds the output a stdio server may write between two
+// JSON-RPC messages (or before the first): a server flooding stdout with
+// anything else is not speaking JSON-RPC there.
+const maxNonRPCBytes = 8 << 20
+
+// sdkMaxDepth is the deepest nesting of objects and arrays the go-sdk
+// decodes; it drops a deeper message as if it had not been sent.
+const sdkMaxDepth = 1000
+
+var (
+	errMessageTooLarge = errors.New("message too large")
+	errNotJSONRPC      = errors.New("stdout is not JSON-RPC")
+)
 
 func (f *stdoutFilter) Read(p []byte) (int, error) {
 	for len(f.out) == 0 {
 		line, err := f.readLine()
 		if len(line) > 0 {
-			f.accept(line)
+			if ferr := f.accept(line); ferr != nil {
+				return 0, ferr
+			}
 		}
 		if err == io.EOF {
 			f.ends.sawEOF()
@@ -289,27 +309,88 @@ func (f *stdoutFilter) readLine() ([]byte, error) {
 	}
 }
 
-func (f *stdoutFilter) accept(line []byte) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return
-	}
-	if (line[0] != '{' && line[0] != '[') || !json.Valid(line) {
-		f.rec.skip()
-		return
-	}
-	if line[0] == '{' {
-		if _, err := jsonrpc.DecodeMessage(line); err != nil {
-			f.rec.skip()
-			return
+// envelope is the part of a JSON-RPC message the filter reads.
+type envelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  *string         `json:"method"`
+}
+
+func (f *stdoutFilter) accept(raw []byte) error {
+	line := bytes.TrimSpace(raw)
+	if len(line) > 0 && (line[0] == '{' || line[0] == '[') {
+		if d := jsonDepth(line); d > sdkMaxDepth {
+			f.rec.fail(failf(StatusProtocolError, "a message on stdout nests deeper than the %d levels the MCP SDK reads (%d levels)", sdkMaxDepth, d))
+			return errMessageTooLarge
 		}
 	}
+	if len(line) == 0 || (line[0] != '{' && line[0] != '[') || !json.Valid(line) {
+		return f.skip(raw)
+	}
+	if line[0] == '{' {
+		var env envelope
+		if json.Unmarshal(line, &env) != nil || env.JSONRPC != "2.0" {
+			return f.skip(raw)
+		}
+		if env.Method != nil && (len(env.ID) == 0 || string(env.ID) == "null") {
+			f.nonRPC = 0
+			f.rec.notice(*env.Method)
+			return nil
+		}
+		if _, err := jsonrpc.DecodeMessage(line); err != nil {
+			return f.skip(raw)
+		}
+	}
+	f.nonRPC = 0
 	f.rec.incoming(line)
 	if !utf8.Valid(line) {
 		f.rec.noteInvalidUTF8()
 		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
 	}
 	f.out = append(append(f.out[:0], line...), '\n')
+	return nil
+}
+
+// skip counts a line that is not JSON-RPC, and ends the connection once
+// too many bytes of such lines came without a JSON-RPC message.
+func (f *stdoutFilter) skip(raw []byte) error {
+	if len(bytes.TrimSpace(raw)) > 0 {
+		f.rec.skip()
+	}
+	f.nonRPC += len(raw)
+	if f.nonRPC > maxNonRPCBytes {
+		f.rec.fail(failf(StatusProtocolError, "stdout is not JSON-RPC: the server wrote more than %d MiB there without a JSON-RPC message", maxNonRPCBytes>>20))
+		return errNotJSONRPC
+	}
+	return nil
+}
+
+// jsonDepth returns the deepest nesting of objects and arrays in data,
+// outside strings.
+func jsonDepth(data []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, b := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+		case b == '"':
+			inString = true
+		case b == '{' || b == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case b == '}' || b == ']':
+			depth--
+		}
+	}
+	return deepest
 }
 
 func (f *stdoutFilter) Close() error { return f.c.Close() }
@@ -329,12 +410,20 @@ func (e *ends) sawEOF() {
 	e.mu.Unlock()
 }
 
-func (e *ends) closing() {
+// closing notes that mcpclient hangs up, and reports whether it is first.
+func (e *ends) closing() bool {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	if !e.eof {
 		e.weClosed = true
 	}
-	e.mu.Unlock()
+	return e.weClosed
+}
+
+func (e *ends) serverHungUp() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.eof && !e.weClosed
 }
 
 func (e *ends) closedByUs() bool {
@@ -369,9 +458,14 @@ func (t *stdinTap) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Close closes the server's stdin, unless the server hung up first: then
+// its stdin stays open until the shutdown, so that an exit within the
+// diagnosis is the server's own doing and not an answer to our hang-up.
 func (t *stdinTap) Close() error {
-	t.ends.closing()
-	return t.w.Close()
+	if t.ends.closing() {
+		return t.w.Close()
+	}
+	return nil
 }
 
 // captureStdio launches the server once and captures it.
@@ -406,6 +500,12 @@ func captureStdio(ctx context.Context, t Target, o Options, protocolVersion stri
 			}
 			if st := p.exitStatus(); st != "" {
 				return &failure{status: StatusStartupFailure, detail: fmt.Sprintf("the server exited (%s) before answering %s", st, what), stderrTail: p.stderrTail()}
+			}
+			if e.serverHungUp() {
+				if what == "the handshake" && rec.last("initialize") != nil {
+					what = "the handshake (it had answered initialize)"
+				}
+				return &failure{status: StatusProtocolError, detail: fmt.Sprintf("the server closed its stdout before answering %s, and still runs", what), stderrTail: p.stderrTail()}
 			}
 			return nil
 		},
