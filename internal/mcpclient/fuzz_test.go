@@ -17,7 +17,8 @@ func filterAll(data []byte, n, max int) ([]byte, *recorder) {
 	for i := 1; i <= 5; i++ {
 		rec.outgoing([]byte(`{"jsonrpc":"2.0","id":` + string(rune('0'+i)) + `,"method":"m"}`))
 	}
-	f := &stdoutFilter{ends: &ends{}, r: bufio.NewReaderSize(bytes.NewReader(data), 16), c: io.NopCloser(nil), rec: rec, max: max}
+	f := newStdoutFilter(&ends{}, bufio.NewReaderSize(bytes.NewReader(data), 16), io.NopCloser(nil), rec, max)
+	defer f.Close()
 	var out []byte
 	buf := make([]byte, n)
 	for {

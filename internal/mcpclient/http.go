@@ -25,12 +25,17 @@ import (
 // never carries them), records every JSON-RPC message we POST, taps every
 // successful response body (JSON or an SSE stream) for the raw messages,
 // and notes each HTTP status for classification.
+//
+// A server/discover POST whose response has not begun after discoverWait
+// is answered for the server (see discoverError), so that the SDK goes on
+// with initialize.
 type httpTap struct {
-	base    http.RoundTripper
-	rec     *recorder
-	host    string
-	headers map[string]string
-	max     int
+	base         http.RoundTripper
+	rec          *recorder
+	host         string
+	headers      map[string]string
+	max          int
+	discoverWait time.Duration // 0: none
 }
 
 func (h *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -46,14 +51,58 @@ func (h *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		h.rec.outgoing(body)
+		method, id := h.rec.outgoing(body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		r.ContentLength = int64(len(body))
+		if method == "server/discover" && h.discoverWait > 0 {
+			return h.discover(r, id)
+		}
 	}
+	return h.roundTrip(r)
+}
+
+// discover sends a server/discover POST, answering it for the server when
+// no response has begun within discoverWait.
+func (h *httpTap) discover(r *http.Request, id json.RawMessage) (*http.Response, error) {
+	ctx, cancel := context.WithCancel(r.Context())
+	timer := time.AfterFunc(h.discoverWait, cancel)
+	resp, err := h.roundTrip(r.WithContext(ctx))
+	if !timer.Stop() && r.Context().Err() == nil && h.rec.injectFor(id) {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		cancel()
+		return &http.Response{
+			Status: "200 OK", StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header:  http.Header{"Content-Type": {"application/json"}},
+			Body:    io.NopCloser(bytes.NewReader(discoverError(id))),
+			Request: r,
+		}, nil
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = cancelOnClose{resp.Body, cancel}
+	return resp, nil
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+func (h *httpTap) roundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := h.base.RoundTrip(r)
 	if err != nil {
-		if req.Context().Err() == nil {
+		if r.Context().Err() == nil {
 			h.rec.noteNetErr(err)
 		}
 		return nil, err
@@ -174,16 +223,25 @@ func captureHTTP(ctx context.Context, t Target, o Options, protocolVersion, kind
 		return sessionOutcome{fail: failf(StatusStartupFailure, "not an http(s) URL: %s", redactURL(t.URL))}, false
 	}
 	rec := newRecorder(o.MaxCaptureBytes)
-	dialer := &net.Dialer{Timeout: o.Timeout}
+	// Every request carries the measurement's context: its deadline bounds
+	// dialing, TLS, a trickle of headers, a slow body and an endless
+	// stream alike.
+	dialer := &net.Dialer{}
 	base := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
-		TLSHandshakeTimeout:   o.Timeout,
-		ResponseHeaderTimeout: o.Timeout,
-		DisableKeepAlives:     true,
+		Proxy:             http.ProxyFromEnvironment,
+		DialContext:       dialer.DialContext,
+		DisableKeepAlives: true,
 	}
 	defer base.CloseIdleConnections()
-	hc := &http.Client{Transport: &httpTap{base: base, rec: rec, host: u.Host, headers: t.Headers, max: o.MaxResponseBytes}}
+	tap := &httpTap{base: base, rec: rec, host: u.Host, headers: t.Headers, max: o.MaxResponseBytes}
+	if kind == "sse" && protocolVersion == "" {
+		// The legacy HTTP+SSE transport predates server/discover.
+		protocolVersion = legacyProtocolVersion
+	}
+	if protocolVersion == "" {
+		tap.discoverWait = o.Timeout / DiscoverShare
+	}
+	hc := &http.Client{Transport: tap}
 	// The SDK's own event limit is set above ours, so that the tap, which
 	// sees the bytes first, is the one to decide and name the limit.
 	sdkMax := o.MaxResponseBytes + 64<<10

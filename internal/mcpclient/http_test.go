@@ -93,7 +93,7 @@ func TestHTTPClasses(t *testing.T) {
 		{name: "session-dropped", mode: "forgetful", path: "/mcp", status: StatusProtocolError, detail: "dropped the session mid-capture", bound: 8 * time.Second},
 		{name: "forbidden", mode: "forbidden", path: "/mcp", status: StatusAuthRequired, detail: "HTTP 403", bound: 8 * time.Second},
 		{name: "server-error", mode: "error", path: "/mcp", status: StatusStartupFailure, detail: "500 Internal Server Error", bound: 8 * time.Second},
-		{name: "hang", mode: "hang", path: "/mcp", opts: func(o *Options) { o.Timeout = 300 * time.Millisecond }, status: StatusTimeout, detail: "reproduced on double the budget", bound: 9 * time.Second},
+		{name: "hang", mode: "hang", path: "/mcp", opts: func(o *Options) { o.Timeout = 300 * time.Millisecond }, status: StatusTimeout, detail: "within the 300ms budget of the measurement", bound: 2500 * time.Millisecond},
 		{name: "json-bodies", mode: "json", path: "/mcp", status: StatusMeasured, bound: 8 * time.Second, check: func(t *testing.T, r Result) {
 			if len(r.First.Tools()) != 2 || r.First.Instructions == nil {
 				t.Errorf("%d tools, instructions %v", len(r.First.Tools()), r.First.Instructions)

@@ -248,15 +248,31 @@ func (b *tailBuffer) lastLines(n int) string {
 // longer than max, a message nesting deeper than the SDK reads, or more
 // than maxNonRPCBytes of output without a JSON-RPC message end the
 // connection with a protocol error.
+//
+// A pump goroutine reads stdout, so that Read can also hand the SDK an
+// answer for the server (see inject).
 type stdoutFilter struct {
 	ends   *ends
 	r      *bufio.Reader
 	c      io.Closer
 	rec    *recorder
 	max    int
-	out    []byte
 	line   []byte
 	nonRPC int // bytes since the last JSON-RPC message
+
+	lines  chan []byte // accepted lines, from the pump
+	err    error       // the pump's last error, once lines is closed
+	extra  chan []byte // lines injected for the server
+	done   chan struct{}
+	closed sync.Once
+	out    []byte // what Read hands on next
+}
+
+func newStdoutFilter(ends *ends, r *bufio.Reader, c io.Closer, rec *recorder, max int) *stdoutFilter {
+	f := &stdoutFilter{ends: ends, r: r, c: c, rec: rec, max: max,
+		lines: make(chan []byte, 16), extra: make(chan []byte, 1), done: make(chan struct{})}
+	go f.pump()
+	return f
 }
 
 // maxNonRPCBytes bounds the output a stdio server may write between two
@@ -273,24 +289,58 @@ var (
 	errNotJSONRPC      = errors.New("stdout is not JSON-RPC")
 )
 
-func (f *stdoutFilter) Read(p []byte) (int, error) {
-	for len(f.out) == 0 {
+func (f *stdoutFilter) pump() {
+	defer close(f.lines)
+	for {
 		line, err := f.readLine()
 		if len(line) > 0 {
-			if ferr := f.accept(line); ferr != nil {
-				return 0, ferr
+			out, ferr := f.accept(line)
+			if ferr != nil {
+				f.err = ferr
+				return
+			}
+			if out != nil {
+				select {
+				case f.lines <- out:
+				case <-f.done:
+					f.err = io.ErrClosedPipe
+					return
+				}
 			}
 		}
 		if err == io.EOF {
 			f.ends.sawEOF()
 		}
-		if err != nil && len(f.out) == 0 {
-			return 0, err
+		if err != nil {
+			f.err = err
+			return
+		}
+	}
+}
+
+func (f *stdoutFilter) Read(p []byte) (int, error) {
+	if len(f.out) == 0 {
+		select {
+		case line, ok := <-f.lines:
+			if !ok {
+				return 0, f.err
+			}
+			f.out = line
+		case line := <-f.extra:
+			f.out = line
 		}
 	}
 	n := copy(p, f.out)
 	f.out = f.out[n:]
 	return n, nil
+}
+
+// inject hands the SDK line as if the server had sent it.
+func (f *stdoutFilter) inject(line []byte) {
+	select {
+	case f.extra <- append(line, '\n'):
+	default:
+	}
 }
 
 func (f *stdoutFilter) readLine() ([]byte, error) {
@@ -316,29 +366,31 @@ type envelope struct {
 	Method  *string         `json:"method"`
 }
 
-func (f *stdoutFilter) accept(raw []byte) error {
+// accept returns the line to hand the SDK (a copy, with its newline), or
+// nil for a line it keeps from it.
+func (f *stdoutFilter) accept(raw []byte) ([]byte, error) {
 	line := bytes.TrimSpace(raw)
 	if len(line) > 0 && (line[0] == '{' || line[0] == '[') {
 		if d := jsonDepth(line); d > sdkMaxDepth {
 			f.rec.fail(failf(StatusProtocolError, "a message on stdout nests deeper than the %d levels the MCP SDK reads (%d levels)", sdkMaxDepth, d))
-			return errMessageTooLarge
+			return nil, errMessageTooLarge
 		}
 	}
 	if len(line) == 0 || (line[0] != '{' && line[0] != '[') || !json.Valid(line) {
-		return f.skip(raw)
+		return nil, f.skip(raw)
 	}
 	if line[0] == '{' {
 		var env envelope
 		if json.Unmarshal(line, &env) != nil || env.JSONRPC != "2.0" {
-			return f.skip(raw)
+			return nil, f.skip(raw)
 		}
 		if env.Method != nil && (len(env.ID) == 0 || string(env.ID) == "null") {
 			f.nonRPC = 0
 			f.rec.notice(*env.Method)
-			return nil
+			return nil, nil
 		}
 		if _, err := jsonrpc.DecodeMessage(line); err != nil {
-			return f.skip(raw)
+			return nil, f.skip(raw)
 		}
 	}
 	f.nonRPC = 0
@@ -347,8 +399,7 @@ func (f *stdoutFilter) accept(raw []byte) error {
 		f.rec.noteInvalidUTF8()
 		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
 	}
-	f.out = append(append(f.out[:0], line...), '\n')
-	return nil
+	return append(append([]byte(nil), line...), '\n'), nil
 }
 
 // skip counts a line that is not JSON-RPC, and ends the connection once
@@ -393,7 +444,10 @@ func jsonDepth(data []byte) int {
 	return deepest
 }
 
-func (f *stdoutFilter) Close() error { return f.c.Close() }
+func (f *stdoutFilter) Close() error {
+	f.closed.Do(func() { close(f.done) })
+	return f.c.Close()
+}
 
 // ends tells which end hung up first: the server (EOF on its stdout) or
 // mcpclient (closing the server's stdin). Only a server that hung up first
@@ -433,22 +487,37 @@ func (e *ends) closedByUs() bool {
 }
 
 // stdinTap records each message the SDK writes before sending it. A write
-// that the server does not take within the request budget (it stopped
-// reading stdin and the pipe is full) fails, so that nothing waits on it
-// forever.
+// that the server does not take within the measurement's budget (it
+// stopped reading stdin and the pipe is full) fails, so that nothing waits
+// on it forever. A server/discover request left unanswered for
+// discoverWait is answered for the server (see discoverError), so that the
+// SDK goes on with initialize.
 type stdinTap struct {
-	ends    *ends
-	w       *os.File
-	rec     *recorder
-	timeout time.Duration
+	ends         *ends
+	w            *os.File
+	rec          *recorder
+	deadline     time.Time
+	discoverWait time.Duration // 0: none
+	filter       *stdoutFilter
 }
 
 func (t *stdinTap) Write(p []byte) (int, error) {
-	t.rec.outgoing(p)
-	_ = t.w.SetWriteDeadline(time.Now().Add(t.timeout))
+	method, id := t.rec.outgoing(p)
+	if method == "server/discover" && t.discoverWait > 0 {
+		timer := time.AfterFunc(t.discoverWait, func() {
+			if t.rec.injectFor(id) {
+				t.filter.inject(discoverError(id))
+			}
+		})
+		go func() {
+			<-t.filter.done
+			timer.Stop()
+		}()
+	}
+	_ = t.w.SetWriteDeadline(t.deadline)
 	n, err := t.w.Write(p)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		t.rec.fail(failf(StatusTimeout, "the server stopped reading its stdin (a message waited %s)", budget(t.timeout)))
+		t.rec.fail(failf(StatusTimeout, "the server stopped reading its stdin (a message waited until the end of the budget)"))
 	}
 	if errors.Is(err, syscall.EPIPE) {
 		// The server closed its stdin (it exited) before we closed
@@ -477,12 +546,18 @@ func captureStdio(ctx context.Context, t Target, o Options, protocolVersion stri
 	defer p.shutdown(o.KillGrace)
 	rec := newRecorder(o.MaxCaptureBytes)
 	e := &ends{}
+	filter := newStdoutFilter(e, bufio.NewReaderSize(p.stdout, 64<<10), p.stdout, rec, o.MaxResponseBytes)
+	tap := &stdinTap{ends: e, w: p.stdin, rec: rec, filter: filter}
+	tap.deadline, _ = ctx.Deadline()
+	if protocolVersion == "" {
+		tap.discoverWait = o.Timeout / DiscoverShare
+	}
 	l := link{
 		kind: "stdio",
 		rec:  rec,
 		transport: &mcp.IOTransport{
-			Reader:        &stdoutFilter{ends: e, r: bufio.NewReaderSize(p.stdout, 64<<10), c: p.stdout, rec: rec, max: o.MaxResponseBytes},
-			Writer:        &stdinTap{ends: e, w: p.stdin, rec: rec, timeout: o.Timeout},
+			Reader:        filter,
+			Writer:        tap,
 			MaxLineLength: o.MaxResponseBytes + 1,
 		},
 		diagnose: func(what string, err error) *failure {
@@ -515,6 +590,7 @@ func captureStdio(ctx context.Context, t Target, o Options, protocolVersion stri
 		out.fail.stderrTail = p.stderrTail()
 	}
 	p.shutdown(o.KillGrace)
+	filter.Close()
 	out.waitClosed()
 	return out
 }
