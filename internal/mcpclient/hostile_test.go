@@ -7,6 +7,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -202,4 +204,52 @@ func TestDaemonsBesideOtherCaptures(t *testing.T) {
 	}
 	assertNoneLeft(t, busyMarker)
 	assertNoneLeft(t, quietMarker)
+}
+
+// TestHostileHTTP: a server that trickles its headers, trickles a body or
+// streams events without ever answering ends as a timeout within the
+// budget of the measurement (plus slack for a busy machine), and no
+// response of it is still being read afterwards.
+func TestHostileHTTP(t *testing.T) {
+	for _, mode := range []string{"slowloris", "slow-body", "endless-sse"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			base := startHTTPServer(t, mode)
+			o := testOptions()
+			o.Timeout = time.Second
+			start := time.Now()
+			r := Measure(context.Background(), Target{URL: base + "/mcp"}, o)
+			elapsed := time.Since(start)
+			t.Logf("%s: %s in %v (%s)", mode, r.Status, elapsed.Round(time.Millisecond), r.Detail)
+			if r.Status != StatusTimeout || !strings.Contains(r.Detail, "within the 1s budget of the measurement") {
+				t.Errorf("%s (%s), want timeout naming the budget", r.Status, r.Detail)
+			}
+			if bound := o.Timeout + 2*time.Second; elapsed > bound {
+				t.Errorf("took %v, bound %v", elapsed, bound)
+			}
+			deadline := time.Now().Add(2 * time.Second)
+			for {
+				n := openResponses(t, base)
+				if n == "0" {
+					t.Logf("no open response %v after Measure returned", time.Since(start)-elapsed)
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Errorf("%s responses still being written after Measure returned", n)
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+}
+
+func openResponses(t *testing.T, base string) string {
+	resp, err := http.Get(base + "/open")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return strings.TrimSpace(string(b))
 }
