@@ -131,6 +131,9 @@ func TestHostileStdio(t *testing.T) {
 			for k, v := range tc.env {
 				env[k] = v
 			}
+			if raceEnabled && env["NOTIFY"] != "" {
+				env["NOTIFY"] = "20000"
+			}
 			o := testOptions()
 			start := time.Now()
 			r := Measure(context.Background(), Target{Command: bin(t, "stdioserver"), Args: []string{tc.mode, marker}, Env: env}, o)

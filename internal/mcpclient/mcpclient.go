@@ -238,8 +238,11 @@ func measureOnce(ctx context.Context, t Target, o Options) Result {
 	if !o.Once {
 		// The second capture speaks the era the first one settled on.
 		o2 := o
-		if o2.ProtocolVersion == "" && first.ProtocolVersion < "2026-07-28" {
+		if o2.ProtocolVersion == "" {
 			o2.ProtocolVersion = legacyProtocolVersion
+			if first.ProtocolVersion >= modernProtocolVersion {
+				o2.ProtocolVersion = modernProtocolVersion
+			}
 		}
 		second, f := captureTarget(ctx, t, o2)
 		if f != nil {

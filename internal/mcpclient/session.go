@@ -385,9 +385,10 @@ func readInitialize(c *Capture) (map[string]bool, *failure) {
 }
 
 // classify turns a failed SDK call into a failure, from structured signals
-// only, in this order: what the transport tap saw (oversized messages),
-// what the transport knows (exit status, HTTP status), the launch budget,
-// the request budget, JSON-RPC errors, and finally a closed connection.
+// only, in this order: what the transport tap saw (oversized messages,
+// floods), what the transport knows (exit status, HTTP status), the
+// measurement's budget and the caller's context, JSON-RPC errors, and
+// finally a closed connection.
 func (s *session) classify(err error, what string) *failure {
 	if f := s.l.rec.failure(); f != nil {
 		return f

@@ -116,6 +116,14 @@ func TestStdioClasses(t *testing.T) {
 				t.Errorf("protocol %s, warnings %q", r.First.ProtocolVersion, r.First.Warnings)
 			}
 		}},
+		// Slow to start and modern only: server/discover is answered for
+		// it, initialize is refused, its late discover answer shows what it
+		// speaks, and the relaunch speaks 2026-07-28 alone.
+		{mode: "slow-modern", status: StatusMeasured, bound: 5 * time.Second, opts: func(o *Options) { o.Timeout = 4 * time.Second }, check: func(t *testing.T, r Result) {
+			if r.First.ProtocolVersion != modernProtocolVersion || r.Second.ProtocolVersion != modernProtocolVersion || len(r.First.Tools()) != 3 {
+				t.Errorf("protocols %s and %s, %d tools", r.First.ProtocolVersion, r.Second.ProtocolVersion, len(r.First.Tools()))
+			}
+		}},
 		{mode: "discover-crash", status: StatusMeasured, bound: 8 * time.Second, check: func(t *testing.T, r Result) {
 			if !hasWarning(r.First, "never answered server/discover") || r.First.ProtocolVersion != legacyProtocolVersion {
 				t.Errorf("protocol %s, warnings %q", r.First.ProtocolVersion, r.First.Warnings)
@@ -146,7 +154,7 @@ func TestStdioClasses(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
 			pidfile := filepath.Join(t.TempDir(), "pids")
-			target := Target{Command: bin(t, "stdioserver"), Args: []string{tc.mode}, Env: map[string]string{"PIDFILE": pidfile}, Cwd: t.TempDir()}
+			target := Target{Command: bin(t, "stdioserver"), Args: []string{tc.mode}, Env: map[string]string{"PIDFILE": pidfile, "STATEFILE": filepath.Join(t.TempDir(), "state")}, Cwd: t.TempDir()}
 			o := testOptions()
 			if tc.opts != nil {
 				tc.opts(&o)

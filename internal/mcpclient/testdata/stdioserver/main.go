@@ -38,6 +38,8 @@
 //	notify-flood    $NOTIFY (default 200000) notifications/message before answering tools/list
 //	close-stdout    answers initialize, then closes stdout and keeps running until stdin closes
 //	nonjson-flood   writes lines that are not JSON to stdout without end
+//	slow-modern     speaks 2026-07-28 only (server/discover; initialize is refused), and its first
+//	                launch (counter in $STATEFILE) starts 1.5s late
 //	sleep           (internal) the child of spawn-child, and the daemon of daemon
 //	detach          (internal) the intermediate of daemon: setsid, start the daemon, exit
 //
@@ -178,11 +180,14 @@ func main() {
 		}
 	}
 	generation := 0
-	if mode == "dynamic" {
+	if mode == "dynamic" || mode == "slow-modern" {
 		path := os.Getenv("STATEFILE")
 		data, _ := os.ReadFile(path)
 		generation, _ = strconv.Atoi(strings.TrimSpace(string(data)))
 		os.WriteFile(path, []byte(strconv.Itoa(generation+1)), 0o644)
+	}
+	if mode == "slow-modern" && generation == 0 {
+		time.Sleep(1500 * time.Millisecond)
 	}
 
 	in := bufio.NewScanner(os.Stdin)
@@ -241,8 +246,17 @@ func main() {
 				fmt.Fprintln(os.Stderr, "error: received request before initialization")
 				os.Exit(1)
 			}
+			if mode == "slow-modern" {
+				result(msg.ID, map[string]any{"supportedVersions": []string{"2026-07-28"}, "capabilities": map[string]any{"tools": map[string]any{}},
+					"_meta": map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "stdioserver", "version": "1.0.0"}}})
+				continue
+			}
 			rpcError(msg.ID, -32601, "Method not found")
 		case "initialize":
+			if mode == "slow-modern" {
+				rpcError(msg.ID, -32600, "this server speaks 2026-07-28 only")
+				continue
+			}
 			pv := params.ProtocolVersion
 			if mode == "bad-version" {
 				pv = "1999-01-01"
