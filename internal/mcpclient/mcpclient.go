@@ -14,10 +14,16 @@
 // A stdio server is started without a shell, in its own process group,
 // with only PATH and HOME from mcpcost's environment plus Target.Env (as
 // the published methodology does). Lines on its stdout that are not
-// JSON-RPC are skipped and counted. When a capture ends, its stdin is
-// closed; a server still running after a quarter of KillGrace gets SIGTERM,
-// after KillGrace more SIGKILL, and its whole process group gets SIGKILL
-// once it has exited, so no descendant outlives the measurement.
+// JSON-RPC are skipped and counted; notifications are counted and not
+// handed to the SDK. When a capture ends, its stdin is closed; a server
+// still running after a quarter of KillGrace gets SIGTERM, after KillGrace
+// more SIGKILL, and its whole process group gets SIGKILL once it has
+// exited. On Linux mcpcost is also a child subreaper, and every process the
+// server detached from its group is killed and reaped (reap_linux.go), so
+// no descendant outlives the measurement.
+//
+// Options.Timeout bounds the whole measurement of a target, both captures
+// and any relaunch included.
 //
 // Failures are classified from structured signals only: exit status, HTTP
 // status with WWW-Authenticate and OAuth protected-resource metadata,
