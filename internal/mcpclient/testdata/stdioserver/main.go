@@ -137,9 +137,9 @@ func main() {
 		}
 		return
 	case "nonjson-flood":
-		line := []byte(strings.Repeat("log: not JSON-RPC ", 4) + "\n")
+		chunk := []byte(strings.Repeat(strings.Repeat("log: not JSON-RPC ", 4)+"\n", 1000))
 		for {
-			if _, err := os.Stdout.Write(line); err != nil {
+			if _, err := os.Stdout.Write(chunk); err != nil {
 				return
 			}
 		}
