@@ -17,6 +17,7 @@
 //	json            Streamable HTTP at /mcp answering with application/json bodies
 //	huge-json       the same, with a tools/list of several megabytes
 //	huge-sse        Streamable HTTP (SSE bodies) with a tools/list of several megabytes
+//	no-discover     Streamable HTTP at /mcp that never answers a server/discover POST
 //	slowloris       trickles response headers, a byte every 100ms, without end
 //	slow-body       sends JSON response headers, then the body a byte every 100ms, without end
 //	endless-sse     answers every POST with an SSE stream of notifications, every 20ms, without the response
@@ -125,6 +126,17 @@ func main() {
 			body, _ := io.ReadAll(r.Body)
 			if bytes.Contains(body, []byte(`"method":"tools/list"`)) {
 				http.Error(w, "session not found", http.StatusNotFound)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			h.ServeHTTP(w, r)
+		}))
+	case "no-discover":
+		h := streamable(nil, false, false)
+		mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if bytes.Contains(body, []byte(`"method":"server/discover"`)) {
+				<-r.Context().Done()
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
