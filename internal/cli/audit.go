@@ -86,7 +86,7 @@ Flags:
   --offline              report only from the cache; launch nothing
   --no-launch            launch nothing: list what would be launched
   --max-age DURATION     how long a cached measurement is used (default 24h)
-  --timeout DURATION     per request to a server (default 60s)
+  --timeout DURATION     the whole measurement of each server (default 60s)
   --concurrency N        servers measured at once (default: 2 per core)
   --protocol-version V   offer this MCP protocol version
   --claude               add Claude's own counts of what Claude Code sends:

@@ -63,8 +63,8 @@ Live servers:
   --env NAME=VALUE|NAME    set a variable for the command (repeatable); NAME
                            alone passes this environment's value through
   --cwd DIR                run the command in DIR
-  --timeout DURATION       per request (default 60s); a launch gets three
-                           times that; a timeout is retried once at double
+  --timeout DURATION       the whole measurement of the server, both
+                           captures included (default 60s)
   --protocol-version V     offer this MCP protocol version (default:
                            negotiate, newest first)
   --transport T            stdio, http (Streamable HTTP, falls back to SSE)

@@ -72,7 +72,7 @@ Flags:
                        https://app.example) call; repeatable
   --project DIR        the project whose project configs audit_config reads
                        (default: the current folder)
-  --timeout DURATION   per request to a measured server (default 60s)
+  --timeout DURATION   the whole measurement of a server (default 60s)
   --max-age DURATION   how long a cached measurement is used (default 24h)
   --db PATH            the usage store (default: in the user's data folder)
   --claude-dir DIR     Claude Code folder (repeatable)

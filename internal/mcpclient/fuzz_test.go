@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -16,7 +17,8 @@ func filterAll(data []byte, n, max int) ([]byte, *recorder) {
 	for i := 1; i <= 5; i++ {
 		rec.outgoing([]byte(`{"jsonrpc":"2.0","id":` + string(rune('0'+i)) + `,"method":"m"}`))
 	}
-	f := &stdoutFilter{ends: &ends{}, r: bufio.NewReaderSize(bytes.NewReader(data), 16), c: io.NopCloser(nil), rec: rec, max: max}
+	f := newStdoutFilter(&ends{}, bufio.NewReaderSize(bytes.NewReader(data), 16), io.NopCloser(nil), rec, max)
+	defer f.Close()
 	var out []byte
 	buf := make([]byte, n)
 	for {
@@ -109,4 +111,56 @@ func FuzzParsePage(f *testing.F) {
 		}
 		_ = checkTools([]json.RawMessage{raw}, 100)
 	})
+}
+
+// nested returns a JSON-RPC response whose result nests depth levels in
+// all (the envelope's object is the first).
+func nested(id, depth int) []byte {
+	// {"jsonrpc":"2.0","id":N,"result":{"a":[[...]]}}: 2 levels of objects.
+	inner := depth - 2
+	return []byte(`{"jsonrpc":"2.0","id":` + string(rune('0'+id)) + `,"result":{"a":` + strings.Repeat("[", inner) + strings.Repeat("]", inner) + "}}\n")
+}
+
+func TestFilterDepthLimit(t *testing.T) {
+	out, rec := filterAll(nested(1, sdkMaxDepth), 4096, 1<<20)
+	if rec.failure() != nil || rec.count("m") != 1 || len(out) == 0 {
+		t.Errorf("%d levels: failure %v, %d responses", sdkMaxDepth, rec.failure(), rec.count("m"))
+	}
+	_, rec = filterAll(nested(1, sdkMaxDepth+1), 4096, 1<<20)
+	if f := rec.failure(); f == nil || f.status != StatusProtocolError || !strings.Contains(f.detail, "nests deeper than the 1000 levels") {
+		t.Errorf("%d levels: failure %+v", sdkMaxDepth+1, f)
+	}
+}
+
+func TestFilterNonRPCBound(t *testing.T) {
+	line := strings.Repeat("x", 1023) + "\n"
+	under := strings.Repeat(line, maxNonRPCBytes/len(line))
+	resp := `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
+	resp2 := `{"jsonrpc":"2.0","id":2,"result":{}}` + "\n"
+	// Up to the bound before each message, as often as it likes.
+	_, rec := filterAll([]byte(under+resp+under+resp2), 4096, 1<<20)
+	if rec.failure() != nil || rec.count("m") != 2 {
+		t.Errorf("under the bound: failure %v, %d responses", rec.failure(), rec.count("m"))
+	}
+	_, rec = filterAll([]byte(under+line+resp), 4096, 1<<20)
+	if f := rec.failure(); f == nil || !strings.Contains(f.detail, "stdout is not JSON-RPC") || rec.count("m") != 0 {
+		t.Errorf("over the bound: failure %+v, %d responses", f, rec.count("m"))
+	}
+}
+
+// TestFilterDropsNotifications: notifications are counted, never handed
+// to the SDK; requests and responses are.
+func TestFilterDropsNotifications(t *testing.T) {
+	in := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","id":null}` + "\n" +
+		`{"jsonrpc":"2.0","id":"p","method":"ping"}` + "\n" +
+		`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
+	out, rec := filterAll([]byte(in), 4096, 1<<20)
+	want := `{"jsonrpc":"2.0","id":"p","method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
+	if string(out) != want {
+		t.Errorf("handed on %q, want %q", out, want)
+	}
+	if rec.notices["notifications/message"] != 1 || rec.notices["notifications/tools/list_changed"] != 1 || rec.serverReq["ping"] != 1 {
+		t.Errorf("notices %v, requests %v", rec.notices, rec.serverReq)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,21 +22,26 @@ import (
 )
 
 // httpTap is the RoundTripper under the SDK's HTTP transports. It adds the
-// target's headers (to the target's host only, so a redirect elsewhere
-// never carries them), records every JSON-RPC message we POST, taps every
+// target's headers (to the target's origin only: scheme, host and
+// effective port), records every JSON-RPC message we POST, taps every
 // successful response body (JSON or an SSE stream) for the raw messages,
 // and notes each HTTP status for classification.
+//
+// A server/discover POST whose response has not begun after discoverWait
+// is answered for the server (see discoverError), so that the SDK goes on
+// with initialize.
 type httpTap struct {
-	base    http.RoundTripper
-	rec     *recorder
-	host    string
-	headers map[string]string
-	max     int
+	base         http.RoundTripper
+	rec          *recorder
+	origin       string // of the target; see originOf
+	headers      map[string]string
+	max          int
+	discoverWait time.Duration // 0: none
 }
 
 func (h *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
-	if r.URL.Host == h.host {
+	if originOf(r.URL) == h.origin {
 		for k, v := range h.headers {
 			r.Header.Set(k, v)
 		}
@@ -46,14 +52,58 @@ func (h *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		h.rec.outgoing(body)
+		method, id := h.rec.outgoing(body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		r.ContentLength = int64(len(body))
+		if method == "server/discover" && h.discoverWait > 0 {
+			return h.discover(r, id)
+		}
 	}
+	return h.roundTrip(r)
+}
+
+// discover sends a server/discover POST, answering it for the server when
+// no response has begun within discoverWait.
+func (h *httpTap) discover(r *http.Request, id json.RawMessage) (*http.Response, error) {
+	ctx, cancel := context.WithCancel(r.Context())
+	timer := time.AfterFunc(h.discoverWait, cancel)
+	resp, err := h.roundTrip(r.WithContext(ctx))
+	if !timer.Stop() && r.Context().Err() == nil && h.rec.injectFor(id) {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		cancel()
+		return &http.Response{
+			Status: "200 OK", StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header:  http.Header{"Content-Type": {"application/json"}},
+			Body:    io.NopCloser(bytes.NewReader(discoverError(id))),
+			Request: r,
+		}, nil
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = cancelOnClose{resp.Body, cancel}
+	return resp, nil
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+func (h *httpTap) roundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := h.base.RoundTrip(r)
 	if err != nil {
-		if req.Context().Err() == nil {
+		if r.Context().Err() == nil {
 			h.rec.noteNetErr(err)
 		}
 		return nil, err
@@ -174,16 +224,30 @@ func captureHTTP(ctx context.Context, t Target, o Options, protocolVersion, kind
 		return sessionOutcome{fail: failf(StatusStartupFailure, "not an http(s) URL: %s", redactURL(t.URL))}, false
 	}
 	rec := newRecorder(o.MaxCaptureBytes)
-	dialer := &net.Dialer{Timeout: o.Timeout}
+	// Every request carries the measurement's context: its deadline bounds
+	// dialing, TLS, a trickle of headers, a slow body and an endless
+	// stream alike.
+	dialer := &net.Dialer{}
 	base := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
-		TLSHandshakeTimeout:   o.Timeout,
-		ResponseHeaderTimeout: o.Timeout,
-		DisableKeepAlives:     true,
+		Proxy:             http.ProxyFromEnvironment,
+		DialContext:       dialer.DialContext,
+		DisableKeepAlives: true,
 	}
 	defer base.CloseIdleConnections()
-	hc := &http.Client{Transport: &httpTap{base: base, rec: rec, host: u.Host, headers: t.Headers, max: o.MaxResponseBytes}}
+	if testRootCAs != nil {
+		base.TLSClientConfig = &tls.Config{RootCAs: testRootCAs}
+	}
+	tap := &httpTap{base: base, rec: rec, origin: originOf(u), headers: t.Headers, max: o.MaxResponseBytes}
+	if kind == "sse" && protocolVersion == "" {
+		// The legacy HTTP+SSE transport predates server/discover.
+		protocolVersion = legacyProtocolVersion
+	}
+	if protocolVersion == "" {
+		tap.discoverWait = o.Timeout / DiscoverShare
+	}
+	hc := &http.Client{Transport: tap, CheckRedirect: func(next *http.Request, via []*http.Request) error {
+		return checkRedirect(rec, t.URL, next, via)
+	}}
 	// The SDK's own event limit is set above ours, so that the tap, which
 	// sees the bytes first, is the one to decide and name the limit.
 	sdkMax := o.MaxResponseBytes + 64<<10
@@ -207,6 +271,45 @@ func captureHTTP(ctx context.Context, t Target, o Options, protocolVersion, kind
 		legacyOnly = onlyLegacyRefusals(rec.exchanges())
 	}
 	return out, legacyOnly
+}
+
+// testRootCAs, when set by a test, are the roots TLS certificates are
+// verified against.
+var testRootCAs *x509.CertPool
+
+// originOf names a URL's origin: scheme, host name and effective port.
+func originOf(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		switch u.Scheme {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// checkRedirect follows a redirect only within the target's origin, and
+// sends no Referer (it would carry the URL's query, secrets included). A
+// redirect to another origin (another host, another port, or from https
+// to http) is refused: the target's headers and query were given for its
+// origin alone.
+func checkRedirect(rec *recorder, target string, next *http.Request, via []*http.Request) error {
+	next.Header.Del("Referer")
+	if len(via) >= 10 {
+		err := fmt.Errorf("%s redirected more than 10 times", redactURL(target))
+		rec.fail(failf(StatusStartupFailure, "%v", err))
+		return err
+	}
+	if from := originOf(via[0].URL); originOf(next.URL) != from {
+		err := fmt.Errorf("%s redirected to another origin, %s; mcpcost follows redirects only within %s, so that the headers and the query given for it go nowhere else (measure the new URL if it is the server's)",
+			redactURL(target), redactURL(next.URL.String()), from)
+		rec.fail(failf(StatusStartupFailure, "%v", err))
+		return err
+	}
+	return nil
 }
 
 // onlyLegacyRefusals reports whether no POST succeeded and at least one was

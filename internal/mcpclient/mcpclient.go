@@ -14,10 +14,16 @@
 // A stdio server is started without a shell, in its own process group,
 // with only PATH and HOME from mcpcost's environment plus Target.Env (as
 // the published methodology does). Lines on its stdout that are not
-// JSON-RPC are skipped and counted. When a capture ends, its stdin is
-// closed; a server still running after a quarter of KillGrace gets SIGTERM,
-// after KillGrace more SIGKILL, and its whole process group gets SIGKILL
-// once it has exited, so no descendant outlives the measurement.
+// JSON-RPC are skipped and counted; notifications are counted and not
+// handed to the SDK. When a capture ends, its stdin is closed; a server
+// still running after a quarter of KillGrace gets SIGTERM, after KillGrace
+// more SIGKILL, and its whole process group gets SIGKILL once it has
+// exited. On Linux mcpcost is also a child subreaper, and every process the
+// server detached from its group is killed and reaped (reap_linux.go), so
+// no descendant outlives the measurement.
+//
+// Options.Timeout bounds the whole measurement of a target, both captures
+// and any relaunch included.
 //
 // Failures are classified from structured signals only: exit status, HTTP
 // status with WWW-Authenticate and OAuth protected-resource metadata,
@@ -76,19 +82,20 @@ const (
 	DefaultKillGrace        = 2 * time.Second
 )
 
-// LaunchBudgetFactor bounds one launch (start, handshake and every list
-// call together) to this many times the per-request timeout, so that a
-// server that answers each page just in time cannot hold a measurement
-// indefinitely.
-const LaunchBudgetFactor = 3
+// DiscoverShare is the share of the budget a server may take to answer
+// server/discover (1/DiscoverShare of Options.Timeout): one that has not
+// answered by then is taken for a legacy server that ignores the request,
+// and the measurement goes on with the initialize handshake on the same
+// connection, so that a server still starting up loses nothing.
+const DiscoverShare = 4
 
 // Options tune a measurement.
 type Options struct {
-	// Timeout bounds every request: the handshake (server/discover and
-	// initialize together, including a stdio server's start-up), each page
-	// of each list, and each write to a stdio server's stdin. One launch is
-	// bounded by LaunchBudgetFactor×Timeout overall. A timeout is retried
-	// once with double the budget. Default DefaultTimeout.
+	// Timeout bounds the whole measurement of one target: both captures,
+	// every launch or connection, the start-up of a stdio server, each
+	// request and each write to its stdin, and the ending of its processes
+	// but for KillGrace. A slow request may use all that is left of it;
+	// nothing is retried. Default DefaultTimeout.
 	Timeout time.Duration
 	// ProtocolVersion is sent in initialize or server/discover; "" lets the
 	// SDK negotiate (server/discover at 2026-07-28 first, then initialize at
@@ -197,7 +204,6 @@ type Result struct {
 	// was captured (Status measured), and Second is nil with Options.Once.
 	First   *Capture
 	Second  *Capture
-	Retried bool // a timeout was retried with double the budget
 	Elapsed time.Duration
 }
 
@@ -205,22 +211,15 @@ type Result struct {
 func (r Result) OK() bool { return r.Status == StatusMeasured || r.Status == StatusDynamic }
 
 // Measure captures a target twice (two launches for stdio, two sessions for
-// HTTP; once with Options.Once). The first failure decides the status; a
-// timeout is retried once with double the budget. It returns when every
-// process it started, with all its descendants, is gone.
+// HTTP; once with Options.Once), within Options.Timeout in all. The first
+// failure decides the status. It returns when every process it started,
+// with all its descendants, is gone.
 func Measure(ctx context.Context, t Target, o Options) Result {
 	o = o.withDefaults()
 	start := time.Now()
+	ctx, cancel := context.WithTimeoutCause(ctx, o.Timeout, errMeasureBudget)
 	res := measureOnce(ctx, t, o)
-	if res.Status == StatusTimeout && ctx.Err() == nil {
-		o2 := o
-		o2.Timeout = 2 * o.Timeout
-		res = measureOnce(ctx, t, o2)
-		res.Retried = true
-		if res.Status == StatusTimeout {
-			res.Detail = "reproduced on double the budget: " + res.Detail
-		}
-	}
+	cancel()
 	res.Target = t
 	res.Elapsed = time.Since(start)
 	s := t.Scrubber()
@@ -243,7 +242,15 @@ func measureOnce(ctx context.Context, t Target, o Options) Result {
 	}
 	res.First = first
 	if !o.Once {
-		second, f := captureTarget(ctx, t, o)
+		// The second capture speaks the era the first one settled on.
+		o2 := o
+		if o2.ProtocolVersion == "" {
+			o2.ProtocolVersion = legacyProtocolVersion
+			if first.ProtocolVersion >= modernProtocolVersion {
+				o2.ProtocolVersion = modernProtocolVersion
+			}
+		}
+		second, f := captureTarget(ctx, t, o2)
 		if f != nil {
 			res.Status, res.Detail, res.StderrTail = f.status, "second capture: "+f.detail, f.stderrTail
 			res.First = nil

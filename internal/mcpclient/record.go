@@ -26,6 +26,7 @@ type recorder struct {
 	netErr    error
 	maxTotal  int // bytes of results kept, over all responses
 	total     int
+	injected  bool // an unanswered server/discover was answered for the server
 }
 
 // maxMethodNames bounds the distinct server-to-client method names counted.
@@ -60,18 +61,46 @@ func newRecorder(maxTotal int) *recorder {
 	}
 }
 
-// outgoing notes a message we sent.
-func (r *recorder) outgoing(data []byte) {
+// outgoing notes a message we sent, and returns its method and id when it
+// is a request.
+func (r *recorder) outgoing(data []byte) (method string, id json.RawMessage) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
 	if json.Unmarshal(data, &m) != nil || m.Method == "" || len(m.ID) == 0 {
-		return
+		return "", nil
 	}
+	id = bytes.TrimSpace(m.ID)
 	r.mu.Lock()
-	r.pending[string(bytes.TrimSpace(m.ID))] = m.Method
+	r.pending[string(id)] = m.Method
 	r.mu.Unlock()
+	return m.Method, id
+}
+
+// discoverError is the answer given to the SDK for a server that left
+// server/discover unanswered for too long: method not found, as a legacy
+// server should have answered.
+func discoverError(id json.RawMessage) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":-32601,"message":"server/discover was not answered in time"}}`)
+}
+
+// injectFor reports whether request id is still unanswered, and if so
+// notes that it is being answered for the server.
+func (r *recorder) injectFor(id json.RawMessage) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.pending[string(id)]; !ok {
+		return false
+	}
+	r.injected = true
+	return true
+}
+
+func (r *recorder) discoverInjected() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.injected
 }
 
 // incoming notes a message the server sent (one JSON value: an object or a
@@ -96,20 +125,16 @@ func (r *recorder) incoming(data []byte) {
 	if json.Unmarshal(data, &m) != nil {
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if m.Method != nil {
-		counts := r.notices
 		if len(m.ID) > 0 && !bytes.Equal(m.ID, []byte("null")) {
-			counts = r.serverReq
+			r.countMethod(r.serverReq, *m.Method)
+		} else {
+			r.notice(*m.Method)
 		}
-		name := clip(*m.Method, 64)
-		if _, ok := counts[name]; !ok && len(counts) >= maxMethodNames {
-			name = "(other methods)"
-		}
-		counts[name]++
 		return
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	id := string(bytes.TrimSpace(m.ID))
 	method, ok := r.pending[id]
 	if !ok {
@@ -128,6 +153,19 @@ func (r *recorder) incoming(data []byte) {
 		resp.Result = append(json.RawMessage(nil), m.Result...)
 	}
 	r.responses[method] = append(r.responses[method], resp)
+}
+
+// notice counts a notification the server sent.
+func (r *recorder) notice(method string) { r.countMethod(r.notices, method) }
+
+func (r *recorder) countMethod(counts map[string]int, method string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	name := clip(method, 64)
+	if _, ok := counts[name]; !ok && len(counts) >= maxMethodNames {
+		name = "(other methods)"
+	}
+	counts[name]++
 }
 
 // count returns how many responses to method were recorded.

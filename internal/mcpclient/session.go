@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -18,6 +17,9 @@ import (
 // legacyProtocolVersion is what the SDK falls back to after server/discover,
 // and what a relaunch uses when a server never answers server/discover.
 const legacyProtocolVersion = "2025-11-25"
+
+// modernProtocolVersion is the era of server/discover.
+const modernProtocolVersion = "2026-07-28"
 
 // supportedProtocolVersions are the versions the SDK speaks.
 var supportedProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
@@ -35,13 +37,16 @@ type link struct {
 }
 
 // sessionOutcome is what one session gave. discoverUnanswered is set with
-// a failure when the server never answered server/discover (a legacy
-// server that ignores, or chokes on, requests it does not know): the
-// caller relaunches with the legacy handshake.
+// a failure when the server hung up on server/discover (a legacy server
+// that chokes on requests it does not know): the caller relaunches with
+// the legacy handshake. lateDiscover is set with a failure when the server
+// answered server/discover only after the session had gone on with
+// initialize: the caller relaunches speaking 2026-07-28 alone.
 type sessionOutcome struct {
 	capture            *Capture
 	fail               *failure
 	discoverUnanswered bool
+	lateDiscover       bool
 	closed             <-chan struct{} // closed when the SDK session has closed; nil if none
 }
 
@@ -58,26 +63,19 @@ func (s sessionOutcome) waitClosed() {
 	}
 }
 
-// boundedTransport runs the wrapped transport's Connect under the launch
-// context (the connection must outlive the handshake's context), and gives
-// up on it after one request budget.
+// boundedTransport runs the wrapped transport's Connect under the
+// measurement context (the connection must outlive the handshake's
+// context), so that the connection ends when the budget does.
 type boundedTransport struct {
-	inner    mcp.Transport
-	ctx      context.Context
-	budget   time.Duration
-	timedOut atomic.Bool
-	cancel   context.CancelFunc
+	inner  mcp.Transport
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 func (b *boundedTransport) Connect(context.Context) (mcp.Connection, error) {
 	ctx, cancel := context.WithCancel(b.ctx)
 	b.cancel = cancel
-	timer := time.AfterFunc(b.budget, func() { b.timedOut.Store(true); cancel() })
-	conn, err := b.inner.Connect(ctx)
-	if timer.Stop() {
-		b.timedOut.Store(false)
-	}
-	return conn, err
+	return b.inner.Connect(ctx)
 }
 
 func (b *boundedTransport) close() {
@@ -99,8 +97,8 @@ func refuseClientFeatures(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // runSession connects over l, captures everything that costs context, and
-// closes the session. ctx is the launch context (its deadline is the
-// launch budget).
+// closes the session. ctx is the measurement context (its deadline is the
+// budget of the whole measurement).
 func runSession(ctx context.Context, l link, o Options, protocolVersion string) sessionOutcome {
 	start := time.Now()
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpcost", Version: o.ClientVersion}, &mcp.ClientOptions{
@@ -108,24 +106,20 @@ func runSession(ctx context.Context, l link, o Options, protocolVersion string) 
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	client.AddReceivingMiddleware(refuseClientFeatures)
-	bt := &boundedTransport{inner: l.transport, ctx: ctx, budget: o.Timeout}
+	bt := &boundedTransport{inner: l.transport, ctx: ctx}
 	defer bt.close()
 
 	s := &session{ctx: ctx, l: l, o: o}
-	rctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	cs, err := client.Connect(rctx, bt, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
-	cancel()
+	cs, err := client.Connect(ctx, bt, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
-		if bt.timedOut.Load() {
-			return sessionOutcome{fail: failf(StatusTimeout, "no connection within %s", budget(o.Timeout))}
-		}
-		f := s.classify(err, rctx, "the handshake")
-		// A legacy server that hangs, exits or hangs up on a request it does
-		// not know, before initialize, is still a server a legacy client
-		// can use: the caller relaunches it with the initialize handshake.
-		unanswered := protocolVersion == "" && l.rec.awaiting("server/discover") && l.rec.count("server/discover") == 0 &&
-			(f.status == StatusTimeout || f.status == StatusStartupFailure || f.status == StatusProtocolError)
-		return sessionOutcome{fail: f, discoverUnanswered: unanswered}
+		f := s.classify(err, "the handshake")
+		// A legacy server that exits or hangs up on a request it does not
+		// know, before initialize, is still a server a legacy client can
+		// use: the caller relaunches it with the initialize handshake.
+		unanswered := protocolVersion == "" && ctx.Err() == nil && l.rec.failure() == nil && l.rec.awaiting("server/discover") && l.rec.count("server/discover") == 0 &&
+			(f.status == StatusStartupFailure || f.status == StatusProtocolError)
+		late := l.rec.discoverInjected() && l.rec.last("server/discover") != nil
+		return sessionOutcome{fail: f, discoverUnanswered: unanswered, lateDiscover: late}
 	}
 	// Closing waits for the SDK's in-flight handlers, which may be blocked
 	// writing to a server that stopped reading: close in the background,
@@ -146,6 +140,11 @@ func runSession(ctx context.Context, l link, o Options, protocolVersion string) 
 	}()
 	out := s.capture(cs, start)
 	out.closed = closed
+	if out.fail != nil {
+		out.lateDiscover = l.rec.discoverInjected() && l.rec.last("server/discover") != nil
+	} else if l.rec.discoverInjected() {
+		out.capture.Warnings = append(out.capture.Warnings, fmt.Sprintf("the server did not answer server/discover within %s; measured with the initialize handshake", budget(o.Timeout/DiscoverShare)))
+	}
 	return out
 }
 
@@ -247,7 +246,11 @@ func (s *session) list(method, key string, call func(ctx context.Context, cursor
 			what = fmt.Sprintf("%s page %d", method, page)
 		}
 		n := s.l.rec.count(method)
-		rctx, cancel := context.WithTimeout(s.ctx, s.o.Timeout)
+		// An optional list may take a share of the budget, not all of it.
+		rctx, cancel := s.ctx, context.CancelFunc(func() {})
+		if !required {
+			rctx, cancel = context.WithTimeout(s.ctx, s.o.Timeout/DiscoverShare)
+		}
 		err := call(rctx, cursor)
 		cancel()
 		resp, ok := s.l.rec.since(method, n)
@@ -258,11 +261,10 @@ func (s *session) list(method, key string, call func(ctx context.Context, cursor
 			if err == nil {
 				return nil, failf(StatusProtocolError, "the %s result was not seen on the wire", what)
 			}
-			f := s.classify(err, rctx, what)
-			if f.status == StatusTimeout && s.ctx.Err() == nil && !required {
-				return soft(f)
+			if s.ctx.Err() == nil && rctx.Err() != nil {
+				return soft(failf(StatusTimeout, "no answer to %s within %s", what, budget(s.o.Timeout/DiscoverShare)))
 			}
-			return nil, f
+			return nil, s.classify(err, what)
 		}
 		if resp.Err != nil {
 			return soft(failf(StatusProtocolError, "%s: the server answered with JSON-RPC error %d (%s)", what, resp.Err.Code, clip(resp.Err.Message, 200)))
@@ -383,10 +385,11 @@ func readInitialize(c *Capture) (map[string]bool, *failure) {
 }
 
 // classify turns a failed SDK call into a failure, from structured signals
-// only, in this order: what the transport tap saw (oversized messages),
-// what the transport knows (exit status, HTTP status), the launch budget,
-// the request budget, JSON-RPC errors, and finally a closed connection.
-func (s *session) classify(err error, rctx context.Context, what string) *failure {
+// only, in this order: what the transport tap saw (oversized messages,
+// floods), what the transport knows (exit status, HTTP status), the
+// measurement's budget and the caller's context, JSON-RPC errors, and
+// finally a closed connection.
+func (s *session) classify(err error, what string) *failure {
 	if f := s.l.rec.failure(); f != nil {
 		return f
 	}
@@ -395,16 +398,13 @@ func (s *session) classify(err error, rctx context.Context, what string) *failur
 	}
 	if s.ctx.Err() != nil {
 		switch {
-		case context.Cause(s.ctx) == errLaunchBudget:
-			return failf(StatusTimeout, "the launch ran out of its overall budget (%d× the %s request budget) waiting for %s", LaunchBudgetFactor, budget(s.o.Timeout), what)
+		case context.Cause(s.ctx) == errMeasureBudget:
+			return failf(StatusTimeout, "no answer to %s within the %s budget of the measurement", what, budget(s.o.Timeout))
 		case errors.Is(s.ctx.Err(), context.Canceled):
 			return failf(StatusCancelled, "cancelled while waiting for %s", what)
 		default:
 			return failf(StatusTimeout, "the caller's deadline passed while waiting for %s", what)
 		}
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(rctx.Err(), context.DeadlineExceeded) {
-		return failf(StatusTimeout, "no answer to %s within %s", what, budget(s.o.Timeout))
 	}
 	var werr *jsonrpc.Error
 	if errors.As(err, &werr) {

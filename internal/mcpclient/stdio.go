@@ -82,6 +82,7 @@ type proc struct {
 	stdout *os.File // read end
 	stderr *os.File // read end
 	tail   *tailBuffer
+	track  *tracked // nil where leftovers cannot be found
 	exited chan struct{}
 	errEOF chan struct{} // closed when stderr has been read to its end
 	wg     sync.WaitGroup
@@ -122,7 +123,7 @@ func startProc(t Target, o Options) (*proc, error) {
 		Stderr: errW,
 	}
 	setProcessGroup(cmd)
-	err = cmd.Start()
+	track, err := startTracked(cmd, inW, outR, errR)
 	inR.Close()
 	outW.Close()
 	errW.Close()
@@ -132,7 +133,7 @@ func startProc(t Target, o Options) (*proc, error) {
 		errR.Close()
 		return nil, err
 	}
-	p := &proc{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, tail: &tailBuffer{max: o.MaxStderrBytes}, exited: make(chan struct{}), errEOF: make(chan struct{})}
+	p := &proc{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, tail: &tailBuffer{max: o.MaxStderrBytes}, track: track, exited: make(chan struct{}), errEOF: make(chan struct{})}
 	p.wg.Add(2)
 	go func() {
 		defer p.wg.Done()
@@ -175,8 +176,9 @@ func (p *proc) exitStatus() string {
 // shutdown ends the server and all its descendants: stdin is closed; a
 // server still running after a quarter of grace gets SIGTERM (its whole
 // process group), and SIGKILL after grace more. Once the server has exited,
-// its process group gets SIGKILL, so no descendant outlives the
-// measurement. It returns when every goroutine of p has ended.
+// its process group gets SIGKILL, and on Linux every process it detached
+// is killed and reaped too (see reap_linux.go), so no descendant outlives
+// the measurement. It returns when every goroutine of p has ended.
 func (p *proc) shutdown(grace time.Duration) {
 	p.stop.Do(func() {
 		p.stdin.Close()
@@ -195,6 +197,7 @@ func (p *proc) shutdown(grace time.Duration) {
 		p.stdout.Close()
 		p.stderr.Close()
 		p.wg.Wait()
+		p.track.reapLeftovers(grace)
 	})
 }
 
@@ -237,37 +240,107 @@ func (b *tailBuffer) lastLines(n int) string {
 }
 
 // stdoutFilter hands the SDK only the stdout lines that are JSON-RPC
-// messages. Other lines (banners, logs) are skipped and counted. Every
-// accepted line is recorded as sent; invalid UTF-8 is replaced by U+FFFD in
-// what the SDK sees only. A line longer than max ends the connection.
+// requests and responses. Other lines (banners, logs) are skipped and
+// counted; notifications are counted and dropped, as a measuring client
+// has no use for them (and the SDK's handling of each would bound how
+// fast a server can send them). Every accepted line is recorded as sent;
+// invalid UTF-8 is replaced by U+FFFD in what the SDK sees only. A line
+// longer than max, a message nesting deeper than the SDK reads, or more
+// than maxNonRPCBytes of output without a JSON-RPC message end the
+// connection with a protocol error.
+//
+// A pump goroutine reads stdout, so that Read can also hand the SDK an
+// answer for the server (see inject).
 type stdoutFilter struct {
-	ends *ends
-	r    *bufio.Reader
-	c    io.Closer
-	rec  *recorder
-	max  int
-	out  []byte
-	line []byte
+	ends   *ends
+	r      *bufio.Reader
+	c      io.Closer
+	rec    *recorder
+	max    int
+	line   []byte
+	nonRPC int // bytes since the last JSON-RPC message
+
+	lines  chan []byte // accepted lines, from the pump
+	err    error       // the pump's last error, once lines is closed
+	extra  chan []byte // lines injected for the server
+	done   chan struct{}
+	closed sync.Once
+	out    []byte // what Read hands on next
 }
 
-var errMessageTooLarge = errors.New("message too large")
+func newStdoutFilter(ends *ends, r *bufio.Reader, c io.Closer, rec *recorder, max int) *stdoutFilter {
+	f := &stdoutFilter{ends: ends, r: r, c: c, rec: rec, max: max,
+		lines: make(chan []byte, 16), extra: make(chan []byte, 1), done: make(chan struct{})}
+	go f.pump()
+	return f
+}
 
-func (f *stdoutFilter) Read(p []byte) (int, error) {
-	for len(f.out) == 0 {
+// maxNonRPCBytes bounds the output a stdio server may write between two
+// JSON-RPC messages (or before the first): a server flooding stdout with
+// anything else is not speaking JSON-RPC there.
+const maxNonRPCBytes = 8 << 20
+
+// sdkMaxDepth is the deepest nesting of objects and arrays the go-sdk
+// decodes; it drops a deeper message as if it had not been sent.
+const sdkMaxDepth = 1000
+
+var (
+	errMessageTooLarge = errors.New("message too large")
+	errNotJSONRPC      = errors.New("stdout is not JSON-RPC")
+)
+
+func (f *stdoutFilter) pump() {
+	defer close(f.lines)
+	for {
 		line, err := f.readLine()
 		if len(line) > 0 {
-			f.accept(line)
+			out, ferr := f.accept(line)
+			if ferr != nil {
+				f.err = ferr
+				return
+			}
+			if out != nil {
+				select {
+				case f.lines <- out:
+				case <-f.done:
+					f.err = io.ErrClosedPipe
+					return
+				}
+			}
 		}
 		if err == io.EOF {
 			f.ends.sawEOF()
 		}
-		if err != nil && len(f.out) == 0 {
-			return 0, err
+		if err != nil {
+			f.err = err
+			return
+		}
+	}
+}
+
+func (f *stdoutFilter) Read(p []byte) (int, error) {
+	if len(f.out) == 0 {
+		select {
+		case line, ok := <-f.lines:
+			if !ok {
+				return 0, f.err
+			}
+			f.out = line
+		case line := <-f.extra:
+			f.out = line
 		}
 	}
 	n := copy(p, f.out)
 	f.out = f.out[n:]
 	return n, nil
+}
+
+// inject hands the SDK line as if the server had sent it.
+func (f *stdoutFilter) inject(line []byte) {
+	select {
+	case f.extra <- append(line, '\n'):
+	default:
+	}
 }
 
 func (f *stdoutFilter) readLine() ([]byte, error) {
@@ -286,30 +359,95 @@ func (f *stdoutFilter) readLine() ([]byte, error) {
 	}
 }
 
-func (f *stdoutFilter) accept(line []byte) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return
-	}
-	if (line[0] != '{' && line[0] != '[') || !json.Valid(line) {
-		f.rec.skip()
-		return
-	}
-	if line[0] == '{' {
-		if _, err := jsonrpc.DecodeMessage(line); err != nil {
-			f.rec.skip()
-			return
+// envelope is the part of a JSON-RPC message the filter reads.
+type envelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  *string         `json:"method"`
+}
+
+// accept returns the line to hand the SDK (a copy, with its newline), or
+// nil for a line it keeps from it.
+func (f *stdoutFilter) accept(raw []byte) ([]byte, error) {
+	line := bytes.TrimSpace(raw)
+	if len(line) > 0 && (line[0] == '{' || line[0] == '[') {
+		if d := jsonDepth(line); d > sdkMaxDepth {
+			f.rec.fail(failf(StatusProtocolError, "a message on stdout nests deeper than the %d levels the MCP SDK reads (%d levels)", sdkMaxDepth, d))
+			return nil, errMessageTooLarge
 		}
 	}
+	if len(line) == 0 || (line[0] != '{' && line[0] != '[') || !json.Valid(line) {
+		return nil, f.skip(raw)
+	}
+	if line[0] == '{' {
+		var env envelope
+		if json.Unmarshal(line, &env) != nil || env.JSONRPC != "2.0" {
+			return nil, f.skip(raw)
+		}
+		if env.Method != nil && (len(env.ID) == 0 || string(env.ID) == "null") {
+			f.nonRPC = 0
+			f.rec.notice(*env.Method)
+			return nil, nil
+		}
+		if _, err := jsonrpc.DecodeMessage(line); err != nil {
+			return nil, f.skip(raw)
+		}
+	}
+	f.nonRPC = 0
 	f.rec.incoming(line)
 	if !utf8.Valid(line) {
 		f.rec.noteInvalidUTF8()
 		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
 	}
-	f.out = append(append(f.out[:0], line...), '\n')
+	return append(append([]byte(nil), line...), '\n'), nil
 }
 
-func (f *stdoutFilter) Close() error { return f.c.Close() }
+// skip counts a line that is not JSON-RPC, and ends the connection once
+// too many bytes of such lines came without a JSON-RPC message.
+func (f *stdoutFilter) skip(raw []byte) error {
+	if len(bytes.TrimSpace(raw)) > 0 {
+		f.rec.skip()
+	}
+	f.nonRPC += len(raw)
+	if f.nonRPC > maxNonRPCBytes {
+		f.rec.fail(failf(StatusProtocolError, "stdout is not JSON-RPC: the server wrote more than %d MiB there without a JSON-RPC message", maxNonRPCBytes>>20))
+		return errNotJSONRPC
+	}
+	return nil
+}
+
+// jsonDepth returns the deepest nesting of objects and arrays in data,
+// outside strings.
+func jsonDepth(data []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, b := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+		case b == '"':
+			inString = true
+		case b == '{' || b == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case b == '}' || b == ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
+func (f *stdoutFilter) Close() error {
+	f.closed.Do(func() { close(f.done) })
+	return f.c.Close()
+}
 
 // ends tells which end hung up first: the server (EOF on its stdout) or
 // mcpclient (closing the server's stdin). Only a server that hung up first
@@ -326,12 +464,20 @@ func (e *ends) sawEOF() {
 	e.mu.Unlock()
 }
 
-func (e *ends) closing() {
+// closing notes that mcpclient hangs up, and reports whether it is first.
+func (e *ends) closing() bool {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	if !e.eof {
 		e.weClosed = true
 	}
-	e.mu.Unlock()
+	return e.weClosed
+}
+
+func (e *ends) serverHungUp() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.eof && !e.weClosed
 }
 
 func (e *ends) closedByUs() bool {
@@ -341,22 +487,37 @@ func (e *ends) closedByUs() bool {
 }
 
 // stdinTap records each message the SDK writes before sending it. A write
-// that the server does not take within the request budget (it stopped
-// reading stdin and the pipe is full) fails, so that nothing waits on it
-// forever.
+// that the server does not take within the measurement's budget (it
+// stopped reading stdin and the pipe is full) fails, so that nothing waits
+// on it forever. A server/discover request left unanswered for
+// discoverWait is answered for the server (see discoverError), so that the
+// SDK goes on with initialize.
 type stdinTap struct {
-	ends    *ends
-	w       *os.File
-	rec     *recorder
-	timeout time.Duration
+	ends         *ends
+	w            *os.File
+	rec          *recorder
+	deadline     time.Time
+	discoverWait time.Duration // 0: none
+	filter       *stdoutFilter
 }
 
 func (t *stdinTap) Write(p []byte) (int, error) {
-	t.rec.outgoing(p)
-	_ = t.w.SetWriteDeadline(time.Now().Add(t.timeout))
+	method, id := t.rec.outgoing(p)
+	if method == "server/discover" && t.discoverWait > 0 {
+		timer := time.AfterFunc(t.discoverWait, func() {
+			if t.rec.injectFor(id) {
+				t.filter.inject(discoverError(id))
+			}
+		})
+		go func() {
+			<-t.filter.done
+			timer.Stop()
+		}()
+	}
+	_ = t.w.SetWriteDeadline(t.deadline)
 	n, err := t.w.Write(p)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		t.rec.fail(failf(StatusTimeout, "the server stopped reading its stdin (a message waited %s)", budget(t.timeout)))
+		t.rec.fail(failf(StatusTimeout, "the server stopped reading its stdin (a message waited until the end of the budget)"))
 	}
 	if errors.Is(err, syscall.EPIPE) {
 		// The server closed its stdin (it exited) before we closed
@@ -366,9 +527,14 @@ func (t *stdinTap) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Close closes the server's stdin, unless the server hung up first: then
+// its stdin stays open until the shutdown, so that an exit within the
+// diagnosis is the server's own doing and not an answer to our hang-up.
 func (t *stdinTap) Close() error {
-	t.ends.closing()
-	return t.w.Close()
+	if t.ends.closing() {
+		return t.w.Close()
+	}
+	return nil
 }
 
 // captureStdio launches the server once and captures it.
@@ -380,12 +546,18 @@ func captureStdio(ctx context.Context, t Target, o Options, protocolVersion stri
 	defer p.shutdown(o.KillGrace)
 	rec := newRecorder(o.MaxCaptureBytes)
 	e := &ends{}
+	filter := newStdoutFilter(e, bufio.NewReaderSize(p.stdout, 64<<10), p.stdout, rec, o.MaxResponseBytes)
+	tap := &stdinTap{ends: e, w: p.stdin, rec: rec, filter: filter}
+	tap.deadline, _ = ctx.Deadline()
+	if protocolVersion == "" {
+		tap.discoverWait = o.Timeout / DiscoverShare
+	}
 	l := link{
 		kind: "stdio",
 		rec:  rec,
 		transport: &mcp.IOTransport{
-			Reader:        &stdoutFilter{ends: e, r: bufio.NewReaderSize(p.stdout, 64<<10), c: p.stdout, rec: rec, max: o.MaxResponseBytes},
-			Writer:        &stdinTap{ends: e, w: p.stdin, rec: rec, timeout: o.Timeout},
+			Reader:        filter,
+			Writer:        tap,
 			MaxLineLength: o.MaxResponseBytes + 1,
 		},
 		diagnose: func(what string, err error) *failure {
@@ -404,6 +576,12 @@ func captureStdio(ctx context.Context, t Target, o Options, protocolVersion stri
 			if st := p.exitStatus(); st != "" {
 				return &failure{status: StatusStartupFailure, detail: fmt.Sprintf("the server exited (%s) before answering %s", st, what), stderrTail: p.stderrTail()}
 			}
+			if e.serverHungUp() {
+				if what == "the handshake" && rec.last("initialize") != nil {
+					what = "the handshake (it had answered initialize)"
+				}
+				return &failure{status: StatusProtocolError, detail: fmt.Sprintf("the server closed its stdout before answering %s, and still runs", what), stderrTail: p.stderrTail()}
+			}
 			return nil
 		},
 	}
@@ -412,6 +590,7 @@ func captureStdio(ctx context.Context, t Target, o Options, protocolVersion stri
 		out.fail.stderrTail = p.stderrTail()
 	}
 	p.shutdown(o.KillGrace)
+	filter.Close()
 	out.waitClosed()
 	return out
 }

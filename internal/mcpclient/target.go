@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// errLaunchBudget is the cause of a launch context whose own budget ran out.
-var errLaunchBudget = errors.New("launch budget exhausted")
+// errMeasureBudget is the cause of a measurement context whose budget
+// (Options.Timeout) ran out.
+var errMeasureBudget = errors.New("measurement budget exhausted")
 
 // transportOf resolves Target.Transport.
 func transportOf(t Target) string {
@@ -21,14 +22,14 @@ func transportOf(t Target) string {
 	return "http"
 }
 
-// captureTarget takes one capture of t within one launch budget. When a
-// server never answers server/discover (a legacy server that ignores, or
-// exits on, requests it does not know) and no protocol version was asked
-// for, it relaunches with the legacy initialize handshake, as a dual-era
-// client falls back.
+// captureTarget takes one capture of t. When a server exits or hangs up on
+// server/discover (a legacy server strict about requests it does not
+// know) and no protocol version was asked for, it relaunches with the
+// legacy initialize handshake, as a dual-era client falls back; when a
+// server answered server/discover only after the measurement had gone on
+// with initialize, and initialize failed, it relaunches speaking
+// 2026-07-28 alone.
 func captureTarget(ctx context.Context, t Target, o Options) (*Capture, *failure) {
-	ctx, cancel := context.WithTimeoutCause(ctx, LaunchBudgetFactor*o.Timeout, errLaunchBudget)
-	defer cancel()
 	start := time.Now()
 	kind := transportOf(t)
 	switch {
@@ -44,11 +45,14 @@ func captureTarget(ctx context.Context, t Target, o Options) (*Capture, *failure
 		return captureURL(ctx, t, o, pv)
 	}
 	out := once(o.ProtocolVersion)
-	if out.fail != nil && out.discoverUnanswered && ctx.Err() == nil {
+	switch {
+	case out.fail != nil && out.discoverUnanswered && ctx.Err() == nil:
 		out = once(legacyProtocolVersion)
 		if out.capture != nil {
 			out.capture.Warnings = append(out.capture.Warnings, "the server never answered server/discover; measured with the initialize handshake")
 		}
+	case out.fail != nil && out.lateDiscover && ctx.Err() == nil:
+		out = once(modernProtocolVersion)
 	}
 	if out.fail != nil {
 		return nil, out.fail

@@ -34,7 +34,6 @@ type Live struct {
 	ProtocolVersion           string
 	Transport                 string
 	Pages                     int
-	Retried                   bool
 	Warnings                  []string
 }
 
@@ -55,7 +54,7 @@ func fromLive(r mcpclient.Result, c token.Counter) *Live {
 	if c == nil {
 		c = token.O200k()
 	}
-	l := &Live{Status: string(r.Status), Detail: r.Detail, StderrTail: r.StderrTail, Retried: r.Retried}
+	l := &Live{Status: string(r.Status), Detail: r.Detail, StderrTail: r.StderrTail}
 	if !r.OK() || r.First == nil {
 		if l.Status == "" || l.Status == string(mcpclient.StatusMeasured) {
 			l.Status = string(mcpclient.StatusProtocolError)

@@ -17,6 +17,13 @@
 //	json            Streamable HTTP at /mcp answering with application/json bodies
 //	huge-json       the same, with a tools/list of several megabytes
 //	huge-sse        Streamable HTTP (SSE bodies) with a tools/list of several megabytes
+//	no-discover     Streamable HTTP at /mcp that never answers a server/discover POST
+//	slowloris       trickles response headers, a byte every 100ms, without end
+//	slow-body       sends JSON response headers, then the body a byte every 100ms, without end
+//	endless-sse     answers every POST with an SSE stream of notifications, every 20ms, without the response
+//
+// In the hostile modes, GET /open answers how many trickling responses
+// are still being written (a response ends when a write to it fails).
 package main
 
 import (
@@ -28,6 +35,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -123,6 +131,17 @@ func main() {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			h.ServeHTTP(w, r)
 		}))
+	case "no-discover":
+		h := streamable(nil, false, false)
+		mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if bytes.Contains(body, []byte(`"method":"server/discover"`)) {
+				<-r.Context().Done()
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			h.ServeHTTP(w, r)
+		}))
 	case "forbidden":
 		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "forbidden", http.StatusForbidden)
@@ -138,6 +157,51 @@ func main() {
 			case <-time.After(time.Hour):
 			}
 		})
+	case "slowloris":
+		mux.HandleFunc("/open", openCount)
+		mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			trickle(func() error {
+				_, err := conn.Write([]byte("HTTP/1.1 200 OK\r\nX-Pad: "))
+				return err
+			}, func() error { _, err := conn.Write([]byte("a")); return err }, 100*time.Millisecond)
+		})
+	case "slow-body":
+		mux.HandleFunc("/open", openCount)
+		mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+			rc := http.NewResponseController(w)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			trickle(func() error { return rc.Flush() }, func() error {
+				if _, err := w.Write([]byte(" ")); err != nil {
+					return err
+				}
+				return rc.Flush()
+			}, 100*time.Millisecond)
+		})
+	case "endless-sse":
+		mux.HandleFunc("/open", openCount)
+		mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost {
+				http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+				return
+			}
+			rc := http.NewResponseController(w)
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			n := 0
+			trickle(func() error { return rc.Flush() }, func() error {
+				n++
+				if _, err := fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"%d\"}}\n\n", n); err != nil {
+					return err
+				}
+				return rc.Flush()
+			}, 20*time.Millisecond)
+		})
 	default:
 		fmt.Fprintln(os.Stderr, "unknown mode", mode)
 		os.Exit(2)
@@ -147,5 +211,28 @@ func main() {
 	if err := srv.Serve(ln); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+}
+
+// open counts the trickling responses still being written.
+var open atomic.Int64
+
+func openCount(w http.ResponseWriter, r *http.Request) {
+	fmt.Fprintln(w, open.Load())
+}
+
+// trickle runs start, then step every interval until one fails (the
+// client went away) or an hour has passed.
+func trickle(start, step func() error, interval time.Duration) {
+	open.Add(1)
+	defer open.Add(-1)
+	if start() != nil {
+		return
+	}
+	for end := time.Now().Add(time.Hour); time.Now().Before(end); {
+		time.Sleep(interval)
+		if step() != nil {
+			return
+		}
 	}
 }

@@ -32,8 +32,19 @@
 //	env             reports the names (not values) of its environment in a tool description
 //	echo-secret     writes the value of $SECRET to stderr, then exits 1
 //	exit            exits at once with status 0 (start-up cost alone)
-//	sleep           (internal) the child of spawn-child
+//	daemon          serves, after forking a setsid() daemon (a double fork: the daemon's parent exits at once);
+//	                with $DAEMON_STDIO=1 the daemon keeps the server's stdout and stderr, else /dev/null
+//	deep            a tool whose inputSchema nests 1200 levels (deeper than the SDK's limit of 1000)
+//	notify-flood    $NOTIFY (default 200000) notifications/message before answering tools/list
+//	close-stdout    answers initialize, then closes stdout and keeps running until stdin closes
+//	nonjson-flood   writes lines that are not JSON to stdout without end
+//	slow-modern     speaks 2026-07-28 only (server/discover; initialize is refused), and its first
+//	                launch (counter in $STATEFILE) starts 1.5s late
+//	sleep           (internal) the child of spawn-child, and the daemon of daemon
+//	detach          (internal) the intermediate of daemon: setsid, start the daemon, exit
 //
+// Arguments after the first are passed on to every child it starts (the
+// tests put a unique marker there, to find any process left behind).
 // When $PIDFILE is set, the server appends its pid (and its child's) to it.
 package main
 
@@ -113,6 +124,25 @@ func main() {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
 		time.Sleep(time.Hour)
 		return
+	case "detach":
+		// Already in a new session (started with Setsid): start the
+		// daemon and exit, so that it is orphaned.
+		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
+		child := exec.Command(os.Args[0], append([]string{"sleep"}, os.Args[2:]...)...)
+		if os.Getenv("DAEMON_STDIO") == "1" {
+			child.Stdout, child.Stderr = os.Stdout, os.Stderr
+		}
+		if err := child.Start(); err == nil {
+			writePid(child.Process.Pid)
+		}
+		return
+	case "nonjson-flood":
+		chunk := []byte(strings.Repeat(strings.Repeat("log: not JSON-RPC ", 4)+"\n", 1000))
+		for {
+			if _, err := os.Stdout.Write(chunk); err != nil {
+				return
+			}
+		}
 	case "exit":
 		return
 	case "crash":
@@ -126,8 +156,16 @@ func main() {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	}
 	writePid(os.Getpid())
+	if mode == "daemon" {
+		mid := exec.Command(os.Args[0], append([]string{"detach"}, os.Args[2:]...)...)
+		mid.Stdout, mid.Stderr = os.Stdout, os.Stderr
+		mid.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := mid.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "detach:", err)
+		}
+	}
 	if mode == "spawn-child" {
-		child := exec.Command(os.Args[0], "sleep")
+		child := exec.Command(os.Args[0], append([]string{"sleep"}, os.Args[2:]...)...)
 		if err := child.Start(); err == nil {
 			writePid(child.Process.Pid)
 		}
@@ -142,11 +180,14 @@ func main() {
 		}
 	}
 	generation := 0
-	if mode == "dynamic" {
+	if mode == "dynamic" || mode == "slow-modern" {
 		path := os.Getenv("STATEFILE")
 		data, _ := os.ReadFile(path)
 		generation, _ = strconv.Atoi(strings.TrimSpace(string(data)))
 		os.WriteFile(path, []byte(strconv.Itoa(generation+1)), 0o644)
+	}
+	if mode == "slow-modern" && generation == 0 {
+		time.Sleep(1500 * time.Millisecond)
 	}
 
 	in := bufio.NewScanner(os.Stdin)
@@ -205,8 +246,17 @@ func main() {
 				fmt.Fprintln(os.Stderr, "error: received request before initialization")
 				os.Exit(1)
 			}
+			if mode == "slow-modern" {
+				result(msg.ID, map[string]any{"supportedVersions": []string{"2026-07-28"}, "capabilities": map[string]any{"tools": map[string]any{}},
+					"_meta": map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "stdioserver", "version": "1.0.0"}}})
+				continue
+			}
 			rpcError(msg.ID, -32601, "Method not found")
 		case "initialize":
+			if mode == "slow-modern" {
+				rpcError(msg.ID, -32600, "this server speaks 2026-07-28 only")
+				continue
+			}
 			pv := params.ProtocolVersion
 			if mode == "bad-version" {
 				pv = "1999-01-01"
@@ -226,6 +276,9 @@ func main() {
 				r["instructions"] = "Use these tools for testing."
 			}
 			result(msg.ID, r)
+			if mode == "close-stdout" {
+				os.Stdout.Close()
+			}
 			if mode == "deaf-pinger" {
 				for i := 0; ; i++ {
 					send(map[string]any{"jsonrpc": "2.0", "id": i, "method": "ping"})
@@ -270,6 +323,21 @@ func listTools(id json.RawMessage, cursor string, generation int, pending *json.
 		default:
 			result(id, map[string]any{"tools": basic[2:]})
 		}
+	case "deep":
+		schema := any(map[string]any{"type": "string"})
+		for range 1200 {
+			schema = map[string]any{"type": "array", "items": schema}
+		}
+		result(id, map[string]any{"tools": []any{map[string]any{"name": "deep", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"x": schema}}}}})
+	case "notify-flood":
+		n, err := strconv.Atoi(os.Getenv("NOTIFY"))
+		if err != nil {
+			n = 200000
+		}
+		for i := range n {
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"log line %d"}}`+"\n", i)
+		}
+		result(id, map[string]any{"tools": basic})
 	case "huge":
 		result(id, map[string]any{"tools": []any{tool("big", strings.Repeat("lorem ipsum ", 400000))}})
 	case "endless-pages", "slow-pages":

@@ -1,0 +1,263 @@
+//go:build unix
+
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// newMarker returns an argument no other process has, to find whatever a
+// test server left behind.
+func newMarker(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 8)
+	rand.Read(b)
+	return "--mcpcost-test-marker=" + hex.EncodeToString(b)
+}
+
+// withMarker returns the processes whose command line holds marker (none
+// where there is no /proc), killing them so that a failed test leaves
+// nothing behind.
+func withMarker(t *testing.T, marker string) []string {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		return nil
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte(marker)) {
+			continue
+		}
+		if !alive(pid) {
+			continue
+		}
+		found = append(found, e.Name()+": "+strings.ReplaceAll(string(bytes.TrimRight(cmdline, "\x00")), "\x00", " "))
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return found
+}
+
+// assertNoneLeft fails if a process with marker in its arguments still
+// runs (or is a zombie nobody reaped) shortly after Measure returned.
+func assertNoneLeft(t *testing.T, marker string) bool {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		return true
+	}
+	// Measure returns after reaping; a short grace covers only the kernel
+	// finishing an exit already under way.
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for {
+		left := leftBehind(marker)
+		if len(left) == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("left behind after Measure returned:\n%s", strings.Join(withMarker(t, marker), "\n"))
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// leftBehind lists the pids (live or zombie) whose command line holds
+// marker. A zombie's command line is empty, so zombies are found through
+// the pids the test servers wrote; here only live ones count, and
+// TestReaped checks zombies.
+func leftBehind(marker string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(cmdline, []byte(marker)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// TestHostileStdio runs each hostile stdio behaviour of the suite and
+// checks its class, that it ends well within the budget, and that no
+// process with the test's marker in its arguments is left.
+func TestHostileStdio(t *testing.T) {
+	for _, tc := range []struct {
+		mode   string
+		env    map[string]string
+		status Status
+		detail string
+		bound  time.Duration
+	}{
+		// It keeps the server's stdio, so that it is known to be this
+		// capture's while the others run (TestDaemonsBesideOtherCaptures
+		// has one that keeps nothing).
+		{mode: "daemon", env: map[string]string{"DAEMON_STDIO": "1"}, status: StatusMeasured, bound: 10 * time.Second},
+		{mode: "deep", status: StatusProtocolError, detail: "nests deeper than", bound: 10 * time.Second},
+		{mode: "close-stdout", status: StatusProtocolError, detail: "closed its stdout", bound: 10 * time.Second},
+		{mode: "nonjson-flood", status: StatusProtocolError, detail: "stdout is not JSON-RPC", bound: 10 * time.Second},
+		// 400,000 notifications in all (two captures) within 8s: at least
+		// 50,000/s.
+		{mode: "notify-flood", env: map[string]string{"NOTIFY": "200000"}, status: StatusMeasured, bound: 8 * time.Second},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			marker := newMarker(t)
+			env := map[string]string{"PIDFILE": filepath.Join(t.TempDir(), "pids")}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			if raceEnabled && env["NOTIFY"] != "" {
+				env["NOTIFY"] = "20000"
+			}
+			o := testOptions()
+			// Far above every bound: each case ends on its own signal, not
+			// on the budget.
+			o.Timeout = 30 * time.Second
+			start := time.Now()
+			r := Measure(context.Background(), Target{Command: bin(t, "stdioserver"), Args: []string{tc.mode, marker}, Env: env}, o)
+			elapsed := time.Since(start)
+			t.Logf("%s: %s in %v (%s)", tc.mode, r.Status, elapsed.Round(time.Millisecond), r.Detail)
+			if r.Status != tc.status || !strings.Contains(r.Detail, tc.detail) {
+				t.Errorf("%s (%s), want %s saying %q\nstderr: %s", r.Status, r.Detail, tc.status, tc.detail, r.StderrTail)
+			}
+			if elapsed > tc.bound {
+				t.Errorf("took %v, bound %v", elapsed, tc.bound)
+			}
+			if !assertNoneLeft(t, marker) {
+				return
+			}
+			if pids, err := os.ReadFile(env["PIDFILE"]); err == nil {
+				for _, f := range strings.Fields(string(pids)) {
+					pid, _ := strconv.Atoi(f)
+					if zombieOf(pid, os.Getpid()) {
+						t.Errorf("process %d is a zombie child of the test process: not reaped", pid)
+					}
+				}
+			}
+		})
+	}
+}
+
+// zombieOf reports whether pid is a zombie whose parent is ppid.
+func zombieOf(pid, ppid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(s[i+1:])
+	return len(f) > 1 && f[0] == "Z" && f[1] == strconv.Itoa(ppid)
+}
+
+// TestDaemonsBesideOtherCaptures checks whom a detached daemon is
+// attributed to while another capture runs: one that keeps the server's
+// stdio pipes is ended with its own capture; one that keeps nothing of the
+// server's is ended at the latest when the capture that was running when
+// it started has finished too.
+func TestDaemonsBesideOtherCaptures(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("leftovers are found through /proc and the child subreaper")
+	}
+	// Not parallel: a capture of another test could own the quiet daemon
+	// too, and end it later than this test looks.
+	busyMarker, stdioMarker, quietMarker := newMarker(t), newMarker(t), newMarker(t)
+	busy := make(chan Result)
+	go func() {
+		o := testOptions()
+		o.Timeout, o.Once = 2*time.Second, true
+		busy <- Measure(context.Background(), Target{Command: bin(t, "stdioserver"), Args: []string{"silent", busyMarker}}, o)
+	}()
+	time.Sleep(300 * time.Millisecond) // the busy server runs
+	o := testOptions()
+	r := Measure(context.Background(), Target{Command: bin(t, "stdioserver"), Args: []string{"daemon", stdioMarker}, Env: map[string]string{"DAEMON_STDIO": "1"}}, o)
+	if r.Status != StatusMeasured {
+		t.Errorf("daemon keeping stdio: %s (%s)", r.Status, r.Detail)
+	}
+	assertNoneLeft(t, stdioMarker)
+	r = Measure(context.Background(), Target{Command: bin(t, "stdioserver"), Args: []string{"daemon", quietMarker}}, o)
+	if r.Status != StatusMeasured {
+		t.Errorf("quiet daemon: %s (%s)", r.Status, r.Detail)
+	}
+	if b := <-busy; b.Status != StatusTimeout {
+		t.Errorf("busy server: %s (%s)", b.Status, b.Detail)
+	}
+	assertNoneLeft(t, busyMarker)
+	assertNoneLeft(t, quietMarker)
+}
+
+// TestHostileHTTP: a server that trickles its headers, trickles a body or
+// streams events without ever answering ends as a timeout within the
+// budget of the measurement (plus slack for a busy machine), and no
+// response of it is still being read afterwards.
+func TestHostileHTTP(t *testing.T) {
+	for _, mode := range []string{"slowloris", "slow-body", "endless-sse"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			base := startHTTPServer(t, mode)
+			o := testOptions()
+			o.Timeout = time.Second
+			start := time.Now()
+			r := Measure(context.Background(), Target{URL: base + "/mcp"}, o)
+			elapsed := time.Since(start)
+			t.Logf("%s: %s in %v (%s)", mode, r.Status, elapsed.Round(time.Millisecond), r.Detail)
+			if r.Status != StatusTimeout || !strings.Contains(r.Detail, "within the 1s budget of the measurement") {
+				t.Errorf("%s (%s), want timeout naming the budget", r.Status, r.Detail)
+			}
+			if bound := o.Timeout + 2*time.Second; elapsed > bound {
+				t.Errorf("took %v, bound %v", elapsed, bound)
+			}
+			deadline := time.Now().Add(2 * time.Second)
+			for {
+				n := openResponses(t, base)
+				if n == "0" {
+					t.Logf("no open response %v after Measure returned", time.Since(start)-elapsed)
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Errorf("%s responses still being written after Measure returned", n)
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+}
+
+func openResponses(t *testing.T, base string) string {
+	resp, err := http.Get(base + "/open")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return strings.TrimSpace(string(b))
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package mcpclient
+
+const raceEnabled = false
