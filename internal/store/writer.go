@@ -272,12 +272,12 @@ func (w *writer) clearFile(tx *sql.Tx, id int64) error {
 }
 
 const insertRequest = `INSERT INTO requests (source, session_id, agent_id, sidechain, file_id, line, ts, model, project, message_id, request_id,
-	input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, web_search, web_fetch, speed)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, web_search, web_fetch, speed, cost_usd)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const updateRequest = `UPDATE requests SET source = ?, session_id = ?, agent_id = ?, sidechain = ?, file_id = ?, line = ?, ts = ?, model = ?,
 	project = ?, message_id = ?, request_id = ?, input = ?, output = ?, cache_write_5m = ?, cache_write_1h = ?, cache_read = ?,
-	reasoning = ?, web_search = ?, web_fetch = ?, speed = ? WHERE id = ?`
+	reasoning = ?, web_search = ?, web_fetch = ?, speed = ?, cost_usd = ? WHERE id = ?`
 
 const upsertTool = `INSERT INTO tool_calls (source, session_id, call_id, agent_id, sidechain, name, tool, server, plugin, builtin, project,
 	call_ts, result_ts, result_tokens, result_bytes, non_text, estimated_tokens, is_error, spilled, args_hash,
@@ -356,7 +356,7 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 		}
 		u := q.Usage
 		args := []any{src, rec.SessionID, rec.AgentID, rec.Sidechain, fileID, lr.line, t, q.Model, rec.Cwd, q.MessageID, q.RequestID,
-			u.Input, u.Output, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Reasoning, u.WebSearch, u.WebFetch, q.Speed}
+			u.Input, u.Output, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Reasoning, u.WebSearch, u.WebFetch, q.Speed, q.CostUSD}
 		if q.MessageID == "" {
 			pending = append(pending, &pendingRequest{args: args})
 			newReqs++

@@ -35,6 +35,7 @@ type claudeLine struct {
 	IsSidechain     bool   `json:"isSidechain"`
 	AgentID         string `json:"agentId"`
 	RequestID       string `json:"requestId"`
+	CostUSD         *float64
 	Message         *claudeMessage
 	CompactMetadata *struct {
 		Trigger   string `json:"trigger"`
@@ -300,6 +301,12 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 			default:
 				err = decodeField(key, val, &l.IsSidechain)
 			}
+		case "costUSD":
+			// null, or a number; anything else is not a cost.
+			var c *float64
+			if json.Unmarshal(val, &c) == nil {
+				l.CostUSD = c
+			}
 		case "message":
 			l.Message, err = decodeMessage(val)
 		case "compactMetadata":
@@ -330,6 +337,7 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 				RequestID: l.RequestID,
 				Model:     l.Message.Model,
 				Speed:     u.Speed,
+				CostUSD:   l.CostUSD,
 				Usage: Usage{
 					Input:         u.InputTokens,
 					Output:        u.OutputTokens,

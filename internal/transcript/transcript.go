@@ -71,6 +71,9 @@ type Request struct {
 	Usage     Usage  `json:"usage"`
 	// Speed is "fast" for fast-mode requests, when recorded.
 	Speed string `json:"speed,omitempty"`
+	// CostUSD is the cost Claude Code recorded in the line (costUSD), when
+	// it did; nil otherwise.
+	CostUSD *float64 `json:"costUSD,omitempty"`
 	// Turn numbers Codex token counts within their session (1, 2, …).
 	Turn int `json:"turn,omitempty"`
 }
