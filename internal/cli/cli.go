@@ -105,6 +105,20 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return Run(env, args)
 }
 
+// wantsHelp reports whether a command's arguments ask for its manual:
+// -h, -help or --help before any "--".
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
 // Run dispatches args to a command.
 func Run(env *Env, args []string) int {
 	name := defaultCommand
@@ -130,6 +144,10 @@ func Run(env *Env, args []string) int {
 	if c.Run == nil {
 		errorf(env, "command %q is not available in this build", name)
 		return ExitError
+	}
+	if wantsHelp(args) {
+		fmt.Fprintln(env.Stdout, strings.TrimSpace(c.Usage))
+		return ExitOK
 	}
 	return c.Run(env, args)
 }

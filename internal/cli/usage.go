@@ -22,7 +22,8 @@ func init() {
 		Short: "what the sessions you ran cost: requests, tokens, prices, per MCP server and tool",
 		Usage: `mcpcost usage [--by server|tool|session|day|model|project] [--days N | --since DATE --until DATE]
               [--project PATH] [--source claude|codex|all] [--tz ZONE] [--json | --markdown]
-              [--db PATH] [--no-ingest] [--prices FILE] [--claude-dir DIR]... [--codex-dir DIR]...
+              [--db PATH] [--no-ingest] [--prices FILE] [--mode auto|calculate|display]
+              [--claude-dir DIR]... [--codex-dir DIR]...
 
 Reads what is new in Claude Code and Codex transcripts into mcpcost's usage
 store, then reports from the store, over all of its history unless told
@@ -59,12 +60,20 @@ Flags:
   --markdown       the report as Markdown
   --db PATH        the usage store (default: in the user's data folder)
   --no-ingest      report from the store without reading transcripts
-  --prices FILE    a price table in the format of the embedded one
+  --prices FILE    a price table: mcpcost's format, or LiteLLM's
+                   model_prices_and_context_window.json (see 'mcpcost help prices')
+  --mode M         how a request's cost is found, as ccusage's --mode: auto
+                   (default: the cost Claude Code recorded in the line, costUSD,
+                   when it did, else calculated from the prices), calculate
+                   (always from the prices) or display (only recorded costs;
+                   requests without one, Codex's among them, are unpriced)
   --claude-dir DIR Claude Code folder (a config folder or its projects/); repeatable
   --codex-dir DIR  Codex folder (CODEX_HOME or its sessions/); repeatable
 
-Costs use the embedded price table (dated, sources named); a model missing
-from it is shown as unpriced, never guessed.`,
+Costs use the embedded price table (dated, sources named; 'mcpcost prices'
+prints it); a model missing from it is shown as unpriced (null in JSON),
+never guessed, and a total that leaves such requests out says it is
+partial.`,
 		Run: runUsage,
 	})
 }
@@ -83,6 +92,7 @@ func runUsage(env *Env, args []string) int {
 	dbPath := f.String("db", "", "")
 	noIngest := f.Bool("no-ingest", "")
 	pricesFile := f.String("prices", "", "")
+	mode := f.String("mode", "auto", "")
 	claudeDirs := f.Strings("claude-dir", "")
 	codexDirs := f.Strings("codex-dir", "")
 	pos, rest, ok := f.parseOrUsage(env, args)
@@ -95,7 +105,14 @@ func runUsage(env *Env, args []string) int {
 	if *asJSON && *asMarkdown {
 		return usageError(env, "usage", "--json and --markdown exclude each other")
 	}
-	o := usage.Options{By: *by, Project: *project, Source: *source, Now: env.Now()}
+	o := usage.Options{By: *by, Project: *project, Source: *source, Mode: *mode, Now: env.Now()}
+	validMode := false
+	for _, m := range usage.Modes {
+		validMode = validMode || m == o.Mode
+	}
+	if !validMode {
+		return usageError(env, "usage", "--mode must be one of %s, not %q", strings.Join(usage.Modes, ", "), o.Mode)
+	}
 	switch o.Source {
 	case "claude", "codex", "all":
 	default:

@@ -60,14 +60,14 @@ type UsageResult struct {
 	// Requests, Tokens and Cost (USD) total the period; ToolCalls and
 	// ResultTokens count every tool call and the o200k_base tokens of its
 	// result, MCPResultTokens those of MCP tools.
-	Requests        int     `json:"requests"`
-	Sessions        int     `json:"sessions"`
-	Tokens          int64   `json:"tokens"`
-	Cost            float64 `json:"cost"`
-	ToolCalls       int     `json:"toolCalls"`
-	ResultTokens    int64   `json:"resultTokens"`
-	MCPResultTokens int64   `json:"mcpResultTokens"`
-	Rows            []Row   `json:"rows"`
+	Requests        int      `json:"requests"`
+	Sessions        int      `json:"sessions"`
+	Tokens          int64    `json:"tokens"`
+	Cost            *float64 `json:"cost"` // null when nothing had a price
+	ToolCalls       int      `json:"toolCalls"`
+	ResultTokens    int64    `json:"resultTokens"`
+	MCPResultTokens int64    `json:"mcpResultTokens"`
+	Rows            []Row    `json:"rows"`
 	// More counts the rows left out by the limit.
 	More  int      `json:"more,omitempty"`
 	Notes []string `json:"notes"`
@@ -76,14 +76,14 @@ type UsageResult struct {
 // Row is one group: a server, a server's tool, a session, a day, a model or
 // a project.
 type Row struct {
-	Key          string  `json:"key"`
-	Requests     int     `json:"requests,omitempty"`
-	Tokens       int64   `json:"tokens,omitempty"`
-	Cost         float64 `json:"cost,omitempty"`
-	Calls        int     `json:"calls"`
-	Errors       int     `json:"errors,omitempty"`
-	ResultTokens int64   `json:"resultTokens"`
-	MaxResult    int64   `json:"maxResult,omitempty"`
+	Key          string   `json:"key"`
+	Requests     int      `json:"requests,omitempty"`
+	Tokens       int64    `json:"tokens,omitempty"`
+	Cost         *float64 `json:"cost,omitempty"`
+	Calls        int      `json:"calls"`
+	Errors       int      `json:"errors,omitempty"`
+	ResultTokens int64    `json:"resultTokens"`
+	MaxResult    int64    `json:"maxResult,omitempty"`
 }
 
 type sessionsIn struct {
@@ -115,7 +115,7 @@ type Session struct {
 	Last         string   `json:"last"`
 	Requests     int      `json:"requests"`
 	Tokens       int64    `json:"tokens"`
-	Cost         float64  `json:"cost"`
+	Cost         *float64 `json:"cost"`
 	ToolCalls    int      `json:"toolCalls"`
 	ResultTokens int64    `json:"resultTokens"`
 	Models       []string `json:"models"`
@@ -230,7 +230,7 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 			return err
 		}
 		out = &UsageResult{Schema: UsageSchema, By: rep.By, Since: rep.Since, Requests: rep.Totals.Requests, Sessions: rep.Totals.Sessions,
-			Tokens: rep.Totals.Tokens.Total, Cost: round(rep.Totals.Cost), ToolCalls: rep.Totals.ToolCalls,
+			Tokens: rep.Totals.Tokens.Total, Cost: roundCost(rep.Totals.Cost), ToolCalls: rep.Totals.ToolCalls,
 			ResultTokens: rep.Totals.ResultTokens, MCPResultTokens: rep.Totals.MCPResultTokens, Rows: []Row{}, Notes: notes}
 		if len(rep.Unpriced) > 0 {
 			out.Notes = append(out.Notes, "no price for "+strings.Join(rep.Unpriced, ", ")+": not in the cost")
@@ -246,7 +246,7 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 			out.Rows = append(out.Rows, Row{Key: key, Calls: t.Calls, Errors: t.Errors, ResultTokens: t.ResultTokens, MaxResult: t.MaxResultTokens})
 		}
 		for _, u := range rep.Usage {
-			out.Rows = append(out.Rows, Row{Key: u.Key, Requests: u.Requests, Tokens: u.Tokens.Total, Cost: round(u.Cost), Calls: u.ToolCalls, ResultTokens: u.ResultTokens})
+			out.Rows = append(out.Rows, Row{Key: u.Key, Requests: u.Requests, Tokens: u.Tokens.Total, Cost: roundCost(u.Cost), Calls: u.ToolCalls, ResultTokens: u.ResultTokens})
 		}
 		if len(out.Rows) > limit {
 			out.More = len(out.Rows) - limit
@@ -262,19 +262,36 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 
 func round(usd float64) float64 { return math.Round(usd*10000) / 10000 }
 
+// roundCost rounds a cost that may be unpriced (nil).
+func roundCost(usd *float64) *float64 {
+	if usd == nil {
+		return nil
+	}
+	v := round(*usd)
+	return &v
+}
+
+// usd prints a cost: "unpriced" for none.
+func usd(c *float64) string {
+	if c == nil {
+		return "unpriced"
+	}
+	return fmt.Sprintf("$%.2f", *c)
+}
+
 func usageText(u *UsageResult) string {
 	var b strings.Builder
 	period := "all history"
 	if u.Since != "" {
 		period = "since " + u.Since
 	}
-	fmt.Fprintf(&b, "%s: %s requests in %s, %s tokens, $%.2f; %s tool calls, results %s tokens (MCP %s)\n",
-		period, render.Int(u.Requests), plural(u.Sessions, "session"), render.Int(int(u.Tokens)), u.Cost,
+	fmt.Fprintf(&b, "%s: %s requests in %s, %s tokens, %s; %s tool calls, results %s tokens (MCP %s)\n",
+		period, render.Int(u.Requests), plural(u.Sessions, "session"), render.Int(int(u.Tokens)), usd(u.Cost),
 		render.Int(u.ToolCalls), render.Int(int(u.ResultTokens)), render.Int(int(u.MCPResultTokens)))
 	fmt.Fprintf(&b, "by %s:\n", u.By)
 	for _, r := range u.Rows {
 		if r.Requests > 0 || u.By == "session" || u.By == "day" || u.By == "model" || u.By == "project" {
-			fmt.Fprintf(&b, "  %s: %s, %s tokens, $%.2f, %s, results %s tokens\n", r.Key, plural(r.Requests, "request"), render.Int(int(r.Tokens)), r.Cost, plural(r.Calls, "tool call"), render.Int(int(r.ResultTokens)))
+			fmt.Fprintf(&b, "  %s: %s, %s tokens, %s, %s, results %s tokens\n", r.Key, plural(r.Requests, "request"), render.Int(int(r.Tokens)), usd(r.Cost), plural(r.Calls, "tool call"), render.Int(int(r.ResultTokens)))
 			continue
 		}
 		fmt.Fprintf(&b, "  %s: %s, %s, results %s tokens (max %s)\n", r.Key, plural(r.Calls, "call"), plural(r.Errors, "error"), render.Int(int(r.ResultTokens)), render.Int(int(r.MaxResult)))
@@ -317,7 +334,7 @@ func (s *server) recentSessions(ctx context.Context, req *mcp.CallToolRequest, i
 		})
 		for _, u := range rows {
 			src, id, _ := strings.Cut(u.Key, ":")
-			se := Session{ID: id, Source: src, Project: u.Project, Requests: u.Requests, Tokens: u.Tokens.Total, Cost: round(u.Cost),
+			se := Session{ID: id, Source: src, Project: u.Project, Requests: u.Requests, Tokens: u.Tokens.Total, Cost: roundCost(u.Cost),
 				ToolCalls: u.ToolCalls, ResultTokens: u.ResultTokens, Models: u.Models}
 			if se.Models == nil {
 				se.Models = []string{}
@@ -338,8 +355,8 @@ func (s *server) recentSessions(ctx context.Context, req *mcp.CallToolRequest, i
 	}
 	var b strings.Builder
 	for _, se := range out.Sessions {
-		fmt.Fprintf(&b, "%s %s (%s) %s: %s requests, %s tokens, $%.2f; %s tool calls, results %s tokens\n", se.Last, se.ID, se.Source, se.Project,
-			render.Int(se.Requests), render.Int(int(se.Tokens)), se.Cost, render.Int(se.ToolCalls), render.Int(int(se.ResultTokens)))
+		fmt.Fprintf(&b, "%s %s (%s) %s: %s requests, %s tokens, %s; %s tool calls, results %s tokens\n", se.Last, se.ID, se.Source, se.Project,
+			render.Int(se.Requests), render.Int(int(se.Tokens)), usd(se.Cost), render.Int(se.ToolCalls), render.Int(int(se.ResultTokens)))
 	}
 	if len(out.Sessions) == 0 {
 		b.WriteString("no sessions in the usage store\n")

@@ -161,8 +161,8 @@ func TestAgainstCcusage(t *testing.T) {
 						gt.Input, gt.Output, gt.CacheWrite5m+gt.CacheWrite1h, gt.CacheRead, gt.Total,
 						w.InputTokens, w.OutputTokens, w.CacheCreationTokens, w.CacheReadTokens, w.TotalTokens)
 				}
-				if c := w.cost(); math.Abs(g.Cost-c) > 0.005*c {
-					t.Errorf("%s: cost %.6f, ccusage %.6f (%.2f%% apart)", key, g.Cost, c, 100*(g.Cost-c)/c)
+				if c := w.cost(); g.Cost == nil || math.Abs(*g.Cost-c) > 0.005*c {
+					t.Errorf("%s: cost %v, ccusage %.6f", key, g.Cost, c)
 				}
 			}
 			sort.Strings(keys)

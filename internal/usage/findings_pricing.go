@@ -10,13 +10,7 @@ func (p *Prices) FindingsPricing() findings.Pricing {
 		if !ok {
 			return findings.Rates{}, false
 		}
-		r := mp.Rates
-		if lc := mp.LongContext; lc != nil && input > lc.Threshold {
-			r = lc.Rates
-		}
-		if fast && mp.Fast != nil {
-			r = *mp.Fast
-		}
+		r := mp.RatesFor(input, fast)
 		return findings.Rates{Input: r.Input, Output: r.Output, CacheWrite5m: r.CacheWrite5m, CacheWrite1h: r.CacheWrite1h, CacheRead: r.CacheRead}, true
 	}
 }

@@ -80,7 +80,7 @@ func (r *Report) table() table {
 			}
 			row = append(row, render.Int(u.Requests), render.Int(int(u.Tokens.Input)), render.Int(int(u.Tokens.Output)),
 				render.Int(int(u.Tokens.CacheWrite5m+u.Tokens.CacheWrite1h)), render.Int(int(u.Tokens.CacheRead)), render.Int(int(u.Tokens.Total)),
-				cost(u.Cost, u.Unpriced > 0))
+				cost(u.Cost, u.CostPartial))
 			if r.By != "model" {
 				row = append(row, render.Int(u.ToolCalls), render.Int(int(u.ResultTokens)))
 			}
@@ -108,16 +108,32 @@ func ms(v *int64) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
 }
 
-func cost(c float64, partial bool) string {
+// cost is a cost cell: "unpriced" when nothing had a price, a * when
+// some requests had none.
+func cost(c *float64, partial bool) string {
+	if c == nil {
+		return "unpriced"
+	}
 	prec := 2
-	if c > 0 && c < 0.01 {
+	if *c > 0 && *c < 0.01 {
 		prec = 4
 	}
-	s := "$" + strconv.FormatFloat(c, 'f', prec, 64)
+	s := "$" + strconv.FormatFloat(*c, 'f', prec, 64)
 	if partial {
 		s += "*"
 	}
 	return s
+}
+
+// totalCost is the summary's cost, saying when it is partial.
+func (t Totals) totalCost() string {
+	switch {
+	case t.Cost == nil:
+		return "unpriced (" + render.Int(t.UnpricedRequests) + " requests without a price)"
+	case t.CostPartial:
+		return strings.TrimSuffix(cost(t.Cost, false), "*") + " (partial: " + render.Int(t.UnpricedRequests) + " requests without a price are not in it)"
+	}
+	return cost(t.Cost, false)
 }
 
 func (r *Report) period() string {
@@ -147,7 +163,7 @@ func (r *Report) summary() []string {
 		fmt.Sprintf("%s requests in %s sessions: %s tokens (%s input, %s output, %s cache writes, %s cache reads), cost %s",
 			render.Int(t.Requests), render.Int(t.Sessions), render.Int(int(t.Tokens.Total)), render.Int(int(t.Tokens.Input)),
 			render.Int(int(t.Tokens.Output)), render.Int(int(t.Tokens.CacheWrite5m+t.Tokens.CacheWrite1h)), render.Int(int(t.Tokens.CacheRead)),
-			cost(t.Cost, t.UnpricedRequests > 0)),
+			t.totalCost()),
 		fmt.Sprintf("%s tool calls (%s to MCP servers, %s errors); results %s tokens, of which MCP %s (o200k_base)",
 			render.Int(t.ToolCalls), render.Int(t.MCPCalls), render.Int(t.ToolErrors), render.Int(int(t.ResultTokens)), render.Int(int(t.MCPResultTokens))),
 	}
@@ -157,11 +173,25 @@ func (r *Report) summary() []string {
 func (r *Report) notes() []string {
 	var n []string
 	if len(r.Unpriced) > 0 {
-		n = append(n, fmt.Sprintf("* unpriced models (tokens counted, cost not): %s", strings.Join(r.Unpriced, ", ")))
+		why := "no price in the table"
+		if r.Mode == "display" {
+			why = "no recorded cost (display mode)"
+		}
+		n = append(n, fmt.Sprintf("* unpriced models (%s; tokens counted, cost not; a cost marked * is partial): %s", why, strings.Join(r.Unpriced, ", ")))
 	}
 	p := "prices of " + r.Prices.Updated
 	if r.Prices.File != "" {
 		p += " from " + r.Prices.File
+	}
+	switch r.Mode {
+	case "auto":
+		if k := r.Totals.RecordedRequests; k > 0 {
+			p += fmt.Sprintf(" (%s requests at the cost their transcript recorded)", render.Int(k))
+		}
+	case "calculate":
+		p += " (recorded costs ignored)"
+	case "display":
+		p = "costs as the transcripts recorded them (display mode)"
 	}
 	n = append(n, p+"; latency is from a tool call to its result as the agent logged them, including any wait for permission")
 	if r.By == "server" || r.By == "tool" {

@@ -39,8 +39,17 @@ type Options struct {
 	// Location buckets days; nil for UTC.
 	Location *time.Location
 	Prices   *Prices
-	Now      time.Time
+	// Mode is how a request's cost is found, as ccusage's --mode: "auto"
+	// (the default: the cost Claude Code recorded in the line, when it
+	// did, else calculated from the price table), "calculate" (always from
+	// the table) or "display" (only the recorded cost; requests without
+	// one are unpriced).
+	Mode string
+	Now  time.Time
 }
+
+// Modes are the ways a request's cost is found.
+var Modes = []string{"auto", "calculate", "display"}
 
 // Tokens are token counts by kind.
 type Tokens struct {
@@ -72,13 +81,15 @@ type Report struct {
 	Source      string    `json:"source"`
 	Project     string    `json:"project,omitempty"`
 	Prices      PriceInfo `json:"prices"`
+	Mode        string    `json:"mode"`
 	Totals      Totals    `json:"totals"`
 	// Usage rows, for by day, session, model and project.
 	Usage []UsageRow `json:"usage,omitempty"`
 	// Tools rows, for by server and tool.
 	Tools []ToolRow `json:"tools,omitempty"`
-	// Unpriced lists models missing from the price table; their tokens
-	// are counted and their cost is not.
+	// Unpriced lists the models of requests without a cost (missing from
+	// the price table; in display mode, without a recorded cost); their
+	// tokens are counted and their cost is not.
 	Unpriced []string `json:"unpriced,omitempty"`
 	// Ingest reports the ingest run just before, when there was one.
 	Ingest any `json:"ingest,omitempty"`
@@ -93,25 +104,34 @@ type PriceInfo struct {
 
 // Totals sum the whole period.
 type Totals struct {
-	Requests         int     `json:"requests"`
-	Sessions         int     `json:"sessions"`
-	Tokens           Tokens  `json:"tokens"`
-	Cost             float64 `json:"cost"`
-	UnpricedRequests int     `json:"unpricedRequests,omitempty"`
-	ToolCalls        int     `json:"toolCalls"`
-	MCPCalls         int     `json:"mcpCalls"`
-	ToolErrors       int     `json:"toolErrors"`
-	ResultTokens     int64   `json:"resultTokens"`
-	MCPResultTokens  int64   `json:"mcpResultTokens"`
+	Requests int    `json:"requests"`
+	Sessions int    `json:"sessions"`
+	Tokens   Tokens `json:"tokens"`
+	// Cost is the sum of the priced requests' costs: null when no request
+	// has a price, partial when some have none (UnpricedRequests).
+	Cost             *float64 `json:"cost"`
+	CostPartial      bool     `json:"costPartial,omitempty"`
+	UnpricedRequests int      `json:"unpricedRequests,omitempty"`
+	// RecordedRequests counts the requests priced at the cost recorded in
+	// the transcript rather than calculated.
+	RecordedRequests int   `json:"recordedRequests,omitempty"`
+	ToolCalls        int   `json:"toolCalls"`
+	MCPCalls         int   `json:"mcpCalls"`
+	ToolErrors       int   `json:"toolErrors"`
+	ResultTokens     int64 `json:"resultTokens"`
+	MCPResultTokens  int64 `json:"mcpResultTokens"`
 }
 
 // UsageRow is one group of requests.
 type UsageRow struct {
-	Key      string  `json:"key"`
-	Requests int     `json:"requests"`
-	Tokens   Tokens  `json:"tokens"`
-	Cost     float64 `json:"cost"`
-	// Unpriced counts requests whose model has no price (not in Cost).
+	Key      string `json:"key"`
+	Requests int    `json:"requests"`
+	Tokens   Tokens `json:"tokens"`
+	// Cost is null when no request of the group has a price, partial
+	// when some have none.
+	Cost        *float64 `json:"cost"`
+	CostPartial bool     `json:"costPartial,omitempty"`
+	// Unpriced counts requests without a cost (not in Cost).
 	Unpriced int      `json:"unpriced,omitempty"`
 	Models   []string `json:"models,omitempty"`
 	// For sessions: where and when.
@@ -172,6 +192,12 @@ func Build(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 	if o.Source == "" {
 		o.Source = "all"
 	}
+	if o.Mode == "" {
+		o.Mode = "auto"
+	}
+	if !validMode(o.Mode) {
+		return nil, fmt.Errorf("unknown mode %q (want one of %s)", o.Mode, strings.Join(Modes, ", "))
+	}
 	r := &Report{
 		Schema:      Schema,
 		GeneratedAt: o.Now.UTC(),
@@ -180,6 +206,7 @@ func Build(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 		Source:      o.Source,
 		Project:     o.Project,
 		Prices:      PriceInfo{Updated: o.Prices.Updated, File: o.Prices.File, Sources: o.Prices.Sources},
+		Mode:        o.Mode,
 		Usage:       []UsageRow{},
 		Tools:       []ToolRow{},
 	}
@@ -200,6 +227,42 @@ func Build(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+func validMode(m string) bool {
+	for _, x := range Modes {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// costSum adds up the costs of a group's requests.
+type costSum struct {
+	usd      float64
+	priced   int
+	unpriced int
+}
+
+func (c *costSum) add(usd float64, ok bool, tokens int64) {
+	switch {
+	case ok:
+		c.usd += usd
+		c.priced++
+	case tokens > 0:
+		c.unpriced++
+	}
+}
+
+// result is the sum as a report shows it: nil when nothing had a price
+// and something had none; partial when some had none.
+func (c costSum) result() (*float64, bool) {
+	if c.priced == 0 && c.unpriced > 0 {
+		return nil, false
+	}
+	v := roundCost(c.usd)
+	return &v, c.unpriced > 0
 }
 
 func validBy(by string) bool {
@@ -269,13 +332,15 @@ func projectMatch(filter, project string) bool {
 
 func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions map[string]sessionInfo) error {
 	where, args := window(o, "ts")
-	rows, err := db.QueryContext(ctx, `SELECT source, session_id, ts, model, project, input, output, cache_write_5m, cache_write_1h, cache_read, speed
+	rows, err := db.QueryContext(ctx, `SELECT source, session_id, ts, model, project, input, output, cache_write_5m, cache_write_1h, cache_read, speed, cost_usd
 		FROM requests`+where+` ORDER BY ts, source, session_id, message_id, request_id, model, input, output`, args...)
 	if err != nil {
 		return fmt.Errorf("reading requests: %w", err)
 	}
 	defer rows.Close()
 	groups := map[string]*UsageRow{}
+	costs := map[string]*costSum{}
+	var total costSum
 	models := map[string]map[string]bool{}
 	seenSessions := map[string]bool{}
 	unpriced := map[string]bool{}
@@ -289,7 +354,8 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 		var src, sess, model, project, speed string
 		var ts int64
 		var t Tokens
-		if err := rows.Scan(&src, &sess, &ts, &model, &project, &t.Input, &t.Output, &t.CacheWrite5m, &t.CacheWrite1h, &t.CacheRead, &speed); err != nil {
+		var recorded sql.NullFloat64
+		if err := rows.Scan(&src, &sess, &ts, &model, &project, &t.Input, &t.Output, &t.CacheWrite5m, &t.CacheWrite1h, &t.CacheRead, &speed, &recorded); err != nil {
 			return err
 		}
 		t.Total = t.Input + t.Output + t.CacheWrite5m + t.CacheWrite1h + t.CacheRead
@@ -305,20 +371,21 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 			pr.mp, _, pr.ok = o.Prices.Lookup(model)
 			priced[model] = pr
 		}
-		mp, ok := pr.mp, pr.ok
-		cost := 0.0
-		if ok {
-			cost = mp.Cost(t, speed == "fast")
-		} else if t.Total > 0 {
+		cost, ok := 0.0, false
+		switch {
+		case recorded.Valid && o.Mode != "calculate":
+			cost, ok = recorded.Float64, true
+			r.Totals.RecordedRequests++
+		case pr.ok && o.Mode != "display":
+			cost, ok = pr.mp.Cost(t, speed == "fast"), true
+		}
+		if !ok && t.Total > 0 {
 			unpriced[model] = true
 		}
 		seenSessions[sk] = true
 		r.Totals.Requests++
 		r.Totals.Tokens.add(t)
-		r.Totals.Cost += cost
-		if !ok && t.Total > 0 {
-			r.Totals.UnpricedRequests++
-		}
+		total.add(cost, ok, t.Total)
 		key := groupKey(o, src, sess, model, project, ts)
 		if key == "" {
 			continue
@@ -327,21 +394,20 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 		if g == nil {
 			g = &UsageRow{Key: key}
 			groups[key] = g
+			costs[key] = &costSum{}
 			models[key] = map[string]bool{}
 		}
 		g.Requests++
 		g.Tokens.add(t)
-		g.Cost += cost
-		if !ok && t.Total > 0 {
-			g.Unpriced++
-		}
+		costs[key].add(cost, ok, t.Total)
 		models[key][model] = true
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
 	r.Totals.Sessions = len(seenSessions)
-	r.Totals.Cost = roundCost(r.Totals.Cost)
+	r.Totals.Cost, r.Totals.CostPartial = total.result()
+	r.Totals.UnpricedRequests = total.unpriced
 	for m := range unpriced {
 		r.Unpriced = append(r.Unpriced, displayModel(m))
 	}
@@ -351,7 +417,8 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 			g.Models = append(g.Models, displayModel(m))
 		}
 		sort.Strings(g.Models)
-		g.Cost = roundCost(g.Cost)
+		g.Cost, g.CostPartial = costs[key].result()
+		g.Unpriced = costs[key].unpriced
 		if o.By == "session" {
 			src, id, _ := strings.Cut(key, ":")
 			s := sessions[src+"\x00"+id]
@@ -404,8 +471,8 @@ func sortUsage(by string, rows []UsageRow) {
 			}
 			return a.Key < b.Key
 		}
-		if a.Cost != b.Cost {
-			return a.Cost > b.Cost
+		if ca, cb := costOf(a.Cost), costOf(b.Cost); ca != cb {
+			return ca > cb
 		}
 		if a.Tokens.Total != b.Tokens.Total {
 			return a.Tokens.Total > b.Tokens.Total
@@ -587,6 +654,14 @@ func toolTotals(ctx context.Context, db *sql.DB, o Options, r *Report, sessions 
 		r.Usage[i].ResultTokens += tokens
 	}
 	return rows.Err()
+}
+
+// costOf is a cost for sorting: an unpriced group sorts as zero.
+func costOf(c *float64) float64 {
+	if c == nil {
+		return 0
+	}
+	return *c
 }
 
 // roundCost rounds to a billionth of a dollar, so that sums do not show
