@@ -271,11 +271,6 @@ func parseLiteLLM(data []byte) (*Prices, error) {
 		if _, ok := p.Models[key]; !ok && key != "" {
 			p.Models[key] = mp
 		}
-		if lower := strings.ToLower(name); lower != key {
-			if _, ok := p.Models[lower]; !ok {
-				p.Models[lower] = mp
-			}
-		}
 	}
 	if len(p.Models) == 0 {
 		return nil, fmt.Errorf("no models with input_cost_per_token and output_cost_per_token")
@@ -289,12 +284,17 @@ func liteRates(in, out, cw, cw1h, cr *float64) Rates {
 		if v == nil {
 			return 0
 		}
-		return *v * 1e6
+		// 2e-07 per token is 0.2 per million, not 0.19999999999999998.
+		m, _ := strconv.ParseFloat(strconv.FormatFloat(*v*1e6, 'g', 12, 64), 64)
+		return m
 	}
 	r := Rates{Input: perM(in), Output: perM(out), CacheWrite5m: perM(cw), CacheRead: perM(cr)}
-	r.CacheWrite1h = 2 * r.Input
-	if cw1h != nil {
+	switch {
+	case cw1h != nil:
 		r.CacheWrite1h = perM(cw1h)
+	case cw != nil:
+		// A model with cache writes writes for an hour at 2x input.
+		r.CacheWrite1h = 2 * r.Input
 	}
 	return r
 }
