@@ -78,7 +78,7 @@ const runtimeFlagsUsage = `Window and data:
   --no-ingest            use the store as it is, without reading transcripts
   --claude-dir DIR       Claude Code folder; repeatable
   --codex-dir DIR        Codex folder; repeatable
-  --prices FILE          a price table in the format of the embedded one
+  --prices FILE          a price table: mcpcost's format or LiteLLM's JSON (see 'mcpcost help prices')
   --config PATH          judge this config file instead of those discovered
                          (repeatable)
   --client NAME          only this client's configs (repeatable)
