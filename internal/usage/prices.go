@@ -216,6 +216,9 @@ func parseLiteLLM(data []byte) (*Prices, error) {
 			case "cache_read_input_token_cost":
 				dst = &e.CacheRead
 			}
+			if string(v) == "null" {
+				continue
+			}
 			if dst != nil {
 				var f float64
 				if err := json.Unmarshal(v, &f); err != nil {

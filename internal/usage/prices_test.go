@@ -185,7 +185,8 @@ func TestLoadLiteLLM(t *testing.T) {
     "cache_creation_input_token_cost": 6.25e-06, "cache_creation_input_token_cost_above_1hr": 1.2e-05, "cache_read_input_token_cost": 5e-07},
   "gpt-5.9": {"input_cost_per_token": 2e-06, "output_cost_per_token": 1.6e-05, "cache_read_input_token_cost": 2e-07,
     "input_cost_per_token_above_272k_tokens": 4e-06, "output_cost_per_token_above_272k_tokens": 2.4e-05},
-  "openrouter/vendor/only-here": {"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06},
+  "openrouter/vendor/only-here": {"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06, "cache_read_input_token_cost": null},
+  "no-input": {"input_cost_per_token": null, "output_cost_per_token": 2e-06},
   "text-embedding-9": {"input_cost_per_token": 1e-07, "mode": "embedding"}
 }`), 0o644)
 	p, err := usage.LoadPrices(path)
@@ -217,7 +218,7 @@ func TestLoadLiteLLM(t *testing.T) {
 			t.Errorf("%s: long context %+v, want %+v", tt.model, mp.LongContext, tt.lc)
 		}
 	}
-	for _, m := range []string{"text-embedding-9", "sample_spec"} {
+	for _, m := range []string{"text-embedding-9", "sample_spec", "no-input"} {
 		if _, _, ok := p.Lookup(m); ok {
 			t.Errorf("%s is priced", m)
 		}
