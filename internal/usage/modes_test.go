@@ -32,6 +32,7 @@ type claudeReq struct {
 	in, out int64
 	w5, w1  int64
 	read    int64
+	speed   string   // usage.speed, if any
 	costUSD *float64 // recorded costUSD, if any
 }
 
@@ -54,6 +55,9 @@ func (tr *tree) claude(reqs ...claudeReq) {
 		}
 		if r.costUSD != nil {
 			line["costUSD"] = *r.costUSD
+		}
+		if r.speed != "" {
+			line["message"].(map[string]any)["usage"].(map[string]any)["speed"] = r.speed
 		}
 		b, err := json.Marshal(line)
 		if err != nil {
@@ -379,6 +383,49 @@ func TestLongContextAgainstCcusage(t *testing.T) {
 		want := (float64(in)*rate.Input + 200000*rate.CacheRead + 3000*rate.Output) / 1e6
 		if u.Cost == nil || math.Abs(*u.Cost-want) > 1e-9 || math.Abs(codex[id]-want) > 1e-9 {
 			t.Errorf("%s: cost %s, ccusage %.9f, want %.9f", id, fmtCost(u.Cost), codex[id], want)
+		}
+	}
+}
+
+// TestFastAgainstCcusage prices fast-mode requests as ccusage 20.0.24 does:
+// Opus 4.6 and 4.7 at 6x, Opus 4.8 and 5 at 2x, a model without fast
+// rates at its standard ones.
+func TestFastAgainstCcusage(t *testing.T) {
+	tr := &tree{t: t, home: t.TempDir()}
+	models := []string{"claude-opus-4-6", "claude-opus-4-7", "claude-opus-4-8", "claude-opus-5", "claude-sonnet-4-6"}
+	var reqs []claudeReq
+	for i, m := range models {
+		for j, speed := range []string{"fast", "standard"} {
+			reqs = append(reqs, claudeReq{session: fmt.Sprintf("00000000-0000-4000-8000-%012d", 10*i+j), at: day1, model: m,
+				in: 50000, read: 100000, w5: 5000, out: 10000, speed: speed})
+		}
+	}
+	tr.claude(reqs...)
+	s := tr.store()
+	want := ccusageRows(t, tr.home, "claude", "session", "--mode", "calculate")
+	rep, err := usage.Build(context.Background(), s.DB(), usage.Options{By: "session", Source: "claude", Location: time.UTC, Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Usage) != len(reqs) {
+		t.Fatalf("%d sessions, want %d", len(rep.Usage), len(reqs))
+	}
+	for _, u := range rep.Usage {
+		_, id, _ := strings.Cut(u.Key, ":")
+		c := want[id]
+		if u.Cost == nil || c == 0 || math.Abs(*u.Cost-c) > 0.005*c {
+			t.Errorf("%s (%v): cost %s, ccusage %.6f", id, u.Models, fmtCost(u.Cost), c)
+		}
+	}
+	// Above 200,000 input tokens Opus 4.6's fast mode costs 12x input and
+	// 9x output (Anthropic); ccusage keeps 6x.
+	op, _, _ := usage.DefaultPrices().Lookup("claude-opus-4-6")
+	for _, tt := range []struct {
+		in   int64
+		want float64
+	}{{200000, 200000*30/1e6 + 1000*150/1e6}, {200001, 200001*60/1e6 + 1000*225/1e6}} {
+		if c := op.Cost(usage.Tokens{Input: tt.in, Output: 1000}, true); math.Abs(c-tt.want) > 1e-12 {
+			t.Errorf("opus 4.6 fast at %d: %.9f, want %.9f", tt.in, c, tt.want)
 		}
 	}
 }

@@ -34,6 +34,13 @@ type LongContext struct {
 	Rates
 }
 
+// FastRates are the rates of fast-mode requests, with their own
+// long-context rates where fast mode has them.
+type FastRates struct {
+	Rates
+	LongContext *LongContext `json:"longContext,omitempty"`
+}
+
 // ModelPrice is one model's prices.
 type ModelPrice struct {
 	Rates
@@ -42,7 +49,7 @@ type ModelPrice struct {
 	// Anthropic and OpenAI bill it.
 	LongContext *LongContext `json:"longContext,omitempty"`
 	// Fast rates apply to fast-mode requests.
-	Fast *Rates `json:"fast,omitempty"`
+	Fast *FastRates `json:"fast,omitempty"`
 	// Source is the id of the source (in Prices.Sources) the price was
 	// checked against.
 	Source string `json:"source,omitempty"`
@@ -137,13 +144,23 @@ func (r Rates) negative() bool {
 }
 
 func (m ModelPrice) check() error {
-	if m.negative() || m.LongContext != nil && m.LongContext.negative() || m.Fast != nil && m.Fast.negative() {
+	if m.negative() || m.LongContext != nil && m.LongContext.negative() || m.Fast != nil && m.Fast.negative() ||
+		m.Fast != nil && m.Fast.LongContext != nil && m.Fast.LongContext.negative() {
 		return fmt.Errorf("negative price")
 	}
-	if m.LongContext != nil && m.LongContext.Threshold <= 0 {
-		return fmt.Errorf("long-context threshold %d is not positive", m.LongContext.Threshold)
+	for _, lc := range []*LongContext{m.LongContext, m.fastLongContext()} {
+		if lc != nil && lc.Threshold <= 0 {
+			return fmt.Errorf("long-context threshold %d is not positive", lc.Threshold)
+		}
 	}
 	return nil
+}
+
+func (m ModelPrice) fastLongContext() *LongContext {
+	if m.Fast == nil {
+		return nil
+	}
+	return m.Fast.LongContext
 }
 
 // isLiteLLM reports whether a price file is LiteLLM's: an object of
@@ -347,16 +364,20 @@ func LongContextInput(t Tokens) int64 {
 
 // RatesFor are the rates a request pays: the long-context rates for the
 // whole request when its input exceeds the threshold (a request of
-// exactly the threshold pays standard rates), then fast mode's.
+// exactly the threshold pays standard rates); for a fast-mode request,
+// fast mode's rates (and fast mode's long-context rates above their
+// threshold). A model without fast rates pays its standard ones.
 func (mp ModelPrice) RatesFor(input int64, fast bool) Rates {
-	r := mp.Rates
-	if lc := mp.LongContext; lc != nil && input > lc.Threshold {
-		r = lc.Rates
-	}
 	if fast && mp.Fast != nil {
-		r = *mp.Fast
+		if lc := mp.Fast.LongContext; lc != nil && input > lc.Threshold {
+			return lc.Rates
+		}
+		return mp.Fast.Rates
 	}
-	return r
+	if lc := mp.LongContext; lc != nil && input > lc.Threshold {
+		return lc.Rates
+	}
+	return mp.Rates
 }
 
 // Cost prices one request.

@@ -118,7 +118,10 @@ func (t *PriceTable) WriteText(w io.Writer) error {
 			lc = "above " + render.Int(int(m.LongContext.Threshold)) + ": " + rates(m.LongContext.Rates)
 		}
 		if m.Fast != nil {
-			fast = rates(*m.Fast)
+			fast = rates(m.Fast.Rates)
+			if lc := m.Fast.LongContext; lc != nil {
+				fast += "; above " + render.Int(int(lc.Threshold)) + ": " + rates(lc.Rates)
+			}
 		}
 		since, src := m.Since, m.Source
 		if since == "" {
