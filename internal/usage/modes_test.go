@@ -27,6 +27,7 @@ type tree struct {
 // claudeReq is one Claude Code response line.
 type claudeReq struct {
 	session string
+	id      string // the message and request id, when a copy shares it
 	at      time.Time
 	model   string
 	in, out int64
@@ -43,11 +44,15 @@ func (tr *tree) claude(reqs ...claudeReq) {
 	files := map[string]*strings.Builder{}
 	for _, r := range reqs {
 		tr.n++
+		id := fmt.Sprintf("%04d", tr.n)
+		if r.id != "" {
+			id = r.id
+		}
 		line := map[string]any{
 			"parentUuid": nil, "isSidechain": false, "userType": "external", "cwd": "/home/u/proj", "sessionId": r.session,
-			"version": "2.0.30", "gitBranch": "main", "type": "assistant", "requestId": fmt.Sprintf("req_%04d", tr.n),
+			"version": "2.0.30", "gitBranch": "main", "type": "assistant", "requestId": "req_" + id,
 			"uuid": fmt.Sprintf("00000000-0000-4000-8000-%012d", tr.n), "timestamp": r.at.UTC().Format("2006-01-02T15:04:05.000Z"),
-			"message": map[string]any{"id": fmt.Sprintf("msg_%04d", tr.n), "type": "message", "role": "assistant", "model": r.model,
+			"message": map[string]any{"id": "msg_" + id, "type": "message", "role": "assistant", "model": r.model,
 				"content": []any{map[string]any{"type": "text", "text": "done"}},
 				"usage": map[string]any{"input_tokens": r.in, "cache_creation_input_tokens": r.w5 + r.w1, "cache_read_input_tokens": r.read,
 					"cache_creation": map[string]any{"ephemeral_5m_input_tokens": r.w5, "ephemeral_1h_input_tokens": r.w1},
@@ -140,7 +145,10 @@ var day1 = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 func modeTree(t *testing.T) *tree {
 	tr := &tree{t: t, home: t.TempDir()}
 	tr.claude(
-		claudeReq{session: "s1", at: day1, model: "claude-sonnet-4-5-20250929", in: 1200, out: 800, w5: 3000, read: 40000, costUSD: usd(0.25)},
+		// A streaming copy of the next response, with its partial output
+		// count and cost: the complete copy is the one counted.
+		claudeReq{session: "s1", id: "a", at: day1, model: "claude-sonnet-4-5-20250929", in: 1200, out: 12, w5: 3000, read: 40000, costUSD: usd(0.03)},
+		claudeReq{session: "s1", id: "a", at: day1, model: "claude-sonnet-4-5-20250929", in: 1200, out: 800, w5: 3000, read: 40000, costUSD: usd(0.25)},
 		claudeReq{session: "s1", at: day1.Add(time.Minute), model: "claude-sonnet-4-5-20250929", in: 300, out: 2500, w1: 5000, read: 45000},
 		claudeReq{session: "s1", at: day1.Add(2 * time.Minute), model: "claude-mystery-9", in: 100, out: 100, costUSD: usd(0.125)},
 		claudeReq{session: "s2", at: day1.Add(26 * time.Hour), model: "claude-opus-4-6", in: 50, out: 4000, w5: 12000, read: 90000},
