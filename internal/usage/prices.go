@@ -295,6 +295,16 @@ func parseLiteLLM(data []byte) (*Prices, error) {
 	if len(p.Models) == 0 {
 		return nil, fmt.Errorf("no models with input_cost_per_token and output_cost_per_token")
 	}
+	// A dated name (claude-opus-4-1-20250805) also answers for its
+	// undated one, unless the file has that too; the earliest date wins,
+	// as names sort.
+	dated := p.ModelNames()
+	for _, name := range dated {
+		short := dateSuffix.ReplaceAllString(bedrockSuffix.ReplaceAllString(name, ""), "")
+		if _, ok := p.Models[short]; !ok && short != name {
+			p.Models[short] = p.Models[name]
+		}
+	}
 	return p, nil
 }
 

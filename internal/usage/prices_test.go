@@ -187,6 +187,7 @@ func TestLoadLiteLLM(t *testing.T) {
     "input_cost_per_token_above_272k_tokens": 4e-06, "output_cost_per_token_above_272k_tokens": 2.4e-05},
   "openrouter/vendor/only-here": {"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06, "cache_read_input_token_cost": null},
   "no-input": {"input_cost_per_token": null, "output_cost_per_token": 2e-06},
+  "claude-opus-7-20270101": {"input_cost_per_token": 7e-06, "output_cost_per_token": 3.5e-05},
   "text-embedding-9": {"input_cost_per_token": 1e-07, "mode": "embedding"}
 }`), 0o644)
 	p, err := usage.LoadPrices(path)
@@ -207,6 +208,10 @@ func TestLoadLiteLLM(t *testing.T) {
 		{"gpt-5.9", usage.Rates{Input: 2, Output: 16, CacheRead: 0.2},
 			&usage.LongContext{Threshold: 272000, Rates: usage.Rates{Input: 4, Output: 24, CacheRead: 0.2}}},
 		{"only-here", usage.Rates{Input: 1, Output: 2}, nil},
+		// Only a dated entry: it answers for the undated name, and the
+		// dated one of another day.
+		{"claude-opus-7", usage.Rates{Input: 7, Output: 35}, nil},
+		{"claude-opus-7-20270315", usage.Rates{Input: 7, Output: 35}, nil},
 	}
 	for _, tt := range tests {
 		mp, _, ok := p.Lookup(tt.model)
