@@ -239,6 +239,9 @@ func TestClaudeCountTokens(t *testing.T) {
 // allocates a bounded amount per server (each server's launch key is
 // computed once, the report's slices are sized once).
 func TestNoLaunchMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts under the race detector are its own")
+	}
 	cfg := clients.Config{Client: clients.ClaudeCode, Path: "/p/.mcp.json", Scope: "project"}
 	for i := 0; i < clients.MaxServers; i++ {
 		s := server(fmt.Sprintf("s%d", i), "node")
