@@ -81,7 +81,14 @@ type fileRow struct {
 	tailStart                int64
 	state                    []byte
 	generation, corruptLines int64
+	reader                   int
 }
+
+// readerVersion is the version of the transcript readers. A file read by
+// an older version is read again from the top, so that what that version
+// missed or miscounted (2: requests without a request id, lines without a
+// type, API-error placeholders, Codex exit codes and durations) is right.
+const readerVersion = 2
 
 // job is one file to read.
 type job struct {
@@ -132,6 +139,7 @@ type toolRow struct {
 	callTS, resultTS            int64
 	tokens, bytes, nonText, est int
 	isError, spilled            bool
+	durationMs                  *int64 // recorded run time, when the result says
 	argsHash                    []byte
 	callLine, resultLine        int
 }
@@ -195,7 +203,7 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 		j := &job{file: f, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 		if row, ok := known[f.Path]; ok {
 			j.row = row
-			if row.size == j.size && row.mtime == j.mtime {
+			if row.size == j.size && row.mtime == j.mtime && row.reader >= readerVersion {
 				continue // unchanged
 			}
 		}
@@ -371,7 +379,7 @@ func (s *Store) release(owner string) {
 }
 
 func (s *Store) knownFiles(ctx context.Context) (map[string]*fileRow, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, path, size, mtime_ns, offset, lines, head_hash, tail_start, tail_hash, state, generation, corrupt FROM files`)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, path, size, mtime_ns, offset, lines, head_hash, tail_start, tail_hash, state, generation, corrupt, reader FROM files`)
 	if err != nil {
 		return nil, err
 	}
@@ -380,7 +388,7 @@ func (s *Store) knownFiles(ctx context.Context) (map[string]*fileRow, error) {
 	for rows.Next() {
 		var r fileRow
 		var path string
-		if err := rows.Scan(&r.id, &path, &r.size, &r.mtime, &r.offset, &r.lines, &r.headHash, &r.tailStart, &r.tailHash, &r.state, &r.generation, &r.corruptLines); err != nil {
+		if err := rows.Scan(&r.id, &path, &r.size, &r.mtime, &r.offset, &r.lines, &r.headHash, &r.tailStart, &r.tailHash, &r.state, &r.generation, &r.corruptLines, &r.reader); err != nil {
 			return nil, err
 		}
 		m[path] = &r
@@ -430,6 +438,8 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 	if r := j.row; r != nil {
 		start, lines, state, headHash = r.offset, r.lines, r.state, r.headHash
 		switch {
+		case r.reader < readerVersion:
+			reset = r.offset > 0 // read by older readers
 		case j.size < r.offset:
 			reset = true // it shrank
 		case r.offset > 0 && (!sameHash(f, 0, headHash) || !sameHash(f, r.tailStart, r.tailHash)):
@@ -587,6 +597,7 @@ func (s *Store) addTools(b *batch, src transcript.Source, line int, rec *transcr
 		t.resultTS = rec.Time.UnixMilli()
 		t.tokens, t.bytes, t.nonText, t.est = r.Tokens, r.Bytes, r.NonText, r.EstimatedTokens
 		t.isError, t.spilled = r.IsError, r.Spilled
+		t.durationMs = r.DurationMs
 		t.resultLine = line
 		if t.project == "" {
 			t.project = rec.Cwd

@@ -76,19 +76,59 @@ func (w *writer) queryRow(tx *sql.Tx, query string, args ...any) (*sql.Row, erro
 
 // dedupEntry is a stored request as de-duplication sees it. Entries that
 // share a slot are the same row reached by another request id.
+//
+// The rule is ccusage's: a request is its message id and request id; one
+// recorded without a request id is its message id, the sessionId its line
+// names and its timestamp (gateways reuse message ids across requests); one
+// without a message id is never a copy. A sidechain copy of a message under
+// another request id (a /btw replay) is a copy too.
 type dedupEntry struct {
 	requestID string
+	session   string // for a request without a request id
+	ts        int64  // likewise
 	slot      *dedupSlot
 }
 
+// matches reports whether the entry has q's key.
+func (e dedupEntry) matches(q *transcript.Request, ts int64) bool {
+	if e.requestID != q.RequestID {
+		return false
+	}
+	return q.RequestID != "" || (e.session == q.Session && e.ts == ts)
+}
+
+// dedupSlot is the copy a stored request row holds, and what decides
+// whether another copy replaces it.
 type dedupSlot struct {
 	id        int64
 	sidechain bool
 	total     int64
+	speed     bool
+	path      string // the copy's file and line
+	line      int
 	// pending is the row's insert while it waits for the end of its
 	// batch: a later copy in the same batch replaces its values in memory
 	// instead of updating the row.
 	pending *pendingRequest
+}
+
+// better reports whether copy c replaces the kept copy k: the copy outside
+// a sidechain, then the larger token total, then the one that records its
+// speed, as ccusage decides; then, where ccusage keeps the first copy it
+// reads (files in path order, lines in order), the copy earlier in that
+// order. The choice is the same whatever order files are ingested in.
+func (c *dedupSlot) better(k *dedupSlot) bool {
+	switch {
+	case c.sidechain != k.sidechain:
+		return k.sidechain
+	case c.total != k.total:
+		return c.total > k.total
+	case c.speed != k.speed:
+		return c.speed
+	case c.path != k.path:
+		return c.path < k.path
+	}
+	return c.line < k.line
 }
 
 // pendingRequest is a request row to insert at the end of a batch, in the
@@ -163,8 +203,8 @@ func (w *writer) apply(ctx context.Context, b *batch) error {
 			size, mtime = j.size, j.mtime
 		}
 		_, err = w.exec(tx, `UPDATE files SET size = ?, mtime_ns = ?, offset = ?, lines = ?, head_hash = ?, tail_start = ?, tail_hash = ?,
-			state = ?, corrupt = corrupt + ?, generation = ?, ingested_at = ? WHERE id = ?`,
-			size, mtime, b.offset, b.lines, b.headHash, b.tailStart, b.tailHash, b.state, b.corrupt, gen, now.UnixMilli(), id)
+			state = ?, corrupt = corrupt + ?, generation = ?, ingested_at = ?, reader = ? WHERE id = ?`,
+			size, mtime, b.offset, b.lines, b.headHash, b.tailStart, b.tailHash, b.state, b.corrupt, gen, now.UnixMilli(), readerVersion, id)
 		w.gens[j] = gen
 		return err
 	})
@@ -244,7 +284,7 @@ func (w *writer) clearFile(tx *sql.Tx, id int64) error {
 		`UPDATE tool_calls SET agent_id = NULL, sidechain = NULL, name = NULL, tool = NULL, server = NULL, plugin = NULL, builtin = NULL,
 			call_ts = NULL, args_hash = NULL, call_file_id = NULL, call_line = NULL WHERE call_file_id = ?`,
 		`UPDATE tool_calls SET result_ts = NULL, result_tokens = NULL, result_bytes = NULL, non_text = NULL, estimated_tokens = NULL,
-			is_error = NULL, spilled = NULL, result_file_id = NULL, result_line = NULL WHERE result_file_id = ?`,
+			is_error = NULL, spilled = NULL, duration_ms = NULL, result_file_id = NULL, result_line = NULL WHERE result_file_id = ?`,
 		`DELETE FROM tool_calls WHERE call_file_id IS NULL AND result_file_id IS NULL`,
 		`UPDATE sessions SET file_id = NULL WHERE file_id = ?1`,
 	} {
@@ -272,17 +312,17 @@ func (w *writer) clearFile(tx *sql.Tx, id int64) error {
 }
 
 const insertRequest = `INSERT INTO requests (source, session_id, agent_id, sidechain, file_id, line, ts, model, project, message_id, request_id,
-	input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, web_search, web_fetch, speed, cost_usd)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, web_search, web_fetch, speed, cost_usd, dedup_session)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const updateRequest = `UPDATE requests SET source = ?, session_id = ?, agent_id = ?, sidechain = ?, file_id = ?, line = ?, ts = ?, model = ?,
 	project = ?, message_id = ?, request_id = ?, input = ?, output = ?, cache_write_5m = ?, cache_write_1h = ?, cache_read = ?,
-	reasoning = ?, web_search = ?, web_fetch = ?, speed = ?, cost_usd = ? WHERE id = ?`
+	reasoning = ?, web_search = ?, web_fetch = ?, speed = ?, cost_usd = ?, dedup_session = ? WHERE id = ?`
 
 const upsertTool = `INSERT INTO tool_calls (source, session_id, call_id, agent_id, sidechain, name, tool, server, plugin, builtin, project,
 	call_ts, result_ts, result_tokens, result_bytes, non_text, estimated_tokens, is_error, spilled, args_hash,
-	call_file_id, call_line, result_file_id, result_line)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	call_file_id, call_line, result_file_id, result_line, duration_ms)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (source, session_id, call_id) DO UPDATE SET
 	agent_id = coalesce(excluded.agent_id, agent_id), sidechain = coalesce(excluded.sidechain, sidechain),
 	name = coalesce(excluded.name, name), tool = coalesce(excluded.tool, tool),
@@ -295,7 +335,8 @@ const upsertTool = `INSERT INTO tool_calls (source, session_id, call_id, agent_i
 	is_error = coalesce(excluded.is_error, is_error), spilled = coalesce(excluded.spilled, spilled),
 	args_hash = coalesce(excluded.args_hash, args_hash),
 	call_file_id = coalesce(excluded.call_file_id, call_file_id), call_line = coalesce(excluded.call_line, call_line),
-	result_file_id = coalesce(excluded.result_file_id, result_file_id), result_line = coalesce(excluded.result_line, result_line)`
+	result_file_id = coalesce(excluded.result_file_id, result_file_id), result_line = coalesce(excluded.result_line, result_line),
+	duration_ms = CASE WHEN excluded.result_file_id IS NOT NULL THEN excluded.duration_ms ELSE duration_ms END`
 
 const upsertSession = `INSERT INTO sessions (source, session_id, project, first_ts, last_ts, file_id) VALUES (?, ?, ?, ?, ?, ?)
 	ON CONFLICT (source, session_id) DO UPDATE SET
@@ -355,8 +396,12 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 			continue
 		}
 		u := q.Usage
+		dedupSession := ""
+		if q.MessageID != "" && q.RequestID == "" {
+			dedupSession = q.Session
+		}
 		args := []any{src, rec.SessionID, rec.AgentID, rec.Sidechain, fileID, lr.line, t, q.Model, rec.Cwd, q.MessageID, q.RequestID,
-			u.Input, u.Output, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Reasoning, u.WebSearch, u.WebFetch, q.Speed, q.CostUSD}
+			u.Input, u.Output, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Reasoning, u.WebSearch, u.WebFetch, q.Speed, q.CostUSD, dedupSession}
 		if q.MessageID == "" {
 			pending = append(pending, &pendingRequest{args: args})
 			newReqs++
@@ -367,9 +412,14 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 		}
 		key := src + "\x00" + q.MessageID
 		entries := w.dedup[key]
+		entry := dedupEntry{requestID: q.RequestID}
+		if q.RequestID == "" {
+			entry.session, entry.ts = q.Session, t
+		}
+		cand := dedupSlot{sidechain: rec.Sidechain, total: u.Total(), speed: q.Speed != "", path: b.job.file.Path, line: lr.line}
 		var match *dedupSlot
 		for _, e := range entries {
-			if e.requestID == q.RequestID {
+			if e.matches(q, t) {
 				match = e.slot
 				break
 			}
@@ -378,33 +428,30 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 			for _, e := range entries {
 				if rec.Sidechain || e.slot.sidechain {
 					match = e.slot
-					w.dedup[key] = append(entries, dedupEntry{q.RequestID, match})
+					entry.slot = match
+					w.dedup[key] = append(entries, entry)
 					break
 				}
 			}
 		}
 		if match != nil {
-			// Keep the non-sidechain copy, then the one with the larger total.
 			dups++
-			replace := u.Total() > match.total
-			if rec.Sidechain != match.sidechain {
-				replace = match.sidechain
-			}
-			if replace {
+			if cand.better(match) {
 				if match.pending != nil {
 					match.pending.args = args
 				} else if _, err := upd.Exec(append(args, match.id)...); err != nil {
 					return 0, 0, err
 				}
-				match.sidechain, match.total = rec.Sidechain, u.Total()
+				match.sidechain, match.total, match.speed, match.path, match.line = cand.sidechain, cand.total, cand.speed, cand.path, cand.line
 			}
 			continue
 		}
-		slot := &dedupSlot{sidechain: rec.Sidechain, total: u.Total()}
+		slot := &cand
 		slot.pending = &pendingRequest{args: args, slot: slot}
 		pending = append(pending, slot.pending)
 		newReqs++
-		w.dedup[key] = append(entries, dedupEntry{q.RequestID, slot})
+		entry.slot = slot
+		w.dedup[key] = append(entries, entry)
 	}
 	for _, p := range pending {
 		res, err := ins.Exec(p.args...)
@@ -431,7 +478,7 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 				agent, name, tool, server, plugin, project                      any
 				sidechain, builtin, callTS, callFile, callLine, argsHash        any
 				resultTS, tokens, nbytes, nonText, est, isErr, spilled, resFile any
-				resLine                                                         any
+				resLine, duration                                               any
 			)
 			if c.hasCall {
 				agent, sidechain, name, tool, plugin, builtin = c.agent, c.sidechain, c.name, c.tool, nullIf(c.plugin), c.builtin
@@ -444,9 +491,12 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 			if c.hasResult {
 				resultTS, tokens, nbytes, nonText, est = c.resultTS, c.tokens, c.bytes, c.nonText, c.est
 				isErr, spilled, resFile, resLine = c.isError, c.spilled, fileID, c.resultLine
+				if c.durationMs != nil {
+					duration = *c.durationMs
+				}
 			}
 			if _, err := up.Exec(c.source, c.session, c.callID, agent, sidechain, name, tool, server, plugin, builtin, project,
-				callTS, resultTS, tokens, nbytes, nonText, est, isErr, spilled, argsHash, callFile, callLine, resFile, resLine); err != nil {
+				callTS, resultTS, tokens, nbytes, nonText, est, isErr, spilled, argsHash, callFile, callLine, resFile, resLine, duration); err != nil {
 				return 0, 0, err
 			}
 			t := c.callTS
@@ -488,8 +538,9 @@ func (w *writer) loadDedup(tx *sql.Tx) error {
 		return nil
 	}
 	w.dedup = map[string][]dedupEntry{}
-	rows, err := tx.Query(`SELECT id, source, message_id, request_id, sidechain,
-		input + output + cache_write_5m + cache_write_1h + cache_read FROM requests WHERE message_id <> ''`)
+	rows, err := tx.Query(`SELECT r.id, r.source, r.message_id, r.request_id, r.dedup_session, r.ts, r.sidechain,
+		r.input + r.output + r.cache_write_5m + r.cache_write_1h + r.cache_read, r.speed <> '', f.path, r.line
+		FROM requests r JOIN files f ON f.id = r.file_id WHERE r.message_id <> ''`)
 	if err != nil {
 		return err
 	}
@@ -497,13 +548,18 @@ func (w *writer) loadDedup(tx *sql.Tx) error {
 	for rows.Next() {
 		var (
 			slot            dedupSlot
+			e               dedupEntry
 			src, msg, reqID string
 		)
-		if err := rows.Scan(&slot.id, &src, &msg, &reqID, &slot.sidechain, &slot.total); err != nil {
+		if err := rows.Scan(&slot.id, &src, &msg, &reqID, &e.session, &e.ts, &slot.sidechain, &slot.total, &slot.speed, &slot.path, &slot.line); err != nil {
 			return err
 		}
+		e.requestID, e.slot = reqID, &slot
+		if reqID != "" {
+			e.session, e.ts = "", 0
+		}
 		key := src + "\x00" + msg
-		w.dedup[key] = append(w.dedup[key], dedupEntry{reqID, &slot})
+		w.dedup[key] = append(w.dedup[key], e)
 	}
 	w.loaded = true
 	return rows.Err()

@@ -36,6 +36,7 @@ type claudeLine struct {
 	AgentID         string `json:"agentId"`
 	RequestID       string `json:"requestId"`
 	CostUSD         *float64
+	IsAPIError      bool `json:"isApiErrorMessage"`
 	Message         *claudeMessage
 	CompactMetadata *struct {
 		Trigger   string `json:"trigger"`
@@ -292,6 +293,8 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 			l.AgentID, err = str(key, val)
 		case "requestId":
 			l.RequestID, err = str(key, val)
+		case "isApiErrorMessage":
+			l.IsAPIError = string(val) == "true"
 		case "isSidechain":
 			switch string(val) {
 			case "true":
@@ -329,46 +332,47 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 	if rec.AgentID == "" && l.IsSidechain {
 		rec.AgentID = l.AgentID
 	}
-	switch {
-	case l.Type == "assistant" && l.Message != nil:
-		if u := l.Message.Usage; u != nil {
-			r := &Request{
-				MessageID: l.Message.ID,
-				RequestID: l.RequestID,
-				Model:     l.Message.Model,
-				Speed:     u.Speed,
-				CostUSD:   l.CostUSD,
-				Usage: Usage{
-					Input:         u.InputTokens,
-					Output:        u.OutputTokens,
-					CacheRead:     u.CacheReadInputTokens,
-					CacheCreation: u.CacheCreationInputTokens,
-					CacheWrite5m:  u.CacheCreationInputTokens,
-				},
-			}
-			if c := u.CacheCreation; c != nil {
-				// The split, when given, is the truth (as ccusage takes it).
-				r.Usage.CacheWrite5m, r.Usage.CacheWrite1h = c.Ephemeral5m, c.Ephemeral1h
-				r.Usage.CacheCreation = c.Ephemeral5m + c.Ephemeral1h
-			}
-			if s := u.ServerToolUse; s != nil {
-				r.Usage.WebSearch, r.Usage.WebFetch = s.WebSearch, s.WebFetch
-			}
-			rec.Request = r
+	// Usage counts whatever the line's type, as ccusage counts it: lines
+	// without a type (older and third-party writers) carry requests too.
+	if m := l.Message; m != nil && m.Usage != nil && !syntheticError(&l) {
+		u := m.Usage
+		r := &Request{
+			MessageID: m.ID,
+			RequestID: l.RequestID,
+			Session:   l.SessionID,
+			Model:     m.Model,
+			Speed:     u.Speed,
+			CostUSD:   l.CostUSD,
+			Usage: Usage{
+				Input:         u.InputTokens,
+				Output:        u.OutputTokens,
+				CacheRead:     u.CacheReadInputTokens,
+				CacheCreation: u.CacheCreationInputTokens,
+				CacheWrite5m:  u.CacheCreationInputTokens,
+			},
 		}
+		if c := u.CacheCreation; c != nil {
+			// The split, when given, is the truth (as ccusage takes it).
+			r.Usage.CacheWrite5m, r.Usage.CacheWrite1h = c.Ephemeral5m, c.Ephemeral1h
+			r.Usage.CacheCreation = c.Ephemeral5m + c.Ephemeral1h
+		}
+		if s := u.ServerToolUse; s != nil {
+			r.Usage.WebSearch, r.Usage.WebFetch = s.WebSearch, s.WebFetch
+		}
+		rec.Request = r
+	}
+	switch {
+	case (l.Type == "assistant" || l.Type == "") && l.Message != nil:
 		for _, b := range blocks(l.Message.Content) {
 			if b.Type == "tool_use" && b.ID != "" && b.Name != "" {
 				rec.Calls = append(rec.Calls, ToolCall{ID: b.ID, Name: b.Name, Tool: ParseToolName(b.Name), Args: bytes.Clone(b.Input)})
 			}
 		}
-	case l.Type == "user" && l.Message != nil:
-		for _, b := range blocks(l.Message.Content) {
-			if b.Type == "tool_result" && b.ToolUseID != "" {
-				r := ToolResult{ID: b.ToolUseID, IsError: b.IsError}
-				r.addContent(b.Content)
-				rec.Results = append(rec.Results, r)
-			}
+		if l.Type == "" {
+			rec.Results = toolResults(l.Message.Content)
 		}
+	case l.Type == "user" && l.Message != nil:
+		rec.Results = toolResults(l.Message.Content)
 	case l.Type == "system" && (l.Subtype == "compact_boundary" || l.Subtype == "microcompact_boundary"):
 		c := &Compaction{Trigger: l.Subtype}
 		if m := l.CompactMetadata; m != nil {
@@ -391,6 +395,39 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 		return nil, errors.New("no session id")
 	}
 	return rec, nil
+}
+
+// syntheticError reports a line that Claude Code wrote itself in place of
+// a response (an API error, a usage limit): model "<synthetic>" or
+// isApiErrorMessage, with no tokens. No request was billed, so none is
+// counted. (ccusage counts the tokens of every line with usage; these
+// have none, so its totals are the same.)
+func syntheticError(l *claudeLine) bool {
+	if l.Message.Model != "<synthetic>" && !l.IsAPIError {
+		return false
+	}
+	u := l.Message.Usage
+	zero := u.InputTokens == 0 && u.OutputTokens == 0 && u.CacheCreationInputTokens == 0 && u.CacheReadInputTokens == 0
+	if c := u.CacheCreation; c != nil {
+		zero = zero && c.Ephemeral5m == 0 && c.Ephemeral1h == 0
+	}
+	if s := u.ServerToolUse; s != nil {
+		zero = zero && s.WebSearch == 0 && s.WebFetch == 0
+	}
+	return zero
+}
+
+// toolResults reads the tool_result blocks of a message's content.
+func toolResults(content []byte) []ToolResult {
+	var rs []ToolResult
+	for _, b := range blocks(content) {
+		if b.Type == "tool_result" && b.ToolUseID != "" {
+			r := ToolResult{ID: b.ToolUseID, IsError: b.IsError}
+			r.addContent(b.Content)
+			rs = append(rs, r)
+		}
+	}
+	return rs
 }
 
 // blocks splits a message's content when it is an array of blocks,

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -230,26 +233,34 @@ func (p *CodexParser) ParseLine(line []byte) (*Record, error) {
 
 // codexOutput reads a function call's output: a string, an MCP-style
 // object {content, isError} or {output, success}, or an array of content
-// blocks.
+// blocks. A shell command's exit code and run time are read from what
+// Codex wrote around its output (see shellOutcome).
 func codexOutput(r *ToolResult, out json.RawMessage) {
 	out = bytes.TrimSpace(out)
 	if len(out) == 0 {
 		return
 	}
 	switch out[0] {
-	case '"', '[':
+	case '"':
+		r.addContent(out)
+		if len(r.Texts) == 1 {
+			shellOutcome(r, r.Texts[0])
+		}
+	case '[':
 		r.addContent(out)
 	case '{':
 		var o struct {
-			Content json.RawMessage `json:"content"`
-			Output  json.RawMessage `json:"output"`
-			IsError *bool           `json:"isError"`
-			Success *bool           `json:"success"`
+			Content  json.RawMessage `json:"content"`
+			Output   json.RawMessage `json:"output"`
+			IsError  *bool           `json:"isError"`
+			Success  *bool           `json:"success"`
+			Metadata *shellMetadata  `json:"metadata"`
 		}
 		if json.Unmarshal(out, &o) != nil {
 			r.addOther(out)
 			return
 		}
+		defer o.Metadata.apply(r)
 		switch {
 		case len(o.Content) > 0:
 			r.addContent(o.Content)
@@ -261,5 +272,70 @@ func codexOutput(r *ToolResult, out json.RawMessage) {
 		r.IsError = (o.IsError != nil && *o.IsError) || (o.Success != nil && !*o.Success)
 	default:
 		r.addOther(out)
+	}
+}
+
+// shellMetadata is what Codex 0.3x to 0.5x recorded of a shell command,
+// beside its output: {"output": "...", "metadata": {"exit_code": 1,
+// "duration_seconds": 12.5}}, written as an object or as a JSON string.
+type shellMetadata struct {
+	ExitCode        *int64   `json:"exit_code"`
+	DurationSeconds *float64 `json:"duration_seconds"`
+}
+
+// apply records m's exit code (non-zero: an error) and duration in r.
+func (m *shellMetadata) apply(r *ToolResult) {
+	if m == nil {
+		return
+	}
+	if m.ExitCode != nil && *m.ExitCode != 0 {
+		r.IsError = true
+	}
+	if d := m.DurationSeconds; d != nil && *d >= 0 && *d < 1e9 {
+		ms := int64(math.Round(*d * 1000))
+		r.DurationMs = &ms
+	}
+}
+
+var (
+	// Codex 0.6x and later write a shell command's outcome as text
+	// before its output: "Exit code: 1\nWall time: 2.5 seconds\nOutput:\n…",
+	// or for exec_command "Chunk ID: …\nWall time: 0.05 seconds\nProcess
+	// exited with code 1\n…".
+	exitCodeRE = regexp.MustCompile(`(?m)^(?:Exit code: |Process exited with code )(-?\d+)\s*$`)
+	wallTimeRE = regexp.MustCompile(`(?m)^Wall time: (\d+(?:\.\d+)?) seconds\s*$`)
+)
+
+// shellOutcome reads a shell command's exit code and run time from the
+// text of its output: the JSON of {output, metadata} (Codex 0.3x to 0.5x)
+// or the header lines of later versions. Only the header, before the
+// command's own output, is read.
+func shellOutcome(r *ToolResult, text string) {
+	t := strings.TrimSpace(text)
+	if strings.HasPrefix(t, "{") && strings.Contains(t, `"metadata"`) {
+		var o struct {
+			Metadata *shellMetadata `json:"metadata"`
+		}
+		if json.Unmarshal([]byte(t), &o) == nil {
+			o.Metadata.apply(r)
+		}
+		return
+	}
+	head := t
+	if i := strings.Index(head, "\nOutput:"); i >= 0 {
+		head = head[:i]
+	} else if len(head) > 512 {
+		head = head[:512]
+	}
+	if m := exitCodeRE.FindStringSubmatch(head); m != nil {
+		if n, err := strconv.ParseInt(m[1], 10, 64); err == nil && n != 0 {
+			r.IsError = true
+		}
+	}
+	if m := wallTimeRE.FindStringSubmatch(head); m != nil {
+		if f, err := strconv.ParseFloat(m[1], 64); err == nil && f < 1e9 {
+			ms := int64(math.Round(f * 1000))
+			r.DurationMs = &ms
+		}
 	}
 }

@@ -67,8 +67,12 @@ type Request struct {
 	MessageID string `json:"messageId,omitempty"`
 	// RequestID is the API request id (req_…), when recorded.
 	RequestID string `json:"requestId,omitempty"`
-	Model     string `json:"model"`
-	Usage     Usage  `json:"usage"`
+	// Session is the sessionId the line itself names, which a line copied
+	// into a resumed session keeps (Claude Code). It is part of the
+	// de-duplication key of a request recorded without a request id.
+	Session string `json:"session,omitempty"`
+	Model   string `json:"model"`
+	Usage   Usage  `json:"usage"`
 	// Speed is "fast" for fast-mode requests, when recorded.
 	Speed string `json:"speed,omitempty"`
 	// CostUSD is the cost Claude Code recorded in the line (costUSD), when
@@ -108,6 +112,9 @@ type ToolResult struct {
 	Spilled bool `json:"spilled,omitempty"`
 	// Tokens is the exact o200k_base count of Texts, filled in by Count.
 	Tokens int `json:"tokens"`
+	// DurationMs is how long the tool ran, when the transcript records it
+	// (Codex's shell metadata and "Wall time"), in milliseconds.
+	DurationMs *int64 `json:"durationMs,omitempty"`
 }
 
 // Count fills in r.Tokens with count over every text part.

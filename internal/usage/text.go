@@ -3,6 +3,7 @@ package usage
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -66,6 +67,13 @@ func (r *Report) table() table {
 			t.header = append([]string{"SESSION", "STARTED", "PROJECT"}, t.header[1:]...)
 			t.align = append([]render.Align{L, L, L}, t.align[1:]...)
 		}
+		// Reasoning, a part of output, where the agent records it (Codex).
+		reasoning := r.Totals.Tokens.Reasoning > 0
+		if reasoning {
+			i := slices.Index(t.header, "OUTPUT") + 1
+			t.header = slices.Insert(t.header, i, "REASONING")
+			t.align = slices.Insert(t.align, i, R)
+		}
 		for _, u := range r.Usage {
 			var row []string
 			if r.By == "session" {
@@ -78,8 +86,11 @@ func (r *Report) table() table {
 			} else {
 				row = []string{u.Key}
 			}
-			row = append(row, render.Int(u.Requests), render.Int(int(u.Tokens.Input)), render.Int(int(u.Tokens.Output)),
-				render.Int(int(u.Tokens.CacheWrite5m+u.Tokens.CacheWrite1h)), render.Int(int(u.Tokens.CacheRead)), render.Int(int(u.Tokens.Total)),
+			row = append(row, render.Int(u.Requests), render.Int(int(u.Tokens.Input)), render.Int(int(u.Tokens.Output)))
+			if reasoning {
+				row = append(row, render.Int(int(u.Tokens.Reasoning)))
+			}
+			row = append(row, render.Int(int(u.Tokens.CacheWrite5m+u.Tokens.CacheWrite1h)), render.Int(int(u.Tokens.CacheRead)), render.Int(int(u.Tokens.Total)),
 				cost(u.Cost, u.CostPartial))
 			if r.By != "model" {
 				row = append(row, render.Int(u.ToolCalls), render.Int(int(u.ResultTokens)))
@@ -158,11 +169,15 @@ func (r *Report) summary() []string {
 		head += ", project " + r.Project
 	}
 	t := r.Totals
+	output := render.Int(int(t.Tokens.Output)) + " output"
+	if t.Tokens.Reasoning > 0 {
+		output += " (" + render.Int(int(t.Tokens.Reasoning)) + " of it reasoning)"
+	}
 	lines := []string{
 		head,
-		fmt.Sprintf("%s requests in %s sessions: %s tokens (%s input, %s output, %s cache writes, %s cache reads), cost %s",
+		fmt.Sprintf("%s requests in %s sessions: %s tokens (%s input, %s, %s cache writes, %s cache reads), cost %s",
 			render.Int(t.Requests), render.Int(t.Sessions), render.Int(int(t.Tokens.Total)), render.Int(int(t.Tokens.Input)),
-			render.Int(int(t.Tokens.Output)), render.Int(int(t.Tokens.CacheWrite5m+t.Tokens.CacheWrite1h)), render.Int(int(t.Tokens.CacheRead)),
+			output, render.Int(int(t.Tokens.CacheWrite5m+t.Tokens.CacheWrite1h)), render.Int(int(t.Tokens.CacheRead)),
 			t.totalCost()),
 		fmt.Sprintf("%s tool calls (%s to MCP servers, %s errors); results %s tokens, of which MCP %s (o200k_base)",
 			render.Int(t.ToolCalls), render.Int(t.MCPCalls), render.Int(t.ToolErrors), render.Int(int(t.ResultTokens)), render.Int(int(t.MCPResultTokens))),
@@ -193,7 +208,7 @@ func (r *Report) notes() []string {
 	case "display":
 		p = "costs as the transcripts recorded them (display mode)"
 	}
-	n = append(n, p+"; latency is from a tool call to its result as the agent logged them, including any wait for permission")
+	n = append(n, p+"; latency is the run time the transcript records (Codex shell commands), else from a tool call to its result as the agent logged them, including any wait for permission")
 	if r.By == "server" || r.By == "tool" {
 		n = append(n, "result tokens are exact o200k_base counts of the results' text; images and other blocks are estimated (est.)")
 	}

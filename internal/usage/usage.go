@@ -4,10 +4,12 @@
 // result tokens, latency). Prices come from a dated table embedded in the
 // binary (prices.json, which names its sources) or from a file.
 //
-// Latency is the time from the tool call's timestamp to its result's
-// timestamp, as the agent wrote them: it includes any time the agent
-// waited for the user to allow the call. Calls without a result have no
-// latency and are counted as unanswered.
+// Latency is how long the tool ran where the transcript records it (Codex
+// shell commands: duration_seconds, "Wall time"); otherwise the time from
+// the tool call's timestamp to its result's timestamp, as the agent wrote
+// them, which includes any time the agent waited for the user to allow the
+// call. Calls without a result have no latency and are counted as
+// unanswered.
 package usage
 
 import (
@@ -59,11 +61,15 @@ type Tokens struct {
 	CacheWrite1h int64 `json:"cacheWrite1h"`
 	CacheRead    int64 `json:"cacheRead"`
 	Total        int64 `json:"total"`
+	// Reasoning is the part of Output spent on reasoning, where the agent
+	// records it (Codex); it is in Output and Total already.
+	Reasoning int64 `json:"reasoning"`
 }
 
 func (t *Tokens) add(u Tokens) {
 	t.Input += u.Input
 	t.Output += u.Output
+	t.Reasoning += u.Reasoning
 	t.CacheWrite5m += u.CacheWrite5m
 	t.CacheWrite1h += u.CacheWrite1h
 	t.CacheRead += u.CacheRead
@@ -332,7 +338,7 @@ func projectMatch(filter, project string) bool {
 
 func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions map[string]sessionInfo) error {
 	where, args := window(o, "ts")
-	rows, err := db.QueryContext(ctx, `SELECT source, session_id, ts, model, project, input, output, cache_write_5m, cache_write_1h, cache_read, speed, cost_usd
+	rows, err := db.QueryContext(ctx, `SELECT source, session_id, ts, model, project, input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, speed, cost_usd
 		FROM requests`+where+` ORDER BY ts, source, session_id, message_id, request_id, model, input, output`, args...)
 	if err != nil {
 		return fmt.Errorf("reading requests: %w", err)
@@ -355,7 +361,7 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 		var ts int64
 		var t Tokens
 		var recorded sql.NullFloat64
-		if err := rows.Scan(&src, &sess, &ts, &model, &project, &t.Input, &t.Output, &t.CacheWrite5m, &t.CacheWrite1h, &t.CacheRead, &speed, &recorded); err != nil {
+		if err := rows.Scan(&src, &sess, &ts, &model, &project, &t.Input, &t.Output, &t.CacheWrite5m, &t.CacheWrite1h, &t.CacheRead, &t.Reasoning, &speed, &recorded); err != nil {
 			return err
 		}
 		t.Total = t.Input + t.Output + t.CacheWrite5m + t.CacheWrite1h + t.CacheRead
@@ -495,7 +501,7 @@ func toolRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions ma
 	}
 	where, args := window(o, "coalesce(call_ts, result_ts)")
 	rows, err := db.QueryContext(ctx, `SELECT source, session_id, coalesce(name, ''), coalesce(tool, ''), coalesce(server, ''), coalesce(plugin, ''),
-		call_ts IS NOT NULL, result_ts IS NOT NULL, coalesce(result_ts - call_ts, -1), coalesce(result_tokens, 0), coalesce(estimated_tokens, 0),
+		call_ts IS NOT NULL, result_ts IS NOT NULL, coalesce(duration_ms, result_ts - call_ts, -1), coalesce(result_tokens, 0), coalesce(estimated_tokens, 0),
 		coalesce(non_text, 0), coalesce(is_error, 0), coalesce(project, ''), coalesce(args_hash, x'')
 		FROM tool_calls`+where, args...)
 	if err != nil {
