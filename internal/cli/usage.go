@@ -20,7 +20,7 @@ func init() {
 	register(&Command{
 		Name:  "usage",
 		Short: "what the sessions you ran cost: requests, tokens, prices, per MCP server and tool",
-		Usage: `mcpcost usage [--by server|tool|session|day|model|project] [--days N | --since DATE --until DATE]
+		Usage: `mcpcost usage [--by server|tool|session|day|model|project] [--split-agents] [--days N | --since DATE --until DATE]
               [--project PATH] [--source claude|codex|all] [--tz ZONE] [--json | --markdown]
               [--db PATH] [--no-ingest] [--prices FILE] [--mode auto|calculate|display]
               [--claude-dir DIR]... [--codex-dir DIR]...
@@ -36,19 +36,29 @@ bytes not read before are read: the first run reads everything, later runs
 only what the agents wrote since. The store keeps history that the agents
 delete (Claude Code keeps 30 days by default).
 
-Requests are de-duplicated as ccusage does (one per API message, the copy
-with the largest total, the main conversation's copy before a sidechain's),
-so daily and per-session totals equal ccusage's.
+Requests are de-duplicated as ccusage does: one per message id and request
+id, or, for a request recorded without a request id (LLM gateways), per
+message id, session and time; the copy kept is the main conversation's
+before a sidechain's, then the one with the largest total, then the first in
+path order. Daily totals equal ccusage's daily report. By session, Claude
+Code's older sub-agent files (agent-<id>.jsonl beside the sessions, 2.0.x
+to 2.1.1) are added to the session that started them; with --split-agents
+each is a session of its own, as ccusage lists them, and per-session totals
+equal ccusage's session report (but where a gateway reuses a message id
+within a session: ccusage's session report keeps one of those requests,
+its daily report and mcpcost every one).
 
 By server and by tool, every tool call is paired with its result: calls,
 errors, the result's exact o200k_base token count (total, average,
 maximum; images and other non-text blocks are estimated and marked est.),
-repeated calls with identical arguments, and latency p50/p95 from the call
-to its result as the agent logged them (this includes any wait for the
-user's permission). Arguments are never stored, only a keyed hash of them.
+repeated calls with identical arguments, and latency p50/p95: the run time
+the transcript records (Codex shell commands), else from the call to its
+result as the agent logged them (this includes any wait for the user's
+permission). A Codex shell command that exits non-zero is an error. Arguments are never stored, only a keyed hash of them.
 
 Flags:
   --by DIM         server (default), tool, session, day, model or project
+  --split-agents   by session: older sub-agent files as sessions of their own
   --days N         the last N days, today included (in --tz); 1 to 36525,
                    0 or none for all history
   --since DATE     from DATE (YYYY-MM-DD, YYYYMMDD or RFC 3339)
@@ -81,6 +91,7 @@ partial.`,
 func runUsage(env *Env, args []string) int {
 	f := newFlags("usage")
 	by := f.String("by", "server", "")
+	splitAgents := f.Bool("split-agents", "")
 	days := f.Int("days", 0, "")
 	since := f.String("since", "", "")
 	until := f.String("until", "", "")
@@ -105,7 +116,7 @@ func runUsage(env *Env, args []string) int {
 	if *asJSON && *asMarkdown {
 		return usageError(env, "usage", "--json and --markdown exclude each other")
 	}
-	o := usage.Options{By: *by, Project: *project, Source: *source, Mode: *mode, Now: env.Now()}
+	o := usage.Options{By: *by, Project: *project, Source: *source, Mode: *mode, Now: env.Now(), SplitAgents: *splitAgents}
 	validMode := false
 	for _, m := range usage.Modes {
 		validMode = validMode || m == o.Mode
@@ -124,6 +135,9 @@ func runUsage(env *Env, args []string) int {
 	}
 	if !valid {
 		return usageError(env, "usage", "--by must be one of %s, not %q", strings.Join(usage.Dimensions, ", "), o.By)
+	}
+	if o.SplitAgents && o.By != "session" {
+		return usageError(env, "usage", "--split-agents goes with --by session")
 	}
 	loc, err := location(env, *tz)
 	if err != nil {

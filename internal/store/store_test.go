@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,8 +153,15 @@ func totalsOf(s *Store) (string, error) {
 }
 
 func TestIngestMatchesManifest(t *testing.T) {
+	t.Run("plain", func(t *testing.T) { testIngestMatchesManifest(t, transcripttest.Small()) })
+	q := transcripttest.Small()
+	q.Quirks = true
+	t.Run("quirks", func(t *testing.T) { testIngestMatchesManifest(t, q) })
+}
+
+func testIngestMatchesManifest(t *testing.T, o transcripttest.Options) {
 	home := t.TempDir()
-	m, err := transcripttest.Generate(home, transcripttest.Small())
+	m, err := transcripttest.Generate(home, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +227,7 @@ func TestIngestMatchesManifest(t *testing.T) {
 		var tokens, latency int64
 		var isErr bool
 		var hash []byte
-		err := s.DB().QueryRow(`SELECT name, server, result_tokens, result_ts - call_ts, is_error, args_hash FROM tool_calls WHERE source = ? AND session_id = ? AND call_id = ?`,
+		err := s.DB().QueryRow(`SELECT name, server, result_tokens, coalesce(duration_ms, result_ts - call_ts), is_error, args_hash FROM tool_calls WHERE source = ? AND session_id = ? AND call_id = ?`,
 			c.Source, c.SessionID, c.ID).Scan(&name, &server, &tokens, &latency, &isErr, &hash)
 		if err != nil {
 			t.Errorf("call %s: %v", c.ID, err)
@@ -616,6 +624,76 @@ func TestLeaseOfDeadProcess(t *testing.T) {
 				t.Errorf("a lease that may be live was taken over: %+v", st)
 			}
 			t.Logf("waited %v, ingest %v", st.Waited, took)
+		})
+	}
+}
+
+// TestIngestOrder ingests the same tree (with resumed sessions, whose
+// copied requests tie, and gateway requests) file by file in several
+// orders, and all at once: the stored requests are the same every time,
+// the copies kept where ccusage keeps them.
+func TestIngestOrder(t *testing.T) {
+	full := t.TempDir()
+	o := transcripttest.Small()
+	o.Quirks = true
+	if _, err := transcripttest.Generate(full, o); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	filepath.WalkDir(full, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(full, p)
+			files = append(files, rel)
+		}
+		return nil
+	})
+	rows := func(s *Store) string {
+		var b strings.Builder
+		r, err := s.DB().Query(`SELECT r.source, r.session_id, r.message_id, r.request_id, r.ts, r.input, r.output, f.path
+			FROM requests r JOIN files f ON f.id = r.file_id ORDER BY 1, 2, 3, 4, 5, 6, 7`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		for r.Next() {
+			var src, sess, msg, req, path string
+			var ts, in, out int64
+			r.Scan(&src, &sess, &msg, &req, &ts, &in, &out, &path)
+			fmt.Fprintln(&b, src, sess, msg, req, ts, in, out, filepath.Base(path))
+		}
+		return b.String()
+	}
+	ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
+	ingest(t, ref, full)
+	want := rows(ref)
+	if !strings.Contains(want, " msg_gw_0  ") {
+		t.Fatal("the tree has no gateway requests")
+	}
+	for seed := uint64(1); seed <= 4; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			order := append([]string(nil), files...)
+			rnd := rand.New(rand.NewPCG(seed, seed))
+			rnd.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			home := t.TempDir()
+			s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+			// One to three files at a time: every copy meets the others
+			// in another order.
+			for len(order) > 0 {
+				n := min(len(order), 1+rnd.IntN(3))
+				for _, rel := range order[:n] {
+					data, err := os.ReadFile(filepath.Join(full, rel))
+					if err != nil {
+						t.Fatal(err)
+					}
+					os.MkdirAll(filepath.Dir(filepath.Join(home, rel)), 0o755)
+					os.WriteFile(filepath.Join(home, rel), data, 0o644)
+				}
+				order = order[n:]
+				ingest(t, s, home)
+			}
+			if got := rows(s); got != want {
+				t.Errorf("requests differ from one ingest of the whole tree:\n%s\nwant:\n%s", got, want)
+			}
 		})
 	}
 }

@@ -48,6 +48,11 @@ type Options struct {
 	// one are unpriced).
 	Mode string
 	Now  time.Time
+	// SplitAgents, by session, lists each of Claude Code's older sub-agent
+	// files (<project>/agent-<id>.jsonl, 2.0.x to 2.1.1) as a session of
+	// its own, keyed by the file's name, as ccusage lists them, instead of
+	// adding it to the session that started it.
+	SplitAgents bool
 }
 
 // Modes are the ways a request's cost is found.
@@ -86,6 +91,9 @@ type Report struct {
 	Timezone    string    `json:"timezone"`
 	Source      string    `json:"source"`
 	Project     string    `json:"project,omitempty"`
+	// SplitAgents is set when older sub-agent files are sessions of their
+	// own (Options.SplitAgents).
+	SplitAgents bool      `json:"splitAgents,omitempty"`
 	Prices      PriceInfo `json:"prices"`
 	Mode        string    `json:"mode"`
 	Totals      Totals    `json:"totals"`
@@ -211,6 +219,7 @@ func Build(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 		Timezone:    o.Location.String(),
 		Source:      o.Source,
 		Project:     o.Project,
+		SplitAgents: o.SplitAgents && o.By == "session",
 		Prices:      PriceInfo{Updated: o.Prices.Updated, File: o.Prices.File, Sources: o.Prices.Sources},
 		Mode:        o.Mode,
 		Usage:       []UsageRow{},
@@ -338,7 +347,8 @@ func projectMatch(filter, project string) bool {
 
 func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions map[string]sessionInfo) error {
 	where, args := window(o, "ts")
-	rows, err := db.QueryContext(ctx, `SELECT source, session_id, ts, model, project, input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, speed, cost_usd
+	rows, err := db.QueryContext(ctx, `SELECT source, session_id, ts, model, project, input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, speed, cost_usd,
+		`+agentFile(o, "requests.file_id")+`
 		FROM requests`+where+` ORDER BY ts, source, session_id, message_id, request_id, model, input, output`, args...)
 	if err != nil {
 		return fmt.Errorf("reading requests: %w", err)
@@ -348,6 +358,7 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 	costs := map[string]*costSum{}
 	var total costSum
 	models := map[string]map[string]bool{}
+	parents := map[string]string{} // split sub-agent rows: their session
 	seenSessions := map[string]bool{}
 	unpriced := map[string]bool{}
 	// A model's price, looked up once per model rather than per request.
@@ -357,11 +368,11 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 	}
 	priced := map[string]price{}
 	for rows.Next() {
-		var src, sess, model, project, speed string
+		var src, sess, model, project, speed, agent string
 		var ts int64
 		var t Tokens
 		var recorded sql.NullFloat64
-		if err := rows.Scan(&src, &sess, &ts, &model, &project, &t.Input, &t.Output, &t.CacheWrite5m, &t.CacheWrite1h, &t.CacheRead, &t.Reasoning, &speed, &recorded); err != nil {
+		if err := rows.Scan(&src, &sess, &ts, &model, &project, &t.Input, &t.Output, &t.CacheWrite5m, &t.CacheWrite1h, &t.CacheRead, &t.Reasoning, &speed, &recorded, &agent); err != nil {
 			return err
 		}
 		t.Total = t.Input + t.Output + t.CacheWrite5m + t.CacheWrite1h + t.CacheRead
@@ -396,12 +407,26 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 		if key == "" {
 			continue
 		}
+		if agent != "" {
+			key = src + ":" + agent
+			parents[key] = sk
+		}
 		g := groups[key]
 		if g == nil {
 			g = &UsageRow{Key: key}
 			groups[key] = g
 			costs[key] = &costSum{}
 			models[key] = map[string]bool{}
+		}
+		if agent != "" {
+			// A sub-agent file's own span: its first and last request.
+			f, l := time.UnixMilli(ts).In(o.Location), time.UnixMilli(ts).In(o.Location)
+			if g.First == nil || f.Before(*g.First) {
+				g.First = &f
+			}
+			if g.Last == nil || l.After(*g.Last) {
+				g.Last = &l
+			}
 		}
 		g.Requests++
 		g.Tokens.add(t)
@@ -427,6 +452,11 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 		g.Unpriced = costs[key].unpriced
 		if o.By == "session" {
 			src, id, _ := strings.Cut(key, ":")
+			if parent, ok := parents[key]; ok {
+				g.Source, g.Project = src, sessions[parent].project
+				r.Usage = append(r.Usage, *g)
+				continue
+			}
 			s := sessions[src+"\x00"+id]
 			g.Source, g.Project = src, s.project
 			if s.first > 0 {
@@ -622,16 +652,17 @@ func toolTotals(ctx context.Context, db *sql.DB, o Options, r *Report, sessions 
 	}
 	where, args := window(o, "coalesce(call_ts, result_ts)")
 	rows, err := db.QueryContext(ctx, `SELECT source, session_id, coalesce(server, ''), coalesce(result_tokens, 0), coalesce(is_error, 0),
-		coalesce(project, ''), coalesce(call_ts, result_ts) FROM tool_calls`+where, args...)
+		coalesce(project, ''), coalesce(call_ts, result_ts), `+agentFile(o, "coalesce(tool_calls.call_file_id, tool_calls.result_file_id)")+`
+		FROM tool_calls`+where, args...)
 	if err != nil {
 		return fmt.Errorf("reading tool calls: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var src, sess, server, project string
+		var src, sess, server, project, agent string
 		var tokens, ts int64
 		var isErr bool
-		if err := rows.Scan(&src, &sess, &server, &tokens, &isErr, &project, &ts); err != nil {
+		if err := rows.Scan(&src, &sess, &server, &tokens, &isErr, &project, &ts, &agent); err != nil {
 			return err
 		}
 		if project == "" {
@@ -652,7 +683,11 @@ func toolTotals(ctx context.Context, db *sql.DB, o Options, r *Report, sessions 
 		if o.By == "model" {
 			continue
 		}
-		i, ok := idx[groupKey(o, src, sess, "", project, ts)]
+		key := groupKey(o, src, sess, "", project, ts)
+		if agent != "" {
+			key = src + ":" + agent
+		}
+		i, ok := idx[key]
 		if !ok {
 			continue // a group without requests in the period
 		}
@@ -668,6 +703,17 @@ func costOf(c *float64) float64 {
 		return 0
 	}
 	return *c
+}
+
+// agentFile is the SQL for the name of the older-style sub-agent file
+// (agent-<id>, beside the sessions) that the file with id fileCol is, when
+// the report splits them out (SplitAgents, by session); the empty string
+// otherwise.
+func agentFile(o Options, fileCol string) string {
+	if !o.SplitAgents || o.By != "session" {
+		return "''"
+	}
+	return `coalesce((SELECT f.agent_id FROM files f WHERE f.id = ` + fileCol + ` AND f.session_id = '' AND f.agent_id <> ''), '')`
 }
 
 // roundCost rounds to a billionth of a dollar, so that sums do not show

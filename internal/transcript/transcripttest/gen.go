@@ -8,7 +8,8 @@
 // message under a new request id, sub-agent files, compaction markers,
 // tool results spilled to tool-results/, images, errors, corrupt lines and
 // truncated last lines; and Codex rollouts with cumulative (and repeated)
-// token counts, both tool naming styles and call_id joins.
+// token counts, both tool naming styles and call_id joins. Options.Quirks
+// adds the shapes that readers get wrong (see there).
 package transcripttest
 
 import (
@@ -46,6 +47,17 @@ type Options struct {
 	Defects bool
 	// KeepTexts keeps every tool result's text in the manifest.
 	KeepTexts bool
+	// Quirks adds the shapes of real trees that readers get wrong: Claude
+	// sessions through an LLM gateway (message ids reused across requests,
+	// sessions and days, no request ids), a resumed session that starts
+	// with copies of another session's lines, Claude Code's older sub-agent
+	// files (<project>/agent-<id>.jsonl, 2.0.x to 2.1.1), API-error
+	// placeholders (model <synthetic>), lines with usage and no type; and
+	// Codex rollouts of several versions (0.47: shell output as JSON with
+	// its exit code and duration, written at the call's timestamp; 0.63:
+	// "Exit code:" and "Wall time:" headers; 0.128: exec_command's
+	// "Process exited with code"), failed commands among them.
+	Quirks bool
 }
 
 // Small is a tree for unit tests: every feature, a few kilobytes.
@@ -82,6 +94,11 @@ type Request struct {
 	CacheRead int64     `json:"cacheRead"`
 	Sidechain bool      `json:"sidechain,omitempty"`
 	AgentID   string    `json:"agentId,omitempty"`
+	// Reasoning is the part of Output spent reasoning (Codex).
+	Reasoning int64 `json:"reasoning,omitempty"`
+	// AgentFile names the older-style sub-agent file (agent-<id>) that
+	// holds the request, which ccusage lists as a session of its own.
+	AgentFile string `json:"agentFile,omitempty"`
 }
 
 // Call is one tool call and its result.
@@ -142,6 +159,11 @@ func Generate(home string, o Options) (*Manifest, error) {
 	}
 	for i := 0; i < o.Codex; i++ {
 		if err := g.codexSession(i); err != nil {
+			return nil, err
+		}
+	}
+	if o.Quirks {
+		if err := g.quirks(); err != nil {
 			return nil, err
 		}
 	}
@@ -692,6 +714,34 @@ type xUsage struct {
 
 var codexModels = []string{"gpt-5-codex", "gpt-5", "gpt-5-codex"}
 
+// codexVersions are the rollout formats Options.Quirks writes, one per
+// session in turn.
+var codexVersions = []string{"0.47.0", "0.63.0", "0.128.0"}
+
+// shellOutput writes a shell command's output as Codex version writes it,
+// failing one command in three, and returns it with the duration it
+// records (which a reader must take for the latency) and whether it failed.
+// lat is the time between the call's and the result's timestamps.
+func (g *gen) shellOutput(version, text string, lat time.Duration) (string, time.Duration, bool) {
+	code := 0
+	if g.rnd.IntN(3) == 0 {
+		code = 1 + g.rnd.IntN(127)
+	}
+	switch version {
+	case "0.47.0":
+		// Up to 70 s, though the timestamps say nothing.
+		d := time.Duration(g.rnd.IntN(70000)) * time.Millisecond
+		b, _ := json.Marshal(map[string]any{"output": text, "metadata": map[string]any{"exit_code": code, "duration_seconds": d.Seconds()}})
+		return string(b), d, code != 0
+	case "0.63.0":
+		d := (lat * 9 / 10).Truncate(time.Millisecond)
+		return fmt.Sprintf("Exit code: %d\nWall time: %.4f seconds\nOutput:\n%s", code, d.Seconds(), text), d, code != 0
+	}
+	d := (lat * 8 / 10).Truncate(time.Millisecond)
+	return fmt.Sprintf("Chunk ID: %04x\nWall time: %.4f seconds\nProcess exited with code %d\nOriginal token count: %d\nOutput:\n%s",
+		g.rnd.IntN(1<<16), d.Seconds(), code, len(text)/4, text), d, code != 0
+}
+
 var codexTools = []string{"shell", "shell", "mcp__github__search_issues", "ns:mcp__linear__:list_issues", "apply_patch", "mcp__postgres__query"}
 
 func (g *gen) codexSession(i int) error {
@@ -701,7 +751,11 @@ func (g *gen) codexSession(i int) error {
 	rel := fmt.Sprintf(".codex/sessions/%s/rollout-%s-%s.jsonl", now.Format("2006/01/02"), now.Format("2006-01-02T15-04-05"), id)
 	w := &writer{rel: rel}
 	model := codexModels[i%len(codexModels)]
-	w.add(xLine{ts(now), "session_meta", map[string]any{"id": id, "timestamp": ts(now), "cwd": cwd, "originator": "codex_cli_rs", "cli_version": "0.128.0",
+	version := "0.128.0"
+	if g.o.Quirks {
+		version = codexVersions[i%len(codexVersions)]
+	}
+	w.add(xLine{ts(now), "session_meta", map[string]any{"id": id, "timestamp": ts(now), "cwd": cwd, "originator": "codex_cli_rs", "cli_version": version,
 		"instructions": nil, "git": map[string]any{"branch": "main"}}})
 	var total xUsage
 	context := int64(9000)
@@ -728,6 +782,7 @@ func (g *gen) codexSession(i int) error {
 			default:
 				w.add(xLine{ts(now), "response_item", map[string]any{"type": "function_call", "name": name, "arguments": args, "call_id": callID}})
 			}
+			callAt := now
 			lat := time.Duration(50+g.rnd.IntN(3000)) * time.Millisecond
 			now = now.Add(lat)
 			out := g.text(g.resultSize())
@@ -735,8 +790,17 @@ func (g *gen) codexSession(i int) error {
 			if name == "apply_patch" {
 				typ = "custom_tool_call_output"
 			}
+			failed := false
+			if g.o.Quirks && name == "shell" {
+				out, lat, failed = g.shellOutput(version, out, lat)
+				if version == "0.47.0" {
+					// The result is written at the call's timestamp: only
+					// the recorded duration tells how long it ran.
+					now = callAt
+				}
+			}
 			w.add(xLine{ts(now), "response_item", map[string]any{"type": typ, "call_id": callID, "output": out}})
-			c := Call{Source: "codex", SessionID: id, ID: callID, Name: full, Latency: lat, Args: args}
+			c := Call{Source: "codex", SessionID: id, ID: callID, Name: full, Latency: lat, Args: args, IsError: failed}
 			if g.o.KeepTexts {
 				c.Texts = []string{out}
 			}
@@ -751,7 +815,7 @@ func (g *gen) codexSession(i int) error {
 		total = xUsage{total.Input + in, total.Cached + cached, total.Output + out, total.Reasoning + reason, total.Total + in + out}
 		now = now.Add(2 * time.Second)
 		w.add(xLine{ts(now), "event_msg", map[string]any{"type": "token_count", "info": map[string]any{"total_token_usage": total, "last_token_usage": last, "model_context_window": 272000}}})
-		g.m.Requests = append(g.m.Requests, Request{Source: "codex", SessionID: id, Time: now, Model: model, Project: cwd, Input: in - cached, Output: out, CacheRead: cached})
+		g.m.Requests = append(g.m.Requests, Request{Source: "codex", SessionID: id, Time: now, Model: model, Project: cwd, Input: in - cached, Output: out, CacheRead: cached, Reasoning: reason})
 		if g.rnd.IntN(2) == 0 {
 			// Codex repeats the same total: counted once.
 			w.add(xLine{ts(now.Add(time.Second)), "event_msg", map[string]any{"type": "token_count", "info": map[string]any{"total_token_usage": total, "last_token_usage": last, "model_context_window": 272000}}})
