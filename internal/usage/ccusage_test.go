@@ -198,3 +198,164 @@ func TestLoadPrices(t *testing.T) {
 	}
 	_ = fmt.Sprint
 }
+
+// TestAgainstCcusageQuirks compares with ccusage 20.0.24 on the shapes that
+// readers get wrong (transcripttest's Quirks): gateway requests without
+// request ids, a resumed session, an older sub-agent file, an API-error
+// placeholder, lines without a type, and Codex rollouts of versions 0.47,
+// 0.63 and 0.128. Daily totals and Codex sessions equal ccusage's to the
+// token; Claude sessions, with --split-agents, too, but where ccusage's
+// session report keeps one of the requests a gateway gave the same message
+// id within a session (its daily report keeps each, as mcpcost does): there
+// the difference is exactly those requests.
+func TestAgainstCcusageQuirks(t *testing.T) {
+	home := t.TempDir()
+	o := transcripttest.Small()
+	o.Quirks = true
+	o.Sessions, o.Codex = 4, 6
+	m, err := transcripttest.Generate(home, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(filepath.Join(t.TempDir(), "usage.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Ingest(context.Background(), store.IngestOptions{
+		ClaudeRoots: []string{filepath.Join(home, ".claude", "projects")},
+		CodexRoots:  []string{filepath.Join(home, ".codex", "sessions")},
+		Count:       token.O200k().Count,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	agentFiles := map[string]string{} // older sub-agent file: its session
+	var reasoning int64
+	for _, r := range m.Requests {
+		if r.AgentFile != "" {
+			agentFiles[r.AgentFile] = r.SessionID
+		}
+		reasoning += r.Reasoning
+	}
+	if len(agentFiles) == 0 || reasoning == 0 {
+		t.Fatal("the tree has no older sub-agent file or no reasoning tokens")
+	}
+	build := func(t *testing.T, by, source string, split bool) map[string]usage.UsageRow {
+		rep, err := usage.Build(context.Background(), s.DB(), usage.Options{By: by, Source: source, Location: time.UTC, Now: time.Now(), SplitAgents: split})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]usage.UsageRow{}
+		for _, r := range rep.Usage {
+			key := r.Key
+			if by == "session" {
+				_, key, _ = strings.Cut(key, ":")
+			}
+			got[key] = r
+		}
+		if source == "codex" && by == "day" && rep.Totals.Tokens.Reasoning != reasoning {
+			t.Errorf("reasoning %d, want %d", rep.Totals.Tokens.Reasoning, reasoning)
+		}
+		return got
+	}
+	// What ccusage's session report drops: requests without a request id
+	// whose message id and line session repeat (the largest is kept).
+	collapsed := map[string]usage.Tokens{}
+	rows, err := s.DB().Query(`SELECT session_id, sum(input), sum(output), sum(cache_write_5m + cache_write_1h), sum(cache_read) FROM (
+		SELECT session_id, input, output, cache_write_5m, cache_write_1h, cache_read, row_number() OVER (
+			PARTITION BY source, dedup_session, message_id ORDER BY input + output + cache_write_5m + cache_write_1h + cache_read DESC, ts, id) AS n
+		FROM requests WHERE source = 'claude' AND message_id <> '' AND request_id = '') WHERE n > 1 GROUP BY session_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		var c usage.Tokens
+		rows.Scan(&id, &c.Input, &c.Output, &c.CacheWrite5m, &c.CacheRead)
+		c.Total = c.Input + c.Output + c.CacheWrite5m + c.CacheRead
+		collapsed[id] = c
+	}
+	rows.Close()
+	if len(collapsed) == 0 {
+		t.Fatal("no gateway requests share a message id within a session")
+	}
+	check := func(t *testing.T, key string, g usage.UsageRow, w ccusageRow, less usage.Tokens) {
+		t.Helper()
+		gt := g.Tokens
+		in, out, cw, cr, total := gt.Input-less.Input, gt.Output-less.Output, gt.CacheWrite5m+gt.CacheWrite1h-less.CacheWrite5m, gt.CacheRead-less.CacheRead, gt.Total-less.Total
+		if in != w.InputTokens || out != w.OutputTokens || cw != w.CacheCreationTokens || cr != w.CacheReadTokens || total != w.TotalTokens {
+			t.Errorf("%s: tokens in %d out %d cw %d cr %d total %d; ccusage in %d out %d cw %d cr %d total %d", key,
+				in, out, cw, cr, total, w.InputTokens, w.OutputTokens, w.CacheCreationTokens, w.CacheReadTokens, w.TotalTokens)
+		}
+		if c := w.cost(); less == (usage.Tokens{}) && math.Abs(g.Cost-c) > 0.005*c {
+			t.Errorf("%s: cost %.6f, ccusage %.6f", key, g.Cost, c)
+		}
+	}
+	for _, tc := range []struct {
+		source, by string
+		args       []string
+	}{
+		{"claude", "day", []string{"claude", "daily"}},
+		{"codex", "day", []string{"codex", "daily"}},
+		{"codex", "session", []string{"codex", "session"}},
+		{"all", "day", []string{"daily"}},
+		{"claude", "session", []string{"claude", "session"}},
+	} {
+		t.Run(tc.source+"-"+tc.by, func(t *testing.T) {
+			want := ccusage(t, home, tc.args...)
+			got := build(t, tc.by, tc.source, tc.source == "claude" && tc.by == "session")
+			if len(want) != len(got) || len(want) < 2 {
+				t.Errorf("%d rows, ccusage has %d", len(got), len(want))
+			}
+			for _, w := range want {
+				key := w.Date
+				if w.Period != "" {
+					key = w.Period
+				}
+				if tc.by == "session" {
+					key = w.SessionID
+					if w.SessionFile != "" {
+						key = w.SessionFile[len(w.SessionFile)-36:]
+					}
+				}
+				g, ok := got[key]
+				if !ok {
+					t.Errorf("%s: ccusage has it, mcpcost does not", key)
+					continue
+				}
+				var less usage.Tokens
+				if tc.by == "session" {
+					less = collapsed[key]
+				}
+				check(t, key, g, w, less)
+			}
+		})
+	}
+	// Without --split-agents, an older sub-agent file is in its session:
+	// the session's row is ccusage's session and agent rows together.
+	t.Run("claude-session-parents", func(t *testing.T) {
+		want := map[string]ccusageRow{}
+		for _, w := range ccusage(t, home, "claude", "session") {
+			want[w.SessionID] = w
+		}
+		got := build(t, "session", "claude", false)
+		for file, parent := range agentFiles {
+			if _, ok := got[file]; ok {
+				t.Errorf("%s is a session of its own without --split-agents", file)
+			}
+			w, a := want[parent], want[file]
+			if a.TotalTokens == 0 {
+				t.Fatalf("ccusage does not list %s as a session", file)
+			}
+			w.InputTokens += a.InputTokens
+			w.OutputTokens += a.OutputTokens
+			w.CacheCreationTokens += a.CacheCreationTokens
+			w.CacheReadTokens += a.CacheReadTokens
+			w.TotalTokens += a.TotalTokens
+			tc, ac := w.cost(), a.cost()
+			sum := tc + ac
+			w.TotalCost = &sum
+			check(t, parent, got[parent], w, collapsed[parent])
+		}
+	})
+}
