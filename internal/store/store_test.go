@@ -697,3 +697,43 @@ func TestIngestOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestOlderReaderReread: files read by an older version of the readers are
+// read again from the top, so that what it miscounted is put right; a file
+// no longer on disk keeps what was read of it.
+func TestOlderReaderReread(t *testing.T) {
+	home := t.TempDir()
+	o := transcripttest.Small()
+	o.Quirks = true
+	if _, err := transcripttest.Generate(home, o); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	first := ingest(t, s, home)
+	want := totals(t, s)
+	// What an older reader left: some requests missing, every file marked
+	// as read by it, one file gone since.
+	var gone string
+	s.DB().QueryRow(`SELECT path FROM files WHERE path LIKE '%agent-%' LIMIT 1`).Scan(&gone)
+	if gone == "" {
+		t.Fatal("no older sub-agent file")
+	}
+	data, _ := os.ReadFile(gone)
+	os.Remove(gone)
+	if _, err := s.DB().Exec(`DELETE FROM requests WHERE request_id = '' AND file_id NOT IN (SELECT id FROM files WHERE path = ?)`, gone); err != nil {
+		t.Fatal(err)
+	}
+	s.DB().Exec(`UPDATE files SET reader = 1`)
+	st := ingest(t, s, home)
+	if st.FilesReread != first.Files-1 {
+		t.Errorf("%d files read again, want %d", st.FilesReread, first.Files-1)
+	}
+	if got := totals(t, s); got != want {
+		t.Errorf("after reading again:\n%s\nwant:\n%s", got, want)
+	}
+	// Unchanged and read by this version: not read again.
+	if st := ingest(t, s, home); st.FilesRead != 0 {
+		t.Errorf("%d files read a third time", st.FilesRead)
+	}
+	os.WriteFile(gone, data, 0o644)
+}

@@ -101,8 +101,10 @@ func (r *Report) table() table {
 	return t
 }
 
+// short shortens a session id to its first 8 characters; an older
+// sub-agent file's name (agent-<id>) is shown whole.
 func short(id string) string {
-	if len(id) > 8 {
+	if len(id) > 8 && !strings.HasPrefix(id, "agent-") {
 		return id[:8]
 	}
 	return id

@@ -177,3 +177,114 @@ func TestBuildRejectsUnknownGrouping(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestSplitAgents: by session, an older sub-agent file (agent-<id>.jsonl
+// beside the sessions) is in the session that started it, or with
+// SplitAgents a session of its own with its own span; either way the
+// totals are the same. Codex reasoning tokens are shown where output is.
+func TestSplitAgents(t *testing.T) {
+	home := t.TempDir()
+	o := transcripttest.Small()
+	o.Quirks = true
+	m, err := transcripttest.Generate(home, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(filepath.Join(t.TempDir(), "usage.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Ingest(context.Background(), store.IngestOptions{
+		ClaudeRoots: []string{filepath.Join(home, ".claude", "projects")},
+		CodexRoots:  []string{filepath.Join(home, ".codex", "sessions")},
+		Count:       token.O200k().Count,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		parent      string
+		requests    int
+		total       int64
+		first, last time.Time
+	}
+	agents := map[string]*want{}
+	var reasoning int64
+	for _, r := range m.Requests {
+		reasoning += r.Reasoning
+		if r.AgentFile == "" {
+			continue
+		}
+		w := agents["claude:"+r.AgentFile]
+		if w == nil {
+			w = &want{parent: "claude:" + r.SessionID, first: r.Time, last: r.Time}
+			agents["claude:"+r.AgentFile] = w
+		}
+		w.requests++
+		w.total += r.Input + r.Output + r.Cache5m + r.Cache1h + r.CacheRead
+		w.first, w.last = minTime(w.first, r.Time), maxTime(w.last, r.Time)
+	}
+	if len(agents) == 0 {
+		t.Fatal("no older sub-agent file in the tree")
+	}
+	build := func(split bool) (*usage.Report, map[string]usage.UsageRow) {
+		rep, err := usage.Build(context.Background(), s.DB(), usage.Options{By: "session", Location: time.UTC, Now: fixedNow, SplitAgents: split})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := map[string]usage.UsageRow{}
+		for _, r := range rep.Usage {
+			rows[r.Key] = r
+		}
+		return rep, rows
+	}
+	joined, jrows := build(false)
+	split, srows := build(true)
+	if !split.SplitAgents || joined.SplitAgents || len(srows) != len(jrows)+len(agents) {
+		t.Fatalf("split %v with %d rows, joined %v with %d rows, %d agent files", split.SplitAgents, len(srows), joined.SplitAgents, len(jrows), len(agents))
+	}
+	if split.Totals != joined.Totals {
+		t.Errorf("totals differ: split %+v, joined %+v", split.Totals, joined.Totals)
+	}
+	for key, w := range agents {
+		a, ok := srows[key]
+		if !ok {
+			t.Errorf("%s: no row of its own", key)
+			continue
+		}
+		p, sp := jrows[w.parent], srows[w.parent]
+		if a.Requests != w.requests || a.Tokens.Total != w.total || a.First == nil || !a.First.Equal(w.first) || !a.Last.Equal(w.last) ||
+			a.Project != p.Project || a.Source != "claude" {
+			t.Errorf("%s: %+v; want %d requests, %d tokens, %v to %v, project %s", key, a, w.requests, w.total, w.first, w.last, p.Project)
+		}
+		if p.Tokens.Total != sp.Tokens.Total+a.Tokens.Total || p.Requests != sp.Requests+a.Requests || p.ToolCalls != sp.ToolCalls+a.ToolCalls {
+			t.Errorf("%s: joined %+v is not split %+v and agent %+v", w.parent, p, sp, a)
+		}
+	}
+	if joined.Totals.Tokens.Reasoning != reasoning || reasoning == 0 {
+		t.Errorf("reasoning %d, want %d", joined.Totals.Tokens.Reasoning, reasoning)
+	}
+	var text bytes.Buffer
+	if err := split.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"REASONING", render.Int(int(reasoning)) + " of it reasoning", "claude:agent-"} {
+		if !strings.Contains(text.String(), s) {
+			t.Errorf("the text has no %q:\n%s", s, text.String())
+		}
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
