@@ -27,18 +27,22 @@ type ClaudeParser struct {
 
 // claudeLine is the part of a Claude Code line that matters here.
 type claudeLine struct {
-	Type            string `json:"type"`
-	Subtype         string `json:"subtype"`
-	SessionID       string `json:"sessionId"`
-	Timestamp       string `json:"timestamp"`
-	Cwd             string `json:"cwd"`
-	IsSidechain     bool   `json:"isSidechain"`
-	AgentID         string `json:"agentId"`
-	RequestID       string `json:"requestId"`
-	CostUSD         *float64
-	IsAPIError      bool `json:"isApiErrorMessage"`
-	Message         *claudeMessage
-	CompactMetadata *struct {
+	Type        string `json:"type"`
+	Subtype     string `json:"subtype"`
+	SessionID   string `json:"sessionId"`
+	Timestamp   string `json:"timestamp"`
+	Cwd         string `json:"cwd"`
+	IsSidechain bool   `json:"isSidechain"`
+	AgentID     string `json:"agentId"`
+	RequestID   string `json:"requestId"`
+	CostUSD     *float64
+	IsAPIError  bool   `json:"isApiErrorMessage"`
+	Version     string `json:"version"`
+	// hasVersion is set when the line names a version; empty when its
+	// sessionId or requestId is an empty string.
+	hasVersion, empty bool
+	Message           *claudeMessage
+	CompactMetadata   *struct {
 		Trigger   string `json:"trigger"`
 		PreTokens int64  `json:"preTokens"`
 	} `json:"compactMetadata"`
@@ -49,6 +53,8 @@ type claudeMessage struct {
 	Model   string
 	Content []byte // raw: a string or an array of blocks
 	Usage   *claudeUsage
+	// empty is set when id or model is an empty string.
+	empty bool
 }
 
 // decodeMessage reads a line's message: the id, model and usage are
@@ -63,8 +69,10 @@ func decodeMessage(val []byte) (*claudeMessage, error) {
 		switch key {
 		case "id":
 			m.ID, err = str("message.id", v)
+			m.empty = m.empty || string(v) == `""`
 		case "model":
 			m.Model, err = str("message.model", v)
+			m.empty = m.empty || string(v) == `""`
 		case "content":
 			m.Content = v
 		case "usage":
@@ -285,6 +293,10 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 			l.Subtype, err = str(key, val)
 		case "sessionId":
 			l.SessionID, err = str(key, val)
+			l.empty = l.empty || string(val) == `""`
+		case "version":
+			l.Version, err = str(key, val)
+			l.hasVersion = true
 		case "timestamp":
 			l.Timestamp, err = str(key, val)
 		case "cwd":
@@ -293,6 +305,7 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 			l.AgentID, err = str(key, val)
 		case "requestId":
 			l.RequestID, err = str(key, val)
+			l.empty = l.empty || string(val) == `""`
 		case "isApiErrorMessage":
 			l.IsAPIError = string(val) == "true"
 		case "isSidechain":
@@ -334,7 +347,7 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 	}
 	// Usage counts whatever the line's type, as ccusage counts it: lines
 	// without a type (older and third-party writers) carry requests too.
-	if m := l.Message; m != nil && m.Usage != nil && !syntheticError(&l) {
+	if m := l.Message; m != nil && m.Usage != nil && !syntheticError(&l) && ccusageValid(line, &l) {
 		u := m.Usage
 		r := &Request{
 			MessageID: m.ID,
@@ -395,6 +408,52 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 		return nil, errors.New("no session id")
 	}
 	return rec, nil
+}
+
+// nullable are the members that ccusage refuses to see as null anywhere
+// on a line (its loader's schema has them as optional strings, numbers or
+// booleans, and null is none of those).
+var nullable = map[string]bool{"id": true, "cwd": true, "model": true, "speed": true, "costUSD": true, "version": true,
+	"sessionId": true, "requestId": true, "isApiErrorMessage": true, "cache_read_input_tokens": true, "cache_creation_input_tokens": true}
+
+var patNull = []byte(`":null`)
+
+// ccusageValid reports whether ccusage counts the usage of line: it drops
+// a line whose version is not of the form 1.2.3, whose sessionId,
+// requestId, message id or model is an empty string, or where one of the
+// nullable members is null (written "key":null, as Claude Code writes
+// JSON). Its totals are the truth mcpcost's equal, so such a line's usage
+// is not counted either; its tool calls and results still are.
+func ccusageValid(line []byte, l *claudeLine) bool {
+	if l.empty || l.Message.empty || (l.hasVersion && !semverPrefix(l.Version)) {
+		return false
+	}
+	for rest, off := line, 0; ; {
+		i := bytes.Index(rest, patNull)
+		if i < 0 {
+			return true
+		}
+		if j := bytes.LastIndexByte(rest[:i], '"'); j >= 0 && nullable[string(rest[j+1:i])] {
+			return false
+		}
+		off += i + len(patNull)
+		rest = line[off:]
+	}
+}
+
+// semverPrefix reports whether v starts with digits.digits.digit.
+func semverPrefix(v string) bool {
+	for part := 0; part < 2; part++ {
+		n := 0
+		for n < len(v) && v[n] >= '0' && v[n] <= '9' {
+			n++
+		}
+		if n == 0 || n == len(v) || v[n] != '.' {
+			return false
+		}
+		v = v[n+1:]
+	}
+	return len(v) > 0 && v[0] >= '0' && v[0] <= '9'
 }
 
 // syntheticError reports a line that Claude Code wrote itself in place of

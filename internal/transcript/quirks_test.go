@@ -1,6 +1,7 @@
 package transcript_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mcpcost/mcpcost/internal/transcript"
@@ -107,6 +108,48 @@ func TestCodexShellOutcome(t *testing.T) {
 			}
 			if r.IsError != tt.isError || d != tt.duration {
 				t.Errorf("error %v, duration %d ms; want %v, %d", r.IsError, d, tt.isError, tt.duration)
+			}
+		})
+	}
+}
+
+// TestClaudeLinesCcusageDrops: lines whose usage ccusage does not count
+// (an empty or null id, a version that is not 1.2.3, a null member it
+// reads) are no request; their tool calls still count.
+func TestClaudeLinesCcusageDrops(t *testing.T) {
+	line := func(ids, usage string) string {
+		return `{"cwd":"/home/u/p","sessionId":"s","version":"2.0.77","type":"assistant",` + ids +
+			`"message":{"id":"msg_d","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"tool_use","id":"toolu_d","name":"Bash","input":{"command":"ls"}}],` +
+			`"usage":{"input_tokens":100,"output_tokens":20` + usage + `}},"uuid":"d1","timestamp":"2026-10-01T10:00:00.000Z"}`
+	}
+	tests := []struct {
+		name    string
+		line    string
+		counted bool
+	}{
+		{"both ids", line(`"requestId":"req_d",`, ""), true},
+		{"no request id", line("", ""), true},
+		{"empty request id", line(`"requestId":"",`, ""), false},
+		{"null request id", line(`"requestId":null,`, ""), false},
+		{"empty message id", strings.Replace(line("", ""), `"id":"msg_d"`, `"id":""`, 1), false},
+		{"null message id", strings.Replace(line("", ""), `"id":"msg_d"`, `"id":null`, 1), false},
+		{"empty model", strings.Replace(line("", ""), `"model":"claude-sonnet-4-5"`, `"model":""`, 1), false},
+		{"version not semver", strings.Replace(line("", ""), `"version":"2.0.77"`, `"version":"dev"`, 1), false},
+		{"null cwd", strings.Replace(line("", ""), `"cwd":"/home/u/p"`, `"cwd":null`, 1), false},
+		{"null speed", line("", `,"speed":null`), false},
+		{"null cache reads", line("", `,"cache_read_input_tokens":null`), false},
+		{"null stop reason", line("", `,"stop_reason":null`), true},
+		{"null quoted in a string", strings.Replace(line("", ""), `"command":"ls"`, `"command":"echo '{\"id\":null}'"`, 1), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &transcript.ClaudeParser{}
+			rec, err := p.ParseLine([]byte(tt.line))
+			if err != nil || rec == nil {
+				t.Fatalf("%+v, %v", rec, err)
+			}
+			if (rec.Request != nil) != tt.counted || len(rec.Calls) != 1 {
+				t.Errorf("request %+v, %d calls; want counted %v and the call", rec.Request, len(rec.Calls), tt.counted)
 			}
 		})
 	}
