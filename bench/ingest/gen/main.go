@@ -21,6 +21,7 @@ func main() {
 	codex := flag.Int("codex", 0, "Codex sessions")
 	mb := flag.Int("mb", 500, "about this many megabytes of transcripts")
 	seed := flag.Uint64("seed", 42, "seed")
+	quirks := flag.Bool("quirks", false, "add the shapes readers get wrong (gateways, resumed sessions, older sub-agent files, Codex 0.47 to 0.128)")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "gen: -out is required")
@@ -36,6 +37,7 @@ func main() {
 		Start:       time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC),
 		TotalBytes:  int64(*mb) << 20,
 		ResultBytes: 6000,
+		Quirks:      *quirks,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
