@@ -223,6 +223,9 @@ func reportIngest(env *Env, s *store.IngestStats) {
 	if n := s.Corrupt - len(s.Warnings); n > 0 && s.Corrupt > 0 {
 		warnf(env, "%d more corrupt lines skipped", n)
 	}
+	if s.UsageSkipped > 0 {
+		warnf(env, "%d lines with usage not counted, as ccusage does not count them (an empty or null id, a version that is not 1.2.3, a null member)", s.UsageSkipped)
+	}
 	if !s.Skipped && s.Waited >= time.Second {
 		warnf(env, "waited %s for another mcpcost process to finish reading transcripts", s.Waited.Round(time.Second))
 	}

@@ -60,6 +60,10 @@ type IngestStats struct {
 	ToolResults int   `json:"toolResults"`
 	Compactions int   `json:"compactions"`
 	Corrupt     int   `json:"corruptLines"`
+	// UsageSkipped counts lines whose usage is not counted because ccusage
+	// does not count it (an empty or null id, a version that is not
+	// 1.2.3, a null member it reads).
+	UsageSkipped int `json:"usageSkipped,omitempty"`
 	// Warnings name files and lines that could not be read (the first
 	// MaxWarnings of them).
 	Warnings []string `json:"warnings,omitempty"`
@@ -113,6 +117,7 @@ type batch struct {
 	tailHash   []byte
 	state      []byte
 	corrupt    int
+	skipped    int // lines whose usage is not counted (Record.UsageSkipped)
 	warnings   []string
 	bytes      int64
 	recs       []lineRec
@@ -500,7 +505,12 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 		} else if rec, hashes, perr := s.parseLine(parser, line, o.Count); perr != nil {
 			b.corrupt++
 			b.warnings = append(b.warnings, (&transcript.LineError{Path: j.file.Path, Line: no, Err: perr}).Error())
+		} else if rec != nil && rec.UsageSkipped && rec.SessionID == "" {
+			b.skipped++ // nothing else on the line
 		} else if rec != nil {
+			if rec.UsageSkipped {
+				b.skipped++
+			}
 			if rec.Cwd == "" {
 				rec.Cwd = cwd
 			} else {

@@ -150,6 +150,7 @@ func (w *writer) apply(ctx context.Context, b *batch) error {
 		w.st.warn(w.o.MaxWarnings, msg)
 	}
 	w.st.Corrupt += b.corrupt
+	w.st.UsageSkipped += b.skipped
 	if b.failed {
 		return nil // the file could not be read at all; it is tried again next time
 	}

@@ -347,7 +347,9 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 	}
 	// Usage counts whatever the line's type, as ccusage counts it: lines
 	// without a type (older and third-party writers) carry requests too.
-	if m := l.Message; m != nil && m.Usage != nil && !syntheticError(&l) && ccusageValid(line, &l) {
+	hasUsage := l.Message != nil && l.Message.Usage != nil && !syntheticError(&l)
+	skipped := hasUsage && !ccusageValid(line, &l)
+	if m := l.Message; hasUsage && !skipped {
 		u := m.Usage
 		r := &Request{
 			MessageID: m.ID,
@@ -397,8 +399,12 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 		rec.Compaction = c
 	}
 	if rec.Request == nil && rec.Calls == nil && rec.Results == nil && rec.Compaction == nil {
+		if skipped {
+			return &Record{UsageSkipped: true}, nil
+		}
 		return nil, nil
 	}
+	rec.UsageSkipped = skipped
 	t, err := parseTime(l.Timestamp)
 	if err != nil {
 		return nil, err

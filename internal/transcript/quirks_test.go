@@ -154,3 +154,23 @@ func TestClaudeLinesCcusageDrops(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageSkippedReported: a line whose usage is not counted says so,
+// alone or with the tool calls it carries.
+func TestUsageSkippedReported(t *testing.T) {
+	p := &transcript.ClaudeParser{}
+	alone := `{"sessionId":"s","version":"2.0.77","type":"assistant","requestId":null,"timestamp":"2026-10-01T10:00:00.000Z","message":{"id":"m","model":"claude-sonnet-4-5","content":"x","usage":{"input_tokens":9,"output_tokens":1}}}`
+	rec, err := p.ParseLine([]byte(alone))
+	if err != nil || rec == nil || !rec.UsageSkipped || rec.Request != nil || rec.SessionID != "" {
+		t.Errorf("alone: %+v, %v", rec, err)
+	}
+	with := strings.Replace(alone, `"content":"x"`, `"content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}]`, 1)
+	rec, err = p.ParseLine([]byte(with))
+	if err != nil || rec == nil || !rec.UsageSkipped || rec.Request != nil || len(rec.Calls) != 1 || rec.SessionID != "s" {
+		t.Errorf("with a call: %+v, %v", rec, err)
+	}
+	rec, err = p.ParseLine([]byte(strings.Replace(alone, `"requestId":null`, `"requestId":"r"`, 1)))
+	if err != nil || rec == nil || rec.UsageSkipped || rec.Request == nil {
+		t.Errorf("counted: %+v, %v", rec, err)
+	}
+}

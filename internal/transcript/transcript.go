@@ -149,6 +149,10 @@ type Record struct {
 	Calls      []ToolCall   `json:"calls,omitempty"`
 	Results    []ToolResult `json:"results,omitempty"`
 	Compaction *Compaction  `json:"compaction,omitempty"`
+	// UsageSkipped is set when the line has usage that is not counted,
+	// because ccusage does not count it (see ClaudeParser). A line with
+	// nothing else gives a Record with only this set.
+	UsageSkipped bool `json:"usageSkipped,omitempty"`
 }
 
 // A Parser turns a transcript's lines into records, in file order.
