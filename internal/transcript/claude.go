@@ -16,6 +16,13 @@ import (
 // id, request id and usage; early copies may hold intermediate output
 // counts. The parser reports every copy; whoever sums them keeps one per
 // message (see the store's deduplication).
+//
+// Which lines count is ccusage's choice, so that totals equal its own: a
+// line's usage counts whatever its type (older and third-party writers
+// leave lines without one), except on a line ccusage drops (see
+// ccusageValid), which is reported as Record.UsageSkipped. Claude Code's
+// own placeholders for an API error or a usage limit (model "<synthetic>",
+// isApiErrorMessage, no tokens) are no request.
 type ClaudeParser struct {
 	// SessionID is the session the file belongs to (its name, or for a
 	// sub-agent file the name of its session folder). When empty, each
