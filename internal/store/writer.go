@@ -23,6 +23,10 @@ type writer struct {
 	// dedup indexes stored requests by message id, loaded on first need.
 	dedup  map[string][]dedupEntry
 	loaded bool
+	// byFile lists, for each file, the dedup keys whose kept copy is or
+	// was in it, so that a file read again from the top drops its own
+	// entries instead of the whole index being loaded again.
+	byFile map[string][]string
 	gens   map[*job]int64 // each job's file generation after its first batch
 
 	lastProgress time.Time
@@ -192,7 +196,7 @@ func (w *writer) apply(ctx context.Context, b *batch) error {
 				return err
 			}
 			gen++
-			w.loaded = false
+			w.forget(j.file.Path)
 		}
 		n, d, err := w.write(tx, id, b)
 		if err != nil {
@@ -443,6 +447,9 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 				} else if _, err := upd.Exec(append(args, match.id)...); err != nil {
 					return 0, 0, err
 				}
+				if match.path != cand.path {
+					w.byFile[cand.path] = append(w.byFile[cand.path], key)
+				}
 				match.sidechain, match.total, match.speed, match.path, match.line = cand.sidechain, cand.total, cand.speed, cand.path, cand.line
 			}
 			continue
@@ -453,6 +460,7 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 		newReqs++
 		entry.slot = slot
 		w.dedup[key] = append(entries, entry)
+		w.byFile[cand.path] = append(w.byFile[cand.path], key)
 	}
 	for _, p := range pending {
 		res, err := ins.Exec(p.args...)
@@ -539,6 +547,7 @@ func (w *writer) loadDedup(tx *sql.Tx) error {
 		return nil
 	}
 	w.dedup = map[string][]dedupEntry{}
+	w.byFile = map[string][]string{}
 	rows, err := tx.Query(`SELECT r.id, r.source, r.message_id, r.request_id, r.dedup_session, r.ts, r.sidechain,
 		r.input + r.output + r.cache_write_5m + r.cache_write_1h + r.cache_read, r.speed <> '', f.path, r.line
 		FROM requests r JOIN files f ON f.id = r.file_id WHERE r.message_id <> ''`)
@@ -561,7 +570,30 @@ func (w *writer) loadDedup(tx *sql.Tx) error {
 		}
 		key := src + "\x00" + msg
 		w.dedup[key] = append(w.dedup[key], e)
+		w.byFile[slot.path] = append(w.byFile[slot.path], key)
 	}
 	w.loaded = true
 	return rows.Err()
+}
+
+// forget drops from the index the requests whose kept copy is in the file
+// at path, which clearFile has just deleted.
+func (w *writer) forget(path string) {
+	if !w.loaded {
+		return
+	}
+	for _, key := range w.byFile[path] {
+		entries := w.dedup[key][:0]
+		for _, e := range w.dedup[key] {
+			if e.slot.path != path {
+				entries = append(entries, e)
+			}
+		}
+		if len(entries) == 0 {
+			delete(w.dedup, key)
+		} else {
+			w.dedup[key] = entries
+		}
+	}
+	delete(w.byFile, path)
 }
