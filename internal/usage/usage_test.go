@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -243,7 +244,7 @@ func TestSplitAgents(t *testing.T) {
 	if !split.SplitAgents || joined.SplitAgents || len(srows) != len(jrows)+len(agents) {
 		t.Fatalf("split %v with %d rows, joined %v with %d rows, %d agent files", split.SplitAgents, len(srows), joined.SplitAgents, len(jrows), len(agents))
 	}
-	if split.Totals != joined.Totals {
+	if !reflect.DeepEqual(split.Totals, joined.Totals) {
 		t.Errorf("totals differ: split %+v, joined %+v", split.Totals, joined.Totals)
 	}
 	for key, w := range agents {
