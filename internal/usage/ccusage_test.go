@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -358,4 +360,62 @@ func TestAgainstCcusageQuirks(t *testing.T) {
 			check(t, parent, got[parent], w, collapsed[parent])
 		}
 	})
+	// The same tree read a few files at a time in other orders: the
+	// sessions are the same, and still ccusage's.
+	var files []string
+	filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(home, p)
+			files = append(files, rel)
+		}
+		return nil
+	})
+	want := ccusage(t, home, "claude", "session")
+	for seed := uint64(1); seed <= 3; seed++ {
+		t.Run(fmt.Sprintf("claude-session-order-%d", seed), func(t *testing.T) {
+			part := t.TempDir()
+			so, err := store.Open(filepath.Join(t.TempDir(), "usage.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer so.Close()
+			order := append([]string(nil), files...)
+			rnd := rand.New(rand.NewPCG(seed, 7))
+			rnd.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			for len(order) > 0 {
+				n := min(len(order), 1+rnd.IntN(3))
+				for _, rel := range order[:n] {
+					data, err := os.ReadFile(filepath.Join(home, rel))
+					if err != nil {
+						t.Fatal(err)
+					}
+					os.MkdirAll(filepath.Dir(filepath.Join(part, rel)), 0o755)
+					os.WriteFile(filepath.Join(part, rel), data, 0o644)
+				}
+				order = order[n:]
+				if _, err := so.Ingest(context.Background(), store.IngestOptions{
+					ClaudeRoots: []string{filepath.Join(part, ".claude", "projects")},
+					CodexRoots:  []string{filepath.Join(part, ".codex", "sessions")},
+					Count:       token.O200k().Count,
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rep, err := usage.Build(context.Background(), so.DB(), usage.Options{By: "session", Source: "claude", Location: time.UTC, Now: time.Now(), SplitAgents: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]usage.UsageRow{}
+			for _, r := range rep.Usage {
+				_, key, _ := strings.Cut(r.Key, ":")
+				got[key] = r
+			}
+			if len(got) != len(want) {
+				t.Errorf("%d sessions, ccusage has %d", len(got), len(want))
+			}
+			for _, w := range want {
+				check(t, w.SessionID, got[w.SessionID], w, collapsed[w.SessionID])
+			}
+		})
+	}
 }
