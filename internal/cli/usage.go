@@ -224,7 +224,7 @@ func reportIngest(env *Env, s *store.IngestStats) {
 		warnf(env, "%d more corrupt lines skipped", n)
 	}
 	if s.UsageSkipped > 0 {
-		warnf(env, "%d lines with usage not counted, as ccusage does not count them (an empty or null id, a version that is not 1.2.3, a null member)", s.UsageSkipped)
+		warnf(env, "%d lines with usage not counted, as ccusage does not count them (an empty or null id, a version that is not 1.2.3, a null or mistyped member)", s.UsageSkipped)
 	}
 	if !s.Skipped && s.Waited >= time.Second {
 		warnf(env, "waited %s for another mcpcost process to finish reading transcripts", s.Waited.Round(time.Second))

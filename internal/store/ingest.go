@@ -62,7 +62,7 @@ type IngestStats struct {
 	Corrupt     int   `json:"corruptLines"`
 	// UsageSkipped counts lines whose usage is not counted because ccusage
 	// does not count it (an empty or null id, a version that is not
-	// 1.2.3, a null member it reads).
+	// 1.2.3, a null member it reads, a costUSD that is not a number).
 	UsageSkipped int `json:"usageSkipped,omitempty"`
 	// Warnings name files and lines that could not be read (the first
 	// MaxWarnings of them).

@@ -46,10 +46,11 @@ type claudeLine struct {
 	IsAPIError  bool   `json:"isApiErrorMessage"`
 	Version     string `json:"version"`
 	// hasVersion is set when the line names a version; empty when its
-	// sessionId or requestId is an empty string.
-	hasVersion, empty bool
-	Message           *claudeMessage
-	CompactMetadata   *struct {
+	// sessionId or requestId is an empty string; mistyped when costUSD is
+	// neither a number nor null.
+	hasVersion, empty, mistyped bool
+	Message                     *claudeMessage
+	CompactMetadata             *struct {
 		Trigger   string `json:"trigger"`
 		PreTokens int64  `json:"preTokens"`
 	} `json:"compactMetadata"`
@@ -329,6 +330,8 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 			var c *float64
 			if json.Unmarshal(val, &c) == nil {
 				l.CostUSD = c
+			} else {
+				l.mistyped = true
 			}
 		case "message":
 			l.Message, err = decodeMessage(val)
@@ -433,12 +436,12 @@ var patNull = []byte(`":null`)
 
 // ccusageValid reports whether ccusage counts the usage of line: it drops
 // a line whose version is not of the form 1.2.3, whose sessionId,
-// requestId, message id or model is an empty string, or where one of the
-// nullable members is null (written "key":null, as Claude Code writes
-// JSON). Its totals are the truth mcpcost's equal, so such a line's usage
+// requestId, message id or model is an empty string, whose costUSD is not
+// a number, or where one of the nullable members is null (written
+// "key":null, as Claude Code writes JSON). Its totals are the truth mcpcost's equal, so such a line's usage
 // is not counted either; its tool calls and results still are.
 func ccusageValid(line []byte, l *claudeLine) bool {
-	if l.empty || l.Message.empty || (l.hasVersion && !semverPrefix(l.Version)) {
+	if l.empty || l.mistyped || l.Message.empty || (l.hasVersion && !semverPrefix(l.Version)) {
 		return false
 	}
 	for rest, off := line, 0; ; {

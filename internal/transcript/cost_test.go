@@ -6,24 +6,33 @@ import (
 	"github.com/mcpcost/mcpcost/internal/transcript"
 )
 
-// TestClaudeCostUSD reads the cost Claude Code recorded in a line.
+// TestClaudeCostUSD reads the cost Claude Code recorded in a line. A line
+// whose costUSD is null or not a number is one ccusage does not count (its
+// loader refuses the line): its usage is not counted either.
 func TestClaudeCostUSD(t *testing.T) {
 	const head = `{"type":"assistant","sessionId":"s","timestamp":"2026-11-01T10:00:00.000Z",`
 	const msg = `"message":{"id":"msg_1","model":"claude-sonnet-4-5","usage":{"input_tokens":3,"output_tokens":5}}}`
 	tests := []struct {
-		line string
-		want *float64
+		line    string
+		want    *float64
+		skipped bool
 	}{
-		{head + `"costUSD":0.0123,` + msg, ptr(0.0123)},
-		{head + msg[:len(msg)-1] + `,"costUSD":2}`, ptr(2)},
-		{head + `"costUSD":0,` + msg, ptr(0)},
-		{head + msg, nil},
-		{head + `"costUSD":null,` + msg, nil},
-		{head + `"costUSD":"0.5",` + msg, nil}, // not a number: not a cost
+		{head + `"costUSD":0.0123,` + msg, ptr(0.0123), false},
+		{head + msg[:len(msg)-1] + `,"costUSD":2}`, ptr(2), false},
+		{head + `"costUSD":0,` + msg, ptr(0), false},
+		{head + msg, nil, false},
+		{head + `"costUSD":null,` + msg, nil, true},
+		{head + `"costUSD":"0.5",` + msg, nil, true}, // not a number: not a cost
 	}
 	for _, tt := range tests {
 		p := &transcript.ClaudeParser{}
 		rec, err := p.ParseLine([]byte(tt.line))
+		if tt.skipped {
+			if err != nil || rec == nil || rec.Request != nil || !rec.UsageSkipped {
+				t.Errorf("%s: %+v %v; want the usage skipped", tt.line, rec, err)
+			}
+			continue
+		}
 		if err != nil || rec == nil || rec.Request == nil {
 			t.Fatalf("%s: %v %v", tt.line, rec, err)
 		}
