@@ -9,6 +9,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/claude"
 	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/measure"
 )
 
 // CostByKind splits a cost by token kind.
@@ -340,6 +341,37 @@ type DefinitionEvidence struct {
 	Requests      int   `json:"requests"`
 }
 
+// heaviestPartAdvice says what to trim in a heavy tool, from its heaviest
+// part (its name aside). A tool measured before parts were recorded falls
+// back to comparing its description with its input schema.
+func heaviestPartAdvice(tool measure.Tool) string {
+	part, best := "", 0
+	for _, p := range tool.Parts {
+		if p.Name != "name" && p.Tokens > best {
+			part, best = p.Name, p.Tokens
+		}
+	}
+	if part == "" {
+		part = "description"
+		if tool.InputSchemaTokens > tool.DescriptionTokens {
+			part = "inputSchema"
+		}
+	}
+	switch part {
+	case "description":
+		return "Most of it is the description: keep what the model needs to choose and call the tool, move examples and background to documentation"
+	case "inputSchema":
+		return "Most of it is the input schema: drop optional parameters the agent never needs, shorten property descriptions and enums"
+	case "outputSchema":
+		return fmt.Sprintf("Most of it is the output schema (%s tokens): shorten it or leave it out; Claude Code does not send output schemas to the model, clients that forward the whole definition do", num(best))
+	case "annotations":
+		return fmt.Sprintf("Most of it is the annotations (%s tokens): keep the standard hints and move the rest out of the definition", num(best))
+	case "_meta":
+		return fmt.Sprintf("Most of it is _meta (%s tokens): move what the model does not need out of the definition", num(best))
+	}
+	return fmt.Sprintf("Most of it is fields outside the MCP tool schema (%s tokens: %s): leave them out of the definition", num(best), strings.Join(tool.OtherFields, ", "))
+}
+
 // heavyDefinitions: per config, a tool whose definition exceeds ToolTokens,
 // or (in a Claude Code config) whose description is longer than Claude
 // Code's 2,048-character cut. Level: warn when the description is cut or
@@ -408,11 +440,7 @@ func heavyDefinitions(static *audit.Report, uses []ConfigUse, o Options, t Thres
 				}
 				var rec []string
 				if heavy {
-					if tool.InputSchemaTokens > tool.DescriptionTokens {
-						rec = append(rec, "Most of it is the input schema: drop optional parameters the agent never needs, shorten property descriptions and enums")
-					} else {
-						rec = append(rec, "Most of it is the description: keep what the model needs to choose and call the tool, move examples and background to documentation")
-					}
+					rec = append(rec, heaviestPartAdvice(tool))
 					if c.Client == clients.Codex {
 						rec = append(rec, "or leave it out with disabled_tools in "+c.Path)
 					}
