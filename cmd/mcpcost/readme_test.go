@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The README's first command is run as a new user runs it: from the
+// repository's root, with nothing of this machine's configs or cache, and
+// the table it prints must be the one the README shows under it.
+func TestReadmeFirstCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and launches the example servers")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmdLine, sample := readmeMainJob(t, string(readme))
+
+	// mcpcost's own cache, config and data folders are fresh. HOME stays:
+	// the example servers run `go run`, and a stdio server inherits only
+	// PATH and HOME, so a fresh HOME would give their go a cold build cache
+	// (minutes) where a user's machine has the one that just built mcpcost.
+	// The servers are built once first, so that their `go run` inside the
+	// measurement's budget only links, on a loaded machine too.
+	build := exec.Command("go", "build", "-o", os.DevNull, "./examples/servers/notes", "./examples/servers/units")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := t.TempDir()
+	cmd := exec.Command("sh", "-c", cmdLine)
+	cmd.Dir = root
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "GOCACHE=" + strings.TrimSpace(string(gocache)),
+		"XDG_CACHE_HOME=" + filepath.Join(dirs, "cache"), "XDG_CONFIG_HOME=" + filepath.Join(dirs, "config"),
+		"XDG_DATA_HOME=" + filepath.Join(dirs, "data"), "MCPCOST_CACHE_DIR=" + filepath.Join(dirs, "mcpcost-cache")}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", cmdLine, err, stdout.String(), stderr.String())
+	}
+	got := tableRows(stdout.String())
+	want := tableRows(sample)
+	if len(want) < 3 {
+		t.Fatalf("the README's sample output has no server table:\n%s", sample)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s prints\n%s\nwhere the README shows\n%s", cmdLine, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// readmeMainJob returns the command marked "the main job" in the README's
+// first sh block, and the first plain code block after it (its output).
+func readmeMainJob(t *testing.T, readme string) (string, string) {
+	t.Helper()
+	i := strings.Index(readme, "```sh\n")
+	if i < 0 {
+		t.Fatal("the README has no sh block")
+	}
+	block := readme[i+len("```sh\n"):]
+	end := strings.Index(block, "```")
+	var cmdLine string
+	for _, line := range strings.Split(block[:end], "\n") {
+		if c, _, ok := strings.Cut(line, "# the main job"); ok {
+			cmdLine = strings.TrimSpace(c)
+		}
+	}
+	if cmdLine == "" {
+		t.Fatal(`no command marked "# the main job" in the README's first sh block`)
+	}
+	rest := block[end+3:]
+	j := strings.Index(rest, "\n```\n")
+	if j < 0 {
+		t.Fatal("no output block after the README's first sh block")
+	}
+	out := rest[j+len("\n```\n"):]
+	return cmdLine, out[:strings.Index(out, "```")]
+}
+
+var rowSpace = regexp.MustCompile(`\s+`)
+
+// tableRows returns the server table's rows (header to total), with runs of
+// spaces made one.
+func tableRows(out string) []string {
+	var rows []string
+	in := false
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.TrimSpace(line)
+		if strings.HasPrefix(f, "server ") {
+			in = true
+		}
+		if in {
+			rows = append(rows, rowSpace.ReplaceAllString(f, " "))
+			if strings.HasPrefix(f, "total ") {
+				break
+			}
+		}
+	}
+	return rows
+}
