@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Limits on reading config files. A config comes from the user's home or
@@ -74,11 +75,58 @@ type MaxReader interface {
 	ReadFileMax(name string, max int64) ([]byte, error)
 }
 
+// ReadTimeout bounds the time ReadFileMax spends on one file, opening
+// included. Reading a config takes milliseconds, and 256 MiB a few seconds
+// on a busy machine; a file that has not been read by then never ends or
+// sits on a filesystem that does not answer, and is refused.
+const ReadTimeout = 30 * time.Second
+
 // ReadFileMax reads a config file when it is a regular file (after
-// following links) of at most max bytes. The file is opened without
-// blocking and checked again once open, so a named pipe put in its place
-// between the two checks cannot hang the read.
+// following links) of at most max bytes, on a filesystem that stores files
+// (not /proc, /sys or another of the kernel's pseudo filesystems, whose
+// files pass for regular files and may never end or wait forever). The
+// file is opened without blocking and checked again once open, so a named
+// pipe put in its place between the two checks cannot hang the read; the
+// whole read is bounded by ReadTimeout.
 func (OSFS) ReadFileMax(name string, max int64) ([]byte, error) {
+	return withDeadline(name, ReadTimeout, func(deadline time.Time) ([]byte, error) {
+		return readFileMax(name, max, deadline)
+	})
+}
+
+// withDeadline runs read and returns what it returns, or a timeout error
+// once timeout has passed. A read blocked in the system (a filesystem that
+// does not answer) is left behind, its result unused; one that can be
+// interrupted is, by the deadline it is given.
+func withDeadline(name string, timeout time.Duration, read func(deadline time.Time) ([]byte, error)) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	deadline := time.Now().Add(timeout)
+	done := make(chan result, 1)
+	go func() {
+		data, err := read(deadline)
+		done <- result{data, err}
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		if errors.Is(r.err, os.ErrDeadlineExceeded) {
+			return nil, timeoutError(name, timeout)
+		}
+		return r.data, r.err
+	case <-t.C:
+		return nil, timeoutError(name, timeout)
+	}
+}
+
+func timeoutError(name string, timeout time.Duration) error {
+	return &LimitError{Path: name, Msg: fmt.Sprintf("not read within %v (a file that does not end, or a filesystem that does not answer): not read", timeout)}
+}
+
+func readFileMax(name string, max int64, deadline time.Time) ([]byte, error) {
 	st, err := os.Stat(name)
 	if err != nil {
 		return nil, err
@@ -101,9 +149,20 @@ func (OSFS) ReadFileMax(name string, max int64) ([]byte, error) {
 	if !os.SameFile(st, fst) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("the file was replaced while it was being opened")}
 	}
-	// The file may grow after the check: read one byte past the cap.
+	if err := pseudoFS(name, f); err != nil {
+		return nil, err
+	}
+	return readAll(f, name, fst.Size(), max, deadline)
+}
+
+// readAll reads f, of size bytes by its status, up to one byte past max
+// (the file may grow after the check), until deadline where f can be
+// interrupted (a file the system can poll, which a waiting read would
+// otherwise wait on forever).
+func readAll(f *os.File, name string, size, max int64, deadline time.Time) ([]byte, error) {
+	_ = f.SetReadDeadline(deadline) // os.ErrNoDeadline for files that cannot wait
 	var b bytes.Buffer
-	b.Grow(int(fst.Size()) + bytes.MinRead)
+	b.Grow(int(min(size, max)) + bytes.MinRead)
 	if _, err := b.ReadFrom(io.LimitReader(f, max+1)); err != nil {
 		return nil, err
 	}
