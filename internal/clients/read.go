@@ -20,11 +20,13 @@ import (
 // the stack. What is over a limit is refused before it is parsed, with an
 // error naming the file and the limit.
 //
-// Memory: a file is held whole while it is read (at most its size cap);
-// decoding it costs about ten times the bytes decoded (measured: 35 to 46
-// MB for 4 MiB of small JSON objects, arrays or server entries), and
-// MaxConfigValues bounds what is decoded of ~/.claude.json, whose other
-// projects are skipped unread.
+// Memory: a file is held whole while it is read (at most its size cap).
+// Decoding costs per value, not per byte (a value may take two bytes):
+// measured, about 100 bytes a value while a JSON file is decoded, 160 for
+// TOML and 250 for YAML, of which 40 to 60 are kept. MaxConfigValues and
+// MaxYAMLValues bound the values of one file, MaxRunValues those of all
+// the files one run decodes; ~/.claude.json's other projects are skipped
+// unread.
 const (
 	// MaxConfigSize is the largest config or settings file read, in bytes.
 	MaxConfigSize = 4 << 20
@@ -39,9 +41,19 @@ const (
 	// MaxConfigDepth is the deepest nesting of arrays and objects (JSON,
 	// TOML) or of collections (YAML) in a config, checked before parsing.
 	MaxConfigDepth = 1000
-	// MaxConfigValues is the most JSON values (objects, arrays, members,
-	// elements) decoded from one file.
+	// MaxConfigValues is the most values decoded from one JSON or TOML
+	// file: JSON's objects, arrays, members and elements, TOML's tables,
+	// keys, arrays and elements (see countJSON, countTOML).
 	MaxConfigValues = 1 << 20
+	// MaxYAMLValues is the most nodes decoded from one YAML file, its
+	// aliases expanded (see countYAML, yamlSize): the YAML parser builds a
+	// tree of the whole document first, at about three times JSON's cost
+	// per value.
+	MaxYAMLValues = 1 << 18
+	// MaxRunValues is the most values decoded from all the config files
+	// one run reads (a command, a serve request): a file that would pass it
+	// is refused unread, the others are still read.
+	MaxRunValues = 1 << 21
 	// MaxServers is the most server entries read from one config; a file
 	// declaring more is refused.
 	MaxServers = 10000
@@ -253,10 +265,69 @@ func (sys *System) readClaudeState(path string) ([]byte, error) {
 	if err == nil {
 		data, err = sys.claudeStateView(path, data)
 	}
+	if err == nil {
+		err = sys.budget.charge(path, countValues(path, data))
+	}
 	if m := sys.memo; m != nil {
 		m.path, m.cwd, m.data, m.err = path, sys.Cwd, data, err
 	}
 	return data, err
+}
+
+// A budget counts the values decoded from the config files of one run (a
+// System made by Local, or one Discover or Load) against MaxRunValues.
+type budget struct {
+	mu      sync.Mutex
+	used    int
+	charged map[string]int // by path: a file read again is not counted again
+}
+
+// charge counts n values of the file at path against the budget, unless
+// as many were counted for it already; a file that would take the run past
+// MaxRunValues is refused. A nil budget refuses nothing.
+func (b *budget) charge(path string, n int) error {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	more := n - b.charged[path]
+	if more <= 0 {
+		return nil
+	}
+	if b.used+more > MaxRunValues {
+		return &LimitError{Path: path, Msg: fmt.Sprintf("%s values, past the budget of %s values decoded from all config files in one run (%s decoded already): not read",
+			thousands(n), thousands(MaxRunValues), thousands(b.used))}
+	}
+	if b.charged == nil {
+		b.charged = map[string]int{}
+	}
+	b.charged[path] = n
+	b.used += more
+	return nil
+}
+
+// countValues counts the values of a config file before it is decoded,
+// as its format counts them (by the file's extension: .toml, .yaml or
+// .yml, else JSON); a file over a cap counts nothing, as its parser
+// refuses it undecoded. A YAML file's aliases are counted once decoded
+// (see decodeYAML).
+func countValues(path string, data []byte) int {
+	data = stripBOM(data)
+	var n int
+	var le *LimitError
+	switch lower := strings.ToLower(path); {
+	case strings.HasSuffix(lower, ".toml"):
+		n, le = countTOML(data)
+	case strings.HasSuffix(lower, ".yaml"), strings.HasSuffix(lower, ".yml"):
+		n, le = countYAML(data)
+	default:
+		n, le = countJSON(data)
+	}
+	if le != nil {
+		return 0
+	}
+	return n
 }
 
 // readError words a read error for a Location, a Config or Load: the path
