@@ -245,7 +245,7 @@ func fromResult(r mcpclient.Result, c token.Counter, now time.Time) *capture {
 	live := measure.FromLive(r, c)
 	cp := &capture{status: live.Status, detail: live.Detail, at: now}
 	if live.Result == nil {
-		cp.hint = failureHint(live.Status)
+		cp.hint = failureHint(live.Status, live.Detail)
 		if tail := strings.TrimSpace(live.StderrTail); tail != "" && live.Status == string(mcpclient.StatusStartupFailure) {
 			lines := strings.Split(tail, "\n")
 			cp.detail += "; stderr ends: " + lines[len(lines)-1]
@@ -293,7 +293,7 @@ func fromEntry(e *Entry) *capture {
 }
 
 // failureHint says what to do about a measurement failure.
-func failureHint(status string) string {
+func failureHint(status, detail string) string {
 	switch mcpclient.Status(status) {
 	case mcpclient.StatusAuthRequired:
 		return "the server needs credentials: set them in the config's env or headers (the client's own values), then audit again"
@@ -304,7 +304,7 @@ func failureHint(status string) string {
 	case mcpclient.StatusStartupFailure:
 		return "run the command by hand to see why it does not start (a missing program or environment variable is common)"
 	case mcpclient.StatusProtocolError:
-		return "the server does not answer as MCP expects; try --protocol-version with an older version"
+		return mcpclient.ProtocolErrorHint(detail)
 	}
 	return ""
 }

@@ -30,6 +30,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // Band is one colour band: counts from Min up to the next band's Min.
@@ -124,13 +126,19 @@ func (e Endpoint) Hex() string {
 // it looks right without any font lookup. link, when not empty, makes the
 // whole badge a link to it (the measurement the badge came from); title is
 // the tooltip (by default "label: message").
+//
+// Every text (label, message, title, link) is written as [textsafe.Text]
+// shows it, so that no character XML 1.0 forbids (C0 controls, U+FFFE,
+// U+FFFF) and no C1 control, DEL or bidi override reaches the file: the
+// SVG stays well-formed XML and reads as it is drawn.
 func (e Endpoint) SVG(link, title string) []byte {
 	if title == "" {
 		title = e.Label + ": " + e.Message
 	}
+	label, message := visible(e.Label), visible(e.Message)
 	const pad = 5 // each side of a text
-	lw := int(math.Round(TextWidth(e.Label))) + 2*pad
-	mw := int(math.Round(TextWidth(e.Message))) + 2*pad
+	lw := int(math.Round(TextWidth(label))) + 2*pad
+	mw := int(math.Round(TextWidth(message))) + 2*pad
 	w := lw + mw
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="%d" height="20" role="img" aria-label="%s">`, w, esc(title))
@@ -149,8 +157,8 @@ func (e Endpoint) SVG(link, title string) []byte {
 		fmt.Fprintf(&b, `<text x="%d" y="140" transform="scale(.1)" fill="#fff" textLength="%d">%s</text>`, x10, (width-2*pad)*10, esc(s))
 	}
 	// x is the centre of each text, in tenths of a pixel.
-	text(e.Label, lw*5, lw)
-	text(e.Message, lw*10+mw*5, mw)
+	text(label, lw*5, lw)
+	text(message, lw*10+mw*5, mw)
 	b.WriteString("</g>")
 	if link != "" {
 		b.WriteString("</a>")
@@ -159,9 +167,19 @@ func (e Endpoint) SVG(link, title string) []byte {
 	return []byte(b.String())
 }
 
+// esc writes s for XML text or an attribute value: visible, then with
+// XML's special characters escaped.
 func esc(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;").Replace(s)
+	return xmlEscaper.Replace(visible(s))
 }
+
+var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
+
+// visible is s as textsafe.Text shows it, with the noncharacters U+FFFE
+// and U+FFFF, which XML 1.0 does not allow either, written as escapes.
+func visible(s string) string { return nonCharacters.Replace(textsafe.Text(s)) }
+
+var nonCharacters = strings.NewReplacer("\uFFFE", `\ufffe`, "\uFFFF", `\uffff`)
 
 // TextWidth is the width in pixels of s in Verdana at 11px.
 func TextWidth(s string) float64 {

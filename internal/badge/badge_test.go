@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/xml"
 	"flag"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpcost/mcpcost/internal/textsafe/textsafetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -172,4 +176,88 @@ func TestTextWidth(t *testing.T) {
 	if TextWidth("") != 0 {
 		t.Error("empty text has width")
 	}
+}
+
+// hostile is a server name that attacks a terminal and XML: C0 controls
+// (ESC, BEL, CR, LF, NUL), DEL, a C1 CSI, bidi overrides, U+2028, the
+// noncharacters U+FFFE and U+FFFF, bytes that are not UTF-8, and markup.
+const hostile = "evil\x1b[2J\x1b]0;pwned\x07\r\nmcpcost: all OK\x00\x7f\u009b\u202e\u2066\u2028\ufffe\uffff\xff\xfe <script>&amp;</script> \"'"
+
+// checkSVG fails unless b is well-formed XML holding no character XML 1.0
+// forbids and no unsafe one (textsafe), whose title and texts read as the
+// label, message and title shown visibly.
+func checkSVG(t *testing.T, b []byte, label, message, title string) {
+	t.Helper()
+	if err := textsafetest.CheckText(string(b)); err != nil {
+		t.Fatalf("%v", err)
+	}
+	if strings.ContainsAny(string(b), "\ufffe\uffff") {
+		t.Fatalf("a noncharacter is written raw")
+	}
+	// The texts of <title> and of each <text>, wherever they are.
+	texts := map[string][]string{}
+	dec := xml.NewDecoder(bytes.NewReader(b))
+	var open string
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not well-formed XML: %v", err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			open = tok.Name.Local
+		case xml.CharData:
+			texts[open] = append(texts[open], string(tok))
+		case xml.EndElement:
+			open = ""
+		}
+	}
+	short := func(s string) string {
+		if len(s) > 200 {
+			return s[:200] + "..."
+		}
+		return s
+	}
+	got := texts["text"]
+	if len(got) != 4 || got[0] != visible(label) || got[2] != visible(message) || len(texts["title"]) != 1 || texts["title"][0] != visible(title) {
+		t.Fatalf("the texts do not read as shown: %q %q", short(strings.Join(texts["title"], "")), short(strings.Join(got, " | ")))
+	}
+}
+
+// A hostile name (the title mcpcost badge writes) and label make a badge
+// that is well-formed XML, drawn with the escapes textsafe shows.
+func TestSVGHostile(t *testing.T) {
+	n := 1234
+	e := New(hostile, &n, false)
+	title := hostile + ": " + e.Label + ": " + e.Message
+	b := e.SVG("https://e.example/"+hostile, title)
+	checkSVG(t, b, hostile, e.Message, title)
+	if !strings.Contains(string(b), `evil\x1b[2J\x1b]0;pwned\x07\r\nmcpcost: all OK\x00\x7f\u009b\u202e\u2066\u2028\ufffe\uffff\xff\xfe &lt;script&gt;&amp;amp;&lt;/script&gt; &quot;&#39;`) {
+		t.Errorf("the name is not shown with its escapes:\n%s", b)
+	}
+	// The width is that of the text drawn.
+	if want := int(math.Round(TextWidth(visible(hostile)))) + 10 + int(math.Round(TextWidth(e.Message))) + 10; !strings.Contains(string(b), fmt.Sprintf(`width="%d"`, want)) {
+		t.Errorf("the badge is not %d wide", want)
+	}
+}
+
+func FuzzSVG(f *testing.F) {
+	for _, seed := range []string{
+		"", "context cost", hostile, strings.Repeat(hostile, 2000), strings.Repeat("\x00\x1b\ufffe", 50000),
+		strings.Repeat("\xed\xa0\x80", 1000), // an encoded surrogate: not UTF-8
+		strings.Repeat("<&>", 30000) + "\x1b",
+	} {
+		f.Add(seed, seed)
+	}
+	f.Fuzz(func(t *testing.T, label, title string) {
+		n := len(label)
+		e := New(label, &n, true)
+		if title == "" {
+			title = e.Label + ": " + e.Message
+		}
+		checkSVG(t, e.SVG(label, title), e.Label, e.Message, title)
+	})
 }

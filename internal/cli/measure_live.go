@@ -232,7 +232,7 @@ func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOu
 				fmt.Fprintf(env.Stderr, "  | %s\n", textsafe.Text(line))
 			}
 		}
-		if h := failureHint(live.Status); h != "" {
+		if h := failureHint(live.Status, live.Detail); h != "" {
 			hintf(env, "%s", h)
 		}
 		if bl.active() {
@@ -274,7 +274,7 @@ func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOu
 	return writeMeasureReport(env, rep, jsonOut)
 }
 
-func failureHint(status string) string {
+func failureHint(status, detail string) string {
 	switch mcpclient.Status(status) {
 	case mcpclient.StatusAuthRequired:
 		return "give the server its credentials: --header 'Authorization: Bearer ...' (or --header-env NAME) for a URL, --env NAME=VALUE for a command"
@@ -285,7 +285,7 @@ func failureHint(status string) string {
 	case mcpclient.StatusStartupFailure:
 		return "run the command by hand to see why it does not start; missing environment variables are a common cause (--env NAME=VALUE)"
 	case mcpclient.StatusProtocolError:
-		return "the server does not speak MCP as expected; --protocol-version may help with an older server"
+		return mcpclient.ProtocolErrorHint(detail)
 	}
 	return ""
 }

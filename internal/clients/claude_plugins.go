@@ -142,6 +142,9 @@ func parseClaudePlugin(sys *System, c candidate, data []byte) Config {
 					p = sys.clean(sys.join(root, p))
 				}
 				b, err := sys.readMax(p, MaxConfigSize)
+				if err == nil {
+					err = sys.budget.charge(p, countValues(p, b))
+				}
 				if err != nil {
 					cfg.Notes = append(cfg.Notes, fmt.Sprintf("mcpServers names %s, which cannot be read", t))
 					return

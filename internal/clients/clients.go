@@ -129,6 +129,9 @@ type System struct {
 
 	// memo keeps ~/.claude.json as read once; Local sets it.
 	memo *stateMemo
+	// budget counts the values decoded in the run; Local sets it, else
+	// Discover and Load each make one.
+	budget *budget
 }
 
 // FS is the filesystem discovery reads.
@@ -281,7 +284,8 @@ func (sys *System) userConfigDir() string {
 }
 
 // read reads a config file and classifies the outcome for a Location. A
-// file that is not a regular file, or is over its size cap, is unreadable;
+// file that is not a regular file, is over its size cap or would take the
+// run past its budget of values (MaxRunValues) is unreadable;
 // of ~/.claude.json, the entries of other projects are blanked out unread
 // (see claudeStateView).
 func (sys *System) read(path string) (data []byte, state string, err error) {
@@ -289,6 +293,9 @@ func (sys *System) read(path string) (data []byte, state string, err error) {
 		data, err = sys.readClaudeState(path)
 	} else {
 		data, err = sys.readMax(path, MaxConfigSize)
+		if err == nil {
+			err = sys.budget.charge(path, countValues(path, data))
+		}
 	}
 	switch {
 	case err == nil:
@@ -364,6 +371,9 @@ func Known(name string) bool {
 // empty). It returns the configs found, per client in the client's
 // precedence order (lowest first), and every place looked at.
 func Discover(sys System, names []string) (configs []Config, looked []Location) {
+	if sys.budget == nil {
+		sys.budget = &budget{}
+	}
 	if len(names) == 0 {
 		names = Clients()
 	}
@@ -457,6 +467,9 @@ func Load(sys System, path string) (Config, error) { return LoadAs(sys, path, ""
 // file of the same path or name (else its first scope), whatever its path.
 // An empty or unknown name chooses as Load does.
 func LoadAs(sys System, path, client string) (Config, error) {
+	if sys.budget == nil {
+		sys.budget = &budget{}
+	}
 	data, state, err := sys.read(path)
 	if state == StateNotFound {
 		return Config{}, fmt.Errorf("reading %s: no such file", path)

@@ -57,7 +57,7 @@ func parseContinue(sys *System, c candidate, data []byte) Config {
 		return parseContinueJSON(sys, c, data, r)
 	}
 	cfg := Config{Client: Continue, Path: c.path, Scope: c.scope, Format: FormatYAML}
-	top, err := decodeYAML(data, c.path)
+	top, err := decodeYAML(data, c.path, sys.budget)
 	if err != nil {
 		cfg.Error = err.Error()
 		return cfg

@@ -127,16 +127,16 @@ func TestParseErrors(t *testing.T) {
 	checkParseError(t, "toml", err, 2, 3, "close table name")
 	_, err = decodeTOML([]byte("a = 1\na = 2\n"), "c.toml")
 	checkParseError(t, "toml duplicate", err, 2, 1, "")
-	_, err = decodeYAML([]byte("a: 1\nb: [\n"), "c.yaml")
+	_, err = decodeYAML([]byte("a: 1\nb: [\n"), "c.yaml", nil)
 	checkParseError(t, "yaml", err, 2, 0, "did not find expected node content")
-	_, err = decodeYAML([]byte("- a\n- b\n"), "c.yaml")
+	_, err = decodeYAML([]byte("- a\n- b\n"), "c.yaml", nil)
 	checkParseError(t, "yaml list", err, 1, 1, "not a mapping")
-	_, err = decodeYAML([]byte("a: !!int sk-secret\n"), "c.yaml")
+	_, err = decodeYAML([]byte("a: !!int sk-secret\n"), "c.yaml", nil)
 	checkParseError(t, "yaml typed", err, 1, 0, "cannot decode")
 	if strings.Contains(err.Error(), "sk-secret") {
 		t.Errorf("the error repeats the value: %v", err)
 	}
-	m, err := decodeYAML([]byte(""), "c.yaml")
+	m, err := decodeYAML([]byte(""), "c.yaml", nil)
 	if err != nil || len(m) != 0 {
 		t.Errorf("empty yaml: %v %v", m, err)
 	}

@@ -30,7 +30,7 @@ var gooseInternal = map[string]bool{"builtin": true, "platform": true, "frontend
 
 func parseGoose(sys *System, c candidate, data []byte) Config {
 	cfg := Config{Client: Goose, Path: c.path, Scope: c.scope, Format: FormatYAML}
-	top, err := decodeYAML(data, c.path)
+	top, err := decodeYAML(data, c.path, sys.budget)
 	if err != nil {
 		cfg.Error = err.Error()
 		return cfg

@@ -37,5 +37,5 @@ func Local(getenv func(string) string, project string) (System, error) {
 	if err != nil {
 		return System{}, err
 	}
-	return System{OS: runtime.GOOS, Home: home, Cwd: abs, Getenv: getenv, FS: OSFS{}, memo: &stateMemo{}}, nil
+	return System{OS: runtime.GOOS, Home: home, Cwd: abs, Getenv: getenv, FS: OSFS{}, memo: &stateMemo{}, budget: &budget{}}, nil
 }

@@ -14,11 +14,23 @@ func depthError(b []byte, off int, what string) *LimitError {
 	return &LimitError{Line: line, Col: col, Msg: fmt.Sprintf("%s nested more than %d levels deep, over the cap on config files: not read", what, MaxConfigDepth)}
 }
 
+// valuesError is a document holding more than max values.
+func valuesError(b []byte, off, max int, what string) *LimitError {
+	line, col := lineCol(b, off)
+	return &LimitError{Line: line, Col: col, Msg: fmt.Sprintf("more than %s values (%s), over the cap on config files: not read", thousands(max), what)}
+}
+
 // scanJSON bounds the nesting depth and the number of values (opened
 // objects and arrays, and members and elements after the first, counted at
 // their commas) of a JSON or JSONC document. Comments (// and /* */) are
 // skipped in both.
 func scanJSON(b []byte) *LimitError {
+	_, le := countJSON(b)
+	return le
+}
+
+// countJSON is scanJSON, also returning the number of values counted.
+func countJSON(b []byte) (int, *LimitError) {
 	depth, values := 0, 0
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
@@ -40,7 +52,7 @@ func scanJSON(b []byte) *LimitError {
 			depth++
 			values++
 			if depth > MaxConfigDepth {
-				return depthError(b, i, "arrays and objects")
+				return values, depthError(b, i, "arrays and objects")
 			}
 		case ']', '}':
 			if depth > 0 {
@@ -50,11 +62,10 @@ func scanJSON(b []byte) *LimitError {
 			values++
 		}
 		if values > MaxConfigValues {
-			line, col := lineCol(b, i)
-			return &LimitError{Line: line, Col: col, Msg: fmt.Sprintf("more than %s values (objects, arrays, members, elements), over the cap on config files: not read", thousands(MaxConfigValues))}
+			return values, valuesError(b, i, MaxConfigValues, "objects, arrays, members, elements")
 		}
 	}
-	return nil
+	return values, nil
 }
 
 // skipQuoted returns the index of the quote closing the string opened at
@@ -76,8 +87,17 @@ func skipQuoted(b []byte, i int, q byte) int {
 
 // scanTOML bounds the nesting of a TOML document: the parts of a table
 // header ([a.b.c] is three levels), of a dotted key, and the arrays and
-// inline tables of a value, with the dotted keys inside them.
+// inline tables of a value, with the dotted keys inside them. It bounds the
+// number of values too (MaxConfigValues): table headers, keys (at their =),
+// arrays and inline tables, and elements after the first (at their commas).
 func scanTOML(b []byte) *LimitError {
+	_, le := countTOML(b)
+	return le
+}
+
+// countTOML is scanTOML, also returning the number of values counted.
+func countTOML(b []byte) (int, *LimitError) {
+	values := 0
 	type level struct {
 		inline bool // an inline table, whose keys may be dotted
 		dots   int
@@ -96,6 +116,13 @@ func scanTOML(b []byte) *LimitError {
 	}
 	for i := 0; i < len(b); i++ {
 		c := b[i]
+		switch c {
+		case '[', '{', ',', '=':
+			values++
+			if values > MaxConfigValues {
+				return values, valuesError(b, i, MaxConfigValues, "tables, keys, arrays, elements")
+			}
+		}
 		switch c {
 		case ' ', '\t', '\r':
 			continue
@@ -141,7 +168,7 @@ func scanTOML(b []byte) *LimitError {
 					case '.':
 						parts++
 						if parts > MaxConfigDepth {
-							return depthError(b, j, "table names")
+							return values, depthError(b, j, "table names")
 						}
 					case '"', '\'':
 						j = skipQuotedLine(b, j, b[j])
@@ -158,13 +185,13 @@ func scanTOML(b []byte) *LimitError {
 			}
 			stack = append(stack, level{})
 			if depth() > MaxConfigDepth {
-				return depthError(b, i, "arrays and inline tables")
+				return values, depthError(b, i, "arrays and inline tables")
 			}
 		case '{':
 			stack = append(stack, level{inline: true})
 			inKey = true
 			if depth() > MaxConfigDepth {
-				return depthError(b, i, "arrays and inline tables")
+				return values, depthError(b, i, "arrays and inline tables")
 			}
 		case ']', '}':
 			if len(stack) > 0 {
@@ -186,13 +213,13 @@ func scanTOML(b []byte) *LimitError {
 					lineDots++
 				}
 				if depth() > MaxConfigDepth {
-					return depthError(b, i, "dotted keys")
+					return values, depthError(b, i, "dotted keys")
 				}
 			}
 		}
 		lineStart = false
 	}
-	return nil
+	return values, nil
 }
 
 // skipQuotedLine is skipQuoted for a string that cannot span lines: it
@@ -217,8 +244,26 @@ func skipQuotedLine(b []byte, i int, q byte) int {
 // open at a line, the compact collections started on it ("- - x", "? "),
 // and flow collections ([...] and {...}, which may span lines). Block
 // scalar content (after | or >) and comments are skipped; quoted scalars
-// are skipped wherever a value starts.
+// are skipped wherever a value starts. It bounds the number of values too
+// (MaxYAMLValues), counting each line holding content, each indicator
+// (-, ?, :) and, in flow collections, each opening, comma and colon:
+// about as many as the nodes the parser makes, aliases aside (see
+// yamlSize).
 func scanYAML(b []byte) *LimitError {
+	_, le := countYAML(b)
+	return le
+}
+
+// countYAML is scanYAML, also returning the number of values counted.
+func countYAML(b []byte) (int, *LimitError) {
+	values := 0
+	count := func(i int) *LimitError {
+		values++
+		if values > MaxYAMLValues {
+			return valuesError(b, i, MaxYAMLValues, "nodes: lines, items, keys, elements")
+		}
+		return nil
+	}
 	var indents []int
 	flow := 0
 	scalarIndent := -1 // the indent of the line that opened a block scalar
@@ -248,10 +293,13 @@ func scanYAML(b []byte) *LimitError {
 				indents = indents[:len(indents)-1]
 			}
 			indents = append(indents, ind)
+			if le := count(i); le != nil {
+				return values, le
+			}
 		}
 		depth := len(indents)
 		if depth+flow > MaxConfigDepth {
-			return depthError(b, i, "collections")
+			return values, depthError(b, i, "collections")
 		}
 		valueStart := true
 		for ; i < end; i++ {
@@ -261,7 +309,20 @@ func scanYAML(b []byte) *LimitError {
 				case '[', '{':
 					flow++
 					if depth+flow > MaxConfigDepth {
-						return depthError(b, i, "flow collections")
+						return values, depthError(b, i, "flow collections")
+					}
+					if le := count(i); le != nil {
+						return values, le
+					}
+				case ',':
+					if le := count(i); le != nil {
+						return values, le
+					}
+				case ':':
+					if i+1 == end || b[i+1] == ' ' || b[i+1] == '\t' || b[i+1] == ',' {
+						if le := count(i); le != nil {
+							return values, le
+						}
 					}
 				case ']', '}':
 					flow--
@@ -291,13 +352,19 @@ func scanYAML(b []byte) *LimitError {
 			case valueStart && (c == '-' || c == '?' || c == ':') && (i+1 == end || b[i+1] == ' ' || b[i+1] == '\t'):
 				depth++
 				if depth > MaxConfigDepth {
-					return depthError(b, i, "collections")
+					return values, depthError(b, i, "collections")
+				}
+				if le := count(i); le != nil {
+					return values, le
 				}
 				continue
 			case valueStart && (c == '[' || c == '{'):
 				flow++
 				if depth+flow > MaxConfigDepth {
-					return depthError(b, i, "flow collections")
+					return values, depthError(b, i, "flow collections")
+				}
+				if le := count(i); le != nil {
+					return values, le
 				}
 				continue
 			case valueStart && (c == '"' || c == '\''):
@@ -323,11 +390,14 @@ func scanYAML(b []byte) *LimitError {
 				continue
 			case c == ':' && (i+1 == end || b[i+1] == ' ' || b[i+1] == '\t' || b[i+1] == '\r'):
 				valueStart = true
+				if le := count(i); le != nil {
+					return values, le
+				}
 				continue
 			}
 			valueStart = false
 		}
 		start = next
 	}
-	return nil
+	return values, nil
 }

@@ -75,7 +75,7 @@ func TestNestingCaps(t *testing.T) {
 			case FormatYAML:
 				le = scanYAML([]byte(tt.doc))
 				if le == nil {
-					_, err = decodeYAML([]byte(tt.doc), "/x")
+					_, err = decodeYAML([]byte(tt.doc), "/x", nil)
 				}
 			default:
 				le = scanJSON([]byte(tt.doc))
@@ -108,6 +108,94 @@ func TestValueCap(t *testing.T) {
 		if le != nil && !strings.Contains(le.Error(), "more than 1,048,576 values") {
 			t.Errorf("%d values: %v", n, le)
 		}
+	}
+}
+
+// TOML and YAML are held to a cap on values before they are parsed, as
+// JSON is: a 4 MiB flow sequence of two million items is refused at its
+// place in the file, not decoded at about 150 times its size.
+func TestValueCapTOMLYAML(t *testing.T) {
+	tests := []struct {
+		name, format string
+		n, max       int
+		doc          func(n int) string
+	}{
+		{"toml array", FormatTOML, 0, MaxConfigValues, func(n int) string {
+			// A table, a key and an array: 3, then n-3 elements after the first.
+			return "[t]\na = [" + strings.Repeat("1,", n-3) + "1]\n"
+		}},
+		{"toml keys", FormatTOML, 0, MaxConfigValues, func(n int) string { return strings.Repeat("a = 1\n", n) }},
+		{"yaml flow", FormatYAML, 0, MaxYAMLValues, func(n int) string {
+			// The line, the key's colon and the sequence: 3, then n-3 commas.
+			return "a: [" + strings.Repeat("a,", n-3) + "a]\n"
+		}},
+		{"yaml block", FormatYAML, 0, MaxYAMLValues, func(n int) string {
+			// The line "a:" and its colon: 2, then a line and an indicator each.
+			return "a:\n" + strings.Repeat("- a\n", (n-2)/2) + strings.Repeat("b: 1\n", (n-2)%2)
+		}},
+		{"yaml flow mapping", FormatYAML, 0, MaxYAMLValues, func(n int) string {
+			// The line and {: 2, then a colon and a comma for each member.
+			return "{" + strings.Repeat("a: 1, ", (n-2)/2) + "}\n"
+		}},
+	}
+	for _, tt := range tests {
+		for _, n := range []int{tt.max, tt.max + 1, tt.max + 2} {
+			doc := []byte(tt.doc(n))
+			var got int
+			var le *LimitError
+			if tt.format == FormatTOML {
+				got, le = countTOML(doc)
+			} else {
+				got, le = countYAML(doc)
+			}
+			if n <= tt.max && (le != nil || got != n && got != n-1) {
+				t.Errorf("%s, %d values: counted %d, %v", tt.name, n, got, le)
+			}
+			if n > tt.max+1 && (le == nil || le.Line < 1 || !strings.Contains(le.Msg, "more than "+thousands(tt.max)+" values")) {
+				t.Errorf("%s, %d values: %v, want a refusal with its position", tt.name, n, le)
+			}
+		}
+	}
+	// The file of the report: 4 MiB, two million items.
+	doc := "name: x\nversion: 1\nschema: v1\nmcpServers:\n  - name: s\n    command: x\n    args: [" + strings.Repeat("a,", 2<<20-100) + "a]\n"
+	_, err := decodeYAML([]byte(doc), "/p/s.yaml", nil)
+	if err == nil || !strings.Contains(err.Error(), "/p/s.yaml:7:524269: more than 262,144 values") {
+		t.Errorf("a 4 MiB flow sequence: %v", err)
+	}
+}
+
+// YAML's aliases are counted as the nodes they expand to: a small document
+// of aliases to a large anchor is refused before the decoder expands it.
+func TestYAMLAliases(t *testing.T) {
+	anchor := "a: &a [" + strings.Repeat("x,", 999) + "x]\n"
+	for _, tt := range []struct {
+		name, doc, want string
+	}{
+		{"few", anchor + "b: [" + strings.Repeat("*a,", 9) + "*a]\n", ""},
+		{"bomb", anchor + "b: [" + strings.Repeat("*a,", 299) + "*a]\n", "/x:2:"},
+		{"nested", "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n", "/x:6:"},
+		{"merge keys", "d: &d {command: x, env: {A: 1}}\ns: {<<: *d, args: [y]}\n", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if le := scanYAML([]byte(tt.doc)); le != nil {
+				t.Fatalf("the pre-scan refused it: %v", le)
+			}
+			m, err := decodeYAML([]byte(tt.doc), "/x", nil)
+			if tt.want == "" {
+				if err != nil || m == nil {
+					t.Fatalf("%v", err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) || !strings.Contains(err.Error(), "aliases expand the document past 262,144 values") {
+				t.Fatalf("got %v, want %s... aliases expand", err, tt.want)
+			}
+		})
+	}
+	// An alias within its own anchor is the parser's error, with its place.
+	_, err := decodeYAML([]byte("a: &a [x, *a]\n"), "/x", nil)
+	if pe, ok := err.(*ParseError); !ok || pe.Line != 1 || !strings.Contains(pe.Msg, "its own anchor") {
+		t.Errorf("got %v", err)
 	}
 }
 

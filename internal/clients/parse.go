@@ -78,7 +78,9 @@ func decodeJSON(b []byte, format string) (any, error) {
 	if le := scanJSON(b); le != nil {
 		return nil, le
 	}
-	if format == FormatJSONC {
+	if format == FormatJSONC && !json.Valid(b) {
+		// Comments or trailing commas (JSON as it is needs no rewriting,
+		// and hujson's tree of it would cost more than the decoding).
 		v, err := hujson.Parse(b)
 		if err != nil {
 			pe := &ParseError{Format: format, Msg: strings.TrimPrefix(err.Error(), "hujson: ")}
@@ -257,7 +259,11 @@ func yamlMsg(s string) string { return yamlQuoted.ReplaceAllString(s, "a value")
 var yamlLine = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
 
 // decodeYAML decodes a YAML document into plain maps with string keys.
-func decodeYAML(data []byte, path string) (map[string]any, error) {
+// Its aliases are expanded by the decoder: a document that would expand
+// past MaxYAMLValues nodes is refused before, and what the expansion
+// adds to the values counted before parsing is counted against b (nil: no
+// budget).
+func decodeYAML(data []byte, path string, b *budget) (map[string]any, error) {
 	data = stripBOM(data)
 	if le := scanYAML(data); le != nil {
 		le.Path = path
@@ -282,6 +288,17 @@ func decodeYAML(data []byte, path string) (map[string]any, error) {
 	if doc.Kind != yaml.MappingNode {
 		return nil, &ParseError{Path: path, Format: FormatYAML, Line: doc.Line, Col: doc.Column, Msg: "the top level is not a mapping"}
 	}
+	n, le := yamlSize(doc)
+	if le != nil {
+		le.Path = path
+		if le.Msg == aliasCycle {
+			return nil, &ParseError{Path: path, Format: FormatYAML, Line: le.Line, Col: le.Col, Msg: aliasCycle}
+		}
+		return nil, le
+	}
+	if err := b.charge(path, n); err != nil {
+		return nil, err
+	}
 	var out any
 	if err := doc.Decode(&out); err != nil {
 		pe := &ParseError{Path: path, Format: FormatYAML, Line: doc.Line, Col: doc.Column, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
@@ -298,6 +315,57 @@ func decodeYAML(data []byte, path string) (map[string]any, error) {
 		return nil, &ParseError{Path: path, Format: FormatYAML, Line: doc.Line, Col: doc.Column, Msg: "the top level is not a mapping"}
 	}
 	return m, nil
+}
+
+const aliasCycle = "an alias within the value of its own anchor"
+
+// yamlSize counts the nodes a YAML document decodes to, each alias
+// counted as the nodes of its anchor; past MaxYAMLValues, or at an alias
+// within its own anchor (aliasCycle), it stops with an error giving the
+// position. The
+// recursion is bounded by the nesting cap (aliases are counted from a
+// memo of the anchors already counted).
+func yamlSize(doc *yaml.Node) (int, *LimitError) {
+	memo := map[*yaml.Node]int{} // -1 while the anchor is being counted
+	total := 0
+	var size func(n *yaml.Node) (int, *LimitError)
+	size = func(n *yaml.Node) (int, *LimitError) {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			m, ok := memo[n.Alias]
+			if m < 0 {
+				return 0, &LimitError{Line: n.Line, Col: n.Column, Msg: aliasCycle}
+			}
+			if !ok {
+				// An anchor met first through an alias: counted here.
+				return size(n.Alias)
+			}
+			total += m
+			if total > MaxYAMLValues {
+				return 0, &LimitError{Line: n.Line, Col: n.Column, Msg: fmt.Sprintf("aliases expand the document past %s values, over the cap on config files: not read", thousands(MaxYAMLValues))}
+			}
+			return m, nil
+		}
+		if n.Anchor != "" {
+			memo[n] = -1
+		}
+		total++
+		if total > MaxYAMLValues {
+			return 0, &LimitError{Line: n.Line, Col: n.Column, Msg: fmt.Sprintf("more than %s values (nodes), over the cap on config files: not read", thousands(MaxYAMLValues))}
+		}
+		s := 1
+		for _, c := range n.Content {
+			m, err := size(c)
+			if err != nil {
+				return 0, err
+			}
+			s += m
+		}
+		if n.Anchor != "" {
+			memo[n] = s
+		}
+		return s, nil
+	}
+	return size(doc)
 }
 
 // normalize turns decoded TOML/YAML values into the shapes encoding/json

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Limits on reading config files. A config comes from the user's home or
@@ -19,11 +20,13 @@ import (
 // the stack. What is over a limit is refused before it is parsed, with an
 // error naming the file and the limit.
 //
-// Memory: a file is held whole while it is read (at most its size cap);
-// decoding it costs about ten times the bytes decoded (measured: 35 to 46
-// MB for 4 MiB of small JSON objects, arrays or server entries), and
-// MaxConfigValues bounds what is decoded of ~/.claude.json, whose other
-// projects are skipped unread.
+// Memory: a file is held whole while it is read (at most its size cap).
+// Decoding costs per value, not per byte (a value may take two bytes):
+// measured, about 100 bytes a value while a JSON file is decoded, 160 for
+// TOML and 250 for YAML, of which 40 to 60 are kept. MaxConfigValues and
+// MaxYAMLValues bound the values of one file, MaxRunValues those of all
+// the files one run decodes; ~/.claude.json's other projects are skipped
+// unread.
 const (
 	// MaxConfigSize is the largest config or settings file read, in bytes.
 	MaxConfigSize = 4 << 20
@@ -38,9 +41,19 @@ const (
 	// MaxConfigDepth is the deepest nesting of arrays and objects (JSON,
 	// TOML) or of collections (YAML) in a config, checked before parsing.
 	MaxConfigDepth = 1000
-	// MaxConfigValues is the most JSON values (objects, arrays, members,
-	// elements) decoded from one file.
+	// MaxConfigValues is the most values decoded from one JSON or TOML
+	// file: JSON's objects, arrays, members and elements, TOML's tables,
+	// keys, arrays and elements (see countJSON, countTOML).
 	MaxConfigValues = 1 << 20
+	// MaxYAMLValues is the most nodes decoded from one YAML file, its
+	// aliases expanded (see countYAML, yamlSize): the YAML parser builds a
+	// tree of the whole document first, at about three times JSON's cost
+	// per value.
+	MaxYAMLValues = 1 << 18
+	// MaxRunValues is the most values decoded from all the config files
+	// one run reads (a command, a serve request): a file that would pass it
+	// is refused unread, the others are still read.
+	MaxRunValues = 1 << 21
 	// MaxServers is the most server entries read from one config; a file
 	// declaring more is refused.
 	MaxServers = 10000
@@ -74,11 +87,58 @@ type MaxReader interface {
 	ReadFileMax(name string, max int64) ([]byte, error)
 }
 
+// ReadTimeout bounds the time ReadFileMax spends on one file, opening
+// included. Reading a config takes milliseconds, and 256 MiB a few seconds
+// on a busy machine; a file that has not been read by then never ends or
+// sits on a filesystem that does not answer, and is refused.
+const ReadTimeout = 30 * time.Second
+
 // ReadFileMax reads a config file when it is a regular file (after
-// following links) of at most max bytes. The file is opened without
-// blocking and checked again once open, so a named pipe put in its place
-// between the two checks cannot hang the read.
+// following links) of at most max bytes, on a filesystem that stores files
+// (not /proc, /sys or another of the kernel's pseudo filesystems, whose
+// files pass for regular files and may never end or wait forever). The
+// file is opened without blocking and checked again once open, so a named
+// pipe put in its place between the two checks cannot hang the read; the
+// whole read is bounded by ReadTimeout.
 func (OSFS) ReadFileMax(name string, max int64) ([]byte, error) {
+	return withDeadline(name, ReadTimeout, func(deadline time.Time) ([]byte, error) {
+		return readFileMax(name, max, deadline)
+	})
+}
+
+// withDeadline runs read and returns what it returns, or a timeout error
+// once timeout has passed. A read blocked in the system (a filesystem that
+// does not answer) is left behind, its result unused; one that can be
+// interrupted is, by the deadline it is given.
+func withDeadline(name string, timeout time.Duration, read func(deadline time.Time) ([]byte, error)) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	deadline := time.Now().Add(timeout)
+	done := make(chan result, 1)
+	go func() {
+		data, err := read(deadline)
+		done <- result{data, err}
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		if errors.Is(r.err, os.ErrDeadlineExceeded) {
+			return nil, timeoutError(name, timeout)
+		}
+		return r.data, r.err
+	case <-t.C:
+		return nil, timeoutError(name, timeout)
+	}
+}
+
+func timeoutError(name string, timeout time.Duration) error {
+	return &LimitError{Path: name, Msg: fmt.Sprintf("not read within %v (a file that does not end, or a filesystem that does not answer): not read", timeout)}
+}
+
+func readFileMax(name string, max int64, deadline time.Time) ([]byte, error) {
 	st, err := os.Stat(name)
 	if err != nil {
 		return nil, err
@@ -101,9 +161,20 @@ func (OSFS) ReadFileMax(name string, max int64) ([]byte, error) {
 	if !os.SameFile(st, fst) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("the file was replaced while it was being opened")}
 	}
-	// The file may grow after the check: read one byte past the cap.
+	if err := pseudoFS(name, f); err != nil {
+		return nil, err
+	}
+	return readAll(f, name, fst.Size(), max, deadline)
+}
+
+// readAll reads f, of size bytes by its status, up to one byte past max
+// (the file may grow after the check), until deadline where f can be
+// interrupted (a file the system can poll, which a waiting read would
+// otherwise wait on forever).
+func readAll(f *os.File, name string, size, max int64, deadline time.Time) ([]byte, error) {
+	_ = f.SetReadDeadline(deadline) // os.ErrNoDeadline for files that cannot wait
 	var b bytes.Buffer
-	b.Grow(int(fst.Size()) + bytes.MinRead)
+	b.Grow(int(min(size, max)) + bytes.MinRead)
 	if _, err := b.ReadFrom(io.LimitReader(f, max+1)); err != nil {
 		return nil, err
 	}
@@ -194,10 +265,69 @@ func (sys *System) readClaudeState(path string) ([]byte, error) {
 	if err == nil {
 		data, err = sys.claudeStateView(path, data)
 	}
+	if err == nil {
+		err = sys.budget.charge(path, countValues(path, data))
+	}
 	if m := sys.memo; m != nil {
 		m.path, m.cwd, m.data, m.err = path, sys.Cwd, data, err
 	}
 	return data, err
+}
+
+// A budget counts the values decoded from the config files of one run (a
+// System made by Local, or one Discover or Load) against MaxRunValues.
+type budget struct {
+	mu      sync.Mutex
+	used    int
+	charged map[string]int // by path: a file read again is not counted again
+}
+
+// charge counts n values of the file at path against the budget, unless
+// as many were counted for it already; a file that would take the run past
+// MaxRunValues is refused. A nil budget refuses nothing.
+func (b *budget) charge(path string, n int) error {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	more := n - b.charged[path]
+	if more <= 0 {
+		return nil
+	}
+	if b.used+more > MaxRunValues {
+		return &LimitError{Path: path, Msg: fmt.Sprintf("%s values, past the budget of %s values decoded from all config files in one run (%s decoded already): not read",
+			thousands(n), thousands(MaxRunValues), thousands(b.used))}
+	}
+	if b.charged == nil {
+		b.charged = map[string]int{}
+	}
+	b.charged[path] = n
+	b.used += more
+	return nil
+}
+
+// countValues counts the values of a config file before it is decoded,
+// as its format counts them (by the file's extension: .toml, .yaml or
+// .yml, else JSON); a file over a cap counts nothing, as its parser
+// refuses it undecoded. A YAML file's aliases are counted once decoded
+// (see decodeYAML).
+func countValues(path string, data []byte) int {
+	data = stripBOM(data)
+	var n int
+	var le *LimitError
+	switch lower := strings.ToLower(path); {
+	case strings.HasSuffix(lower, ".toml"):
+		n, le = countTOML(data)
+	case strings.HasSuffix(lower, ".yaml"), strings.HasSuffix(lower, ".yml"):
+		n, le = countYAML(data)
+	default:
+		n, le = countJSON(data)
+	}
+	if le != nil {
+		return 0
+	}
+	return n
 }
 
 // readError words a read error for a Location, a Config or Load: the path

@@ -120,3 +120,61 @@ func TestGitIndexCap(t *testing.T) {
 		t.Errorf("an untracked file read as tracked")
 	}
 }
+
+// The values decoded in one run are bounded across files (MaxRunValues):
+// a file that would pass the budget is refused, naming it, and the files
+// after it are still read when they fit. A file read twice counts once,
+// and YAML's aliases count as what they expand to.
+func TestRunBudget(t *testing.T) {
+	args := func(n int) string {
+		// {"mcpServers": {"s": {"command": "x", "args": [...]}}}: 5 values, then n-1 commas.
+		return `{"mcpServers": {"s": {"command": "x", "args": [` + strings.Repeat(`"a",`, n-1) + `"a"]}}}`
+	}
+	dir := "/p/.continue/mcpServers/"
+	sys := System{OS: "linux", Home: "/h", Cwd: "/p", FS: mapFS{
+		dir + "a.json": []byte(args(496)),  // 500 values
+		dir + "b.json": []byte(args(1996)), // 2,000
+		dir + "c.yaml": []byte("mcpServers:\n  - name: c\n    command: x\n    args: [" + strings.Repeat("a,", 199) + "a]\n"),
+		dir + "d.yaml": []byte("x: &x [" + strings.Repeat("a,", 49) + "a]\nmcpServers:\n  - name: d\n    command: x\n    args: [*x, *x, *x, *x, *x, *x]\n"),
+	}}
+	sys.budget = &budget{used: MaxRunValues - 1000}
+	configs, looked := Discover(sys, []string{Continue})
+	errs := map[string]string{}
+	for _, l := range looked {
+		errs[strings.TrimPrefix(l.Path, dir)] = l.Error
+	}
+	servers := map[string]int{}
+	for _, c := range configs {
+		if c.Error != "" {
+			errs[strings.TrimPrefix(c.Path, dir)] = c.Error
+		}
+		for _, s := range c.Servers {
+			servers[strings.TrimPrefix(c.Path, dir)] += len(s.Args)
+		}
+	}
+	if errs["a.json"] != "" || servers["a.json"] != 496 {
+		t.Errorf("a.json fits: %q, %d args", errs["a.json"], servers["a.json"])
+	}
+	if want := "reading " + dir + "b.json: 2,000 values, past the budget of 2,097,152 values decoded from all config files in one run (2,096,652 decoded already): not read"; errs["b.json"] != want {
+		t.Errorf("b.json:\n got %q\nwant %q", errs["b.json"], want)
+	}
+	if errs["c.yaml"] != "" || servers["c.yaml"] != 200 {
+		t.Errorf("c.yaml fits: %q, %d args", errs["c.yaml"], servers["c.yaml"])
+	}
+	// d.yaml: 67 values counted before parsing (within what is left), 368
+	// nodes once its aliases are expanded (over it).
+	if !strings.Contains(errs["d.yaml"], dir+"d.yaml: 368 values, past the budget") {
+		t.Errorf("d.yaml: %q", errs["d.yaml"])
+	}
+	// Read again (the posture, settling), a file is not counted again.
+	used := sys.budget.used
+	if _, _, err := sys.read(dir + "a.json"); err != nil || sys.budget.used != used {
+		t.Errorf("a second read: %v, %d values counted, was %d", err, sys.budget.used, used)
+	}
+	// Load, as --config and audit_config read a file, has a budget of its
+	// own when the System has none.
+	sys.budget = nil
+	if cfg, err := Load(sys, dir+"b.json"); err != nil || cfg.Error != "" {
+		t.Errorf("Load: %v, %q", err, cfg.Error)
+	}
+}

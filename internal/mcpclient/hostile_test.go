@@ -145,6 +145,9 @@ func TestHostileStdio(t *testing.T) {
 			if r.Status != tc.status || !strings.Contains(r.Detail, tc.detail) {
 				t.Errorf("%s (%s), want %s saying %q\nstderr: %s", r.Status, r.Detail, tc.status, tc.detail, r.StderrTail)
 			}
+			if h := ProtocolErrorHint(r.Detail); r.Status == StatusProtocolError && strings.Contains(h, "--protocol-version") {
+				t.Errorf("%s: the hint %q points at the protocol version", r.Detail, h)
+			}
 			if elapsed > tc.bound {
 				t.Errorf("took %v, bound %v", elapsed, tc.bound)
 			}

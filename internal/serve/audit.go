@@ -14,6 +14,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // AuditSchema versions audit_config's structured result.
@@ -245,14 +246,14 @@ func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 	}
 	notCached, approval := 0, 0
 	for _, c := range out.Configs {
-		fmt.Fprintf(&b, "%s (%s): %s tokens, %s of %s", c.Path, clients.Title(c.Client), render.Int(c.Tokens), render.Percent(c.ContextShare), render.Int(out.ContextWindow))
+		fmt.Fprintf(&b, "%s (%s): %s tokens, %s of %s", textsafe.Text(c.Path), clients.Title(c.Client), render.Int(c.Tokens), render.Percent(c.ContextShare), render.Int(out.ContextWindow))
 		if c.UpFrontTokens != nil && *c.UpFrontTokens != c.Tokens {
 			fmt.Fprintf(&b, "; %s loaded up front", render.Int(*c.UpFrontTokens))
 		}
 		b.WriteString("\n")
 		for _, sv := range c.Servers {
 			if sv.Tokens != nil {
-				fmt.Fprintf(&b, "  %s: %s tokens, %s\n", sv.Name, render.Int(*sv.Tokens), plural(*sv.Tools, "tool"))
+				fmt.Fprintf(&b, "  %s: %s tokens, %s\n", textsafe.Text(sv.Name), render.Int(*sv.Tokens), plural(*sv.Tools, "tool"))
 				continue
 			}
 			switch sv.Status {
@@ -261,14 +262,14 @@ func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 			case audit.StatusNeedsApproval:
 				approval++
 			}
-			fmt.Fprintf(&b, "  %s: %s\n", sv.Name, sv.Status)
+			fmt.Fprintf(&b, "  %s: %s\n", textsafe.Text(sv.Name), sv.Status)
 		}
 		if len(c.Heaviest) > 0 {
-			fmt.Fprintf(&b, "  heaviest: %s\n", strings.Join(c.Heaviest, ", "))
+			fmt.Fprintf(&b, "  heaviest: %s\n", textsafe.Text(strings.Join(c.Heaviest, ", ")))
 		}
 	}
 	for _, p := range out.Problems {
-		fmt.Fprintf(&b, "problem: %s\n", p)
+		fmt.Fprintf(&b, "problem: %s\n", textsafe.Text(p))
 	}
 	if approval > 0 {
 		fmt.Fprintf(&b, "%s of the project's own config files not launched: their client has no approval of them (each hint says how to give it); trust_project: true launches them, on the user's explicit word only\n", plural(approval, "server"))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/findings"
 	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 	"github.com/mcpcost/mcpcost/internal/usage"
 )
 
@@ -130,20 +131,20 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d high, %d warn, %d info\n", out.High, out.Warn, out.Info)
 	for _, f := range out.Findings {
-		fmt.Fprintf(&b, "[%s] %s (%s)", f.Level, f.Title, f.ID)
+		fmt.Fprintf(&b, "[%s] %s (%s)", f.Level, textsafe.Text(f.Title), textsafe.Text(f.ID))
 		if f.SavingTokens > 0 {
 			fmt.Fprintf(&b, "; saves ~%s tokens", render.Int(int(f.SavingTokens)))
 		}
 		if f.SavingUSD != nil && *f.SavingUSD >= 0.005 {
 			fmt.Fprintf(&b, " ($%.2f)", *f.SavingUSD)
 		}
-		fmt.Fprintf(&b, "\n  %s\n", f.Recommendation)
+		fmt.Fprintf(&b, "\n  %s\n", textsafe.Text(f.Recommendation))
 	}
 	if out.More > 0 {
 		fmt.Fprintf(&b, "... %d more\n", out.More)
 	}
 	for _, n := range out.Notes {
-		b.WriteString(n + "\n")
+		b.WriteString(textsafe.Text(n) + "\n")
 	}
 	return textResult(strings.TrimRight(b.String(), "\n")), out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // MeasureSchema versions measure_server's structured result.
@@ -108,9 +109,13 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 	out := &MeasureResult{Schema: MeasureSchema, Server: name, Launch: display, Status: live.Status,
 		Detail: live.Detail, Tools: []MeasuredTool{}}
 	if live.Result == nil {
-		msg := fmt.Sprintf("%s: %s: %s", out.Server, out.Status, out.Detail)
+		msg := fmt.Sprintf("%s: %s: %s", textsafe.Text(out.Server), out.Status, textsafe.Text(out.Detail))
 		if tail := strings.TrimSpace(live.StderrTail); tail != "" {
-			msg += "\nthe server's stderr ended with:\n" + strings.Join(lastLines(tail, 8), "\n")
+			lines := lastLines(tail, 8)
+			for i, l := range lines {
+				lines[i] = textsafe.Text(l)
+			}
+			msg += "\nthe server's stderr ended with:\n" + strings.Join(lines, "\n")
 		}
 		return nil, nil, fmt.Errorf("%s", msg)
 	}
@@ -124,16 +129,16 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 		out.Tools = append(out.Tools, MeasuredTool{Name: r.Tools[i].Name, Tokens: r.Tools[i].Tokens})
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s tokens in %s (o200k_base, methodology %s)", out.Server, render.Int(out.Tokens), plural(out.ToolCount, "tool"), measure.MethodologyVersion)
+	fmt.Fprintf(&b, "%s: %s tokens in %s (o200k_base, methodology %s)", textsafe.Text(out.Server), render.Int(out.Tokens), plural(out.ToolCount, "tool"), measure.MethodologyVersion)
 	if out.Status != string(mcpclient.StatusMeasured) {
-		fmt.Fprintf(&b, "; %s: %s", out.Status, out.Detail)
+		fmt.Fprintf(&b, "; %s: %s", out.Status, textsafe.Text(out.Detail))
 	}
 	for i, tool := range out.Tools {
 		if i == 10 {
 			fmt.Fprintf(&b, "\n  ... %d more", len(out.Tools)-10)
 			break
 		}
-		fmt.Fprintf(&b, "\n  %s %s", tool.Name, render.Int(tool.Tokens))
+		fmt.Fprintf(&b, "\n  %s %s", textsafe.Text(tool.Name), render.Int(tool.Tokens))
 	}
 	return textResult(b.String()), out, nil
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // progress sends progress notifications for one call, when the call
@@ -62,7 +64,7 @@ func (p *progress) note(msg string) {
 }
 
 func (p *progress) send(n float64, msg string) {
-	params := &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: n, Message: msg}
+	params := &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: n, Message: textsafe.Text(msg)}
 	if p.total > 0 && n <= p.total {
 		params.Total = p.total
 	}

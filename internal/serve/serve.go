@@ -33,6 +33,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // Name is the server's name in the initialize result.
@@ -137,7 +138,7 @@ func New(o Options) *mcp.Server {
 	s.addMeasure(srv)
 	s.addUsage(srv)
 	s.addFindings(srv)
-	srv.AddReceivingMiddleware(recoverPanics, unknownToolAsToolError)
+	srv.AddReceivingMiddleware(recoverPanics, escapeText, unknownToolAsToolError)
 	return srv
 }
 
@@ -186,6 +187,27 @@ func errorResult(err error) *mcp.CallToolResult {
 	r := &mcp.CallToolResult{}
 	r.SetError(err)
 	return r
+}
+
+// escapeText is the last guard on what a client reads as text: the text
+// content of every tool result (errors included, and those the SDK words)
+// is escaped with textsafe.Lines, so that no control character, bidi
+// override or line separator a server, a config or a transcript chose
+// reaches the client raw. One-line fields are escaped with textsafe.Text
+// where the text is written, so that they cannot start a line either. The
+// structured content stays exact.
+func escapeText(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
+			for _, c := range r.Content {
+				if t, ok := c.(*mcp.TextContent); ok {
+					t.Text = textsafe.Lines(t.Text)
+				}
+			}
+		}
+		return res, err
+	}
 }
 
 // textResult is the short text rendering of a structured result.

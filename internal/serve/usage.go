@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 	"github.com/mcpcost/mcpcost/internal/usage"
 )
 
@@ -291,10 +292,10 @@ func usageText(u *UsageResult) string {
 	fmt.Fprintf(&b, "by %s:\n", u.By)
 	for _, r := range u.Rows {
 		if r.Requests > 0 || u.By == "session" || u.By == "day" || u.By == "model" || u.By == "project" {
-			fmt.Fprintf(&b, "  %s: %s, %s tokens, %s, %s, results %s tokens\n", r.Key, plural(r.Requests, "request"), render.Int(int(r.Tokens)), usd(r.Cost), plural(r.Calls, "tool call"), render.Int(int(r.ResultTokens)))
+			fmt.Fprintf(&b, "  %s: %s, %s tokens, %s, %s, results %s tokens\n", textsafe.Text(r.Key), plural(r.Requests, "request"), render.Int(int(r.Tokens)), usd(r.Cost), plural(r.Calls, "tool call"), render.Int(int(r.ResultTokens)))
 			continue
 		}
-		fmt.Fprintf(&b, "  %s: %s, %s, results %s tokens (max %s)\n", r.Key, plural(r.Calls, "call"), plural(r.Errors, "error"), render.Int(int(r.ResultTokens)), render.Int(int(r.MaxResult)))
+		fmt.Fprintf(&b, "  %s: %s, %s, results %s tokens (max %s)\n", textsafe.Text(r.Key), plural(r.Calls, "call"), plural(r.Errors, "error"), render.Int(int(r.ResultTokens)), render.Int(int(r.MaxResult)))
 	}
 	if len(u.Rows) == 0 {
 		b.WriteString("  (none)\n")
@@ -303,7 +304,7 @@ func usageText(u *UsageResult) string {
 		fmt.Fprintf(&b, "  ... %d more\n", u.More)
 	}
 	for _, n := range u.Notes {
-		b.WriteString(n + "\n")
+		b.WriteString(textsafe.Text(n) + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -355,7 +356,7 @@ func (s *server) recentSessions(ctx context.Context, req *mcp.CallToolRequest, i
 	}
 	var b strings.Builder
 	for _, se := range out.Sessions {
-		fmt.Fprintf(&b, "%s %s (%s) %s: %s requests, %s tokens, %s; %s tool calls, results %s tokens\n", se.Last, se.ID, se.Source, se.Project,
+		fmt.Fprintf(&b, "%s %s (%s) %s: %s requests, %s tokens, %s; %s tool calls, results %s tokens\n", se.Last, textsafe.Text(se.ID), se.Source, textsafe.Text(se.Project),
 			render.Int(se.Requests), render.Int(int(se.Tokens)), usd(se.Cost), render.Int(se.ToolCalls), render.Int(int(se.ResultTokens)))
 	}
 	if len(out.Sessions) == 0 {
@@ -365,7 +366,7 @@ func (s *server) recentSessions(ctx context.Context, req *mcp.CallToolRequest, i
 		fmt.Fprintf(&b, "... %d more\n", out.More)
 	}
 	for _, n := range out.Notes {
-		b.WriteString(n + "\n")
+		b.WriteString(textsafe.Text(n) + "\n")
 	}
 	return textResult(strings.TrimRight(b.String(), "\n")), out, nil
 }
@@ -412,13 +413,13 @@ func (s *server) sessionTools(ctx context.Context, req *mcp.CallToolRequest, in 
 		return nil, nil, err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "session %s (%s) %s: %s tool calls, results %s tokens\n", out.Session, out.Source, out.Project, render.Int(out.Calls), render.Int(int(out.ResultTokens)))
+	fmt.Fprintf(&b, "session %s (%s) %s: %s tool calls, results %s tokens\n", textsafe.Text(out.Session), out.Source, textsafe.Text(out.Project), render.Int(out.Calls), render.Int(int(out.ResultTokens)))
 	for _, t := range out.Tools {
 		server := t.Server
 		if server == "" {
 			server = "(built-in)"
 		}
-		fmt.Fprintf(&b, "  %s/%s: %s, results %s tokens (max %s)", server, t.Tool, plural(t.Calls, "call"), render.Int(int(t.ResultTokens)), render.Int(int(t.MaxResult)))
+		fmt.Fprintf(&b, "  %s/%s: %s, results %s tokens (max %s)", textsafe.Text(server), textsafe.Text(t.Tool), plural(t.Calls, "call"), render.Int(int(t.ResultTokens)), render.Int(int(t.MaxResult)))
 		if t.Errors > 0 {
 			fmt.Fprintf(&b, ", %s", plural(t.Errors, "error"))
 		}
@@ -428,7 +429,7 @@ func (s *server) sessionTools(ctx context.Context, req *mcp.CallToolRequest, in 
 		fmt.Fprintf(&b, "  ... %d more\n", out.More)
 	}
 	for _, n := range out.Notes {
-		b.WriteString(n + "\n")
+		b.WriteString(textsafe.Text(n) + "\n")
 	}
 	return textResult(strings.TrimRight(b.String(), "\n")), out, nil
 }

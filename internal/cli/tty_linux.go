@@ -1,0 +1,5 @@
+package cli
+
+import "syscall"
+
+const ioctlGetTermios = syscall.TCGETS

@@ -1,0 +1,25 @@
+package mcpclient
+
+import "strings"
+
+// ProtocolErrorHint says what to do about a StatusProtocolError failure,
+// from its detail: another protocol version can help only a server that
+// speaks MCP but not mcpcost's version of it, not one whose stdout is not
+// JSON-RPC, whose messages nest too deep or are too large, or that closed
+// its stdout.
+func ProtocolErrorHint(detail string) string {
+	switch {
+	case strings.HasPrefix(detail, "stdout is not JSON-RPC"):
+		return "the server writes other output (logs, a banner) on stdout, which MCP over stdio keeps for JSON-RPC messages; look for an option that sends its logs to stderr"
+	case strings.Contains(detail, "nests deeper than"):
+		return "the server sent a message nested deeper than MCP clients read: no client can load it; report it to the server's authors"
+	case strings.Contains(detail, "closed its stdout") && strings.Contains(detail, "still runs"):
+		return "the server stopped answering on stdout but kept running; it may need an option to serve MCP over stdio, or be meant for another transport (a URL)"
+	case strings.Contains(detail, "-byte limit"), strings.Contains(detail, "bytes of results"),
+		strings.Contains(detail, "more than") && (strings.Contains(detail, "tools") || strings.Contains(detail, "pages")):
+		return "the server sends more than mcpcost reads of one server; its tools cannot be measured as they are"
+	case strings.Contains(detail, "no MCP endpoint there"):
+		return "check the URL: it is not the server's MCP endpoint (often the path /mcp or /sse)"
+	}
+	return "the server does not speak MCP as expected; --protocol-version may help with an older server"
+}
