@@ -515,8 +515,12 @@ func (t *stdinTap) Write(p []byte) (int, error) {
 		}()
 	}
 	_ = t.w.SetWriteDeadline(t.deadline)
+	late := !time.Now().Before(t.deadline)
 	n, err := t.w.Write(p)
-	if errors.Is(err, os.ErrDeadlineExceeded) {
+	// A message written once the budget is spent fails at once: that says
+	// nothing of the server's reading, and the timeout is the handshake's
+	// or the request's, recorded where it ran out.
+	if errors.Is(err, os.ErrDeadlineExceeded) && !late {
 		t.rec.fail(failf(StatusTimeout, "the server stopped reading its stdin (a message waited until the end of the budget)"))
 	}
 	if errors.Is(err, syscall.EPIPE) {
