@@ -2,15 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 
+	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/audit"
-	"github.com/mcpcost/mcpcost/internal/claude"
-	"github.com/mcpcost/mcpcost/internal/clients"
-	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/render"
 )
 
@@ -118,7 +116,7 @@ func runAudit(env *Env, args []string) int {
 	offline := f.Bool("offline", "")
 	noLaunch := f.Bool("no-launch", "")
 	maxAge := f.fs.Duration("max-age", audit.DefaultMaxAge, "")
-	timeout := f.fs.Duration("timeout", mcpclient.DefaultTimeout, "")
+	timeout := f.fs.Duration("timeout", app.DefaultTimeout, "")
 	concurrency := f.Int("concurrency", 0, "")
 	protocol := f.String("protocol-version", "", "")
 	claudeFlag := f.Bool("claude", "")
@@ -149,98 +147,49 @@ func runAudit(env *Env, args []string) int {
 	if code, ok := bl.prepare(env, "audit", false); !ok {
 		return code
 	}
-	var want []string
-	for _, n := range *clientsFlag {
-		for _, part := range strings.Split(n, ",") {
-			if part = strings.TrimSpace(part); part == "" {
-				continue
-			}
-			if !clients.Known(part) {
-				return usageError(env, "audit", "unknown client %q (known: %s)", part, strings.Join(clients.Clients(), ", "))
-			}
-			want = append(want, part)
-		}
-	}
-	sys, err := clients.Local(env.Getenv, *project)
-	if err != nil {
-		return fail(env, err)
-	}
-	if *project != "" && !sys.FS.IsDir(sys.Cwd) {
-		return usageError(env, "audit", "--project %s is not a folder", *project)
-	}
-	sys.TrustProject = *trustProject
-
-	// What to audit: the files given, or every config discovered.
-	var configs []clients.Config
-	code := ExitOK
-	if len(*configsFlag) > 0 {
-		if len(want) > 1 {
-			return usageError(env, "audit", "with --config, --client names the one client whose reader to use, got %s", strings.Join(want, ", "))
-		}
-		force := ""
-		if len(want) == 1 {
-			force = want[0]
-		}
-		for _, p := range *configsFlag {
-			cfg, err := clients.LoadAs(sys, p, force)
-			if err != nil {
-				errorf(env, "%v", err)
-				code = ExitFail
-				continue
-			}
-			configs = append(configs, cfg)
-		}
-		if len(configs) == 0 {
-			hintf(env, "--config takes the path of an MCP config file such as .mcp.json")
-			return ExitError
-		}
-	} else {
-		configs, _ = clients.Discover(sys, want)
-	}
-
-	var cache *audit.Cache
-	if dir, err := audit.DefaultCacheDir(env.Getenv); err == nil {
-		if cache, err = audit.OpenCache(dir, *maxAge); err != nil {
-			warnf(env, "measurement cache unavailable: %v", err)
-			cache = nil
-		}
-	}
-	if cache == nil && *offline {
-		return fail(env, fmt.Errorf("--offline needs the measurement cache, which is unavailable"))
-	}
 	if f.Set("model") && !*claudeFlag {
 		return usageError(env, "audit", "--model goes with --claude")
 	}
-	var claudeClient *claude.Client
-	if *claudeFlag {
-		if key := env.Getenv("ANTHROPIC_API_KEY"); key != "" {
-			claudeClient = claude.NewClient(key, env.Getenv("ANTHROPIC_BASE_URL"), *model)
-		}
+	if *project != "" && !isDir(*project) {
+		return usageError(env, "audit", "--project %s is not a folder", *project)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	rep := audit.Run(ctx, configs, audit.Options{
+	m := machine(env)
+	rep, unread, err := m.Audit(ctx, app.AuditOptions{
+		Configs:         *configsFlag,
+		Clients:         *clientsFlag,
+		Project:         *project,
+		TrustProject:    *trustProject,
 		ContextWindow:   *contextFlag,
 		Budget:          *budget,
 		Threshold:       *threshold,
 		AllowUnmeasured: *allowUnmeasured,
-		Cache:           cache,
 		Refresh:         *refresh,
 		Offline:         *offline,
 		NoLaunch:        *noLaunch,
-		Measure: mcpclient.Options{
-			Timeout:         *timeout,
-			ProtocolVersion: *protocol,
-			ClientVersion:   Version(),
-		},
-		Concurrency:  *concurrency,
-		ClaudeColumn: *claudeFlag,
-		Claude:       claudeClient,
-		Posture:      func(client string) clients.Posture { return clients.PostureFor(sys, client) },
-		Now:          env.Now,
-		Generator:    "mcpcost " + Version(),
-		Progress:     env.Progress(),
+		MaxAge:          *maxAge,
+		Timeout:         *timeout,
+		Concurrency:     *concurrency,
+		ProtocolVersion: *protocol,
+		Claude:          *claudeFlag,
+		Model:           *model,
+		Progress:        env.Progress(),
 	})
+	code := ExitOK
+	for _, err := range unread {
+		errorf(env, "%v", err)
+		code = ExitFail
+	}
+	switch {
+	case errors.Is(err, app.ErrNothingRead):
+		hintf(env, "--config takes the path of an MCP config file such as .mcp.json")
+		return ExitError
+	case errors.Is(err, app.ErrNoCache):
+		return fail(env, fmt.Errorf("--offline needs the measurement cache, which is unavailable"))
+	case err != nil:
+		return failCall(env, "audit", err)
+	}
 
 	gateCode := ExitOK
 	switch {

@@ -2,17 +2,15 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/clients"
-	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
@@ -93,7 +91,7 @@ func ptr[T any](v T) *T { return &v }
 
 func (s *server) auditConfig(ctx context.Context, req *mcp.CallToolRequest, in auditIn) (*mcp.CallToolResult, *AuditResult, error) {
 	p := newProgress(ctx, req, 0)
-	rep, _, err := s.audit(ctx, p, in)
+	rep, err := s.audit(ctx, p, in)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -103,114 +101,35 @@ func (s *server) auditConfig(ctx context.Context, req *mcp.CallToolRequest, in a
 
 // audit runs the static audit of the config at in.Path, or of those
 // discovered (of in.Client), from the cache unless in.Launch.
-func (s *server) audit(ctx context.Context, p *progress, in auditIn) (*audit.Report, clients.System, error) {
+func (s *server) audit(ctx context.Context, p *progress, in auditIn) (*audit.Report, error) {
 	if in.Launch && s.o.NoLaunch {
-		return nil, clients.System{}, errNoLaunch("launch: true")
+		return nil, errNoLaunch("launch: true")
 	}
 	if in.Client != "" && in.Path != "" {
-		return nil, clients.System{}, fmt.Errorf("give a path or a client, not both: a config file's client is told from the file")
+		return nil, fmt.Errorf("give a path or a client, not both: a config file's client is told from the file")
 	}
-	if in.Client != "" && !clients.Known(in.Client) {
-		return nil, clients.System{}, fmt.Errorf("unknown client %q (known: %s)", in.Client, strings.Join(clients.Clients(), ", "))
-	}
-	sys, err := clients.Local(s.o.Getenv, s.o.Project)
-	if err != nil {
-		return nil, sys, err
-	}
-	sys.TrustProject = in.TrustProject
-	var configs []clients.Config
+	o := app.AuditOptions{Project: s.o.Project, TrustProject: in.TrustProject, Resolve: true, Remote: s.o.Remote,
+		Offline: !in.Launch, MaxAge: s.o.MaxAge, Timeout: s.o.Timeout, Progress: p.lines(true)}
 	if in.Path != "" {
-		p := in.Path
-		if strings.HasPrefix(p, "~/") && sys.Home != "" {
-			p = filepath.Join(sys.Home, p[2:])
-		} else if !filepath.IsAbs(p) {
-			p = filepath.Join(sys.Cwd, p)
-		}
-		if _, err := os.Stat(p); err != nil && !s.o.Remote {
-			return nil, sys, fmt.Errorf("config %s: %w", p, errNotExist(err))
-		}
-		cfg, err := clients.Load(sys, p)
-		switch {
-		case err != nil && s.o.Remote:
-			// The same words whether the file is missing, unreadable or
-			// not a regular file: a remote caller learns no more about
-			// the machine than that this path is no config.
-			return nil, sys, fmt.Errorf("config %s: not found, or not readable as an MCP config", in.Path)
-		case err != nil:
-			return nil, sys, err
-		case s.o.Remote:
-			if cfg.Error != "" {
-				cfg.Error = positionOnly(in.Path, cfg)
-			}
-			cfg.Notes = nil
-		}
-		configs = append(configs, cfg)
-	} else {
-		var want []string
-		if in.Client != "" {
-			want = []string{in.Client}
-		}
-		configs, _ = clients.Discover(sys, want)
+		o.Configs = []string{in.Path}
 	}
-
-	cache := s.cache()
-	if cache == nil && !in.Launch {
-		return nil, sys, fmt.Errorf("the measurement cache is unavailable; call again with launch: true to measure the servers")
+	if in.Client != "" {
+		o.Clients = []string{in.Client}
 	}
-	p.step("auditing " + plural(len(configs), "config"))
-	rep := audit.Run(ctx, configs, audit.Options{
-		Cache:   cache,
-		Offline: !in.Launch,
-		Measure: mcpclient.Options{
-			Timeout:       s.o.Timeout,
-			ClientVersion: s.o.Version,
-		},
-		Posture:   func(client string) clients.Posture { return clients.PostureFor(sys, client) },
-		Now:       s.o.Now,
-		Generator: "mcpcost " + s.o.Version,
-		Progress:  p.lines(true),
-	})
+	p.step("auditing the configs")
+	rep, unread, err := s.m.Audit(ctx, o)
+	switch {
+	case len(unread) > 0:
+		return nil, unread[0]
+	case errors.Is(err, app.ErrNoCache):
+		return nil, fmt.Errorf("the measurement cache is unavailable; call again with launch: true to measure the servers")
+	case err != nil:
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
-		return nil, sys, err
+		return nil, err
 	}
-	return rep, sys, nil
-}
-
-// cache opens the measurement cache; nil when there is none.
-func (s *server) cache() *audit.Cache {
-	dir := s.o.CacheDir
-	if dir == "" {
-		dir, _ = audit.DefaultCacheDir(s.o.Getenv)
-	}
-	if dir == "" {
-		return nil
-	}
-	c, err := audit.OpenCache(dir, s.o.MaxAge)
-	if err != nil {
-		return nil
-	}
-	return c
-}
-
-// positionOnly words the error of a config at a path a remote caller chose
-// with its position only: the parsers' messages may quote the file's keys
-// and values, which are not the caller's to read.
-func positionOnly(given string, cfg clients.Config) string {
-	rest, ok := strings.CutPrefix(cfg.Error, cfg.Path)
-	if m := errorPosition.FindStringSubmatch(rest); ok && m != nil {
-		return fmt.Sprintf("config %s%s: not valid %s", given, m[1], m[2])
-	}
-	return fmt.Sprintf("config %s: not readable as an MCP config", given)
-}
-
-var errorPosition = regexp.MustCompile(`^(:\d+(?::\d+)?)?: not valid (JSON \(comments allowed\)|JSON|TOML|YAML)\b`)
-
-// errNotExist words a stat error without Go's "stat PATH:" prefix.
-func errNotExist(err error) error {
-	if os.IsNotExist(err) {
-		return fmt.Errorf("no such file")
-	}
-	return err
+	return rep, nil
 }
 
 func auditResult(rep *audit.Report) *AuditResult {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/findings"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
@@ -81,7 +82,11 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 		return nil, nil, err
 	}
 	p := newProgress(ctx, req, 0)
-	static, sys, err := s.audit(ctx, p, auditIn{Launch: in.Launch})
+	static, err := s.audit(ctx, p, auditIn{Launch: in.Launch})
+	if err != nil {
+		return nil, nil, err
+	}
+	sys, err := clients.Local(s.o.Getenv, s.o.Project)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
@@ -115,6 +116,12 @@ func (o *Options) defaults() {
 	}
 }
 
+// machine is mcpcost on this machine as the server sees it: options are
+// tool arguments, spelled without "--".
+func (o *Options) machine() *app.Machine {
+	return &app.Machine{Version: o.Version, Getenv: o.Getenv, Now: o.Now, CacheDir: o.CacheDir, DBPath: o.DBPath}
+}
+
 // instructions are sent with the initialize result; they are counted in
 // what a client loads, so they stay one sentence.
 const instructions = "Measures what MCP servers cost in context (o200k_base tokens) and what past agent sessions and their tool results cost."
@@ -122,13 +129,14 @@ const instructions = "Measures what MCP servers cost in context (o200k_base toke
 // server holds what the handlers share.
 type server struct {
 	o     Options
+	m     *app.Machine
 	usage *lazyStore
 }
 
 // New returns the MCP server with every tool registered.
 func New(o Options) *mcp.Server {
 	o.defaults()
-	s := &server{o: o, usage: newLazyStore(o)}
+	s := &server{o: o, m: o.machine(), usage: newLazyStore(o)}
 	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "mcpcost", Version: o.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		// Tools only: no logging capability to advertise.

@@ -120,6 +120,14 @@ func (l *lazyStore) open() (*store.Store, error) {
 	return store.OpenReadOnly(l.o.DBPath)
 }
 
+// errNotExist words a stat error without Go's "stat PATH:" prefix.
+func errNotExist(err error) error {
+	if os.IsNotExist(err) {
+		return fmt.Errorf("no such file")
+	}
+	return err
+}
+
 // notes words what a report should say about the read behind it.
 func ingestNotes(complete bool, stats *store.IngestStats) []string {
 	notes := []string{}

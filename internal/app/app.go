@@ -1,0 +1,161 @@
+// Package app is mcpcost on this machine: the one layer that wires the
+// leaf packages together, used alike by the command line (internal/cli)
+// and the MCP server (internal/serve), so that both give the same answer
+// by construction.
+//
+// A [Machine] says where things are: the environment and the clock, the
+// measurement cache, the usage store and the transcript folders. Its
+// methods are the operations, each with one options type: [Machine.Audit],
+// [Machine.Ingest], [Machine.Usage], [Machine.Findings], [Machine.Report],
+// [Machine.Sessions] and [Machine.SessionTools]. They return the report
+// types of the packages that compute them (audit, usage, findings); the
+// front ends render them, or make their compact results of them.
+//
+// The consent rules are those of internal/clients: a project's own config
+// files are launched only where their client approved them, or on the
+// user's word ([AuditOptions.TrustProject], a config file named).
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/clients"
+)
+
+// Machine is mcpcost on this machine. The zero value serves the real one,
+// with the default folders.
+type Machine struct {
+	// Version is mcpcost's version, named to servers and in reports.
+	Version string
+	// Getenv reads the environment; nil for os.Getenv.
+	Getenv func(string) string
+	// Now is the clock; nil for time.Now.
+	Now func() time.Time
+	// FlagPrefix spells an option in an error message: "--" where options
+	// are command-line flags, "" where they are MCP tool arguments.
+	FlagPrefix string
+	// Warn receives what went wrong without stopping an operation (a
+	// measurement cache that cannot be opened); nil drops it.
+	Warn func(msg string)
+
+	// CacheDir is the measurement cache; "" for audit.DefaultCacheDir.
+	CacheDir string
+	// DBPath is the usage store; "" for usage.db in the user's data
+	// folder (see [Machine.StorePath]).
+	DBPath string
+	// ClaudeDirs and CodexDirs are the transcript folders; none for the
+	// clients' own (clients.ClaudeTranscriptDirs, CodexTranscriptDirs).
+	ClaudeDirs, CodexDirs []string
+}
+
+func (m *Machine) getenv(name string) string {
+	if m.Getenv == nil {
+		return os.Getenv(name)
+	}
+	return m.Getenv(name)
+}
+
+func (m *Machine) now() time.Time {
+	if m.Now == nil {
+		return time.Now()
+	}
+	return m.Now()
+}
+
+// clock is m's clock as a function, for the packages that take one.
+func (m *Machine) clock() func() time.Time {
+	if m.Now == nil {
+		return time.Now
+	}
+	return m.Now
+}
+
+func (m *Machine) version() string {
+	if m.Version == "" {
+		return "dev"
+	}
+	return m.Version
+}
+
+func (m *Machine) generator() string { return "mcpcost " + m.version() }
+
+func (m *Machine) warnf(format string, a ...any) {
+	if m.Warn != nil {
+		m.Warn(fmt.Sprintf(format, a...))
+	}
+}
+
+// flag spells option name as the front end does.
+func (m *Machine) flag(name string) string { return m.FlagPrefix + name }
+
+// system is the machine as the clients see it, from project (a folder;
+// "" for the current one).
+func (m *Machine) system(project string, trust bool) (clients.System, error) {
+	sys, err := clients.Local(m.getenv, project)
+	sys.TrustProject = trust
+	return sys, err
+}
+
+// OptionError is an option the caller got wrong: the command line answers
+// it as a usage error.
+type OptionError struct{ msg string }
+
+func (e *OptionError) Error() string { return e.msg }
+
+func optionErrorf(format string, a ...any) error {
+	return &OptionError{fmt.Sprintf(format, a...)}
+}
+
+// ErrNoCache is the answer of an audit that may launch nothing when there
+// is no measurement cache to answer from.
+var ErrNoCache = errors.New("the measurement cache is unavailable")
+
+// NoStoreError is the answer of a query when the usage store does not
+// exist yet (nothing was ever read into it).
+type NoStoreError struct {
+	Path string
+	Err  error
+}
+
+func (e *NoStoreError) Error() string { return "no usage store at " + e.Path }
+func (e *NoStoreError) Unwrap() error { return e.Err }
+
+// hinted is an error with a hint line.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() }
+func (h *hinted) Unwrap() error { return h.err }
+
+// Hint says what to do about the error.
+func (h *hinted) Hint() string { return h.hint }
+
+// Location resolves a time zone as the reports take it: an IANA name,
+// "UTC" or "local"; "" for $TZ, else the system's zone.
+func (m *Machine) Location(tz string) (*time.Location, error) {
+	if tz == "" {
+		tz = m.getenv("TZ")
+	}
+	switch strings.ToLower(tz) {
+	case "", "local":
+		return time.Local, nil
+	case "utc", "z":
+		return time.UTC, nil
+	}
+	return time.LoadLocation(tz)
+}
+
+// progress is w, or nowhere.
+func progress(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}

@@ -1,0 +1,29 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/mcpcost/mcpcost/internal/app"
+)
+
+// machine is mcpcost on this machine as a command sees it: its
+// environment and clock, flags spelled with "--", warnings on stderr.
+func machine(env *Env) *app.Machine {
+	return &app.Machine{
+		Version:    Version(),
+		Getenv:     env.Getenv,
+		Now:        env.Now,
+		FlagPrefix: "--",
+		Warn:       func(msg string) { warnf(env, "%s", msg) },
+	}
+}
+
+// failCall reports the error of a call into app: an option given wrong is
+// a usage error of cmd.
+func failCall(env *Env, cmd string, err error) int {
+	var oe *app.OptionError
+	if errors.As(err, &oe) {
+		return usageError(env, cmd, "%v", err)
+	}
+	return fail(env, err)
+}
