@@ -23,6 +23,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	_ "time/tzdata" // time zones work on machines without a zoneinfo database
 
 	"github.com/mcpcost/mcpcost/internal/clients"
 )

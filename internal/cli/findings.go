@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/findings"
@@ -71,18 +70,12 @@ func runFindings(env *Env, args []string) int {
 	if *failOn != "" && findings.LevelRank(*failOn) == 0 {
 		return usageError(env, "findings", "--fail-on must be one of %s, not %q", strings.Join(findings.Levels, ", "), *failOn)
 	}
-	in, code, ok := prepare(env, "findings", f, rf)
+	in, code, ok := compute(env, "findings", f, rf)
 	if !ok {
 		return code
 	}
-	defer in.close()
-	rep, err := findings.Compute(context.Background(), in.st.DB(), in.static, in.opts)
-	if err != nil {
-		return fail(env, err)
-	}
-	if in.outFrom != "" {
-		rep.Notes = append(rep.Notes, "MAX_MCP_OUTPUT_TOKENS is "+render.Int(rep.Thresholds.OutputLimit)+" (from "+in.outFrom+")")
-	}
+	rep := in.Report
+	var err error
 	switch {
 	case *asJSON:
 		err = render.JSON(env.Stdout, rep)
@@ -94,7 +87,7 @@ func runFindings(env *Env, args []string) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	if in.ingest != nil && in.ingest.Files == 0 && rep.Window.Requests == 0 {
+	if in.Ingest != nil && in.Ingest.Files == 0 && rep.Window.Requests == 0 {
 		hintf(env, "no Claude Code or Codex transcripts were found; name their folders with --claude-dir or --codex-dir")
 	}
 	if *failOn != "" {

@@ -2,12 +2,10 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 
-	"github.com/mcpcost/mcpcost/internal/findings"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
@@ -69,19 +67,12 @@ func runReport(env *Env, args []string) int {
 	if f.Set("html") && *htmlFile == "" {
 		return usageError(env, "report", "--html takes a file name")
 	}
-	in, code, ok := prepare(env, "report", f, rf)
+	in, code, ok := compute(env, "report", f, rf)
 	if !ok {
 		return code
 	}
-	defer in.close()
-	rep, err := findings.Compute(context.Background(), in.st.DB(), in.static, in.opts)
-	if err != nil {
-		return fail(env, err)
-	}
-	ov := findings.NewOverview(rep, in.static)
-	if in.outFrom != "" {
-		ov.Notes = append(ov.Notes, "MAX_MCP_OUTPUT_TOKENS is "+render.Int(rep.Thresholds.OutputLimit)+" (from "+in.outFrom+")")
-	}
+	rep, ov := in.Report, in.Overview()
+	var err error
 	switch {
 	case *asJSON:
 		err = render.JSON(env.Stdout, ov)
@@ -101,7 +92,7 @@ func runReport(env *Env, args []string) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	if in.ingest != nil && in.ingest.Files == 0 && rep.Window.Requests == 0 {
+	if in.Ingest != nil && in.Ingest.Files == 0 && rep.Window.Requests == 0 {
 		hintf(env, "no Claude Code or Codex transcripts were found; name their folders with --claude-dir or --codex-dir")
 	}
 	return ExitOK

@@ -9,12 +9,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"syscall"
 	"time"
 
+	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/audit"
-	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/serve"
 )
 
@@ -88,7 +87,7 @@ func runServe(env *Env, args []string) int {
 	allowLaunch := f.Bool("allow-launch", "")
 	allowOrigins := f.Strings("allow-origin", "")
 	project := f.String("project", "", "")
-	timeout := f.fs.Duration("timeout", mcpclient.DefaultTimeout, "")
+	timeout := f.fs.Duration("timeout", app.DefaultTimeout, "")
 	maxAge := f.fs.Duration("max-age", audit.DefaultMaxAge, "")
 	dbPath := f.String("db", "", "")
 	claudeDirs := f.Strings("claude-dir", "")
@@ -118,12 +117,11 @@ func runServe(env *Env, args []string) int {
 		}
 		tokenFrom = "from $" + *tokenEnv
 	}
-	path := *dbPath
-	if path == "" {
-		// No data folder: the usage tools say so when called.
-		path, _ = defaultDB(env)
-	}
-	claude, codex := transcriptRoots(env, *claudeDirs, *codexDirs)
+	m := machine(env)
+	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
+	// No data folder: the usage tools say so when called.
+	path, _ := m.StorePath()
+	claude, codex := m.TranscriptRoots()
 	o := serve.Options{
 		Version:     Version(),
 		Getenv:      env.Getenv,
@@ -148,7 +146,7 @@ func runServe(env *Env, args []string) int {
 		return ExitOK
 	}
 	if token == "" {
-		dir, err := configDir(env)
+		dir, err := m.ConfigDir()
 		if err != nil {
 			return fail(env, withHint(err, "name a token with --token-env NAME"))
 		}
@@ -187,28 +185,4 @@ func runServe(env *Env, args []string) int {
 	defer cancel()
 	hs.Shutdown(shutdown)
 	return ExitOK
-}
-
-// configDir is the user's config folder: XDG_CONFIG_HOME, else the
-// system's (~/.config, ~/Library/Application Support, %AppData%).
-func configDir(env *Env) (string, error) {
-	if d := env.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
-		return d, nil
-	}
-	h := home(env)
-	switch runtime.GOOS {
-	case "windows":
-		if d := env.Getenv("APPDATA"); d != "" {
-			return d, nil
-		}
-	case "darwin":
-		if h != "" {
-			return filepath.Join(h, "Library", "Application Support"), nil
-		}
-	default:
-		if h != "" {
-			return filepath.Join(h, ".config"), nil
-		}
-	}
-	return "", fmt.Errorf("no config folder to keep the serve token in")
 }

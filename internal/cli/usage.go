@@ -2,17 +2,12 @@ package cli
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"os"
-	"path/filepath"
-	"runtime"
-	"strings"
 	"time"
-	_ "time/tzdata" // --tz works on machines without a zoneinfo database
 
+	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/render"
-	"github.com/mcpcost/mcpcost/internal/store"
-	"github.com/mcpcost/mcpcost/internal/token"
 	"github.com/mcpcost/mcpcost/internal/usage"
 )
 
@@ -116,87 +111,28 @@ func runUsage(env *Env, args []string) int {
 	if *asJSON && *asMarkdown {
 		return usageError(env, "usage", "--json and --markdown exclude each other")
 	}
-	o := usage.Options{By: *by, Project: *project, Source: *source, Mode: *mode, Now: env.Now(), SplitAgents: *splitAgents}
-	validMode := false
-	for _, m := range usage.Modes {
-		validMode = validMode || m == o.Mode
+	m := machine(env)
+	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
+	rep, ingested, err := m.Usage(context.Background(), app.UsageOptions{
+		Window:      usage.WindowArgs{Days: *days, Since: *since, Until: *until},
+		TZ:          *tz,
+		By:          *by,
+		Project:     *project,
+		Source:      *source,
+		Mode:        *mode,
+		SplitAgents: *splitAgents,
+		PricesFile:  *pricesFile,
+		Store:       app.StoreOptions{NoIngest: *noIngest, Progress: env.Progress()},
+	})
+	var noStore *app.NoStoreError
+	if errors.As(err, &noStore) {
+		return fail(env, withHint(err, "run 'mcpcost usage' without --no-ingest to create it"))
 	}
-	if !validMode {
-		return usageError(env, "usage", "--mode must be one of %s, not %q", strings.Join(usage.Modes, ", "), o.Mode)
-	}
-	switch o.Source {
-	case "claude", "codex", "all":
-	default:
-		return usageError(env, "usage", "--source must be claude, codex or all, not %q", o.Source)
-	}
-	valid := false
-	for _, d := range usage.Dimensions {
-		valid = valid || d == o.By
-	}
-	if !valid {
-		return usageError(env, "usage", "--by must be one of %s, not %q", strings.Join(usage.Dimensions, ", "), o.By)
-	}
-	if o.SplitAgents && o.By != "session" {
-		return usageError(env, "usage", "--split-agents goes with --by session")
-	}
-	loc, err := location(env, *tz)
 	if err != nil {
-		return usageError(env, "usage", "--tz: %v", err)
-	}
-	o.Location = loc
-	if o.Since, o.Until, err = (usage.WindowArgs{Days: *days, Since: *since, Until: *until}).Window(env.Now(), loc, "--"); err != nil {
-		return usageError(env, "usage", "%v", err)
-	}
-	if *pricesFile != "" {
-		if o.Prices, err = usage.LoadPrices(*pricesFile); err != nil {
-			return fail(env, err)
-		}
-	}
-
-	path := *dbPath
-	if path == "" {
-		if path, err = defaultDB(env); err != nil {
-			return fail(env, withHint(err, "name a store with --db PATH"))
-		}
-	}
-	if *noIngest {
-		if _, err := os.Stat(path); err != nil {
-			return fail(env, withHint(fmt.Errorf("no usage store at %s", path), "run 'mcpcost usage' without --no-ingest to create it"))
-		}
-	}
-	// A report from the store as it is writes nothing: it opens on a full
-	// disk or a read-only folder, and repairs nothing.
-	open := store.Open
-	if *noIngest {
-		open = store.OpenReadOnly
-	}
-	st, err := open(path)
-	if err != nil {
-		return fail(env, err)
-	}
-	defer st.Close()
-
-	ctx := context.Background()
-	var ingested *store.IngestStats
-	if !*noIngest {
-		claude, codex := transcriptRoots(env, *claudeDirs, *codexDirs)
-		ingested, err = st.Ingest(ctx, store.IngestOptions{
-			ClaudeRoots: claude,
-			CodexRoots:  codex,
-			Count:       token.O200k().Count,
-			Progress:    env.Progress(),
-		})
-		if err != nil {
-			return fail(env, fmt.Errorf("reading transcripts into %s: %w", path, err))
-		}
-		reportIngest(env, ingested)
-	}
-	rep, err := usage.Build(ctx, st.DB(), o)
-	if err != nil {
-		return fail(env, err)
+		return failCall(env, "usage", err)
 	}
 	if ingested != nil {
-		rep.Ingest = ingested
+		reportIngest(env, ingested)
 	}
 	switch {
 	case *asJSON:
@@ -216,7 +152,7 @@ func runUsage(env *Env, args []string) int {
 }
 
 // reportIngest prints what the ingest could not do.
-func reportIngest(env *Env, s *store.IngestStats) {
+func reportIngest(env *Env, s *app.IngestStats) {
 	for _, w := range s.Warnings {
 		warnf(env, "skipped: %s", w)
 	}
@@ -237,104 +173,7 @@ func reportIngest(env *Env, s *store.IngestStats) {
 	}
 }
 
-// location resolves --tz: an IANA name, "UTC" or "local" (default: TZ or
-// the system's zone).
-func location(env *Env, tz string) (*time.Location, error) {
-	if tz == "" {
-		tz = env.Getenv("TZ")
-	}
-	switch strings.ToLower(tz) {
-	case "", "local":
-		return time.Local, nil
-	case "utc", "z":
-		return time.UTC, nil
-	}
-	return time.LoadLocation(tz)
-}
-
-func home(env *Env) string {
-	if h := env.Getenv("HOME"); h != "" {
-		return h
-	}
-	if h := env.Getenv("USERPROFILE"); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
-}
-
-// defaultDB is the usage store in the user's data folder.
-func defaultDB(env *Env) (string, error) {
-	var dir string
-	switch runtime.GOOS {
-	case "windows":
-		dir = env.Getenv("LOCALAPPDATA")
-		if dir == "" && home(env) != "" {
-			dir = filepath.Join(home(env), "AppData", "Local")
-		}
-	case "darwin":
-		if h := home(env); h != "" {
-			dir = filepath.Join(h, "Library", "Application Support")
-		}
-	default:
-		dir = env.Getenv("XDG_DATA_HOME")
-		if dir == "" && home(env) != "" {
-			dir = filepath.Join(home(env), ".local", "share")
-		}
-	}
-	if dir == "" {
-		return "", fmt.Errorf("no home folder to keep the usage store in")
-	}
-	return filepath.Join(dir, "mcpcost", "usage.db"), nil
-}
-
-// transcriptRoots lists the folders to read transcripts from.
-func transcriptRoots(env *Env, claudeDirs, codexDirs []string) (claude, codex []string) {
-	h := home(env)
-	if len(claudeDirs) == 0 {
-		if v := env.Getenv("CLAUDE_CONFIG_DIR"); v != "" {
-			claudeDirs = splitList(v)
-		} else if h != "" {
-			cfg := env.Getenv("XDG_CONFIG_HOME")
-			if cfg == "" {
-				cfg = filepath.Join(h, ".config")
-			}
-			claudeDirs = []string{filepath.Join(cfg, "claude"), filepath.Join(h, ".claude")}
-		}
-	}
-	for _, d := range claudeDirs {
-		if isDir(filepath.Join(d, "projects")) {
-			d = filepath.Join(d, "projects")
-		}
-		claude = append(claude, d)
-	}
-	if len(codexDirs) == 0 {
-		if v := env.Getenv("CODEX_HOME"); v != "" {
-			codexDirs = splitList(v)
-		} else if h != "" {
-			codexDirs = []string{filepath.Join(h, ".codex")}
-		}
-	}
-	for _, d := range codexDirs {
-		if isDir(filepath.Join(d, "sessions")) || isDir(filepath.Join(d, "archived_sessions")) {
-			codex = append(codex, filepath.Join(d, "sessions"), filepath.Join(d, "archived_sessions"))
-			continue
-		}
-		codex = append(codex, d)
-	}
-	return claude, codex
-}
-
-func splitList(v string) []string {
-	var out []string
-	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
+// isDir reports whether p is a folder.
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()

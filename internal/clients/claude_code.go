@@ -51,7 +51,7 @@ func init() {
 
 // claudeConfigDir is $CLAUDE_CONFIG_DIR or ~/.claude.
 func (sys *System) claudeConfigDir() string {
-	if v := sys.getenv("CLAUDE_CONFIG_DIR"); v != "" {
+	if v := sys.claudeConfigVar(); v != "" {
 		return v
 	}
 	return sys.join(sys.Home, ".claude")
@@ -60,7 +60,7 @@ func (sys *System) claudeConfigDir() string {
 // claudeGlobalFile is ~/.claude.json, or .claude.json inside
 // $CLAUDE_CONFIG_DIR when that is set.
 func (sys *System) claudeGlobalFile() string {
-	if v := sys.getenv("CLAUDE_CONFIG_DIR"); v != "" {
+	if v := sys.claudeConfigVar(); v != "" {
 		return sys.join(v, ".claude.json")
 	}
 	return sys.join(sys.Home, ".claude.json")
@@ -492,7 +492,7 @@ func (sys *System) isConfigHome() bool {
 	if sys.Cwd == sys.Home {
 		return true
 	}
-	if v := sys.getenv("CLAUDE_CONFIG_DIR"); v != "" && sys.base(v) == ".claude" && sys.dir(v) == sys.Cwd {
+	if v := sys.claudeConfigVar(); v != "" && sys.base(v) == ".claude" && sys.dir(v) == sys.Cwd {
 		return true
 	}
 	return false

@@ -2,13 +2,12 @@ package serve
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/findings"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
@@ -76,62 +75,49 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 	if err != nil {
 		return nil, nil, err
 	}
-	now := s.o.Now()
-	since, until, err := (usage.WindowArgs{Days: in.Days}).Window(now, s.o.Location, "")
-	if err != nil {
-		return nil, nil, err
+	if in.Launch && s.o.NoLaunch {
+		return nil, nil, errNoLaunch("launch: true")
 	}
+	var notes []string
 	p := newProgress(ctx, req, 0)
-	static, err := s.audit(ctx, p, auditIn{Launch: in.Launch})
-	if err != nil {
-		return nil, nil, err
-	}
-	sys, err := clients.Local(s.o.Getenv, s.o.Project)
-	if err != nil {
-		return nil, nil, err
-	}
-	prices := usage.DefaultPrices()
-	o := findings.Options{
-		Project:       in.Project,
-		Cwd:           sys.Cwd,
-		Location:      s.o.Location,
-		Pricing:       prices.FindingsPricing(),
-		PricesUpdated: prices.Updated,
-		Thresholds:    findings.Defaults(),
-		Now:           now,
-	}
-	o.Since, o.Until = since, until
-	var out *FindingsResult
-	err = s.withStore(ctx, req, func(db *sql.DB, notes []string) error {
-		rep, err := findings.Compute(ctx, db, static, o)
-		if err != nil {
-			return err
-		}
-		out = &FindingsResult{Schema: FindingsSchema, High: rep.Counts.High, Warn: rep.Counts.Warn, Info: rep.Counts.Info,
-			Findings: []Finding{}, Partial: rep.Partial || len(notes) > 0 && strings.HasPrefix(notes[0], "partial"), Notes: append(notes, rep.Notes...)}
-		min := findings.LevelRank(in.Level)
-		for _, f := range rep.Findings {
-			if findings.LevelRank(f.Level) < min {
-				continue
-			}
-			if len(out.Findings) == limit {
-				out.More++
-				continue
-			}
-			fo := Finding{ID: f.ID, Type: f.Type, Level: f.Level, Title: f.Title, Recommendation: f.Recommendation}
-			if sv := f.EstimatedSaving; sv != nil {
-				fo.SavingTokens = sv.Tokens
-				if sv.USD != nil {
-					usd := round(*sv.USD)
-					fo.SavingUSD = &usd
-				}
-			}
-			out.Findings = append(out.Findings, fo)
-		}
-		return nil
+	p.step("auditing the configs")
+	res, err := s.m.Findings(ctx, app.FindingsOptions{
+		Window:   usage.WindowArgs{Days: in.Days},
+		Location: s.o.Location,
+		Project:  in.Project,
+		Folder:   s.o.Project,
+		Launch:   in.Launch,
+		Timeout:  s.o.Timeout,
+		Progress: p.lines(true),
+		Store:    s.store(req, &notes),
 	})
 	if err != nil {
+		return nil, nil, queryError(err)
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, nil, err
+	}
+	rep := res.Report
+	out := &FindingsResult{Schema: FindingsSchema, High: rep.Counts.High, Warn: rep.Counts.Warn, Info: rep.Counts.Info,
+		Findings: []Finding{}, Partial: rep.Partial || len(notes) > 0 && strings.HasPrefix(notes[0], "partial"), Notes: append(notes, rep.Notes...)}
+	min := findings.LevelRank(in.Level)
+	for _, f := range rep.Findings {
+		if findings.LevelRank(f.Level) < min {
+			continue
+		}
+		if len(out.Findings) == limit {
+			out.More++
+			continue
+		}
+		fo := Finding{ID: f.ID, Type: f.Type, Level: f.Level, Title: f.Title, Recommendation: f.Recommendation}
+		if sv := f.EstimatedSaving; sv != nil {
+			fo.SavingTokens = sv.Tokens
+			if sv.USD != nil {
+				usd := round(*sv.USD)
+				fo.SavingUSD = &usd
+			}
+		}
+		out.Findings = append(out.Findings, fo)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d high, %d warn, %d info\n", out.High, out.Warn, out.Info)

@@ -9,8 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpcost/mcpcost/internal/store"
-	"github.com/mcpcost/mcpcost/internal/token"
+	"github.com/mcpcost/mcpcost/internal/app"
 )
 
 // lazyStore reads transcripts into the usage store when a usage tool first
@@ -19,25 +18,26 @@ import (
 // answers from the store as it stands.
 type lazyStore struct {
 	o Options
+	m *app.Machine
 
 	mu      sync.Mutex
 	running chan struct{} // closed when the read in progress ends
 	last    time.Time     // when the last read ended
-	stats   *store.IngestStats
+	stats   *app.IngestStats
 	err     error
 	// sink receives the progress lines of the read in progress.
 	sink *swapWriter
 }
 
 func newLazyStore(o Options) *lazyStore {
-	return &lazyStore{o: o, sink: &swapWriter{}}
+	return &lazyStore{o: o, m: o.machine(), sink: &swapWriter{}}
 }
 
 // fresh makes sure a read of the transcripts has ended within the interval,
 // starting one if needed, and waits for it at most IngestWait. It reports
 // whether the store is complete (false: a read is still going on) and what
 // the last read found.
-func (l *lazyStore) fresh(ctx context.Context, p *progress) (complete bool, stats *store.IngestStats, err error) {
+func (l *lazyStore) fresh(ctx context.Context, p *progress) (complete bool, stats *app.IngestStats, err error) {
 	if l.o.DBPath == "" {
 		return false, nil, errors.New("no usage store is configured")
 	}
@@ -72,7 +72,7 @@ func (l *lazyStore) fresh(ctx context.Context, p *progress) (complete bool, stat
 // meeting a line it cannot handle) ends the read with an error naming the
 // store, and the server carries on.
 func (l *lazyStore) ingest(done chan struct{}) {
-	var stats *store.IngestStats
+	var stats *app.IngestStats
 	var err error
 	var last time.Time
 	defer func() {
@@ -91,33 +91,22 @@ func (l *lazyStore) ingest(done chan struct{}) {
 	last = l.o.Now()
 }
 
-func (l *lazyStore) read() (*store.IngestStats, error) {
-	st, err := store.Open(l.o.DBPath)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	stats, err := st.Ingest(context.Background(), store.IngestOptions{
-		ClaudeRoots: l.o.ClaudeRoots,
-		CodexRoots:  l.o.CodexRoots,
-		Count:       token.O200k().Count,
-		Progress:    l.sink,
-		Now:         l.o.Now,
+func (l *lazyStore) read() (*app.IngestStats, error) {
+	return l.m.Ingest(context.Background(), app.IngestOptions{
+		Roots:    &[2][]string{l.o.ClaudeRoots, l.o.CodexRoots},
+		Progress: l.sink,
+		Now:      l.o.Now,
 	})
-	if err != nil {
-		return nil, fmt.Errorf("reading transcripts into %s: %w", l.o.DBPath, err)
-	}
-	return stats, nil
 }
 
-// open opens the store for a query; it exists once a read has begun. A
-// query writes nothing (store.OpenReadOnly), so it answers from a store on
-// a full disk or in a folder it may not write.
-func (l *lazyStore) open() (*store.Store, error) {
-	if _, err := os.Stat(l.o.DBPath); err != nil {
-		return nil, fmt.Errorf("no usage store at %s yet: %w", l.o.DBPath, errNotExist(err))
+// queryError words the error of a query: the store exists once a read
+// has begun.
+func queryError(err error) error {
+	var ns *app.NoStoreError
+	if errors.As(err, &ns) {
+		return fmt.Errorf("no usage store at %s yet: %w", ns.Path, errNotExist(ns.Err))
 	}
-	return store.OpenReadOnly(l.o.DBPath)
+	return err
 }
 
 // errNotExist words a stat error without Go's "stat PATH:" prefix.
@@ -129,7 +118,7 @@ func errNotExist(err error) error {
 }
 
 // notes words what a report should say about the read behind it.
-func ingestNotes(complete bool, stats *store.IngestStats) []string {
+func ingestNotes(complete bool, stats *app.IngestStats) []string {
 	notes := []string{}
 	if !complete {
 		notes = append(notes, "partial: transcripts are still being read into the usage store; call again for complete figures")

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math"
 	"sort"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 	"github.com/mcpcost/mcpcost/internal/usage"
@@ -180,19 +180,17 @@ func (s *server) addUsage(srv *mcp.Server) {
 	}, s.sessionTools)
 }
 
-// withStore reads new transcript lines (lazily) and opens the store.
-func (s *server) withStore(ctx context.Context, req *mcp.CallToolRequest, f func(db *sql.DB, notes []string) error) error {
-	p := newProgress(ctx, req, 0)
-	complete, stats, err := s.usage.fresh(ctx, p)
-	if err != nil {
+// store is how a query of req reaches the usage store: once its
+// arguments are checked, new transcript lines are read (lazily), and
+// notes receive what the result should say about that read. The query
+// then reads the store as it stands and writes nothing, so it answers
+// from a store on a full disk or in a folder it may not write.
+func (s *server) store(req *mcp.CallToolRequest, notes *[]string) app.StoreOptions {
+	return app.StoreOptions{NoIngest: true, Refresh: func(ctx context.Context) error {
+		complete, stats, err := s.usage.fresh(ctx, newProgress(ctx, req, 0))
+		*notes = ingestNotes(complete, stats)
 		return err
-	}
-	st, err := s.usage.open()
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	return f(st.DB(), ingestNotes(complete, stats))
+	}}
 }
 
 func limitOr(n, def int) (int, error) {
@@ -220,43 +218,34 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, nil, err
 	}
-	o := usage.Options{By: in.By, Project: in.Project, Source: "all", Location: s.o.Location, Now: s.o.Now()}
-	if o.Since, o.Until, err = (usage.WindowArgs{Days: in.Days}).Window(o.Now, o.Location, ""); err != nil {
-		return nil, nil, err
-	}
-	var out *UsageResult
-	err = s.withStore(ctx, req, func(db *sql.DB, notes []string) error {
-		rep, err := usage.Build(ctx, db, o)
-		if err != nil {
-			return err
-		}
-		out = &UsageResult{Schema: UsageSchema, By: rep.By, Since: rep.Since, Requests: rep.Totals.Requests, Sessions: rep.Totals.Sessions,
-			Tokens: rep.Totals.Tokens.Total, Cost: roundCost(rep.Totals.Cost), ToolCalls: rep.Totals.ToolCalls,
-			ResultTokens: rep.Totals.ResultTokens, MCPResultTokens: rep.Totals.MCPResultTokens, Rows: []Row{}, Notes: notes}
-		if len(rep.Unpriced) > 0 {
-			out.Notes = append(out.Notes, "no price for "+strings.Join(rep.Unpriced, ", ")+": not in the cost")
-		}
-		for _, t := range rep.Tools {
-			key := t.Server
-			if t.BuiltIn {
-				key = "(built-in)"
-			}
-			if in.By == "tool" {
-				key += "/" + t.Tool
-			}
-			out.Rows = append(out.Rows, Row{Key: key, Calls: t.Calls, Errors: t.Errors, ResultTokens: t.ResultTokens, MaxResult: t.MaxResultTokens})
-		}
-		for _, u := range rep.Usage {
-			out.Rows = append(out.Rows, Row{Key: u.Key, Requests: u.Requests, Tokens: u.Tokens.Total, Cost: roundCost(u.Cost), Calls: u.ToolCalls, ResultTokens: u.ResultTokens})
-		}
-		if len(out.Rows) > limit {
-			out.More = len(out.Rows) - limit
-			out.Rows = out.Rows[:limit]
-		}
-		return nil
-	})
+	var notes []string
+	rep, _, err := s.m.Usage(ctx, app.UsageOptions{Window: usage.WindowArgs{Days: in.Days}, Location: s.o.Location,
+		By: in.By, Project: in.Project, Source: "all", Store: s.store(req, &notes)})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, queryError(err)
+	}
+	out := &UsageResult{Schema: UsageSchema, By: rep.By, Since: rep.Since, Requests: rep.Totals.Requests, Sessions: rep.Totals.Sessions,
+		Tokens: rep.Totals.Tokens.Total, Cost: roundCost(rep.Totals.Cost), ToolCalls: rep.Totals.ToolCalls,
+		ResultTokens: rep.Totals.ResultTokens, MCPResultTokens: rep.Totals.MCPResultTokens, Rows: []Row{}, Notes: notes}
+	if len(rep.Unpriced) > 0 {
+		out.Notes = append(out.Notes, "no price for "+strings.Join(rep.Unpriced, ", ")+": not in the cost")
+	}
+	for _, t := range rep.Tools {
+		key := t.Server
+		if t.BuiltIn {
+			key = "(built-in)"
+		}
+		if in.By == "tool" {
+			key += "/" + t.Tool
+		}
+		out.Rows = append(out.Rows, Row{Key: key, Calls: t.Calls, Errors: t.Errors, ResultTokens: t.ResultTokens, MaxResult: t.MaxResultTokens})
+	}
+	for _, u := range rep.Usage {
+		out.Rows = append(out.Rows, Row{Key: u.Key, Requests: u.Requests, Tokens: u.Tokens.Total, Cost: roundCost(u.Cost), Calls: u.ToolCalls, ResultTokens: u.ResultTokens})
+	}
+	if len(out.Rows) > limit {
+		out.More = len(out.Rows) - limit
+		out.Rows = out.Rows[:limit]
 	}
 	return textResult(usageText(out)), out, nil
 }
@@ -314,45 +303,38 @@ func (s *server) recentSessions(ctx context.Context, req *mcp.CallToolRequest, i
 	if err != nil {
 		return nil, nil, err
 	}
-	o := usage.Options{By: "session", Project: in.Project, Source: "all", Location: time.UTC, Now: s.o.Now()}
-	var out *SessionsResult
-	err = s.withStore(ctx, req, func(db *sql.DB, notes []string) error {
-		rep, err := usage.Build(ctx, db, o)
-		if err != nil {
-			return err
-		}
-		out = &SessionsResult{Schema: SessionsSchema, Sessions: []Session{}, Notes: notes}
-		rows := rep.Usage
-		sort.SliceStable(rows, func(i, j int) bool {
-			a, b := rows[i].Last, rows[j].Last
-			if a != nil && b != nil && !a.Equal(*b) {
-				return a.After(*b)
-			}
-			if (a == nil) != (b == nil) {
-				return a != nil
-			}
-			return rows[i].Key < rows[j].Key
-		})
-		for _, u := range rows {
-			src, id, _ := strings.Cut(u.Key, ":")
-			se := Session{ID: id, Source: src, Project: u.Project, Requests: u.Requests, Tokens: u.Tokens.Total, Cost: roundCost(u.Cost),
-				ToolCalls: u.ToolCalls, ResultTokens: u.ResultTokens, Models: u.Models}
-			if se.Models == nil {
-				se.Models = []string{}
-			}
-			if u.First != nil {
-				se.First, se.Last = u.First.UTC().Format(time.RFC3339), u.Last.UTC().Format(time.RFC3339)
-			}
-			out.Sessions = append(out.Sessions, se)
-		}
-		if len(out.Sessions) > limit {
-			out.More = len(out.Sessions) - limit
-			out.Sessions = out.Sessions[:limit]
-		}
-		return nil
-	})
+	var notes []string
+	rep, _, err := s.m.Usage(ctx, app.UsageOptions{Location: time.UTC, By: "session", Project: in.Project, Source: "all", Store: s.store(req, &notes)})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, queryError(err)
+	}
+	out := &SessionsResult{Schema: SessionsSchema, Sessions: []Session{}, Notes: notes}
+	rows := rep.Usage
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i].Last, rows[j].Last
+		if a != nil && b != nil && !a.Equal(*b) {
+			return a.After(*b)
+		}
+		if (a == nil) != (b == nil) {
+			return a != nil
+		}
+		return rows[i].Key < rows[j].Key
+	})
+	for _, u := range rows {
+		src, id, _ := strings.Cut(u.Key, ":")
+		se := Session{ID: id, Source: src, Project: u.Project, Requests: u.Requests, Tokens: u.Tokens.Total, Cost: roundCost(u.Cost),
+			ToolCalls: u.ToolCalls, ResultTokens: u.ResultTokens, Models: u.Models}
+		if se.Models == nil {
+			se.Models = []string{}
+		}
+		if u.First != nil {
+			se.First, se.Last = u.First.UTC().Format(time.RFC3339), u.Last.UTC().Format(time.RFC3339)
+		}
+		out.Sessions = append(out.Sessions, se)
+	}
+	if len(out.Sessions) > limit {
+		out.More = len(out.Sessions) - limit
+		out.Sessions = out.Sessions[:limit]
 	}
 	var b strings.Builder
 	for _, se := range out.Sessions {
@@ -376,41 +358,20 @@ func (s *server) sessionTools(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, nil, err
 	}
-	var out *SessionResult
-	err = s.withStore(ctx, req, func(db *sql.DB, notes []string) error {
-		src, id, project, err := findSession(ctx, db, in.Session)
-		if err != nil {
-			return err
-		}
-		out = &SessionResult{Schema: SessionSchema, Session: id, Source: src, Project: project, Tools: []SessionTool{}, Notes: notes}
-		rows, err := db.QueryContext(ctx, `SELECT coalesce(server, ''), coalesce(nullif(tool, ''), nullif(name, ''), '(unknown tool)'), count(*),
-			sum(coalesce(is_error, 0)), sum(coalesce(result_tokens, 0)), max(coalesce(result_tokens, 0))
-			FROM tool_calls WHERE source = ? AND session_id = ?
-			GROUP BY 1, 2 ORDER BY 5 DESC, 1, 2`, src, id)
-		if err != nil {
-			return fmt.Errorf("reading the session's tool calls: %w", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var t SessionTool
-			if err := rows.Scan(&t.Server, &t.Tool, &t.Calls, &t.Errors, &t.ResultTokens, &t.MaxResult); err != nil {
-				return err
-			}
-			out.Calls += t.Calls
-			out.ResultTokens += t.ResultTokens
-			out.Tools = append(out.Tools, t)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if len(out.Tools) > limit {
-			out.More = len(out.Tools) - limit
-			out.Tools = out.Tools[:limit]
-		}
-		return nil
-	})
+	var notes []string
+	st, err := s.m.SessionTools(ctx, in.Session, s.store(req, &notes))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, queryError(err)
+	}
+	out := &SessionResult{Schema: SessionSchema, Session: st.ID, Source: st.Source, Project: st.Project, Tools: []SessionTool{}, Notes: notes}
+	for _, t := range st.Tools {
+		out.Calls += t.Calls
+		out.ResultTokens += t.ResultTokens
+		out.Tools = append(out.Tools, SessionTool{Server: t.Server, Tool: t.Tool, Calls: t.Calls, Errors: t.Errors, ResultTokens: t.ResultTokens, MaxResult: t.MaxResult})
+	}
+	if len(out.Tools) > limit {
+		out.More = len(out.Tools) - limit
+		out.Tools = out.Tools[:limit]
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "session %s (%s) %s: %s tool calls, results %s tokens\n", textsafe.Text(out.Session), out.Source, textsafe.Text(out.Project), render.Int(out.Calls), render.Int(int(out.ResultTokens)))
@@ -432,48 +393,4 @@ func (s *server) sessionTools(ctx context.Context, req *mcp.CallToolRequest, in 
 		b.WriteString(textsafe.Text(n) + "\n")
 	}
 	return textResult(strings.TrimRight(b.String(), "\n")), out, nil
-}
-
-// findSession resolves a session: its id, "source:id", or a prefix of the
-// id that only one session has; "" for the session active last.
-func findSession(ctx context.Context, db *sql.DB, want string) (src, id, project string, err error) {
-	want = strings.TrimSpace(want)
-	if want == "" {
-		err = db.QueryRowContext(ctx, `SELECT source, session_id, project FROM sessions ORDER BY coalesce(last_ts, 0) DESC, session_id LIMIT 1`).Scan(&src, &id, &project)
-		if err == sql.ErrNoRows {
-			return "", "", "", fmt.Errorf("no sessions in the usage store")
-		}
-		return src, id, project, err
-	}
-	source, rest, hasSource := strings.Cut(want, ":")
-	if !hasSource || (source != "claude" && source != "codex") {
-		source, rest = "", want
-	}
-	pattern := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(rest) + "%"
-	rows, err := db.QueryContext(ctx, `SELECT source, session_id, project FROM sessions
-		WHERE (session_id = ? OR session_id LIKE ? ESCAPE '\') AND (? = '' OR source = ?)
-		ORDER BY session_id = ? DESC, source, session_id LIMIT 3`, rest, pattern, source, source, rest)
-	if err != nil {
-		return "", "", "", fmt.Errorf("finding session %q: %w", want, err)
-	}
-	defer rows.Close()
-	type hit struct{ src, id, project string }
-	var hits []hit
-	for rows.Next() {
-		var h hit
-		if err := rows.Scan(&h.src, &h.id, &h.project); err != nil {
-			return "", "", "", err
-		}
-		hits = append(hits, h)
-	}
-	if err := rows.Err(); err != nil {
-		return "", "", "", err
-	}
-	switch {
-	case len(hits) == 0:
-		return "", "", "", fmt.Errorf("no session %q in the usage store (recent_sessions lists them)", want)
-	case hits[0].id == rest, len(hits) == 1:
-		return hits[0].src, hits[0].id, hits[0].project, nil
-	}
-	return "", "", "", fmt.Errorf("%q matches more than one session; give more of its id", want)
 }

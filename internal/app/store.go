@@ -1,0 +1,209 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/store"
+	"github.com/mcpcost/mcpcost/internal/token"
+)
+
+// IngestStats says what one read of the transcripts found.
+type IngestStats = store.IngestStats
+
+// home is the user's home folder: HOME, USERPROFILE, else the system's.
+func (m *Machine) home() string {
+	if h := m.getenv("HOME"); h != "" {
+		return h
+	}
+	if h := m.getenv("USERPROFILE"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// StorePath is the usage store: DBPath, else usage.db in the user's data
+// folder (XDG_DATA_HOME or ~/.local/share, ~/Library/Application Support,
+// %LOCALAPPDATA%).
+func (m *Machine) StorePath() (string, error) {
+	if m.DBPath != "" {
+		return m.DBPath, nil
+	}
+	var dir string
+	h := m.home()
+	switch runtime.GOOS {
+	case "windows":
+		dir = m.getenv("LOCALAPPDATA")
+		if dir == "" && h != "" {
+			dir = filepath.Join(h, "AppData", "Local")
+		}
+	case "darwin":
+		if h != "" {
+			dir = filepath.Join(h, "Library", "Application Support")
+		}
+	default:
+		dir = m.getenv("XDG_DATA_HOME")
+		if dir == "" && h != "" {
+			dir = filepath.Join(h, ".local", "share")
+		}
+	}
+	if dir == "" {
+		return "", &hinted{errors.New("no home folder to keep the usage store in"), "name a store with --db PATH"}
+	}
+	return filepath.Join(dir, "mcpcost", "usage.db"), nil
+}
+
+// ConfigDir is the user's config folder: XDG_CONFIG_HOME, else the
+// system's (~/.config, ~/Library/Application Support, %AppData%).
+func (m *Machine) ConfigDir() (string, error) {
+	if d := m.getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+		return d, nil
+	}
+	h := m.home()
+	switch runtime.GOOS {
+	case "windows":
+		if d := m.getenv("APPDATA"); d != "" {
+			return d, nil
+		}
+	case "darwin":
+		if h != "" {
+			return filepath.Join(h, "Library", "Application Support"), nil
+		}
+	default:
+		if h != "" {
+			return filepath.Join(h, ".config"), nil
+		}
+	}
+	return "", errors.New("no config folder to keep the serve token in")
+}
+
+// TranscriptRoots are the folders transcripts are read from: ClaudeDirs
+// and CodexDirs, or the clients' own folders; a Claude Code folder with a
+// projects/ folder is read there, a Codex folder in sessions/ and
+// archived_sessions/.
+func (m *Machine) TranscriptRoots() (claude, codex []string) {
+	sys := clients.System{Home: m.home(), Getenv: m.getenv}
+	claudeDirs, codexDirs := m.ClaudeDirs, m.CodexDirs
+	if len(claudeDirs) == 0 {
+		claudeDirs = clients.ClaudeTranscriptDirs(sys)
+	}
+	if len(codexDirs) == 0 {
+		codexDirs = clients.CodexTranscriptDirs(sys)
+	}
+	for _, d := range claudeDirs {
+		if isDir(filepath.Join(d, "projects")) {
+			d = filepath.Join(d, "projects")
+		}
+		claude = append(claude, d)
+	}
+	for _, d := range codexDirs {
+		if isDir(filepath.Join(d, "sessions")) || isDir(filepath.Join(d, "archived_sessions")) {
+			codex = append(codex, filepath.Join(d, "sessions"), filepath.Join(d, "archived_sessions"))
+			continue
+		}
+		codex = append(codex, d)
+	}
+	return claude, codex
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// IngestOptions configure [Machine.Ingest].
+type IngestOptions struct {
+	// Roots, when set, are the transcript folders as they are read, in
+	// place of [Machine.TranscriptRoots].
+	Roots *[2][]string
+	// Progress receives progress lines; nil for none.
+	Progress io.Writer
+	// Now stamps the read; nil for the store's clock.
+	Now func() time.Time
+}
+
+// Ingest reads what is new in the transcripts into the usage store,
+// creating it when needed.
+func (m *Machine) Ingest(ctx context.Context, o IngestOptions) (*IngestStats, error) {
+	path, err := m.StorePath()
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	return m.ingest(ctx, st, path, o)
+}
+
+func (m *Machine) ingest(ctx context.Context, st *store.Store, path string, o IngestOptions) (*IngestStats, error) {
+	var claude, codex []string
+	if o.Roots != nil {
+		claude, codex = o.Roots[0], o.Roots[1]
+	} else {
+		claude, codex = m.TranscriptRoots()
+	}
+	stats, err := st.Ingest(ctx, store.IngestOptions{
+		ClaudeRoots: claude,
+		CodexRoots:  codex,
+		Count:       token.O200k().Count,
+		Progress:    progress(o.Progress),
+		Now:         o.Now,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading transcripts into %s: %w", path, err)
+	}
+	return stats, nil
+}
+
+// StoreOptions say how a query reaches the usage store.
+type StoreOptions struct {
+	// NoIngest queries the store as it is: opened read-only, it writes
+	// nothing (it answers on a full disk or from a folder it may not
+	// write), and a store that does not exist is a *NoStoreError.
+	NoIngest bool
+	// Progress receives the ingest's progress lines.
+	Progress io.Writer
+	// Refresh, when set, brings the store up to date before the query,
+	// once the options are checked (the MCP server reads transcripts in
+	// the background, and waits for that read a bounded time).
+	Refresh func(ctx context.Context) error
+}
+
+// openStore opens the usage store for a query, after an ingest unless
+// o.NoIngest; stats is nil without one.
+func (m *Machine) openStore(ctx context.Context, o StoreOptions) (st *store.Store, stats *IngestStats, err error) {
+	if o.Refresh != nil {
+		if err := o.Refresh(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+	path, err := m.StorePath()
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.NoIngest {
+		if _, err := os.Stat(path); err != nil {
+			return nil, nil, &NoStoreError{Path: path, Err: err}
+		}
+		st, err := store.OpenReadOnly(path)
+		return st, nil, err
+	}
+	if st, err = store.Open(path); err != nil {
+		return nil, nil, err
+	}
+	if stats, err = m.ingest(ctx, st, path, IngestOptions{Progress: o.Progress}); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, stats, nil
+}

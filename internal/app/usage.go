@@ -1,0 +1,106 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/usage"
+)
+
+// UsageOptions configure [Machine.Usage].
+type UsageOptions struct {
+	// Window bounds the period.
+	Window usage.WindowArgs
+	// Location buckets days; nil for the zone TZ names (see
+	// [Machine.Location]).
+	Location *time.Location
+	TZ       string
+	// By is the dimension of the rows (usage.Dimensions); Project keeps
+	// one project (its path or folder name); Source is claude, codex or
+	// all.
+	By, Project, Source string
+	// Mode is how a request's cost is found (usage.Modes); "" for auto.
+	Mode string
+	// SplitAgents, by session, lists Claude Code's older sub-agent files
+	// as sessions of their own.
+	SplitAgents bool
+	// PricesFile is a price table instead of the embedded one.
+	PricesFile string
+	Store      StoreOptions
+}
+
+// Usage reads what is new in the transcripts into the usage store (unless
+// o.Store.NoIngest) and reports from it. ingested is that read's stats,
+// nil without one; the report carries them too.
+func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report, ingested *IngestStats, err error) {
+	uo := usage.Options{By: o.By, Project: o.Project, Source: o.Source, Mode: o.Mode, SplitAgents: o.SplitAgents, Now: m.now()}
+	if uo.Mode != "" {
+		valid := false
+		for _, mode := range usage.Modes {
+			valid = valid || mode == uo.Mode
+		}
+		if !valid {
+			return nil, nil, optionErrorf("%s must be one of %s, not %q", m.flag("mode"), strings.Join(usage.Modes, ", "), uo.Mode)
+		}
+	}
+	switch uo.Source {
+	case "claude", "codex", "all":
+	default:
+		return nil, nil, optionErrorf("%s must be claude, codex or all, not %q", m.flag("source"), uo.Source)
+	}
+	valid := false
+	for _, d := range usage.Dimensions {
+		valid = valid || d == uo.By
+	}
+	if !valid {
+		return nil, nil, optionErrorf("%s must be one of %s, not %q", m.flag("by"), strings.Join(usage.Dimensions, ", "), uo.By)
+	}
+	if uo.SplitAgents && uo.By != "session" {
+		return nil, nil, optionErrorf("%s goes with %s session", m.flag("split-agents"), m.flag("by"))
+	}
+	if uo.Location, err = m.location(o.Location, o.TZ); err != nil {
+		return nil, nil, err
+	}
+	if uo.Since, uo.Until, err = m.window(o.Window, uo.Now, uo.Location); err != nil {
+		return nil, nil, err
+	}
+	if o.PricesFile != "" {
+		if uo.Prices, err = usage.LoadPrices(o.PricesFile); err != nil {
+			return nil, nil, err
+		}
+	}
+	st, ingested, err := m.openStore(ctx, o.Store)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer st.Close()
+	if rep, err = usage.Build(ctx, st.DB(), uo); err != nil {
+		return nil, nil, err
+	}
+	if ingested != nil {
+		rep.Ingest = ingested
+	}
+	return rep, ingested, nil
+}
+
+// location is loc, or the zone tz names.
+func (m *Machine) location(loc *time.Location, tz string) (*time.Location, error) {
+	if loc != nil {
+		return loc, nil
+	}
+	loc, err := m.Location(tz)
+	if err != nil {
+		return nil, optionErrorf("%s: %v", m.flag("tz"), err)
+	}
+	return loc, nil
+}
+
+// window resolves the period of w in loc.
+func (m *Machine) window(w usage.WindowArgs, now time.Time, loc *time.Location) (since, until time.Time, err error) {
+	since, until, err = w.Window(now, loc, m.FlagPrefix)
+	if err != nil {
+		return since, until, &OptionError{err.Error()}
+	}
+	return since, until, nil
+}
