@@ -146,9 +146,7 @@ func (m *Machine) audit(ctx context.Context, o AuditOptions) (*auditRun, []error
 	}
 	var claudeClient *claude.Client
 	if o.Claude {
-		if key := m.getenv("ANTHROPIC_API_KEY"); key != "" {
-			claudeClient = claude.NewClient(key, m.getenv("ANTHROPIC_BASE_URL"), o.Model)
-		}
+		claudeClient = m.ClaudeClient(o.Model)
 	}
 	run.rep = audit.Run(ctx, run.configs, audit.Options{
 		ContextWindow:   o.ContextWindow,

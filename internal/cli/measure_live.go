@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/canon"
 	"github.com/mcpcost/mcpcost/internal/claude"
-	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
@@ -46,9 +46,9 @@ func addLiveFlags(f *flags) *liveFlags {
 		claude:          f.Bool("claude", ""),
 		model:           f.String("model", "", ""),
 	}
-	d := mcpclient.DefaultTimeout
+	d := app.DefaultTimeout
 	l.timeout = &d
-	f.fs.DurationVar(l.timeout, "timeout", mcpclient.DefaultTimeout, "")
+	f.fs.DurationVar(l.timeout, "timeout", app.DefaultTimeout, "")
 	return l
 }
 
@@ -67,8 +67,8 @@ func parseHeader(h string) (name, value string, err error) {
 
 // target builds the launch target from the positional URL or the command
 // after "--", with the secrets from flags and the environment.
-func (l *liveFlags) target(env *Env, urlArg string, command []string) (mcpclient.Target, error) {
-	t := mcpclient.Target{Transport: *l.transport}
+func (l *liveFlags) target(env *Env, urlArg string, command []string) (app.Target, error) {
+	t := app.Target{Transport: *l.transport}
 	switch *l.transport {
 	case "", "stdio", "http", "sse":
 	default:
@@ -153,7 +153,7 @@ func (l *liveFlags) target(env *Env, urlArg string, command []string) (mcpclient
 
 // defaultLiveName names a live target: the last path element of the
 // command's package or script, or the URL's host.
-func defaultLiveName(t mcpclient.Target) string {
+func defaultLiveName(t app.Target) string {
 	if t.URL != "" {
 		if u, err := url.Parse(t.URL); err == nil {
 			return u.Hostname()
@@ -184,19 +184,17 @@ func defaultLiveName(t mcpclient.Target) string {
 
 // measureLive measures a running server and reports like measure does for
 // files.
-func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOut bool, out string, bl *baselineFlags) int {
+func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool, out string, bl *baselineFlags) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	display := t.Display()
 	fmt.Fprintf(env.Progress(), "mcpcost: measuring %s\n", textsafe.Text(display))
-	res := mcpclient.Measure(ctx, t, mcpclient.Options{
+	// Measure scrubs what the server said (detail, stderr, warnings).
+	live := machine(env).Measure(ctx, t, app.MeasureOptions{
 		Timeout:         *l.timeout,
 		ProtocolVersion: *l.protocolVersion,
 		Once:            *l.once,
-		ClientVersion:   Version(),
 	})
-	// FromLive scrubs what the server said (detail, stderr, warnings).
-	live := measure.FromLive(res, nil)
 	if name == "" {
 		name = live.ServerName
 		if name == "" {
@@ -226,7 +224,7 @@ func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOu
 			}
 		}
 		errorf(env, "%s: %s: %s", name, live.Status, live.Detail)
-		if tail := strings.TrimSpace(live.StderrTail); tail != "" && live.Status == string(mcpclient.StatusStartupFailure) {
+		if tail := strings.TrimSpace(live.StderrTail); tail != "" && live.Status == string(app.StatusStartupFailure) {
 			fmt.Fprintln(env.Stderr, "mcpcost: the server's stderr ended with:")
 			for _, line := range lastLines(tail, 8) {
 				fmt.Fprintf(env.Stderr, "  | %s\n", textsafe.Text(line))
@@ -248,7 +246,7 @@ func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOu
 	if err := addClaude(env, rep, name, live.Tools, live.Instructions, l); err != nil {
 		warnf(env, "%v", err)
 	}
-	if live.Status == string(mcpclient.StatusDynamic) {
+	if live.Status == string(app.StatusDynamic) {
 		rep.Detail = live.Detail
 	}
 	if out != "" {
@@ -261,7 +259,7 @@ func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOu
 		f.Source = src
 		f.Extras = live.Extras
 		f.ChangedTools = live.ChangedTools
-		if live.Status == string(mcpclient.StatusDynamic) {
+		if live.Status == string(app.StatusDynamic) {
 			f.Notes = live.Detail
 		}
 		if err := writeFile(out, f); err != nil {
@@ -275,17 +273,17 @@ func measureLive(env *Env, t mcpclient.Target, l *liveFlags, name string, jsonOu
 }
 
 func failureHint(status, detail string) string {
-	switch mcpclient.Status(status) {
-	case mcpclient.StatusAuthRequired:
+	switch app.Status(status) {
+	case app.StatusAuthRequired:
 		return "give the server its credentials: --header 'Authorization: Bearer ...' (or --header-env NAME) for a URL, --env NAME=VALUE for a command"
-	case mcpclient.StatusRemoteAuthWall:
+	case app.StatusRemoteAuthWall:
 		return "the server is behind OAuth; sign in with an MCP client, or pass a token with --header-env"
-	case mcpclient.StatusTimeout:
+	case app.StatusTimeout:
 		return "a slow first start (npx downloading a package) may need a larger --timeout, such as --timeout 3m"
-	case mcpclient.StatusStartupFailure:
+	case app.StatusStartupFailure:
 		return "run the command by hand to see why it does not start; missing environment variables are a common cause (--env NAME=VALUE)"
-	case mcpclient.StatusProtocolError:
-		return mcpclient.ProtocolErrorHint(detail)
+	case app.StatusProtocolError:
+		return app.ProtocolErrorHint(detail)
 	}
 	return ""
 }
@@ -321,13 +319,12 @@ func addClaude(env *Env, rep *measure.Report, name string, tools []*canon.Value,
 	if !*l.claude {
 		return nil
 	}
-	key := env.Getenv("ANTHROPIC_API_KEY")
-	if key == "" {
+	c := machine(env).ClaudeClient(*l.model)
+	if c == nil {
 		return nil // the published figure, where the hash matches, is all there is
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	c := claude.NewClient(key, env.Getenv("ANTHROPIC_BASE_URL"), *l.model)
 	if err := rep.Claude.Count(ctx, c); err != nil {
 		return fmt.Errorf("--claude: %w", err)
 	}

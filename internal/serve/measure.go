@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpcost/mcpcost/internal/mcpclient"
+	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/render"
@@ -27,7 +27,7 @@ type measureIn struct {
 }
 
 func (in measureIn) subject() string {
-	return "server " + mcpclient.Target{Command: in.Command, Args: in.Args, Env: in.Env, URL: in.URL, Headers: in.Headers}.Display()
+	return "server " + app.Target{Command: in.Command, Args: in.Args, Env: in.Env, URL: in.URL, Headers: in.Headers}.Display()
 }
 
 // MeasureResult is measure_server's structured result.
@@ -70,7 +70,7 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 	if s.o.NoLaunch {
 		return nil, nil, errNoLaunch("measure_server")
 	}
-	t := mcpclient.Target{Command: in.Command, Args: in.Args, Env: in.Env, URL: in.URL, Headers: in.Headers}
+	t := app.Target{Command: in.Command, Args: in.Args, Env: in.Env, URL: in.URL, Headers: in.Headers}
 	switch {
 	case in.Command == "" && in.URL == "":
 		return nil, nil, fmt.Errorf("give a command (with args) or a url")
@@ -95,13 +95,12 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 	display := t.Display()
 	p := newProgress(ctx, req, 2)
 	p.step("measuring " + display)
-	res := mcpclient.Measure(ctx, t, mcpclient.Options{Timeout: s.o.Timeout, ClientVersion: s.o.Version})
+	// Measure scrubs what the server said (its name, detail, stderr).
+	live := s.m.Measure(ctx, t, app.MeasureOptions{Timeout: s.o.Timeout})
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	p.step("measured " + display)
-	// FromLive scrubs what the server said (its name, detail, stderr).
-	live := measure.FromLive(res, nil)
 	name := live.ServerName
 	if name == "" {
 		name = defaultName(t)
@@ -130,7 +129,7 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s tokens in %s (o200k_base, methodology %s)", textsafe.Text(out.Server), render.Int(out.Tokens), plural(out.ToolCount, "tool"), measure.MethodologyVersion)
-	if out.Status != string(mcpclient.StatusMeasured) {
+	if out.Status != string(app.StatusMeasured) {
 		fmt.Fprintf(&b, "; %s: %s", out.Status, textsafe.Text(out.Detail))
 	}
 	for i, tool := range out.Tools {
@@ -145,7 +144,7 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 
 // defaultName names a target without a server name: the URL's host, or the
 // command's base name.
-func defaultName(t mcpclient.Target) string {
+func defaultName(t app.Target) string {
 	if t.URL != "" {
 		if u, err := url.Parse(t.URL); err == nil && u.Hostname() != "" {
 			return u.Hostname()

@@ -33,7 +33,6 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/audit"
-	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -59,7 +58,7 @@ type Options struct {
 	// audit.DefaultMaxAge.
 	MaxAge time.Duration
 	// Timeout bounds each request to a measured server; 0 for
-	// mcpclient.DefaultTimeout.
+	// app.DefaultTimeout.
 	Timeout time.Duration
 
 	// DBPath is the usage store. Empty: the usage tools answer with an
@@ -100,7 +99,7 @@ func (o *Options) defaults() {
 		o.MaxAge = audit.DefaultMaxAge
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = mcpclient.DefaultTimeout
+		o.Timeout = app.DefaultTimeout
 	}
 	if o.IngestInterval <= 0 {
 		o.IngestInterval = 30 * time.Second
