@@ -75,11 +75,9 @@ func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, e
 	if fo.Since, fo.Until, err = m.window(o.Window, fo.Now, fo.Location); err != nil {
 		return nil, err
 	}
-	prices := usage.DefaultPrices()
-	if o.PricesFile != "" {
-		if prices, err = usage.LoadPrices(o.PricesFile); err != nil {
-			return nil, err
-		}
+	prices, err := m.Prices(o.PricesFile)
+	if err != nil {
+		return nil, err
 	}
 	fo.Pricing, fo.PricesUpdated = prices.FindingsPricing(), prices.Updated
 	want, err := m.clientNames(o.Clients)

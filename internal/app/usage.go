@@ -65,10 +65,8 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 	if uo.Since, uo.Until, err = m.window(o.Window, uo.Now, uo.Location); err != nil {
 		return nil, nil, err
 	}
-	if o.PricesFile != "" {
-		if uo.Prices, err = usage.LoadPrices(o.PricesFile); err != nil {
-			return nil, nil, err
-		}
+	if uo.Prices, err = m.Prices(o.PricesFile); err != nil {
+		return nil, nil, err
 	}
 	st, ingested, err := m.openStore(ctx, o.Store)
 	if err != nil {
@@ -103,4 +101,13 @@ func (m *Machine) window(w usage.WindowArgs, now time.Time, loc *time.Location) 
 		return since, until, &OptionError{err.Error()}
 	}
 	return since, until, nil
+}
+
+// Prices is the price table in force: the one in file, or the embedded
+// one ("").
+func (m *Machine) Prices(file string) (*usage.Prices, error) {
+	if file == "" {
+		return usage.DefaultPrices(), nil
+	}
+	return usage.LoadPrices(file)
 }

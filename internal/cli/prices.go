@@ -1,9 +1,6 @@
 package cli
 
-import (
-	"github.com/mcpcost/mcpcost/internal/render"
-	"github.com/mcpcost/mcpcost/internal/usage"
-)
+import "github.com/mcpcost/mcpcost/internal/render"
 
 func init() {
 	register(&Command{
@@ -66,15 +63,11 @@ func runPrices(env *Env, args []string) int {
 	if len(rest) > 0 {
 		return usageError(env, "prices", "prices takes model names, not %q after --", rest[0])
 	}
-	p := usage.DefaultPrices()
-	if *pricesFile != "" {
-		var err error
-		if p, err = usage.LoadPrices(*pricesFile); err != nil {
-			return fail(env, err)
-		}
+	p, err := machine(env).Prices(*pricesFile)
+	if err != nil {
+		return fail(env, err)
 	}
 	t := p.Table(pos)
-	var err error
 	if *asJSON {
 		err = render.JSON(env.Stdout, t)
 	} else {
