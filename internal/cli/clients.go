@@ -3,9 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
+	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
@@ -53,30 +53,7 @@ read or parsed (the others are still listed), 2 usage error or a --config
 file that does not exist.`
 
 // ClientsSchema is the schema of "mcpcost clients --json".
-const ClientsSchema = "mcpcost.clients/v1"
-
-type clientsReport struct {
-	Schema  string             `json:"schema"`
-	OS      string             `json:"os"`
-	Home    string             `json:"home"`
-	Project string             `json:"project"`
-	Clients []clientEntry      `json:"clients"`
-	Given   []clients.Config   `json:"given"`
-	Errors  []clientsFileError `json:"errors"`
-}
-
-type clientEntry struct {
-	Name    string             `json:"name"`
-	Title   string             `json:"title"`
-	Looked  []clients.Location `json:"looked"`
-	Configs []clients.Config   `json:"configs"`
-	Posture clients.Posture    `json:"posture"`
-}
-
-type clientsFileError struct {
-	Path  string `json:"path"`
-	Error string `json:"error"`
-}
+const ClientsSchema = app.ClientsSchema
 
 func runClients(env *Env, args []string) int {
 	f := newFlags("clients")
@@ -91,66 +68,14 @@ func runClients(env *Env, args []string) int {
 	if len(pos)+len(rest) > 0 {
 		return usageError(env, "clients", "unexpected argument %q", append(pos, rest...)[0])
 	}
-	var want []string
-	for _, n := range *names {
-		for _, part := range strings.Split(n, ",") {
-			part = strings.TrimSpace(part)
-			if part == "" {
-				continue
-			}
-			if !clients.Known(part) {
-				return usageError(env, "clients", "unknown client %q (known: %s)", part, strings.Join(clients.Clients(), ", "))
-			}
-			want = append(want, part)
-		}
-	}
-	sys, err := clients.Local(env.Getenv, *project)
+	rep, err := machine(env).Clients(app.ClientsOptions{Clients: *names, Configs: *configs, Project: *project})
 	if err != nil {
-		return fail(env, err)
+		return failCall(env, "clients", err)
 	}
-	if *project != "" && !sys.FS.IsDir(sys.Cwd) {
-		return usageError(env, "clients", "--project %s is not a folder", *project)
-	}
-
-	rep := clientsReport{Schema: ClientsSchema, OS: sys.OS, Home: sys.Home, Project: sys.Cwd,
-		Clients: []clientEntry{}, Given: []clients.Config{}, Errors: []clientsFileError{}}
 	code := ExitOK
-	// With only --config, discovery is skipped unless --client asks for it.
-	if len(*configs) == 0 || len(want) > 0 {
-		list := want
-		if len(list) == 0 {
-			list = clients.Clients()
-		}
-		sort.Strings(list)
-		for _, name := range clientsUniq(list) {
-			found, looked := clients.Discover(sys, []string{name})
-			entry := clientEntry{Name: name, Title: clients.Title(name), Looked: looked, Configs: found,
-				Posture: clients.PostureFor(sys, name)}
-			if entry.Configs == nil {
-				entry.Configs = []clients.Config{}
-			}
-			for _, l := range looked {
-				if l.State == clients.StateInvalid || l.State == clients.StateUnreadable {
-					code = ExitFail
-					rep.Errors = append(rep.Errors, clientsFileError{Path: l.Path, Error: l.Error})
-				}
-			}
-			rep.Clients = append(rep.Clients, entry)
-		}
+	if len(rep.Errors) > 0 {
+		code = ExitFail
 	}
-	for _, p := range *configs {
-		cfg, err := clients.Load(sys, p)
-		if err != nil {
-			errorf(env, "%v", err)
-			return ExitError
-		}
-		if cfg.Error != "" {
-			code = ExitFail
-			rep.Errors = append(rep.Errors, clientsFileError{Path: cfg.Path, Error: cfg.Error})
-		}
-		rep.Given = append(rep.Given, cfg)
-	}
-	rep.Errors = clientsUniqErrors(rep.Errors)
 
 	if *jsonFlag {
 		if err := render.JSON(env.Stdout, rep); err != nil {
@@ -165,39 +90,17 @@ func runClients(env *Env, args []string) int {
 	return code
 }
 
-func clientsUniq(list []string) []string {
-	var out []string
-	for i, s := range list {
-		if i == 0 || s != list[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func clientsUniqErrors(list []clientsFileError) []clientsFileError {
-	seen := map[string]bool{}
-	out := []clientsFileError{}
-	for _, e := range list {
-		if !seen[e.Path+"\x00"+e.Error] {
-			seen[e.Path+"\x00"+e.Error] = true
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // writeClients prints the report for a terminal. Paths, names, launches,
 // notes and errors come from files anyone can write: each is escaped with
 // textsafe.Text (table cells by render.Table), and the whole through
 // textsafe.Lines.
-func writeClients(w io.Writer, rep clientsReport) {
+func writeClients(w io.Writer, rep *app.Clients) {
 	var b strings.Builder
 	clientsText(&b, rep)
 	io.WriteString(w, textsafe.Lines(b.String()))
 }
 
-func clientsText(w *strings.Builder, rep clientsReport) {
+func clientsText(w *strings.Builder, rep *app.Clients) {
 	esc := textsafe.Text
 	fmt.Fprintf(w, "MCP client configs on this machine (%s; home %s; project %s)\n", esc(rep.OS), esc(rep.Home), esc(rep.Project))
 	for _, c := range rep.Clients {
