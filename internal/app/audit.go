@@ -138,7 +138,11 @@ func (m *Machine) audit(ctx context.Context, o AuditOptions) (*auditRun, []error
 		if !o.cacheOptional {
 			return nil, unread, ErrNoCache
 		}
-		m.warnf("no measurement cache: configured servers are not judged (measure them with %s)", m.flag("launch"))
+		launch := "--launch"
+		if m.FlagPrefix == "" {
+			launch = "launch: true"
+		}
+		m.warnf("no measurement cache: configured servers are not judged (measure them with %s)", launch)
 	}
 	timeout := o.Timeout
 	if timeout <= 0 {

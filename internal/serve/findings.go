@@ -81,7 +81,12 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 	var notes []string
 	p := newProgress(ctx, req, 0)
 	p.step("auditing the configs")
-	res, err := s.m.Findings(ctx, app.FindingsOptions{
+	// What goes wrong without stopping the findings (no measurement
+	// cache) is said in the result's notes.
+	m := *s.m
+	var warnings []string
+	m.Warn = func(msg string) { warnings = append(warnings, msg) }
+	res, err := m.Findings(ctx, app.FindingsOptions{
 		Window:   usage.WindowArgs{Days: in.Days},
 		Location: s.o.Location,
 		Project:  in.Project,
@@ -99,7 +104,7 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 	}
 	rep := res.Report
 	out := &FindingsResult{Schema: FindingsSchema, High: rep.Counts.High, Warn: rep.Counts.Warn, Info: rep.Counts.Info,
-		Findings: []Finding{}, Partial: rep.Partial || len(notes) > 0 && strings.HasPrefix(notes[0], "partial"), Notes: append(notes, rep.Notes...)}
+		Findings: []Finding{}, Partial: rep.Partial || len(notes) > 0 && strings.HasPrefix(notes[0], "partial"), Notes: append(append(notes, rep.Notes...), warnings...)}
 	min := findings.LevelRank(in.Level)
 	for _, f := range rep.Findings {
 		if findings.LevelRank(f.Level) < min {
