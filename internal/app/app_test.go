@@ -1,0 +1,100 @@
+package app
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/usage"
+)
+
+func machineFor(vars map[string]string, prefix string) *Machine {
+	return &Machine{Getenv: func(k string) string { return vars[k] }, FlagPrefix: prefix,
+		Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }}
+}
+
+func TestStorePath(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the data folder of Linux")
+	}
+	for _, c := range []struct {
+		vars map[string]string
+		db   string
+		want string
+	}{
+		{map[string]string{"HOME": "/h"}, "", "/h/.local/share/mcpcost/usage.db"},
+		{map[string]string{"HOME": "/h", "XDG_DATA_HOME": "/d"}, "", "/d/mcpcost/usage.db"},
+		{map[string]string{"HOME": "/h"}, "/x/u.db", "/x/u.db"},
+	} {
+		m := machineFor(c.vars, "--")
+		m.DBPath = c.db
+		if got, err := m.StorePath(); err != nil || got != c.want {
+			t.Errorf("%v %q: %q, %v; want %q", c.vars, c.db, got, err, c.want)
+		}
+	}
+}
+
+func TestTranscriptRoots(t *testing.T) {
+	home := t.TempDir()
+	for _, d := range []string{".claude/projects", ".codex/sessions", "cfg/projects"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claude, codex := machineFor(map[string]string{"HOME": home}, "--").TranscriptRoots()
+	if want := []string{filepath.Join(home, ".config", "claude"), filepath.Join(home, ".claude", "projects")}; !reflect.DeepEqual(claude, want) {
+		t.Errorf("claude roots %q, want %q", claude, want)
+	}
+	if want := []string{filepath.Join(home, ".codex", "sessions"), filepath.Join(home, ".codex", "archived_sessions")}; !reflect.DeepEqual(codex, want) {
+		t.Errorf("codex roots %q, want %q", codex, want)
+	}
+	// CLAUDE_CONFIG_DIR is a comma-separated list; CODEX_HOME too.
+	claude, codex = machineFor(map[string]string{"HOME": home, "CLAUDE_CONFIG_DIR": filepath.Join(home, "cfg") + ", /nowhere", "CODEX_HOME": "/c"}, "--").TranscriptRoots()
+	if want := []string{filepath.Join(home, "cfg", "projects"), "/nowhere"}; !reflect.DeepEqual(claude, want) {
+		t.Errorf("CLAUDE_CONFIG_DIR roots %q, want %q", claude, want)
+	}
+	if want := []string{"/c"}; !reflect.DeepEqual(codex, want) {
+		t.Errorf("CODEX_HOME roots %q, want %q", codex, want)
+	}
+}
+
+// TestOptionErrors: an option given wrong is an *OptionError spelled as
+// the front end spells its options, before any store is opened.
+func TestOptionErrors(t *testing.T) {
+	vars := map[string]string{"HOME": t.TempDir()}
+	for _, prefix := range []string{"--", ""} {
+		m := machineFor(vars, prefix)
+		m.DBPath = filepath.Join(t.TempDir(), "never.db")
+		for _, o := range []UsageOptions{
+			{By: "color", Source: "all"},
+			{By: "server", Source: "gemini"},
+			{By: "server", Source: "all", Mode: "guess"},
+			{By: "server", Source: "all", TZ: "Mars/Olympus"},
+			{By: "server", Source: "all", Window: usage.WindowArgs{Days: -1}},
+		} {
+			_, _, err := m.Usage(t.Context(), o)
+			var oe *OptionError
+			if !errors.As(err, &oe) {
+				t.Errorf("%+v: %v, want an option error", o, err)
+			}
+		}
+		if _, err := os.Stat(m.DBPath); !os.IsNotExist(err) {
+			t.Errorf("a store was created for options given wrong: %v", err)
+		}
+		_, _, err := m.Usage(t.Context(), UsageOptions{By: "server", Source: "all", Store: StoreOptions{NoIngest: true}})
+		var ns *NoStoreError
+		if !errors.As(err, &ns) || ns.Path != m.DBPath {
+			t.Errorf("no store: %v", err)
+		}
+	}
+	if _, _, err := machineFor(vars, "--").Usage(t.Context(), UsageOptions{By: "color", Source: "all"}); err == nil || err.Error()[:4] != "--by" {
+		t.Errorf("the command line's spelling: %v", err)
+	}
+	if _, err := machineFor(vars, "").Clients(ClientsOptions{Clients: []string{"emacs"}}); err == nil {
+		t.Error("an unknown client is no error")
+	}
+}
