@@ -126,6 +126,15 @@ type NoStoreError struct {
 func (e *NoStoreError) Error() string { return "no usage store at " + e.Path }
 func (e *NoStoreError) Unwrap() error { return e.Err }
 
+// WithHint attaches to err a hint: what to do about it, which the
+// command line prints on its own line ("mcpcost: hint: ..."); nil for nil.
+func WithHint(err error, hint string) error {
+	if err == nil {
+		return nil
+	}
+	return &hinted{err, hint}
+}
+
 // hinted is an error with a hint line.
 type hinted struct {
 	err  error

@@ -235,21 +235,3 @@ func fail(env *Env, err error) int {
 	}
 	return ExitError
 }
-
-// hinted is an error with a hint line.
-type hinted struct {
-	err  error
-	hint string
-}
-
-func (h *hinted) Error() string { return h.err.Error() }
-func (h *hinted) Unwrap() error { return h.err }
-func (h *hinted) Hint() string  { return h.hint }
-
-// withHint attaches a hint to err.
-func withHint(err error, hint string) error {
-	if err == nil {
-		return nil
-	}
-	return &hinted{err, hint}
-}

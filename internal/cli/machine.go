@@ -27,3 +27,6 @@ func failCall(env *Env, cmd string, err error) int {
 	}
 	return fail(env, err)
 }
+
+// withHint attaches a hint to err, printed by fail on its own line.
+func withHint(err error, hint string) error { return app.WithHint(err, hint) }
