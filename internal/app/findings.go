@@ -40,8 +40,10 @@ type FindingsOptions struct {
 	TrustProject bool
 	// Launch measures the servers missing from the measurement cache.
 	Launch bool
-	// Timeout bounds the measurement of each launched server.
-	Timeout time.Duration
+	// MaxAge is how long a cached measurement is used (0 for
+	// audit.DefaultMaxAge); Timeout bounds the measurement of each
+	// launched server.
+	MaxAge, Timeout time.Duration
 	// Progress receives the audit's progress lines.
 	Progress io.Writer
 	Store    StoreOptions
@@ -113,7 +115,7 @@ func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, e
 	defer st.Close()
 
 	// The static half: the configs that apply, measured from the cache.
-	ao := AuditOptions{Configs: o.Configs, Project: dir, TrustProject: o.TrustProject, Offline: !o.Launch, Timeout: o.Timeout,
+	ao := AuditOptions{Configs: o.Configs, Project: dir, TrustProject: o.TrustProject, Offline: !o.Launch, MaxAge: o.MaxAge, Timeout: o.Timeout,
 		Progress: o.Progress, cacheOptional: true}
 	if len(o.Configs) == 0 {
 		ao.Clients = want

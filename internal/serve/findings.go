@@ -92,6 +92,7 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 		Project:  in.Project,
 		Folder:   s.o.Project,
 		Launch:   in.Launch,
+		MaxAge:   s.o.MaxAge,
 		Timeout:  s.o.Timeout,
 		Progress: p.lines(true),
 		Store:    s.store(req, &notes),
