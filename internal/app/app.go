@@ -5,11 +5,14 @@
 //
 // A [Machine] says where things are: the environment and the clock, the
 // measurement cache, the usage store and the transcript folders. Its
-// methods are the operations, each with one options type: [Machine.Audit],
-// [Machine.Ingest], [Machine.Usage], [Machine.Findings], [Machine.Report],
-// [Machine.Sessions] and [Machine.SessionTools]. They return the report
-// types of the packages that compute them (audit, usage, findings); the
-// front ends render them, or make their compact results of them.
+// methods are the operations, each with one options type:
+// [Machine.Clients], [Machine.Audit], [Machine.Measure], [Machine.Ingest],
+// [Machine.Usage], [Machine.Findings] (and its overview, the report) and
+// [Machine.SessionTools]; [Machine.Prices] is the price table in force.
+// They return the report types of the packages that compute them (audit,
+// measure, usage, findings); the front ends render them, or make their
+// compact results of them. Neither front end imports the store, the
+// transcript readers or the MCP client: they reach them through here.
 //
 // The consent rules are those of internal/clients: a project's own config
 // files are launched only where their client approved them, or on the

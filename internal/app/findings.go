@@ -67,7 +67,7 @@ func (f *Findings) Overview() *findings.Overview { return findings.NewOverview(f
 // measurement cache (launching what is missing with o.Launch), and joins
 // the two: the findings, with the pre-approved tools, the config files'
 // change times, the cached tool descriptions and the output limit of
-// Claude Code's settings. [Machine.Report] is the same with an overview.
+// Claude Code's settings. [Findings.Overview] adds the static audit: the report.
 func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, error) {
 	fo := findings.Options{Project: o.Project, Now: m.now(), Thresholds: o.Thresholds}
 	var err error
