@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"os"
 
 	"github.com/mcpcost/mcpcost/internal/app"
 )
@@ -30,3 +31,9 @@ func failCall(env *Env, cmd string, err error) int {
 
 // withHint attaches a hint to err, printed by fail on its own line.
 func withHint(err error, hint string) error { return app.WithHint(err, hint) }
+
+// isDir reports whether p is a folder.
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"os"
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/app"
@@ -171,10 +170,4 @@ func reportIngest(env *Env, s *app.IngestStats) {
 	if s.Busy > 0 {
 		warnf(env, "%d files were read by another mcpcost process at the same time; their lines are counted once", s.Busy)
 	}
-}
-
-// isDir reports whether p is a folder.
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }
