@@ -73,6 +73,7 @@ func TestOptionErrors(t *testing.T) {
 			{By: "color", Source: "all"},
 			{By: "server", Source: "gemini"},
 			{By: "server", Source: "all", Mode: "guess"},
+			{By: "server", Source: "all", SplitAgents: true},
 			{By: "server", Source: "all", TZ: "Mars/Olympus"},
 			{By: "server", Source: "all", Window: usage.WindowArgs{Days: -1}},
 		} {
