@@ -61,6 +61,9 @@ type AuditOptions struct {
 	Model  string
 	// Progress receives progress lines; nil for none.
 	Progress io.Writer
+	// Auditing, when set, is told how many configs are audited, before
+	// their servers are.
+	Auditing func(configs int)
 
 	// cacheOptional goes on Offline without a cache, with a warning:
 	// the servers are then not judged.
@@ -151,6 +154,9 @@ func (m *Machine) audit(ctx context.Context, o AuditOptions) (*auditRun, []error
 	var claudeClient *claude.Client
 	if o.Claude {
 		claudeClient = m.ClaudeClient(o.Model)
+	}
+	if o.Auditing != nil {
+		o.Auditing(len(run.configs))
 	}
 	run.rep = audit.Run(ctx, run.configs, audit.Options{
 		ContextWindow:   o.ContextWindow,

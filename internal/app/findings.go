@@ -44,8 +44,10 @@ type FindingsOptions struct {
 	// audit.DefaultMaxAge); Timeout bounds the measurement of each
 	// launched server.
 	MaxAge, Timeout time.Duration
-	// Progress receives the audit's progress lines.
+	// Progress receives the audit's progress lines; Auditing is told how
+	// many configs are audited.
 	Progress io.Writer
+	Auditing func(configs int)
 	Store    StoreOptions
 }
 
@@ -116,7 +118,7 @@ func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, e
 
 	// The static half: the configs that apply, measured from the cache.
 	ao := AuditOptions{Configs: o.Configs, Project: dir, TrustProject: o.TrustProject, Offline: !o.Launch, MaxAge: o.MaxAge, Timeout: o.Timeout,
-		Progress: o.Progress, cacheOptional: true}
+		Progress: o.Progress, Auditing: o.Auditing, cacheOptional: true}
 	if len(o.Configs) == 0 {
 		ao.Clients = want
 	}

@@ -109,14 +109,14 @@ func (s *server) audit(ctx context.Context, p *progress, in auditIn) (*audit.Rep
 		return nil, fmt.Errorf("give a path or a client, not both: a config file's client is told from the file")
 	}
 	o := app.AuditOptions{Project: s.o.Project, TrustProject: in.TrustProject, Resolve: true, Remote: s.o.Remote,
-		Offline: !in.Launch, MaxAge: s.o.MaxAge, Timeout: s.o.Timeout, Progress: p.lines(true)}
+		Offline: !in.Launch, MaxAge: s.o.MaxAge, Timeout: s.o.Timeout, Progress: p.lines(true),
+		Auditing: func(n int) { p.step("auditing " + plural(n, "config")) }}
 	if in.Path != "" {
 		o.Configs = []string{in.Path}
 	}
 	if in.Client != "" {
 		o.Clients = []string{in.Client}
 	}
-	p.step("auditing the configs")
 	rep, unread, err := s.m.Audit(ctx, o)
 	switch {
 	case len(unread) > 0:

@@ -80,7 +80,6 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 	}
 	var notes []string
 	p := newProgress(ctx, req, 0)
-	p.step("auditing the configs")
 	// What goes wrong without stopping the findings (no measurement
 	// cache) is said in the result's notes.
 	m := *s.m
@@ -95,6 +94,7 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 		MaxAge:   s.o.MaxAge,
 		Timeout:  s.o.Timeout,
 		Progress: p.lines(true),
+		Auditing: func(n int) { p.step("auditing " + plural(n, "config")) },
 		Store:    s.store(req, &notes),
 	})
 	if err != nil {
