@@ -39,11 +39,6 @@ type Env struct {
 	StdoutTTY, StderrTTY bool
 }
 
-// Color reports whether stdout may be coloured: a terminal, and no NO_COLOR.
-func (e *Env) Color() bool {
-	return e.StdoutTTY && e.Getenv("NO_COLOR") == "" && e.Getenv("TERM") != "dumb"
-}
-
 // Progress returns where progress lines go: stderr when it is a terminal,
 // nowhere otherwise. Progress lines name servers and files: each write is
 // escaped with textsafe.Lines, but for the carriage returns it starts with,

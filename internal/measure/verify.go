@@ -1,8 +1,6 @@
 package measure
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 
 	"github.com/mcpcost/mcpcost/internal/canon"
@@ -143,12 +141,6 @@ func Verify(name string, data []byte, c token.Counter) (*Verification, error) {
 	}
 	v.OK = len(v.Problems) == 0
 	return v, nil
-}
-
-// Sha256 returns the lowercase hex SHA-256 of b.
-func Sha256(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
 }
 
 func trimBOM(b []byte) []byte {

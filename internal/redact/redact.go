@@ -331,14 +331,6 @@ func (s *Scrubber) Add(values ...string) {
 	sort.SliceStable(s.values, func(i, j int) bool { return len(s.values[i]) > len(s.values[j]) })
 }
 
-// Values returns the known values, longest first.
-func (s *Scrubber) Values() []string {
-	if s == nil {
-		return nil
-	}
-	return append([]string(nil), s.values...)
-}
-
 // String returns text without any known value and without what Text
 // redacts by pattern. A known value cut short where text was clipped (its
 // start before "…", "..." or the end of text, its end at the start of

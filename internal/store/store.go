@@ -37,7 +37,6 @@ var migrations embed.FS
 // A Store is an open usage database.
 type Store struct {
 	db       *sql.DB
-	path     string
 	key      []byte // HMAC key of tool arguments
 	readOnly bool
 }
@@ -56,7 +55,7 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path}
+	s := &Store{db: db}
 	if err := s.migrate(context.Background()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening %s: %w", path, err)
@@ -113,7 +112,7 @@ func OpenReadOnly(path string) (*Store, error) {
 			return nil, fmt.Errorf("opening %s: %w", path, err)
 		}
 	}
-	s := &Store{db: db, path: path, readOnly: true}
+	s := &Store{db: db, readOnly: true}
 	fail := func(err error) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("opening %s: %w", path, err)
@@ -131,17 +130,11 @@ func OpenReadOnly(path string) (*Store, error) {
 	return s, nil
 }
 
-// ReadOnly reports whether the store was opened with OpenReadOnly.
-func (s *Store) ReadOnly() bool { return s.readOnly }
-
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }
 
 // DB is the database, for queries.
 func (s *Store) DB() *sql.DB { return s.db }
-
-// Path is the database file.
-func (s *Store) Path() string { return s.path }
 
 // SchemaVersion is the schema version this build writes.
 func SchemaVersion() int {

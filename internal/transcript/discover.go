@@ -177,8 +177,3 @@ func (w *walker) dir(root, path string, fi fs.FileInfo) {
 		}
 	}
 }
-
-// SortFiles orders files by path, for stable output.
-func SortFiles(files []File) {
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-}

@@ -155,10 +155,6 @@ func ToolsArray(n int) []byte {
 	return w.b
 }
 
-// EnumTool returns a tools/list result of one tool with a property whose
-// enum has n values.
-func EnumTool(n int) []byte { return Shape("enum", n, 0) }
-
 type writer struct {
 	b []byte
 }
