@@ -14,22 +14,20 @@ import (
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/token"
 )
 
 // Statuses of servers that were not measured for a reason of their own
-// entry or of the run.
+// entry or of the run (see package status).
 const (
-	StatusDisabled   = "disabled"
-	StatusOverridden = "overridden"
-	StatusNeedsInput = "needs-input"
-	StatusProblem    = "problem"
-	// StatusNeedsApproval is a server of a project's own config that its
-	// client would not start before the user approves it; it is not
-	// launched, and the hint says how to approve it.
-	StatusNeedsApproval = "needs-approval"
-	StatusNotLaunched   = "not-launched"
-	StatusNotCached     = "not-cached"
+	StatusDisabled      = string(status.Disabled)
+	StatusOverridden    = string(status.Overridden)
+	StatusNeedsInput    = string(status.NeedsInput)
+	StatusProblem       = string(status.Problem)
+	StatusNeedsApproval = string(status.NeedsApproval)
+	StatusNotLaunched   = string(status.NotLaunched)
+	StatusNotCached     = string(status.NotCached)
 )
 
 // Options tune an audit.
@@ -70,17 +68,18 @@ type Options struct {
 // capture is what is known of one launch spec after measuring or reading
 // the cache.
 type capture struct {
-	status, detail, hint string
-	tools                []*canon.Value
-	instructions         *string
-	serverName, version  string
-	changed, warnings    []string
-	cached               bool
-	at                   time.Time
+	status              status.Status
+	detail, hint        string
+	tools               []*canon.Value
+	instructions        *string
+	serverName, version string
+	changed, warnings   []string
+	cached              bool
+	at                  time.Time
 }
 
 func (c *capture) ok() bool {
-	return c.status == string(mcpclient.StatusMeasured) || c.status == string(mcpclient.StatusDynamic)
+	return c.status.OK()
 }
 
 // Run audits configs: it measures every launchable server once (servers
@@ -154,9 +153,9 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 			}
 			switch {
 			case opts.NoLaunch:
-				caps[k] = &capture{status: StatusNotLaunched, detail: "--no-launch: would run " + s.Display()}
+				caps[k] = &capture{status: status.NotLaunched, detail: "--no-launch: would run " + s.Display()}
 			case opts.Offline:
-				caps[k] = &capture{status: StatusNotCached, detail: "--offline: no measurement of this launch in the cache",
+				caps[k] = &capture{status: status.NotCached, detail: "--offline: no measurement of this launch in the cache",
 					hint: "run the audit once without --offline to measure it"}
 			default:
 				todo = append(todo, k)
@@ -245,8 +244,8 @@ func fromResult(r mcpclient.Result, c token.Counter, now time.Time) *capture {
 	live := measure.FromLive(r, c)
 	cp := &capture{status: live.Status, detail: live.Detail, at: now}
 	if live.Result == nil {
-		cp.hint = failureHint(live.Status, live.Detail)
-		if tail := strings.TrimSpace(live.StderrTail); tail != "" && live.Status == string(mcpclient.StatusStartupFailure) {
+		cp.hint = failureHint(string(live.Status), live.Detail)
+		if tail := strings.TrimSpace(live.StderrTail); tail != "" && live.Status == status.StartupFailure {
 			lines := strings.Split(tail, "\n")
 			cp.detail += "; stderr ends: " + lines[len(lines)-1]
 		}
@@ -266,7 +265,7 @@ func fromResult(r mcpclient.Result, c token.Counter, now time.Time) *capture {
 func toEntry(c *capture, now time.Time) *Entry {
 	return &Entry{
 		MeasuredAt:    now.UTC(),
-		Status:        c.status,
+		Status:        string(c.status),
 		Detail:        c.detail,
 		ServerName:    c.serverName,
 		ServerVersion: c.version,
@@ -287,23 +286,23 @@ func fromEntry(e *Entry) *capture {
 		s := ""
 		instr = &s
 	}
-	return &capture{status: e.Status, detail: e.Detail, tools: v.Elems(), instructions: instr,
+	return &capture{status: status.Status(e.Status), detail: e.Detail, tools: v.Elems(), instructions: instr,
 		serverName: e.ServerName, version: e.ServerVersion, changed: e.ChangedTools, warnings: e.Warnings,
 		cached: true, at: e.MeasuredAt}
 }
 
 // failureHint says what to do about a measurement failure.
-func failureHint(status, detail string) string {
-	switch mcpclient.Status(status) {
-	case mcpclient.StatusAuthRequired:
+func failureHint(st, detail string) string {
+	switch status.Status(st) {
+	case status.AuthRequired:
 		return "the server needs credentials: set them in the config's env or headers (the client's own values), then audit again"
-	case mcpclient.StatusRemoteAuthWall:
+	case status.RemoteAuthWall:
 		return "the server is behind OAuth; its cost cannot be measured without signing in (mcpcost measure URL --header-env VAR with a token)"
-	case mcpclient.StatusTimeout:
+	case status.Timeout:
 		return "a slow first start (npx downloading a package) may need a larger --timeout"
-	case mcpclient.StatusStartupFailure:
+	case status.StartupFailure:
 		return "run the command by hand to see why it does not start (a missing program or environment variable is common)"
-	case mcpclient.StatusProtocolError:
+	case status.ProtocolError:
 		return mcpclient.ProtocolErrorHint(detail)
 	}
 	return ""
@@ -367,7 +366,7 @@ func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*captu
 		default:
 			c.ServerCount++
 			cp := caps[keys[si]]
-			srv.Status, srv.Detail, srv.Hint = cp.status, cp.detail, cp.hint
+			srv.Status, srv.Detail, srv.Hint = string(cp.status), cp.detail, cp.hint
 			if !cp.ok() {
 				c.Unmeasured = append(c.Unmeasured, s.Name)
 				break
@@ -485,7 +484,7 @@ func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*captu
 		switch {
 		case s.Tokens != nil:
 			return 0
-		case s.Status == StatusDisabled || s.Status == StatusOverridden || s.Status == StatusProblem:
+		case status.Status(s.Status).Skipped():
 			return 2
 		}
 		return 1

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/diff"
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/status"
 )
 
 // baselineFlags are --baseline FILE and --max-increase N, shared by
@@ -185,7 +186,7 @@ type measureWithDiff struct {
 // otherwise ExitOK for a measured server and ExitError for one that could
 // not be measured (whose report says why on stderr already).
 func (b *baselineFlags) finishMeasure(env *Env, rep *measure.Report, jsonOut bool) int {
-	measured := rep.Status == "measured" || rep.Status == "dynamic"
+	measured := status.Status(rep.Status).OK()
 	d, err := b.compare(rep, "this run")
 	if err != nil {
 		return fail(env, err)

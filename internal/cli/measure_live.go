@@ -224,13 +224,13 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 			}
 		}
 		errorf(env, "%s: %s: %s", name, live.Status, live.Detail)
-		if tail := strings.TrimSpace(live.StderrTail); tail != "" && live.Status == string(app.StatusStartupFailure) {
+		if tail := strings.TrimSpace(live.StderrTail); tail != "" && live.Status == app.StatusStartupFailure {
 			fmt.Fprintln(env.Stderr, "mcpcost: the server's stderr ended with:")
 			for _, line := range lastLines(tail, 8) {
 				fmt.Fprintf(env.Stderr, "  | %s\n", textsafe.Text(line))
 			}
 		}
-		if h := failureHint(live.Status, live.Detail); h != "" {
+		if h := failureHint(string(live.Status), live.Detail); h != "" {
 			hintf(env, "%s", h)
 		}
 		if bl.active() {
@@ -246,7 +246,7 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 	if err := addClaude(env, rep, name, live.Tools, live.Instructions, l); err != nil {
 		warnf(env, "%v", err)
 	}
-	if live.Status == string(app.StatusDynamic) {
+	if live.Status.Dynamic() {
 		rep.Detail = live.Detail
 	}
 	if out != "" {
@@ -259,7 +259,7 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 		f.Source = src
 		f.Extras = live.Extras
 		f.ChangedTools = live.ChangedTools
-		if live.Status == string(app.StatusDynamic) {
+		if live.Status.Dynamic() {
 			f.Notes = live.Detail
 		}
 		if err := writeFile(out, f); err != nil {

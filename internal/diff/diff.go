@@ -35,6 +35,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/status"
 )
 
 type partT = measure.Part
@@ -524,7 +525,7 @@ func (d *Diff) compareServer(b, c *Server, config string) *ServerDiff {
 		sd.ShareDelta = d.share(n, cw)
 	}
 	for _, s := range []*Server{b, c} {
-		if present(s) && s.Status == "dynamic" {
+		if present(s) && status.Status(s.Status).Dynamic() {
 			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %s is dynamic (its tools/list differed between two captures): its number is the first capture's", config, sd.Name))
 			break
 		}

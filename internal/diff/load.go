@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/status"
 )
 
 // Kind is what sort of report a document is.
@@ -299,12 +300,9 @@ func loadServer(d *Doc, r *raw) error {
 			return fmt.Errorf("tools: %v", jsonMsg(err))
 		}
 	}
-	s := Server{Name: name, Status: r.Status}
-	if s.Status == "" {
-		s.Status = "measured"
-	}
-	measured := r.Status == "" || r.Status == "measured" || r.Status == "dynamic"
-	if measured {
+	st := status.Status(r.Status).OrMeasured()
+	s := Server{Name: name, Status: string(st)}
+	if st.OK() {
 		if r.TotalTokens == nil {
 			return fmt.Errorf("status %s and no totalTokens", s.Status)
 		}
@@ -349,9 +347,6 @@ func jsonMsg(err error) string {
 	return err.Error()
 }
 
-// offStatuses are audit statuses of servers the client does not load.
-var offStatuses = map[string]bool{"disabled": true, "overridden": true}
-
 func loadAudit(d *Doc, r *raw) error {
 	if r.Configs == nil {
 		return fmt.Errorf("no configs array")
@@ -389,12 +384,12 @@ func loadAudit(d *Doc, r *raw) error {
 			if rs.Name == "" {
 				return fmt.Errorf("configs[%d] (%s): server %d has no name", i, c.Path, j)
 			}
-			s := Server{Name: rs.Name, Status: rs.Status, Tokens: rs.Tokens, Off: offStatuses[rs.Status]}
+			s := Server{Name: rs.Name, Status: rs.Status, Tokens: rs.Tokens, Off: status.Status(rs.Status).Off()}
 			if s.Off {
 				s.Tokens = nil
 			}
 			if s.Status == "" && s.Tokens != nil {
-				s.Status = "measured"
+				s.Status = string(status.Measured)
 			}
 			if d.Kind == KindPeerAudit {
 				s.Detail = DetailServer

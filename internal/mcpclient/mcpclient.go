@@ -44,6 +44,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/mcpcost/mcpcost/internal/status"
 )
 
 // Target is one server to measure: a stdio command or an HTTP URL.
@@ -178,20 +180,22 @@ func (c *Capture) Tools() []json.RawMessage {
 	return all
 }
 
-// Status classifies a result.
-type Status string
+// Status classifies a result; the names and what they mean belong to
+// package status.
+type Status = status.Status
 
-// The statuses. StatusDynamic is set by the measure package when two
-// captures differ; this package reports StatusMeasured for any success.
+// The statuses this package reports (StatusDynamic is set by the measure
+// package when two captures differ; this package reports StatusMeasured
+// for any success).
 const (
-	StatusMeasured       Status = "measured"
-	StatusDynamic        Status = "dynamic"
-	StatusAuthRequired   Status = "auth-required"    // HTTP 401/403 without OAuth metadata
-	StatusRemoteAuthWall Status = "remote-auth-wall" // HTTP 401 with OAuth protected-resource metadata
-	StatusStartupFailure Status = "startup-failure"  // cannot start, exited, or cannot be reached
-	StatusTimeout        Status = "timeout"          // a budget ran out (named in Detail)
-	StatusProtocolError  Status = "protocol-error"   // the server broke the protocol (named in Detail)
-	StatusCancelled      Status = "cancelled"        // the caller's context was cancelled
+	StatusMeasured       = status.Measured
+	StatusDynamic        = status.Dynamic
+	StatusAuthRequired   = status.AuthRequired
+	StatusRemoteAuthWall = status.RemoteAuthWall
+	StatusStartupFailure = status.StartupFailure
+	StatusTimeout        = status.Timeout
+	StatusProtocolError  = status.ProtocolError
+	StatusCancelled      = status.Cancelled
 )
 
 // Result is the outcome of measuring one target.
@@ -208,7 +212,7 @@ type Result struct {
 }
 
 // OK reports whether the target was captured.
-func (r Result) OK() bool { return r.Status == StatusMeasured || r.Status == StatusDynamic }
+func (r Result) OK() bool { return r.Status.OK() }
 
 // Measure captures a target twice (two launches for stdio, two sessions for
 // HTTP; once with Options.Once), within Options.Timeout in all. The first

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"time"
+
+	"github.com/mcpcost/mcpcost/internal/status"
 )
 
 // FileSchema names the mcpcost additions to measurement.json.
@@ -88,13 +90,13 @@ type Extras struct {
 }
 
 // NewFile builds measurement.json for a measured capture.
-func NewFile(r *Result, status, serverName, generator string, at time.Time) *File {
+func NewFile(r *Result, st status.Status, serverName, generator string, at time.Time) *File {
 	total, count, sha := r.TotalTokens, r.ToolCount, r.CanonicalSha256
 	f := &File{
 		MethodologyVersion: MethodologyVersion,
 		Provider:           "tiktoken",
 		Encoding:           "o200k_base",
-		Status:             status,
+		Status:             string(st),
 		TotalTokens:        &total,
 		ToolCount:          &count,
 		CanonicalSha256:    &sha,
@@ -129,7 +131,7 @@ func (f *File) Marshal() ([]byte, error) {
 
 // FailedFile builds measurement.json for a server that could not be
 // measured: no number, the status and why.
-func FailedFile(status, serverName, launch string, envNames []string, notes, generator string, at time.Time, timeout time.Duration) *File {
+func FailedFile(st status.Status, serverName, launch string, envNames []string, notes, generator string, at time.Time, timeout time.Duration) *File {
 	if len(notes) > 700 {
 		notes = notes[:700]
 	}
@@ -137,7 +139,7 @@ func FailedFile(status, serverName, launch string, envNames []string, notes, gen
 		MethodologyVersion: MethodologyVersion,
 		Provider:           "tiktoken",
 		Encoding:           "o200k_base",
-		Status:             status,
+		Status:             string(st),
 		Tools:              []FileTool{},
 		RawToolsCapture:    json.RawMessage("null"),
 		MeasuredAt:         at.UTC().Format("2006-01-02T15:04:05.000Z"),

@@ -15,8 +15,8 @@ import (
 // methodology, what else it puts in context, and what a deferring client
 // loads at session start.
 type Live struct {
-	Status string // measured, dynamic, or a failure class
-	Detail string // why, for failures; never a secret
+	Status mcpclient.Status // measured, dynamic, or a failure class
+	Detail string           // why, for failures; never a secret
 	// StderrTail is the end of a failed server's stderr.
 	StderrTail string
 
@@ -54,10 +54,10 @@ func fromLive(r mcpclient.Result, c token.Counter) *Live {
 	if c == nil {
 		c = token.O200k()
 	}
-	l := &Live{Status: string(r.Status), Detail: r.Detail, StderrTail: r.StderrTail}
+	l := &Live{Status: r.Status, Detail: r.Detail, StderrTail: r.StderrTail}
 	if !r.OK() || r.First == nil {
-		if l.Status == "" || l.Status == string(mcpclient.StatusMeasured) {
-			l.Status = string(mcpclient.StatusProtocolError)
+		if l.Status == "" || l.Status.OK() {
+			l.Status = mcpclient.StatusProtocolError
 		}
 		return l
 	}
@@ -71,21 +71,21 @@ func fromLive(r mcpclient.Result, c token.Counter) *Live {
 	}
 	tools, err := pagesItems(first.ToolsPages, "tools/list", "tools", true)
 	if err != nil {
-		l.Status, l.Detail = string(mcpclient.StatusProtocolError), err.Error()
+		l.Status, l.Detail = mcpclient.StatusProtocolError, err.Error()
 		return l
 	}
 	l.Tools = tools
 	l.Result = Tools(tools, c)
-	l.Status = string(mcpclient.StatusMeasured)
+	l.Status = mcpclient.StatusMeasured
 	if r.Second != nil {
 		second, err := pagesItems(r.Second.ToolsPages, "tools/list (second capture)", "tools", true)
 		if err != nil {
-			l.Status, l.Detail = string(mcpclient.StatusProtocolError), err.Error()
+			l.Status, l.Detail = mcpclient.StatusProtocolError, err.Error()
 			l.Result = nil
 			return l
 		}
 		if b := canon.Marshal(canon.NewArray(second)); string(b) != string(l.Result.Canonical) {
-			l.Status = string(mcpclient.StatusDynamic)
+			l.Status = mcpclient.StatusDynamic
 			l.ChangedTools = changedTools(tools, second)
 			l.Detail = "tools/list differed between two captures; the number is the first capture's"
 		}

@@ -2,9 +2,10 @@ package measure
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/mcpcost/mcpcost/internal/claude"
-	"strconv"
+	"github.com/mcpcost/mcpcost/internal/status"
 )
 
 // Report is the result of "mcpcost measure" for one server: the plain data
@@ -38,11 +39,11 @@ type Report struct {
 }
 
 // NewReport builds the report of a measured capture.
-func NewReport(server, status string, src *Source, r *Result) *Report {
+func NewReport(server string, st status.Status, src *Source, r *Result) *Report {
 	rep := &Report{
 		Schema:             Schema,
 		Server:             server,
-		Status:             status,
+		Status:             string(st),
 		MethodologyVersion: MethodologyVersion,
 		Encoding:           "o200k_base",
 		Source:             src,
@@ -101,11 +102,11 @@ func group(n int) string {
 }
 
 // FailedReport is the report of a server that could not be measured.
-func FailedReport(server, status, detail string, src *Source) *Report {
+func FailedReport(server string, st status.Status, detail string, src *Source) *Report {
 	return &Report{
 		Schema:             Schema,
 		Server:             server,
-		Status:             status,
+		Status:             string(st),
 		Detail:             detail,
 		MethodologyVersion: MethodologyVersion,
 		Encoding:           "o200k_base",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpcost/mcpcost/internal/canon"
+	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/token"
 )
 
@@ -76,7 +77,7 @@ func Verify(name string, data []byte, c token.Counter) (*Verification, error) {
 	}
 	raw := doc.Get("rawToolsCapture")
 	if raw == nil || raw.Kind() == canon.Null {
-		if v.Status != "" && v.Status != "measured" && v.Status != "dynamic" {
+		if !status.Status(v.Status).OrMeasured().OK() {
 			problem("no rawToolsCapture in measurement: nothing was measured (status %s)", v.Status)
 		} else {
 			problem("no rawToolsCapture in measurement")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -107,7 +108,7 @@ func AuditText(w io.Writer, r *audit.Report) error {
 		for _, s := range c.Servers {
 			switch {
 			case s.Tokens != nil:
-			case s.Status == audit.StatusDisabled || s.Status == audit.StatusOverridden || s.Status == audit.StatusProblem:
+			case status.Status(s.Status).Skipped():
 				off = append(off, s)
 			default:
 				unmeasured = append(unmeasured, s)

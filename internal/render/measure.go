@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -16,7 +17,7 @@ func MeasureText(w io.Writer, r *measure.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s tokens in %s %s (%s, methodology %s)\n",
 		textsafe.Text(r.Server), Int(r.TotalTokens), Int(r.ToolCount), plural(r.ToolCount, "tool", "tools"), textsafe.Text(r.Encoding), textsafe.Text(r.MethodologyVersion))
-	if r.Status != "measured" {
+	if status.Status(r.Status) != status.Measured {
 		fmt.Fprintf(&b, "  status: %s", textsafe.Text(r.Status))
 		if r.Detail != "" {
 			fmt.Fprintf(&b, ": %s", textsafe.Text(r.Detail))

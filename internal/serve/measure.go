@@ -105,7 +105,7 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 	if name == "" {
 		name = defaultName(t)
 	}
-	out := &MeasureResult{Schema: MeasureSchema, Server: name, Launch: display, Status: live.Status,
+	out := &MeasureResult{Schema: MeasureSchema, Server: name, Launch: display, Status: string(live.Status),
 		Detail: live.Detail, Tools: []MeasuredTool{}}
 	if live.Result == nil {
 		msg := fmt.Sprintf("%s: %s: %s", textsafe.Text(out.Server), out.Status, textsafe.Text(out.Detail))
@@ -129,7 +129,7 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s tokens in %s (o200k_base, methodology %s)", textsafe.Text(out.Server), render.Int(out.Tokens), plural(out.ToolCount, "tool"), measure.MethodologyVersion)
-	if out.Status != string(app.StatusMeasured) {
+	if live.Status.Dynamic() {
 		fmt.Fprintf(&b, "; %s: %s", out.Status, textsafe.Text(out.Detail))
 	}
 	for i, tool := range out.Tools {
