@@ -14,6 +14,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/token"
 )
@@ -610,7 +611,7 @@ func budgetGate(configs []Config, limit int, allowUnmeasured bool) *BudgetGate {
 		bc := BudgetConfig{Path: c.Path, Client: c.Client, Scope: c.Scope, Total: c.TotalTokens, Pass: true, Reasons: []string{}}
 		if c.TotalTokens > limit {
 			bc.Pass = false
-			bc.Reasons = append(bc.Reasons, fmt.Sprintf("%s tokens, over the budget of %s by %s", group(c.TotalTokens), group(limit), group(c.TotalTokens-limit)))
+			bc.Reasons = append(bc.Reasons, fmt.Sprintf("%s tokens, over the budget of %s by %s", num.Int(c.TotalTokens), num.Int(limit), num.Int(c.TotalTokens-limit)))
 		}
 		if len(c.Unmeasured) > 0 && !allowUnmeasured {
 			bc.Pass = false
@@ -640,18 +641,6 @@ func thresholdGate(configs []Config, limit int) *ThresholdGate {
 	sort.SliceStable(g.Tools, func(i, j int) bool { return g.Tools[i].Tokens > g.Tools[j].Tokens })
 	g.Pass = len(g.Tools) == 0
 	return g
-}
-
-// group formats n with thousands separators.
-func group(n int) string {
-	if n < 0 {
-		return "-" + group(-n)
-	}
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // claudeCount fills the server's Claude count: count_tokens when a client

@@ -28,9 +28,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -93,7 +93,7 @@ func New(label string, tokens *int, lowerBound bool) Endpoint {
 		e.Message, e.Color = "unknown", Unknown.Color
 		return e
 	}
-	e.Message = group(*tokens) + " tokens"
+	e.Message = num.Int(*tokens) + " tokens"
 	if lowerBound {
 		e.Message = "≥" + e.Message
 	}
@@ -209,15 +209,4 @@ var verdana = [95]int{
 	1229, 1276, 1067, 1276, 1220, 723, 1276, 1296, 563, 700, 1205, 563, 1986, // a to m
 	1296, 1243, 1276, 1276, 874, 1064, 807, 1296, 1205, 1675, 1200, 1205, 1073, // n to z
 	1300, 909, 1300, 1675, // { to ~
-}
-
-func group(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 {
-		return "-" + group(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

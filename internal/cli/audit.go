@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
 )
 
@@ -219,7 +220,7 @@ func runAudit(env *Env, args []string) int {
 	}
 	if n := needApproval(rep); n > 0 {
 		hintf(env, "%d %s of the project's own config files %s not launched: %s approval (each one's hint says how), or --trust-project",
-			n, pluralWord(n, "server", "servers"), pluralWord(n, "was", "were"), pluralWord(n, "it needs", "they need"))
+			n, num.Plural(n, "server", "servers"), num.Plural(n, "was", "were"), num.Plural(n, "it needs", "they need"))
 	}
 	if len(rep.Problems) > 0 || (rep.Partial && !*noLaunch) {
 		code = ExitFail

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
@@ -112,7 +113,7 @@ func clientsText(w *strings.Builder, rep *app.Clients) {
 			case l.State == clients.StateFound && l.Note != "":
 				state += ": " + l.Note
 			case l.State == clients.StateFound:
-				state += fmt.Sprintf(": %d server%s", l.Servers, clientsPlural(l.Servers))
+				state += fmt.Sprintf(": %d server%s", l.Servers, num.Plural(l.Servers, "", "s"))
 			case l.State == clients.StateInvalid:
 				state = "found, not readable as " + formatOf(c.Configs, l)
 			}
@@ -290,11 +291,4 @@ func formatOf(configs []clients.Config, l clients.Location) string {
 		}
 	}
 	return "its format"
-}
-
-func clientsPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/findings"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/usage"
 )
 
@@ -143,7 +144,7 @@ func compute(env *Env, cmd string, f *flags, rf *runtimeFlags) (out *app.Finding
 	}
 	if n := needApproval(out.Static); n > 0 {
 		hintf(env, "%d %s of the project's own config files %s not judged: %s approval ('mcpcost audit' says how), or --trust-project",
-			n, pluralWord(n, "server", "servers"), pluralWord(n, "was", "were"), pluralWord(n, "it needs", "they need"))
+			n, num.Plural(n, "server", "servers"), num.Plural(n, "was", "were"), num.Plural(n, "it needs", "they need"))
 	}
 	return out, ExitOK, true
 }

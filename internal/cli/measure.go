@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
 )
 
@@ -163,7 +164,7 @@ func runMeasure(env *Env, args []string) int {
 	src := &measure.Source{Kind: capture.Kind, File: displayName(target), Pages: capture.Pages}
 	rep := measure.NewReport(name, "measured", src, result)
 	if capture.Skipped > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d JSON-RPC %s that %s not tools/list responses skipped", capture.Skipped, pluralWord(capture.Skipped, "message", "messages"), pluralWord(capture.Skipped, "was", "were")))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d JSON-RPC %s that %s not tools/list responses skipped", capture.Skipped, num.Plural(capture.Skipped, "message", "messages"), num.Plural(capture.Skipped, "was", "were")))
 	}
 	if *outFlag != "" {
 		file := measure.NewFile(result, "measured", name, "mcpcost "+Version(), env.Now())
@@ -217,11 +218,4 @@ func writeFile(path string, f *measure.File) error {
 		return fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
 	}
 	return nil
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
@@ -104,7 +105,7 @@ func printVerification(env *Env, v *measure.Verification) {
 	if v.OK {
 		fmt.Fprintf(env.Stdout, "OK %s: %s tokens (%s, methodology %s): capture, hash and count agree", textsafe.Text(v.ServerName), render.Int(*v.RederivedTokens), textsafe.Text(v.Encoding), textsafe.Text(v.Methodology))
 		if v.ToolsChecked > 0 {
-			fmt.Fprintf(env.Stdout, ", and %d per-tool %s", v.ToolsChecked, pluralWord(v.ToolsChecked, "count", "counts"))
+			fmt.Fprintf(env.Stdout, ", and %d per-tool %s", v.ToolsChecked, num.Plural(v.ToolsChecked, "count", "counts"))
 		}
 		fmt.Fprintln(env.Stdout)
 		return

@@ -1,6 +1,10 @@
 package clients
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mcpcost/mcpcost/internal/num"
+)
 
 // The pre-scans below run before any parser: they bound the nesting depth
 // (MaxConfigDepth) of a document in one pass without recursion, so that a
@@ -17,7 +21,7 @@ func depthError(b []byte, off int, what string) *LimitError {
 // valuesError is a document holding more than max values.
 func valuesError(b []byte, off, max int, what string) *LimitError {
 	line, col := lineCol(b, off)
-	return &LimitError{Line: line, Col: col, Msg: fmt.Sprintf("more than %s values (%s), over the cap on config files: not read", thousands(max), what)}
+	return &LimitError{Line: line, Col: col, Msg: fmt.Sprintf("more than %s values (%s), over the cap on config files: not read", num.Int(max), what)}
 }
 
 // scanJSON bounds the nesting depth and the number of values (opened

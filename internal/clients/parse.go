@@ -12,6 +12,8 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"github.com/tailscale/hujson"
 	"gopkg.in/yaml.v3"
+
+	"github.com/mcpcost/mcpcost/internal/num"
 )
 
 // A ParseError is a config file that is not valid in its format. Line and
@@ -341,7 +343,7 @@ func yamlSize(doc *yaml.Node) (int, *LimitError) {
 			}
 			total += m
 			if total > MaxYAMLValues {
-				return 0, &LimitError{Line: n.Line, Col: n.Column, Msg: fmt.Sprintf("aliases expand the document past %s values, over the cap on config files: not read", thousands(MaxYAMLValues))}
+				return 0, &LimitError{Line: n.Line, Col: n.Column, Msg: fmt.Sprintf("aliases expand the document past %s values, over the cap on config files: not read", num.Int(MaxYAMLValues))}
 			}
 			return m, nil
 		}
@@ -350,7 +352,7 @@ func yamlSize(doc *yaml.Node) (int, *LimitError) {
 		}
 		total++
 		if total > MaxYAMLValues {
-			return 0, &LimitError{Line: n.Line, Col: n.Column, Msg: fmt.Sprintf("more than %s values (nodes), over the cap on config files: not read", thousands(MaxYAMLValues))}
+			return 0, &LimitError{Line: n.Line, Col: n.Column, Msg: fmt.Sprintf("more than %s values (nodes), over the cap on config files: not read", num.Int(MaxYAMLValues))}
 		}
 		s := 1
 		for _, c := range n.Content {

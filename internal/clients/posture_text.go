@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mcpcost/mcpcost/internal/num"
 )
 
 // Explain words a posture for a report, as paragraphs: a line without
@@ -39,7 +41,7 @@ func (p Posture) Explain(check *ThresholdCheck) []string {
 	case ModeThreshold:
 		share := strconv.Itoa(p.ThresholdPercent) + "%"
 		if check != nil {
-			add(fmt.Sprintf("%s defers tool definitions above a threshold here (tool search): %s, so deferral activates once the definitions reach %s tokens — %s of the context window.", name, p.settingPhrase(), fmtInt(check.ThresholdTokens), share))
+			add(fmt.Sprintf("%s defers tool definitions above a threshold here (tool search): %s, so deferral activates once the definitions reach %s tokens — %s of the context window.", name, p.settingPhrase(), num.Int(check.ThresholdTokens), share))
 		} else {
 			add(fmt.Sprintf("%s defers tool definitions above a threshold here (tool search): %s, so deferral activates once the definitions reach %s of the context window.", name, p.settingPhrase(), share))
 		}
@@ -182,30 +184,30 @@ func (p Posture) whereLines() []string {
 // explain words the threshold comparison.
 func (c *ThresholdCheck) explain(exceptions []string) []string {
 	var out []string
-	wire := fmtInt(c.WireTokens)
+	wire := num.Int(c.WireTokens)
 	if c.Floor {
 		wire = "at least " + wire
 	}
 	if c.Exact {
-		out = append(out, fmt.Sprintf("This stack is %s tokens on the wire, and %s by the published Anthropic counts for all %d measured server(s) — which is the side the threshold is counted on.", wire, fmtInt(c.Low), c.Servers))
+		out = append(out, fmt.Sprintf("This stack is %s tokens on the wire, and %s by the published Anthropic counts for all %d measured server(s) — which is the side the threshold is counted on.", wire, num.Int(c.Low), c.Servers))
 	} else {
 		tail := "."
 		if c.Published > 0 {
 			tail = fmt.Sprintf(", with %d of them taken from published counts.", c.Published)
 		}
 		out = append(out, fmt.Sprintf("This stack is %s tokens on the wire. The threshold is counted in what the client sends to the API, which is a different number: across %d servers in %s the two differ by %.2f×–%.2f×, putting this stack between %s and %s tokens on that side%s",
-			wire, BandServers, BandSource, c.BandLow, c.BandHigh, fmtInt(c.Low), fmtInt(c.High), tail))
+			wire, BandServers, BandSource, c.BandLow, c.BandHigh, num.Int(c.Low), num.Int(c.High), tail))
 	}
 	switch {
 	case c.Crosses != nil && *c.Crosses:
-		out = append(out, fmt.Sprintf("That is at or above the threshold — over by %s at the low end — so these tokens are NOT loaded up front. The full number is still paid where deferral does not apply:", fmtInt(c.DistanceLow)))
+		out = append(out, fmt.Sprintf("That is at or above the threshold — over by %s at the low end — so these tokens are NOT loaded up front. The full number is still paid where deferral does not apply:", num.Int(c.DistanceLow)))
 		out = append(out, items(exceptions)...)
 	case c.Crosses != nil:
-		out = append(out, fmt.Sprintf("That is below the threshold — under by %s at the high end — so deferral does not activate and every request carries these tokens before you type anything.", fmtInt(-c.DistanceHigh)))
+		out = append(out, fmt.Sprintf("That is below the threshold — under by %s at the high end — so deferral does not activate and every request carries these tokens before you type anything.", num.Int(-c.DistanceHigh)))
 	default:
 		out = append(out, "Which side this stack falls on cannot be said:")
 		if c.High >= c.ThresholdTokens && c.Low < c.ThresholdTokens {
-			out = append(out, fmt.Sprintf("  that range straddles the %s-token threshold", fmtInt(c.ThresholdTokens)))
+			out = append(out, fmt.Sprintf("  that range straddles the %s-token threshold", num.Int(c.ThresholdTokens)))
 		}
 		if c.Floor {
 			out = append(out, `  some servers here produced no number, and what they serve counts toward it too — see "not measured" above`)
@@ -215,26 +217,6 @@ func (c *ThresholdCheck) explain(exceptions []string) []string {
 		}
 	}
 	return out
-}
-
-// fmtInt formats n with thousands separators.
-func fmtInt(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // SessionLines say that several Claude Code config files are read into one

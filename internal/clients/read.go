@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpcost/mcpcost/internal/num"
 )
 
 // Limits on reading config files. A config comes from the user's home or
@@ -58,6 +60,9 @@ const (
 	// declaring more is refused.
 	MaxServers = 10000
 )
+
+// thousands formats n with thousands separators, as [num.Int] does.
+func thousands(n int) string { return num.Int(n) }
 
 // A LimitError is a config file refused before or instead of parsing: over
 // a size, nesting, value or server cap, or not a regular file. Line and Col,
@@ -297,7 +302,7 @@ func (b *budget) charge(path string, n int) error {
 	}
 	if b.used+more > MaxRunValues {
 		return &LimitError{Path: path, Msg: fmt.Sprintf("%s values, past the budget of %s values decoded from all config files in one run (%s decoded already): not read",
-			thousands(n), thousands(MaxRunValues), thousands(b.used))}
+			num.Int(n), num.Int(MaxRunValues), num.Int(b.used))}
 	}
 	if b.charged == nil {
 		b.charged = map[string]int{}
@@ -358,18 +363,9 @@ func capServers(cfg Config) Config {
 	if n := len(cfg.Servers); n > MaxServers {
 		cfg.Servers = nil
 		cfg.Error = (&LimitError{Path: cfg.Path, Msg: fmt.Sprintf("declares %s servers, over the cap of %s per config file: not read",
-			thousands(n), thousands(MaxServers))}).Error()
+			num.Int(n), num.Int(MaxServers))}).Error()
 	}
 	return cfg
-}
-
-// thousands writes n with comma separators.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // claudeStateView returns what mcpcost reads of ~/.claude.json: the

@@ -32,9 +32,9 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/status"
 )
 
@@ -219,7 +219,7 @@ func Compare(base, current *Doc) *Diff {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%s (%s) has %s-level numbers only, so the comparison goes no finer than %ss", coarse.File, coarse.Kind.Title(), coarse.Detail, coarse.Detail))
 	}
 	if base.ContextWindow != current.ContextWindow {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("context window changed (%s → %s): shares are not comparable, token counts still are", group(base.ContextWindow), group(current.ContextWindow)))
+		d.Warnings = append(d.Warnings, fmt.Sprintf("context window changed (%s → %s): shares are not comparable, token counts still are", num.Int(base.ContextWindow), num.Int(current.ContextWindow)))
 	}
 	d.pairConfigs()
 	compared := false
@@ -383,7 +383,7 @@ func (d *Diff) newConfig(c *Config) ConfigDiff {
 		cd.Servers = append(cd.Servers, sd)
 	}
 	sortServers(cd.Servers)
-	d.issue(Issue{Code: IssueConfigNew, Config: c.Path, Message: fmt.Sprintf("%s: no baseline to check its %s tokens against: a new config has no before", c.Path, group(c.Total))})
+	d.issue(Issue{Code: IssueConfigNew, Config: c.Path, Message: fmt.Sprintf("%s: no baseline to check its %s tokens against: a new config has no before", c.Path, num.Int(c.Total))})
 	return cd
 }
 
@@ -395,7 +395,7 @@ func (d *Diff) missingConfig(c *Config) ConfigDiff {
 	}
 	cd.Before = ip(c.Total)
 	cd.BeforeShare = d.share(c.Total, d.Base.ContextWindow)
-	d.issue(Issue{Code: IssueConfigMissing, Config: c.Path, Message: fmt.Sprintf("%s: in the baseline (%s tokens) and not found now: a config that disappeared is not a config that got cheaper", c.Path, group(c.Total))})
+	d.issue(Issue{Code: IssueConfigMissing, Config: c.Path, Message: fmt.Sprintf("%s: in the baseline (%s tokens) and not found now: a config that disappeared is not a config that got cheaper", c.Path, num.Int(c.Total))})
 	return cd
 }
 
@@ -419,7 +419,7 @@ func (d *Diff) compareConfig(b, c *Config, how string) ConfigDiff {
 		} else {
 			cd.Change = ConfigNew
 			cd.After = ip(c.Total)
-			d.issue(Issue{Code: IssueConfigNew, Config: c.Path, Message: fmt.Sprintf("%s: unreadable in the baseline (%s): no baseline to check its %s tokens against", c.Path, b.Unreadable, group(c.Total))})
+			d.issue(Issue{Code: IssueConfigNew, Config: c.Path, Message: fmt.Sprintf("%s: unreadable in the baseline (%s): no baseline to check its %s tokens against", c.Path, b.Unreadable, num.Int(c.Total))})
 		}
 		return cd
 	}
@@ -564,11 +564,11 @@ func (d *Diff) compareServer(b, c *Server, config string) *ServerDiff {
 		sd.Note = "was in the config but never measured (" + b.Status + "): removing it took off an unknown cost, so the true change is at most the delta shown"
 	case measured(b): // c unmeasured
 		sd.Change = UnmeasuredNow
-		sd.Note = fmt.Sprintf("measured in the baseline (%s tokens), not now (%s): its cost is missing from the total, not gone from the config", group(*b.Tokens), c.Status)
-		d.issue(Issue{Code: IssueUnmeasuredNow, Config: config, Server: sd.Name, Message: fmt.Sprintf("%s: %s was measured in the baseline (%s tokens) and not now (%s): its cost is missing from the total, not gone from the config; if it still costs what it did, the true cost is at least %s higher than measured", config, sd.Name, group(*b.Tokens), c.Status, group(*b.Tokens))})
+		sd.Note = fmt.Sprintf("measured in the baseline (%s tokens), not now (%s): its cost is missing from the total, not gone from the config", num.Int(*b.Tokens), c.Status)
+		d.issue(Issue{Code: IssueUnmeasuredNow, Config: config, Server: sd.Name, Message: fmt.Sprintf("%s: %s was measured in the baseline (%s tokens) and not now (%s): its cost is missing from the total, not gone from the config; if it still costs what it did, the true cost is at least %s higher than measured", config, sd.Name, num.Int(*b.Tokens), c.Status, num.Int(*b.Tokens))})
 	case measured(c): // b unmeasured
 		sd.Change = UnmeasuredBefore
-		sd.Note = fmt.Sprintf("not measured in the baseline (%s), measured now (%s tokens): the baseline paid for it unmeasured, so the delta is an upper bound", b.Status, group(*c.Tokens))
+		sd.Note = fmt.Sprintf("not measured in the baseline (%s), measured now (%s tokens): the baseline paid for it unmeasured, so the delta is an upper bound", b.Status, num.Int(*c.Tokens))
 	default:
 		sd.Change = UnmeasuredBoth
 		sd.Note = fmt.Sprintf("not measured in either run (%s, then %s): whatever it costs, and however that changed, is unknown", b.Status, c.Status)
@@ -724,28 +724,4 @@ func compareParts(base, cur []partT) []PartDiff {
 		}
 	}
 	return out
-}
-
-// group formats n with thousands separators.
-func group(n int) string {
-	s := strconv.Itoa(abs(n))
-	var b strings.Builder
-	if n < 0 {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-// signed formats n with a sign and thousands separators.
-func signed(n int) string {
-	if n > 0 {
-		return "+" + group(n)
-	}
-	return group(n)
 }

@@ -1,6 +1,10 @@
 package diff
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mcpcost/mcpcost/internal/num"
+)
 
 // Gate is the verdict of --max-increase: it passes only when every config
 // was compared exactly (or with an upper bound) and no config's increase is
@@ -30,11 +34,11 @@ func (d *Diff) Check(maxIncrease int) *Gate {
 		case "upper":
 			paid := "the baseline also paid for servers it could not measure"
 			if c.Overstated > 0 {
-				paid = group(c.Overstated) + " of it was already paid in the baseline, unmeasured"
+				paid = num.Int(c.Overstated) + " of it was already paid in the baseline, unmeasured"
 			}
-			g.Reasons = append(g.Reasons, Issue{Code: IssueUnmeasuredBefore, Config: c.Path, Message: fmt.Sprintf("%s: %s tokens per request measured, over the %s allowed, but %s: the increase could not be established", name, signed(*c.Delta), group(maxIncrease), paid)})
+			g.Reasons = append(g.Reasons, Issue{Code: IssueUnmeasuredBefore, Config: c.Path, Message: fmt.Sprintf("%s: %s tokens per request measured, over the %s allowed, but %s: the increase could not be established", name, num.Signed(*c.Delta), num.Int(maxIncrease), paid)})
 		default:
-			g.Reasons = append(g.Reasons, Issue{Code: IssueOverLimit, Config: c.Path, Message: fmt.Sprintf("%s: %s tokens per request, over the %s allowed", name, signed(*c.Delta), group(maxIncrease))})
+			g.Reasons = append(g.Reasons, Issue{Code: IssueOverLimit, Config: c.Path, Message: fmt.Sprintf("%s: %s tokens per request, over the %s allowed", name, num.Signed(*c.Delta), num.Int(maxIncrease))})
 		}
 	}
 	g.Pass = len(g.Reasons) == 0

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/num"
 )
 
 // Compute reads the usage store's database in the window, joins it with
@@ -191,37 +192,37 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds, modifi
 					money(t.HighUSD), t.IdleCallsPer100),
 			}
 			carried := fmt.Sprintf("%s tokens on each of %s main-conversation requests in %s: %s tokens carried, about %s at the rates those requests paid (%s of their input was cache reads)",
-				num(su.PerRequestTokens), num(n), count(cu.Sessions, "session"), num(su.CarriedTokens), money(su.CarriedUSD), pct(cu.CacheReadShare))
+				num.Int(su.PerRequestTokens), num.Int(n), num.Count(cu.Sessions, "session"), num.Int(su.CarriedTokens), money(su.CarriedUSD), pct(cu.CacheReadShare))
 			if su.Calls == 0 {
-				f.Title = fmt.Sprintf("%s was never called in %s: its definitions rode on %s, %s tokens in all", su.Name, count(cu.Sessions, "session"), count(n, "request"), num(su.CarriedTokens))
+				f.Title = fmt.Sprintf("%s was never called in %s: its definitions rode on %s, %s tokens in all", su.Name, num.Count(cu.Sessions, "session"), num.Count(n, "request"), num.Int(su.CarriedTokens))
 				f.Level = LevelWarn
 				if su.CarriedUSD >= t.HighUSD {
 					f.Level = LevelHigh
 				}
 			} else {
-				f.Title = fmt.Sprintf("%s was called %s in %s that carried its definitions, %s tokens in all", su.Name, count(su.Calls, "time"), count(n, "request"), num(su.CarriedTokens))
+				f.Title = fmt.Sprintf("%s was called %s in %s that carried its definitions, %s tokens in all", su.Name, num.Count(su.Calls, "time"), num.Count(n, "request"), num.Int(su.CarriedTokens))
 				f.Level = LevelInfo
 			}
 			f.Facts = append(f.Facts, carried)
-			what := "its full definitions (" + num(*su.Tokens) + " tokens, " + num(deref(su.ToolCount)) + " tools) load up front"
+			what := "its full definitions (" + num.Int(*su.Tokens) + " tokens, " + num.Int(deref(su.ToolCount)) + " tools) load up front"
 			switch {
 			case su.LoadsUpFront == nil:
-				what = "the client's posture cannot be told, so the full definitions (" + num(*su.Tokens) + " tokens) are assumed to load up front"
+				what = "the client's posture cannot be told, so the full definitions (" + num.Int(*su.Tokens) + " tokens) are assumed to load up front"
 			case !*su.LoadsUpFront:
-				what = "its definitions are deferred: only tool names and instructions (" + num(su.PerRequestTokens) + " tokens) load up front"
+				what = "its definitions are deferred: only tool names and instructions (" + num.Int(su.PerRequestTokens) + " tokens) load up front"
 			}
 			f.Facts = append(f.Facts, what+" ("+cu.Posture+" posture)")
 			if su.Calls > 0 {
-				f.Facts = append(f.Facts, fmt.Sprintf("called %s in %s (%.2f per 100 requests): %s", count(su.Calls, "time"), count(su.Sessions, "session"), per100, strings.Join(su.ToolsCalled, ", ")))
+				f.Facts = append(f.Facts, fmt.Sprintf("called %s in %s (%.2f per 100 requests): %s", num.Count(su.Calls, "time"), num.Count(su.Sessions, "session"), per100, strings.Join(su.ToolsCalled, ", ")))
 			} else {
-				f.Facts = append(f.Facts, fmt.Sprintf("0 calls in the %s this config applied to (%s)", count(cu.Sessions, "session"), cu.AppliesTo))
+				f.Facts = append(f.Facts, fmt.Sprintf("0 calls in the %s this config applied to (%s)", num.Count(cu.Sessions, "session"), cu.AppliesTo))
 			}
 			if !changed.IsZero() {
 				f.Facts = append(f.Facts, fmt.Sprintf("%s last changed on %s, after the first of these requests: if the server came with that change, it rode on the %s after it (%s tokens)",
-					cu.Path, changed.UTC().Format("2006-01-02 15:04 UTC"), count(after, "request"), num(int64(after)*int64(su.PerRequestTokens))))
+					cu.Path, changed.UTC().Format("2006-01-02 15:04 UTC"), num.Count(after, "request"), num.Int(int64(after)*int64(su.PerRequestTokens))))
 			}
 			if cu.SubAgentRequests > 0 {
-				f.Facts = append(f.Facts, fmt.Sprintf("%s sub-agent requests are not counted (whether a sub-agent carries the server depends on its tools)", num(cu.SubAgentRequests)))
+				f.Facts = append(f.Facts, fmt.Sprintf("%s sub-agent requests are not counted (whether a sub-agent carries the server depends on its tools)", num.Int(cu.SubAgentRequests)))
 			}
 			f.Confidence, f.ConfidenceRule = "medium", "the requests and calls are exact; the config is assumed to have been as it is now for the whole window (its history is not recorded); tokens are o200k_base counts of the definitions, which the model's own tokenizer counts differently"
 			if !changed.IsZero() && after*2 < n {
@@ -271,7 +272,7 @@ func idleAdvice(cu ConfigUse, su ServerUse, srv audit.Server) (string, *Saving) 
 	upFront := su.LoadsUpFront == nil || *su.LoadsUpFront
 	var rec string
 	save := &Saving{Tokens: su.CarriedTokens, USD: ptr(su.CarriedUSD),
-		Assumption: fmt.Sprintf("if the server were disabled, the %s tokens on each of the %s main-conversation requests would not be sent; priced at each request's own mix of uncached input, cache-write and cache-read rates; an estimate", num(su.PerRequestTokens), num(n))}
+		Assumption: fmt.Sprintf("if the server were disabled, the %s tokens on each of the %s main-conversation requests would not be sent; priced at each request's own mix of uncached input, cache-write and cache-read rates; an estimate", num.Int(su.PerRequestTokens), num.Int(n))}
 	switch cu.Client {
 	case clients.ClaudeCode:
 		where := "remove it from " + cu.Path
@@ -292,7 +293,7 @@ func idleAdvice(cu ConfigUse, su ServerUse, srv audit.Server) (string, *Saving) 
 			if su.Calls > 0 && su.LoadsUpFront != nil {
 				deferred := int64(srv.SessionStartTokens)
 				save = &Saving{Tokens: (int64(su.PerRequestTokens) - deferred) * n, USD: ptr(round4(float64(int64(su.PerRequestTokens)-deferred) * float64(n) * rate)),
-					Assumption: fmt.Sprintf("if deferred by tool search, only names and instructions (%s tokens) would ride on each of the %s requests instead of %s; priced at the rates those requests paid; an estimate", num(deferred), num(n), num(su.PerRequestTokens))}
+					Assumption: fmt.Sprintf("if deferred by tool search, only names and instructions (%s tokens) would ride on each of the %s requests instead of %s; priced at the rates those requests paid; an estimate", num.Int(deferred), num.Int(n), num.Int(su.PerRequestTokens))}
 			}
 		}
 	case clients.Codex:
@@ -305,7 +306,7 @@ func idleAdvice(cu ConfigUse, su ServerUse, srv audit.Server) (string, *Saving) 
 				if frac > 0 {
 					tok := int64(float64(su.CarriedTokens) * frac)
 					save = &Saving{Tokens: tok, USD: ptr(round4(float64(tok) * rate)),
-						Assumption: fmt.Sprintf("if filtered to the %d tools called, about %s of the definitions (by tool count, not weighed by size) would not ride on the %s requests; an estimate", len(su.ToolsCalled), pct(frac), num(n))}
+						Assumption: fmt.Sprintf("if filtered to the %d tools called, about %s of the definitions (by tool count, not weighed by size) would not ride on the %s requests; an estimate", len(su.ToolsCalled), pct(frac), num.Int(n))}
 				}
 			}
 		}
@@ -418,33 +419,33 @@ func oversized(calls []call, t Thresholds) []Finding {
 			Subject:   Subject{Server: k.server, Tool: k.tool},
 			Evidence:  ev,
 			Level:     LevelInfo,
-			LevelRule: fmt.Sprintf("high when a result exceeds %s tokens (MAX_MCP_OUTPUT_TOKENS); warn when one exceeds %s (where Claude Code warns); info when only the average exceeds %s", num(t.OutputLimit), num(t.OutputWarn), num(t.ResultAvgTokens)),
+			LevelRule: fmt.Sprintf("high when a result exceeds %s tokens (MAX_MCP_OUTPUT_TOKENS); warn when one exceeds %s (where Claude Code warns); info when only the average exceeds %s", num.Int(t.OutputLimit), num.Int(t.OutputWarn), num.Int(t.ResultAvgTokens)),
 		}
 		switch {
 		case ev.OverLimit > 0:
 			f.Level = LevelHigh
-			f.Title = fmt.Sprintf("%s/%s returned %s over Claude Code's output limit of %s tokens (largest %s)", k.server, k.tool, count(ev.OverLimit, "result"), num(t.OutputLimit), num(ev.MaxTokens))
+			f.Title = fmt.Sprintf("%s/%s returned %s over Claude Code's output limit of %s tokens (largest %s)", k.server, k.tool, num.Count(ev.OverLimit, "result"), num.Int(t.OutputLimit), num.Int(ev.MaxTokens))
 		case ev.OverWarn > 0:
 			f.Level = LevelWarn
-			f.Title = fmt.Sprintf("%s/%s returned %s over %s tokens, where Claude Code warns (largest %s)", k.server, k.tool, count(ev.OverWarn, "result"), num(t.OutputWarn), num(ev.MaxTokens))
+			f.Title = fmt.Sprintf("%s/%s returned %s over %s tokens, where Claude Code warns (largest %s)", k.server, k.tool, num.Count(ev.OverWarn, "result"), num.Int(t.OutputWarn), num.Int(ev.MaxTokens))
 		default:
-			f.Title = fmt.Sprintf("%s/%s results average %s tokens (threshold %s)", k.server, k.tool, num(int64(math.Round(ev.AvgTokens))), num(t.ResultAvgTokens))
+			f.Title = fmt.Sprintf("%s/%s results average %s tokens (threshold %s)", k.server, k.tool, num.Int(int64(math.Round(ev.AvgTokens))), num.Int(t.ResultAvgTokens))
 		}
 		f.Facts = []string{
-			fmt.Sprintf("%s in %s: %s tokens in all, average %s, largest %s", count(ev.Results, "result"), count(ev.Sessions, "session"), num(ev.TotalTokens), num(int64(math.Round(ev.AvgTokens))), num(ev.MaxTokens)),
+			fmt.Sprintf("%s in %s: %s tokens in all, average %s, largest %s", num.Count(ev.Results, "result"), num.Count(ev.Sessions, "session"), num.Int(ev.TotalTokens), num.Int(int64(math.Round(ev.AvgTokens))), num.Int(ev.MaxTokens)),
 		}
 		if ev.Spilled > 0 {
 			were := " were"
 			if ev.Spilled == 1 {
 				were = " was"
 			}
-			f.Facts = append(f.Facts, count(ev.Spilled, "result")+were+" saved to a file by the agent instead of entering the context in full")
+			f.Facts = append(f.Facts, num.Count(ev.Spilled, "result")+were+" saved to a file by the agent instead of entering the context in full")
 		}
 		f.Confidence = "high"
 		f.ConfidenceRule = "exact o200k_base counts of the result text the transcript holds; Claude Code applies its limit with its own count, so near the limit this is a proxy; images and other non-text blocks are not included"
 		f.Recommendation = advice + " (the tool's role is guessed from its name: " + role + ")."
 		f.EstimatedSaving = &Saving{Tokens: excess,
-			Assumption: fmt.Sprintf("if every result were held to %s tokens, counted once per result; a result stays in the context and is re-read by every later request of the session, which this does not count, so the real saving is larger; not priced", num(t.ResultAvgTokens))}
+			Assumption: fmt.Sprintf("if every result were held to %s tokens, counted once per result; a result stays in the context and is re-read by every later request of the session, which this does not count, so the real saving is larger; not priced", num.Int(t.ResultAvgTokens))}
 		out = append(out, f)
 	}
 	return out
@@ -559,9 +560,9 @@ func repeated(calls []call, t Thresholds) []Finding {
 			Evidence:  ev,
 			Level:     LevelInfo,
 			LevelRule: "warn at 5 repeats or 10,000 repeated result tokens; info below",
-			Title:     fmt.Sprintf("%s/%s was called again with identical arguments %s (%s result tokens)", k.server, k.tool, count(ev.Repeats, "time"), num(ev.RepeatedTokens)),
+			Title:     fmt.Sprintf("%s/%s was called again with identical arguments %s (%s result tokens)", k.server, k.tool, num.Count(ev.Repeats, "time"), num.Int(ev.RepeatedTokens)),
 			Facts: []string{
-				fmt.Sprintf("%s of %s, in %s, each within %s of the same call before it; up to %d identical calls in a row", count(ev.Repeats, "repeat"), count(ev.Calls, "call"), count(ev.Sessions, "session"), dur(win), ev.MostRepeats),
+				fmt.Sprintf("%s of %s, in %s, each within %s of the same call before it; up to %d identical calls in a row", num.Count(ev.Repeats, "repeat"), num.Count(ev.Calls, "call"), num.Count(ev.Sessions, "session"), dur(win), ev.MostRepeats),
 			},
 			Confidence:     "high",
 			ConfidenceRule: "exact: same session, same tool, same keyed hash of the canonical arguments (the arguments themselves are never stored)",
@@ -617,9 +618,9 @@ func slow(calls []call, t Thresholds, preApproved func(source, project, server, 
 			Evidence:  ev,
 			Level:     LevelInfo,
 			LevelRule: fmt.Sprintf("warn when the median exceeds %s, info from %s", dur(6*t.SlowP50.Milliseconds()), dur(t.SlowP50.Milliseconds())),
-			Title:     fmt.Sprintf("%s/%s takes %s at the median (p95 %s) over %s", k.server, k.tool, dur(ev.P50Ms), dur(ev.P95Ms), count(ev.Calls, "call")),
+			Title:     fmt.Sprintf("%s/%s takes %s at the median (p95 %s) over %s", k.server, k.tool, dur(ev.P50Ms), dur(ev.P95Ms), num.Count(ev.Calls, "call")),
 			Facts: []string{
-				fmt.Sprintf("latency p50 %s, p95 %s, max %s over %s with both timestamps", dur(ev.P50Ms), dur(ev.P95Ms), dur(ev.MaxMs), count(ev.Calls, "call")),
+				fmt.Sprintf("latency p50 %s, p95 %s, max %s over %s with both timestamps", dur(ev.P50Ms), dur(ev.P95Ms), dur(ev.MaxMs), num.Count(ev.Calls, "call")),
 				"the figures include any time spent waiting for your permission: transcripts carry no marker of a permission prompt",
 			},
 			Confidence:     "medium",

@@ -36,8 +36,9 @@ import (
 	"encoding/hex"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/mcpcost/mcpcost/internal/num"
 )
 
 // Schema is the version of the findings JSON.
@@ -425,24 +426,6 @@ func sortFindings(fs []Finding) {
 	})
 }
 
-// num formats n with thousands separators.
-func num[T int | int64](n T) string {
-	s := strconv.FormatInt(int64(n), 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
 // money formats USD: cents from a dollar up, four decimals below.
 func money(v float64) string {
 	if v >= 1 || v == 0 {
@@ -451,31 +434,12 @@ func money(v float64) string {
 	return "$" + strconv.FormatFloat(v, 'f', 4, 64)
 }
 
-// count says n things, in the plural unless n is 1.
-func count(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return num(n) + " " + word + "s"
-}
-
 func pct(f float64) string {
 	return strconv.FormatFloat(f*100, 'f', 1, 64) + "%"
 }
 
-func dur(ms int64) string {
-	d := time.Duration(ms) * time.Millisecond
-	if d >= time.Minute && d%time.Minute == 0 {
-		return count(int(d/time.Minute), "minute")
-	}
-	if d >= time.Minute {
-		return d.Round(time.Second).String()
-	}
-	if d >= time.Second {
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
-	}
-	return strconv.FormatInt(ms, 10) + "ms"
-}
+// dur formats a duration in milliseconds.
+func dur(ms int64) string { return num.Duration(time.Duration(ms) * time.Millisecond) }
 
 func ptr[T any](v T) *T { return &v }
 

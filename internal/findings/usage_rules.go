@@ -10,6 +10,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/claude"
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/num"
 )
 
 // CostByKind splits a cost by token kind.
@@ -156,10 +157,10 @@ func expensiveSessions(d *data, t Thresholds) []Finding {
 			Evidence:  ev,
 			Level:     LevelInfo,
 			LevelRule: fmt.Sprintf("warn from %s, info from %s (the %d costliest sessions at most)", money(4*t.SessionUSD), money(t.SessionUSD), t.SessionTop),
-			Title:     fmt.Sprintf("session %s in %s cost %s over %s, %s of it %s", shortID(s.id), orUnknown(s.project), money(ev.Cost), count(ev.Requests, "request"), pct(share), driver),
+			Title:     fmt.Sprintf("session %s in %s cost %s over %s, %s of it %s", shortID(s.id), orUnknown(s.project), money(ev.Cost), num.Count(ev.Requests, "request"), pct(share), driver),
 			Facts: []string{
 				fmt.Sprintf("cost by kind: input %s, output %s, cache writes %s, cache reads %s", money(ev.CostByKind.Input), money(ev.CostByKind.Output), money(ev.CostByKind.CacheWrite), money(ev.CostByKind.CacheRead)),
-				fmt.Sprintf("%s to %s, %s (%d by sub-agents), models %s, %s, %s", ev.First.Format(time.RFC3339), ev.Last.Format(time.RFC3339), count(ev.Requests, "request"), ev.SubAgentRequests, strings.Join(ev.Models, ", "), count(ev.Compactions, "compaction"), count(ev.ToolCalls, "tool call")),
+				fmt.Sprintf("%s to %s, %s (%d by sub-agents), models %s, %s, %s", ev.First.Format(time.RFC3339), ev.Last.Format(time.RFC3339), num.Count(ev.Requests, "request"), ev.SubAgentRequests, strings.Join(ev.Models, ", "), num.Count(ev.Compactions, "compaction"), num.Count(ev.ToolCalls, "tool call")),
 			},
 			Confidence:     "high",
 			ConfidenceRule: "token counts as the API reported them in the transcript, priced with the embedded price table (a list-price estimate: plans and discounts differ)",
@@ -167,7 +168,7 @@ func expensiveSessions(d *data, t Thresholds) []Finding {
 		if len(ev.TopServers) > 0 {
 			var parts []string
 			for _, st := range ev.TopServers {
-				parts = append(parts, fmt.Sprintf("%s %s tokens in %s", st.Server, num(st.ResultTokens), count(st.Calls, "call")))
+				parts = append(parts, fmt.Sprintf("%s %s tokens in %s", st.Server, num.Int(st.ResultTokens), num.Count(st.Calls, "call")))
 			}
 			f.Facts = append(f.Facts, "MCP results put into the context: "+strings.Join(parts, "; "))
 		}
@@ -185,7 +186,7 @@ func expensiveSessions(d *data, t Thresholds) []Finding {
 			f.Recommendation = "Most of the cost is uncached input: check that prompt caching applies (a changing prefix defeats it)."
 		}
 		if len(ev.TopServers) > 0 && ev.MCPResultTokens >= 50_000 {
-			f.Recommendation += fmt.Sprintf(" MCP results added %s tokens to the context, %s the most: see the oversized-results findings.", num(ev.MCPResultTokens), ev.TopServers[0].Server)
+			f.Recommendation += fmt.Sprintf(" MCP results added %s tokens to the context, %s the most: see the oversized-results findings.", num.Int(ev.MCPResultTokens), ev.TopServers[0].Server)
 		}
 		if ev.Cost >= 4*t.SessionUSD {
 			f.Level = LevelWarn
@@ -305,10 +306,10 @@ func cacheInefficiency(d *data, o Options, t Thresholds) []Finding {
 			Subject:   Subject{Project: g.project, Day: g.day},
 			Evidence:  ev,
 			Level:     LevelWarn,
-			LevelRule: fmt.Sprintf("fires when cache writes reach %s tokens and exceed %g times the reads; high when the estimated saving reaches %s, warn below", num(t.CacheMinWrites), t.CacheRatio, money(t.HighUSD)),
-			Title:     fmt.Sprintf("%s on %s: cache writes were %s (%s tokens written, %s read)", orUnknown(g.project), g.day, ratio, num(ev.CacheWrites), num(ev.CacheReads)),
+			LevelRule: fmt.Sprintf("fires when cache writes reach %s tokens and exceed %g times the reads; high when the estimated saving reaches %s, warn below", num.Int(t.CacheMinWrites), t.CacheRatio, money(t.HighUSD)),
+			Title:     fmt.Sprintf("%s on %s: cache writes were %s (%s tokens written, %s read)", orUnknown(g.project), g.day, ratio, num.Int(ev.CacheWrites), num.Int(ev.CacheReads)),
 			Facts: []string{
-				fmt.Sprintf("%s in %s; cache writes cost %s, cache reads %s", count(ev.Requests, "request"), count(ev.Sessions, "session"), money(ev.CacheWriteCost), money(ev.CacheReadCost)),
+				fmt.Sprintf("%s in %s; cache writes cost %s, cache reads %s", num.Count(ev.Requests, "request"), num.Count(ev.Sessions, "session"), money(ev.CacheWriteCost), money(ev.CacheReadCost)),
 			},
 			Confidence:     "low",
 			ConfidenceRule: "the token counts are exact; the cause is not in the transcripts, and the saving assumes the written prefix could have been reused",
@@ -363,13 +364,13 @@ func heaviestPartAdvice(tool measure.Tool) string {
 	case "inputSchema":
 		return "Most of it is the input schema: drop optional parameters the agent never needs, shorten property descriptions and enums"
 	case "outputSchema":
-		return fmt.Sprintf("Most of it is the output schema (%s tokens): shorten it or leave it out; Claude Code does not send output schemas to the model, clients that forward the whole definition do", num(best))
+		return fmt.Sprintf("Most of it is the output schema (%s tokens): shorten it or leave it out; Claude Code does not send output schemas to the model, clients that forward the whole definition do", num.Int(best))
 	case "annotations":
-		return fmt.Sprintf("Most of it is the annotations (%s tokens): keep the standard hints and move the rest out of the definition", num(best))
+		return fmt.Sprintf("Most of it is the annotations (%s tokens): keep the standard hints and move the rest out of the definition", num.Int(best))
 	case "_meta":
-		return fmt.Sprintf("Most of it is _meta (%s tokens): move what the model does not need out of the definition", num(best))
+		return fmt.Sprintf("Most of it is _meta (%s tokens): move what the model does not need out of the definition", num.Int(best))
 	}
-	return fmt.Sprintf("Most of it is fields outside the MCP tool schema (%s tokens: %s): leave them out of the definition", num(best), strings.Join(tool.OtherFields, ", "))
+	return fmt.Sprintf("Most of it is fields outside the MCP tool schema (%s tokens: %s): leave them out of the definition", num.Int(best), strings.Join(tool.OtherFields, ", "))
 }
 
 // heavyDefinitions: per config, a tool whose definition exceeds ToolTokens,
@@ -408,27 +409,27 @@ func heavyDefinitions(static *audit.Report, uses []ConfigUse, o Options, t Thres
 					Subject:   Subject{Client: c.Client, Config: c.Path, Scope: c.Scope, Server: s.Name, Tool: tool.Name},
 					Evidence:  ev,
 					Level:     LevelInfo,
-					LevelRule: fmt.Sprintf("warn when Claude Code cuts the description or the definition exceeds %s tokens; info from %s", num(2*t.ToolTokens), num(t.ToolTokens)),
+					LevelRule: fmt.Sprintf("warn when Claude Code cuts the description or the definition exceeds %s tokens; info from %s", num.Int(2*t.ToolTokens), num.Int(t.ToolTokens)),
 				}
 				var what []string
 				if heavy {
-					what = append(what, fmt.Sprintf("its definition is %s tokens (threshold %s): description %s, input schema %s", num(tool.Tokens), num(t.ToolTokens), num(tool.DescriptionTokens), num(tool.InputSchemaTokens)))
+					what = append(what, fmt.Sprintf("its definition is %s tokens (threshold %s): description %s, input schema %s", num.Int(tool.Tokens), num.Int(t.ToolTokens), num.Int(tool.DescriptionTokens), num.Int(tool.InputSchemaTokens)))
 				}
 				if cut {
 					if ev.DescriptionExact {
-						what = append(what, fmt.Sprintf("its description is %s characters: Claude Code cuts it at %s, so the last %s characters never reach the model", num(ev.DescriptionLength), num(claude.CutLimit), num(ev.CutCharacters)))
+						what = append(what, fmt.Sprintf("its description is %s characters: Claude Code cuts it at %s, so the last %s characters never reach the model", num.Int(ev.DescriptionLength), num.Int(claude.CutLimit), num.Int(ev.CutCharacters)))
 					} else {
-						what = append(what, fmt.Sprintf("its description is %s bytes: Claude Code cuts at %s characters (UTF-16), so up to %s characters never reach the model (the text was not at hand to count characters)", num(ev.DescriptionLength), num(claude.CutLimit), num(ev.CutCharacters)))
+						what = append(what, fmt.Sprintf("its description is %s bytes: Claude Code cuts at %s characters (UTF-16), so up to %s characters never reach the model (the text was not at hand to count characters)", num.Int(ev.DescriptionLength), num.Int(claude.CutLimit), num.Int(ev.CutCharacters)))
 					}
 				}
 				f.Facts = what
 				switch {
 				case heavy && cut:
-					f.Title = fmt.Sprintf("%s/%s: %s-token definition, description cut by Claude Code", s.Name, tool.Name, num(tool.Tokens))
+					f.Title = fmt.Sprintf("%s/%s: %s-token definition, description cut by Claude Code", s.Name, tool.Name, num.Int(tool.Tokens))
 				case cut:
-					f.Title = fmt.Sprintf("%s/%s: Claude Code cuts %s characters off its description", s.Name, tool.Name, num(ev.CutCharacters))
+					f.Title = fmt.Sprintf("%s/%s: Claude Code cuts %s characters off its description", s.Name, tool.Name, num.Int(ev.CutCharacters))
 				default:
-					f.Title = fmt.Sprintf("%s/%s: its definition is %s tokens, over the %s-token threshold", s.Name, tool.Name, num(tool.Tokens), num(t.ToolTokens))
+					f.Title = fmt.Sprintf("%s/%s: its definition is %s tokens, over the %s-token threshold", s.Name, tool.Name, num.Int(tool.Tokens), num.Int(t.ToolTokens))
 				}
 				if cut || tool.Tokens > 2*t.ToolTokens {
 					f.Level = LevelWarn
@@ -451,12 +452,12 @@ func heavyDefinitions(static *audit.Report, uses []ConfigUse, o Options, t Thres
 				f.Recommendation = strings.Join(rec, "; ") + "."
 				if heavy {
 					per := int64(tool.Tokens - t.ToolTokens)
-					sv := &Saving{Tokens: per, Assumption: fmt.Sprintf("if the definition were trimmed to the %s-token threshold: per request that loads it; not priced", num(t.ToolTokens))}
+					sv := &Saving{Tokens: per, Assumption: fmt.Sprintf("if the definition were trimmed to the %s-token threshold: per request that loads it; not priced", num.Int(t.ToolTokens))}
 					upFront := s.LoadsUpFront != nil && *s.LoadsUpFront
 					if upFront && cu.Requests > 0 {
 						sv.Tokens = per * int64(cu.Requests)
 						sv.USD = ptr(round4(float64(per) * cu.sumRate))
-						sv.Assumption = fmt.Sprintf("if the definition were trimmed to the %s-token threshold, on each of the %s main-conversation requests of the sessions this config applied to (it loads up front), at the rates those requests paid; an estimate", num(t.ToolTokens), num(cu.Requests))
+						sv.Assumption = fmt.Sprintf("if the definition were trimmed to the %s-token threshold, on each of the %s main-conversation requests of the sessions this config applied to (it loads up front), at the rates those requests paid; an estimate", num.Int(t.ToolTokens), num.Int(cu.Requests))
 					}
 					f.EstimatedSaving = sv
 				}

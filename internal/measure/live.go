@@ -8,6 +8,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/canon"
 	"github.com/mcpcost/mcpcost/internal/claude"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/token"
 )
 
@@ -67,7 +68,7 @@ func fromLive(r mcpclient.Result, c token.Counter) *Live {
 	l.Warnings = append(l.Warnings, first.Warnings...)
 	if first.SkippedStdoutLines > 0 {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("skipped %d %s on stdout that %s not JSON-RPC", first.SkippedStdoutLines,
-			plural(first.SkippedStdoutLines, "line", "lines"), plural(first.SkippedStdoutLines, "was", "were")))
+			num.Plural(first.SkippedStdoutLines, "line", "lines"), num.Plural(first.SkippedStdoutLines, "was", "were")))
 	}
 	tools, err := pagesItems(first.ToolsPages, "tools/list", "tools", true)
 	if err != nil {
@@ -184,11 +185,4 @@ func changedTools(a, b []*canon.Value) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -2,9 +2,9 @@ package measure
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/mcpcost/mcpcost/internal/claude"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/status"
 )
 
@@ -67,7 +67,7 @@ func JoinNote(total, sum int) string {
 	case d == 0:
 		return "per-tool counts add up to the total here; in general they need not: the total counts the whole canonical array once"
 	default:
-		return fmt.Sprintf("per-tool counts add up to %s, not %s: the total counts the whole canonical array once, and tokens merge differently at the joins between tools (brackets, commas)", group(sum), group(total))
+		return fmt.Sprintf("per-tool counts add up to %s, not %s: the total counts the whole canonical array once, and tokens merge differently at the joins between tools (brackets, commas)", num.Int(sum), num.Int(total))
 	}
 }
 
@@ -87,18 +87,6 @@ func (r *Report) PartsPresent() []string {
 		}
 	}
 	return out
-}
-
-// group formats n with thousands separators.
-func group(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 {
-		return "-" + group(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // FailedReport is the report of a server that could not be measured.

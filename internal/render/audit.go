@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
@@ -15,7 +16,7 @@ import (
 // trim suggestion, what was not measured; then the gates.
 func AuditText(w io.Writer, r *audit.Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "mcpcost audit · methodology %s · %s · context window %s\n", textsafe.Text(r.MethodologyVersion), textsafe.Text(r.Encoding), Int(r.ContextWindow))
+	fmt.Fprintf(&b, "mcpcost audit · methodology %s · %s · context window %s\n", textsafe.Text(r.MethodologyVersion), textsafe.Text(r.Encoding), num.Int(r.ContextWindow))
 	if len(r.Configs) == 0 {
 		b.WriteString("\nNo config with an MCP server was found.\n")
 	}
@@ -30,10 +31,10 @@ func AuditText(w io.Writer, r *audit.Report) error {
 		for _, s := range c.Servers {
 			tools, tokens, share := "-", "-", "-"
 			if s.ToolCount != nil {
-				tools = Int(*s.ToolCount)
+				tools = num.Int(*s.ToolCount)
 			}
 			if s.Tokens != nil {
-				tokens = Int(*s.Tokens)
+				tokens = num.Int(*s.Tokens)
 			}
 			if s.Share != nil {
 				share = Percent(*s.Share)
@@ -48,29 +49,29 @@ func AuditText(w io.Writer, r *audit.Report) error {
 			if r.Claude != nil {
 				cl := "-"
 				if s.ClaudeTokens != nil {
-					cl = Int(*s.ClaudeTokens)
+					cl = num.Int(*s.ClaudeTokens)
 				}
 				t.Add(s.Name, s.Transport, tools, tokens, cl, share, status)
 				continue
 			}
 			t.Add(s.Name, s.Transport, tools, tokens, share, status)
 		}
-		total := Int(c.TotalTokens)
+		total := num.Int(c.TotalTokens)
 		if c.LowerBound {
 			total = "≥" + total
 		}
 		if r.Claude != nil {
 			cl := "-"
 			if c.ClaudeTokens != nil {
-				cl = Int(*c.ClaudeTokens)
+				cl = num.Int(*c.ClaudeTokens)
 			}
-			t.Add("total", "", Int(c.ToolCount), total, cl, "", "")
+			t.Add("total", "", num.Int(c.ToolCount), total, cl, "", "")
 		} else {
-			t.Add("total", "", Int(c.ToolCount), total, "", "")
+			t.Add("total", "", num.Int(c.ToolCount), total, "", "")
 		}
 		t.Write(&b)
 		b.WriteString("\n")
-		lead := fmt.Sprintf("%s tokens of tool definitions: %s of a %s-token context window.", total, Percent(c.ContextShare), Int(r.ContextWindow))
+		lead := fmt.Sprintf("%s tokens of tool definitions: %s of a %s-token context window.", total, Percent(c.ContextShare), num.Int(r.ContextWindow))
 		if c.LowerBound {
 			lead += fmt.Sprintf(" A lower bound: %s could not be measured.", joinAnd(c.Unmeasured))
 		}
@@ -78,20 +79,20 @@ func AuditText(w io.Writer, r *audit.Report) error {
 		paragraphs(&b, c.PostureText, "  ", 80)
 		switch {
 		case c.UpFrontTokens == nil:
-			wrap(&b, fmt.Sprintf("What is paid at session start cannot be said under this posture: between %s tokens (tool names and instructions, if deferred) and %s (everything up front).", Int(c.SessionStartTokens), total), "  ", 80)
+			wrap(&b, fmt.Sprintf("What is paid at session start cannot be said under this posture: between %s tokens (tool names and instructions, if deferred) and %s (everything up front).", num.Int(c.SessionStartTokens), total), "  ", 80)
 		case *c.UpFrontTokens == c.TotalTokens:
-			wrap(&b, fmt.Sprintf("A client that defers tool definitions would load only the tool names and instructions at session start: %s tokens.", Int(c.SessionStartTokens)), "  ", 80)
+			wrap(&b, fmt.Sprintf("A client that defers tool definitions would load only the tool names and instructions at session start: %s tokens.", num.Int(c.SessionStartTokens)), "  ", 80)
 		default:
-			wrap(&b, fmt.Sprintf("Paid at session start under this posture: %s tokens (the full definitions of servers loaded up front; tool names and instructions of the deferred ones).", Int(*c.UpFrontTokens)), "  ", 80)
+			wrap(&b, fmt.Sprintf("Paid at session start under this posture: %s tokens (the full definitions of servers loaded up front; tool names and instructions of the deferred ones).", num.Int(*c.UpFrontTokens)), "  ", 80)
 		}
 		if c.RequestShapeTokens > 0 {
-			wrap(&b, fmt.Sprintf("As an Anthropic request (name, description cut to 2 KB, input_schema; no annotations, output schemas or _meta) the same tools count %s tokens: a different number from the one above.", Int(c.RequestShapeTokens)), "  ", 80)
+			wrap(&b, fmt.Sprintf("As an Anthropic request (name, description cut to 2 KB, input_schema; no annotations, output schemas or _meta) the same tools count %s tokens: a different number from the one above.", num.Int(c.RequestShapeTokens)), "  ", 80)
 		}
 		if len(c.HeaviestTools) > 0 {
 			b.WriteString("\n  heaviest tools\n")
 			ht := Table{Align: []Align{Left, Right}, Indent: "    "}
 			for _, h := range c.HeaviestTools {
-				ht.Add(h.Server+" · "+h.Tool, Int(h.Tokens))
+				ht.Add(h.Server+" · "+h.Tool, num.Int(h.Tokens))
 			}
 			ht.Write(&b)
 		}
@@ -102,7 +103,7 @@ func AuditText(w io.Writer, r *audit.Report) error {
 			}
 			b.WriteString("\n")
 			wrap(&b, fmt.Sprintf("trim: if your client supports per-tool filtering, turning off %d %s (%s) would recover %s tokens (%s of this config).",
-				len(c.Trim.Tools), plural(len(c.Trim.Tools), "tool", "tools"), strings.Join(names, ", "), Int(c.Trim.RecoverableTokens), Percent(c.Trim.RecoverableShare)), "  ", 80)
+				len(c.Trim.Tools), num.Plural(len(c.Trim.Tools), "tool", "tools"), strings.Join(names, ", "), num.Int(c.Trim.RecoverableTokens), Percent(c.Trim.RecoverableShare)), "  ", 80)
 		}
 		var unmeasured, off []audit.Server
 		for _, s := range c.Servers {
@@ -167,9 +168,9 @@ func auditGates(b *strings.Builder, r *audit.Report) {
 	if g := r.Budget; g != nil {
 		b.WriteString("\n")
 		if g.Pass {
-			fmt.Fprintf(b, "budget ok: every config is within %s tokens\n", Int(g.Limit))
+			fmt.Fprintf(b, "budget ok: every config is within %s tokens\n", num.Int(g.Limit))
 		} else {
-			fmt.Fprintf(b, "BUDGET FAIL: limit %s tokens\n", Int(g.Limit))
+			fmt.Fprintf(b, "BUDGET FAIL: limit %s tokens\n", num.Int(g.Limit))
 			for _, c := range g.Configs {
 				for _, reason := range c.Reasons {
 					fmt.Fprintf(b, "  %s: %s\n", textsafe.Text(c.Path), textsafe.Text(reason))
@@ -188,11 +189,11 @@ func auditGates(b *strings.Builder, r *audit.Report) {
 	if g := r.Threshold; g != nil {
 		b.WriteString("\n")
 		if g.Pass {
-			fmt.Fprintf(b, "threshold ok: no tool is over %s tokens\n", Int(g.Limit))
+			fmt.Fprintf(b, "threshold ok: no tool is over %s tokens\n", num.Int(g.Limit))
 		} else {
-			fmt.Fprintf(b, "THRESHOLD FAIL: %d %s over %s tokens\n", len(g.Tools), plural(len(g.Tools), "tool", "tools"), Int(g.Limit))
+			fmt.Fprintf(b, "THRESHOLD FAIL: %d %s over %s tokens\n", len(g.Tools), num.Plural(len(g.Tools), "tool", "tools"), num.Int(g.Limit))
 			for _, t := range g.Tools {
-				fmt.Fprintf(b, "  %s · %s  %s\n", textsafe.Text(t.Server), textsafe.Text(t.Tool), Int(t.Tokens))
+				fmt.Fprintf(b, "  %s · %s  %s\n", textsafe.Text(t.Server), textsafe.Text(t.Tool), num.Int(t.Tokens))
 			}
 		}
 	}
@@ -204,14 +205,14 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 	var b strings.Builder
 	b.WriteString("### MCP context cost\n\n")
 	for _, c := range r.Configs {
-		total := Int(c.TotalTokens)
+		total := num.Int(c.TotalTokens)
 		if c.LowerBound {
 			total = "≥" + total
 		}
 		fmt.Fprintf(&b, "- **%s** %s: **%s tokens** of tool definitions in %d %s (%s of a %s-token window)", md(clientLabel(c)), textsafe.Code(c.Path), total,
-			c.ServerCount, plural(c.ServerCount, "server", "servers"), Percent(c.ContextShare), Int(r.ContextWindow))
+			c.ServerCount, num.Plural(c.ServerCount, "server", "servers"), Percent(c.ContextShare), num.Int(r.ContextWindow))
 		if c.UpFrontTokens != nil {
-			fmt.Fprintf(&b, "; paid at session start: %s", Int(*c.UpFrontTokens))
+			fmt.Fprintf(&b, "; paid at session start: %s", num.Int(*c.UpFrontTokens))
 		}
 		b.WriteString("\n")
 	}
@@ -229,10 +230,10 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 		for _, s := range c.Servers {
 			tools, tokens, share := "–", "–", "–"
 			if s.ToolCount != nil {
-				tools = Int(*s.ToolCount)
+				tools = num.Int(*s.ToolCount)
 			}
 			if s.Tokens != nil {
-				tokens = Int(*s.Tokens)
+				tokens = num.Int(*s.Tokens)
 			}
 			if s.Share != nil {
 				share = Percent(*s.Share)
@@ -247,7 +248,7 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 			b.WriteString("\nHeaviest tools: ")
 			var parts []string
 			for _, h := range c.HeaviestTools {
-				parts = append(parts, textsafe.Code(h.Server+" · "+h.Tool)+" "+Int(h.Tokens))
+				parts = append(parts, textsafe.Code(h.Server+" · "+h.Tool)+" "+num.Int(h.Tokens))
 			}
 			b.WriteString(strings.Join(parts, ", ") + ".\n")
 		}

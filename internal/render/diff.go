@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/diff"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -17,7 +18,7 @@ import (
 func DiffText(w io.Writer, d *diff.Diff) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "diff: %s (%s) → %s (%s)\n", textsafe.Text(d.Base.File), textsafe.Text(docWhen(d.Base)), textsafe.Text(d.Current.File), textsafe.Text(docWhen(d.Current)))
-	fmt.Fprintf(&b, "  methodology %s, %s; compared per %s; context window %s tokens\n", textsafe.Text(orDash(d.Current.MethodologyVersion)), textsafe.Text(orDash(d.Current.Encoding)), d.Detail, Int(d.ContextWindow))
+	fmt.Fprintf(&b, "  methodology %s, %s; compared per %s; context window %s tokens\n", textsafe.Text(orDash(d.Current.MethodologyVersion)), textsafe.Text(orDash(d.Current.Encoding)), d.Detail, num.Int(d.ContextWindow))
 	for i := range d.ConfigDiffs {
 		c := &d.ConfigDiffs[i]
 		b.WriteString("\n")
@@ -35,9 +36,9 @@ func DiffText(w io.Writer, d *diff.Diff) error {
 				shown++
 				t.Add(s.Name, s.Change, tokensOr(s.Before, s.StatusBefore), tokensOr(s.After, s.StatusAfter), signedOr(s.Delta))
 				for _, td := range s.Tools {
-					t.Add("  "+td.Label(), td.Change, optInt(td.Before), optInt(td.After), Signed(td.Delta))
+					t.Add("  "+td.Label(), td.Change, optInt(td.Before), optInt(td.After), num.Signed(td.Delta))
 					for _, p := range td.Parts {
-						t.Add("    "+p.Name, p.Change, optInt(p.Before), optInt(p.After), Signed(p.Delta))
+						t.Add("    "+p.Name, p.Change, optInt(p.Before), optInt(p.After), num.Signed(p.Delta))
 					}
 				}
 			}
@@ -45,7 +46,7 @@ func DiffText(w io.Writer, d *diff.Diff) error {
 				t.Write(&b)
 			}
 			if c.Unchanged > 0 {
-				fmt.Fprintf(&b, "  (%d %s unchanged)\n", c.Unchanged, plural(c.Unchanged, "server", "servers"))
+				fmt.Fprintf(&b, "  (%d %s unchanged)\n", c.Unchanged, num.Plural(c.Unchanged, "server", "servers"))
 			}
 			for _, s := range c.Servers {
 				if s.Note != "" {
@@ -81,10 +82,10 @@ func DiffText(w io.Writer, d *diff.Diff) error {
 // and every reason when it fails.
 func GateText(b *strings.Builder, g *diff.Gate) {
 	if g.Pass {
-		fmt.Fprintf(b, "increase gate: pass: %s, within the %s allowed\n", increaseWords(g.Increase), Int(g.MaxIncrease))
+		fmt.Fprintf(b, "increase gate: pass: %s, within the %s allowed\n", increaseWords(g.Increase), num.Int(g.MaxIncrease))
 		return
 	}
-	fmt.Fprintf(b, "increase gate: FAIL (max increase %s per request): %d %s\n", Int(g.MaxIncrease), len(g.Reasons), plural(len(g.Reasons), "reason", "reasons"))
+	fmt.Fprintf(b, "increase gate: FAIL (max increase %s per request): %d %s\n", num.Int(g.MaxIncrease), len(g.Reasons), num.Plural(len(g.Reasons), "reason", "reasons"))
 	for _, r := range g.Reasons {
 		fmt.Fprintf(b, "  %s\n", textsafe.Text(r.String()))
 	}
@@ -95,11 +96,11 @@ func increaseWords(inc *int) string {
 	case inc == nil:
 		return "nothing to compare"
 	case *inc > 0:
-		return "the largest increase is " + Signed(*inc) + " tokens per request"
+		return "the largest increase is " + num.Signed(*inc) + " tokens per request"
 	case *inc == 0:
 		return "no config got heavier"
 	}
-	return "every config got lighter (largest change " + Signed(*inc) + " tokens per request)"
+	return "every config got lighter (largest change " + num.Signed(*inc) + " tokens per request)"
 }
 
 func docWhen(d *diff.Doc) string {
@@ -138,15 +139,15 @@ func configTitle(c *diff.ConfigDiff) string {
 func totalsLine(c *diff.ConfigDiff, cw int) string {
 	switch {
 	case c.Before != nil && c.After != nil:
-		s := fmt.Sprintf("%s → %s tokens per request (%s)", Int(*c.Before), Int(*c.After), Signed(*c.Delta))
+		s := fmt.Sprintf("%s → %s tokens per request (%s)", num.Int(*c.Before), num.Int(*c.After), num.Signed(*c.Delta))
 		if c.BeforeShare != nil && c.AfterShare != nil && c.ShareDelta != nil {
-			s += fmt.Sprintf("; %s → %s of a %s-token context window (%s points)", SharePct(*c.BeforeShare), SharePct(*c.AfterShare), Int(cw), signedPoints(*c.ShareDelta))
+			s += fmt.Sprintf("; %s → %s of a %s-token context window (%s points)", SharePct(*c.BeforeShare), SharePct(*c.AfterShare), num.Int(cw), signedPoints(*c.ShareDelta))
 		}
 		return s
 	case c.After != nil:
-		return fmt.Sprintf("%s tokens per request now; no baseline", Int(*c.After))
+		return fmt.Sprintf("%s tokens per request now; no baseline", num.Int(*c.After))
 	case c.Before != nil:
-		return fmt.Sprintf("%s tokens per request in the baseline; not found now", Int(*c.Before))
+		return fmt.Sprintf("%s tokens per request in the baseline; not found now", num.Int(*c.Before))
 	}
 	if c.Unreadable != "" {
 		return "unreadable: " + c.Unreadable
@@ -167,28 +168,28 @@ func verdict(c *diff.ConfigDiff, cw int) string {
 		if c.After == nil {
 			return "No baseline for this config, and it could not be read now."
 		}
-		return fmt.Sprintf("No baseline for this config: its %s tokens are a total, not a change.", Int(*c.After))
+		return fmt.Sprintf("No baseline for this config: its %s tokens are a total, not a change.", num.Int(*c.After))
 	case diff.ConfigMissing:
 		if c.Before == nil {
 			return "Unreadable in this run: what it costs now is unknown."
 		}
-		return fmt.Sprintf("In the baseline (%s tokens) and not found now: a config that disappeared is not a config that got cheaper.", Int(*c.Before))
+		return fmt.Sprintf("In the baseline (%s tokens) and not found now: a config that disappeared is not a config that got cheaper.", num.Int(*c.Before))
 	}
 	d := *c.Delta
 	switch c.Bound {
 	case "lower":
-		s := fmt.Sprintf("Not a clean comparison: the measured total moved %s, but it leaves out servers that could not be measured now, so the true cost is higher", Signed(d))
+		s := fmt.Sprintf("Not a clean comparison: the measured total moved %s, but it leaves out servers that could not be measured now, so the true cost is higher", num.Signed(d))
 		if c.Understated > 0 {
-			s += fmt.Sprintf("; if they still cost what they did, the true cost is at least %s higher than the %s measured now", Int(c.Understated), Int(*c.After))
+			s += fmt.Sprintf("; if they still cost what they did, the true cost is at least %s higher than the %s measured now", num.Int(c.Understated), num.Int(*c.After))
 		}
 		return s + "."
 	case "upper":
 		if c.Overstated == 0 {
-			return fmt.Sprintf("The measured total moved %s; a server removed that was never measured took off an unknown cost as well: the true change is at most %s.", Signed(d), Signed(d))
+			return fmt.Sprintf("The measured total moved %s; a server removed that was never measured took off an unknown cost as well: the true change is at most %s.", num.Signed(d), num.Signed(d))
 		}
-		return fmt.Sprintf("The measured total moved %s, but up to %s of that was already paid in the baseline, unmeasured: the true change is at most %s.", Signed(d), Int(c.Overstated), Signed(d))
+		return fmt.Sprintf("The measured total moved %s, but up to %s of that was already paid in the baseline, unmeasured: the true change is at most %s.", num.Signed(d), num.Int(c.Overstated), num.Signed(d))
 	case "unknown":
-		return fmt.Sprintf("Not a clean comparison: the measured total moved %s, and servers not measured in both runs hide a change of unknown size.", Signed(d))
+		return fmt.Sprintf("Not a clean comparison: the measured total moved %s, and servers not measured in both runs hide a change of unknown size.", num.Signed(d))
 	}
 	switch {
 	case d == 0:
@@ -196,20 +197,16 @@ func verdict(c *diff.ConfigDiff, cw int) string {
 		if c.Path == "" {
 			what = "server"
 		}
-		return fmt.Sprintf("No change: this %s costs the same %s tokens per request as the baseline.", what, Int(*c.After))
+		return fmt.Sprintf("No change: this %s costs the same %s tokens per request as the baseline.", what, num.Int(*c.After))
 	case d > 0:
-		return fmt.Sprintf("This change adds %s tokens to every request in %s: %s → %s of a %s-token context window.", Int(d), who, SharePct(*c.BeforeShare), SharePct(*c.AfterShare), Int(cw))
+		return fmt.Sprintf("This change adds %s tokens to every request in %s: %s → %s of a %s-token context window.", num.Int(d), who, SharePct(*c.BeforeShare), SharePct(*c.AfterShare), num.Int(cw))
 	}
-	return fmt.Sprintf("This change removes %s tokens from every request in %s: %s → %s of a %s-token context window.", Int(-d), who, SharePct(*c.BeforeShare), SharePct(*c.AfterShare), Int(cw))
+	return fmt.Sprintf("This change removes %s tokens from every request in %s: %s → %s of a %s-token context window.", num.Int(-d), who, SharePct(*c.BeforeShare), SharePct(*c.AfterShare), num.Int(cw))
 }
 
-// Signed formats n with a sign (none for 0) and thousands separators.
-func Signed(n int) string {
-	if n > 0 {
-		return "+" + Int(n)
-	}
-	return Int(n)
-}
+// Signed formats n with a sign (none for 0) and thousands separators, as
+// [num.Signed] does.
+func Signed(n int) string { return num.Signed(n) }
 
 // SharePct formats a share of the context window with two decimals:
 // 0.00617 -> "0.62%".
@@ -232,12 +229,12 @@ func optInt(p *int) string {
 	if p == nil {
 		return "-"
 	}
-	return Int(*p)
+	return num.Int(*p)
 }
 
 func tokensOr(p *int, status string) string {
 	if p != nil {
-		return Int(*p)
+		return num.Int(*p)
 	}
 	if status != "" {
 		return "? (" + status + ")"
@@ -249,7 +246,7 @@ func signedOr(p *int) string {
 	if p == nil {
 		return "?"
 	}
-	return Signed(*p)
+	return num.Signed(*p)
 }
 
 // Limits that keep a diff within one pull-request comment.
@@ -291,9 +288,9 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 			}
 			rows = append(rows, fmt.Sprintf("| **%s** | %s | %s | %s | %s |", md(s.Name), md(s.Change), md(tokensOr(s.Before, s.StatusBefore)), md(tokensOr(s.After, s.StatusAfter)), signedOr(s.Delta)))
 			for _, td := range s.Tools {
-				rows = append(rows, fmt.Sprintf("| &nbsp;&nbsp;%s | %s | %s | %s | %s |", md(td.Label()), md(td.Change), optInt(td.Before), optInt(td.After), Signed(td.Delta)))
+				rows = append(rows, fmt.Sprintf("| &nbsp;&nbsp;%s | %s | %s | %s | %s |", md(td.Label()), md(td.Change), optInt(td.Before), optInt(td.After), num.Signed(td.Delta)))
 				for _, p := range td.Parts {
-					rows = append(rows, fmt.Sprintf("| &nbsp;&nbsp;&nbsp;&nbsp;↳ %s | %s | %s | %s | %s |", md(p.Name), md(p.Change), optInt(p.Before), optInt(p.After), Signed(p.Delta)))
+					rows = append(rows, fmt.Sprintf("| &nbsp;&nbsp;&nbsp;&nbsp;↳ %s | %s | %s | %s | %s |", md(p.Name), md(p.Change), optInt(p.Before), optInt(p.After), num.Signed(p.Delta)))
 				}
 			}
 		}
@@ -301,13 +298,13 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 			b.WriteString("\n| server / tool / part | change | before | after | Δ |\n|---|---|---:|---:|---:|\n")
 			if len(rows) > maxMarkdownRows {
 				more := len(rows) - maxMarkdownRows
-				rows = append(rows[:maxMarkdownRows], fmt.Sprintf("| … %d more %s: see the text or --json output | | | | |", more, plural(more, "row", "rows")))
+				rows = append(rows[:maxMarkdownRows], fmt.Sprintf("| … %d more %s: see the text or --json output | | | | |", more, num.Plural(more, "row", "rows")))
 			}
 			b.WriteString(strings.Join(rows, "\n") + "\n")
 		}
 		var notes []string
 		if c.Unchanged > 0 {
-			notes = append(notes, fmt.Sprintf("%d %s unchanged.", c.Unchanged, plural(c.Unchanged, "server", "servers")))
+			notes = append(notes, fmt.Sprintf("%d %s unchanged.", c.Unchanged, num.Plural(c.Unchanged, "server", "servers")))
 		}
 		for _, s := range c.Servers {
 			if s.Note != "" {
@@ -343,7 +340,7 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 		b.WriteString("\n> The rest of the diff is too long for a comment: see the text or --json output.\n")
 	}
 	fmt.Fprintf(&b, "\n<sub>%s → %s · methodology %s, %s, compared per %s · context window %s tokens</sub>\n",
-		md(d.Base.File), md(d.Current.File), md(orDash(d.Current.MethodologyVersion)), md(orDash(d.Current.Encoding)), d.Detail, Int(d.ContextWindow))
+		md(d.Base.File), md(d.Current.File), md(orDash(d.Current.MethodologyVersion)), md(orDash(d.Current.Encoding)), d.Detail, num.Int(d.ContextWindow))
 	return write(w, b.String())
 }
 
@@ -351,7 +348,7 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 // before anything could be compared: the verdict and its reasons.
 func GateFailureMarkdown(w io.Writer, g *diff.Gate) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "❌ **mcpcost** gate failed: the increase could not be established (%d %s)\n\n", len(g.Reasons), plural(len(g.Reasons), "reason", "reasons"))
+	fmt.Fprintf(&b, "❌ **mcpcost** gate failed: the increase could not be established (%d %s)\n\n", len(g.Reasons), num.Plural(len(g.Reasons), "reason", "reasons"))
 	for _, r := range g.Reasons {
 		b.WriteString(issueMarkdown(r))
 	}
@@ -367,7 +364,7 @@ func summaryLine(d *diff.Diff) string {
 	what := changeWords(d)
 	if g := d.Gate; g != nil {
 		if g.Pass {
-			return fmt.Sprintf("✅ **mcpcost** gate passed: %s, within the %s allowed", what, Int(g.MaxIncrease))
+			return fmt.Sprintf("✅ **mcpcost** gate passed: %s, within the %s allowed", what, num.Int(g.MaxIncrease))
 		}
 		over, other := 0, 0
 		for _, r := range g.Reasons {
@@ -378,18 +375,18 @@ func summaryLine(d *diff.Diff) string {
 			}
 		}
 		if other == 0 {
-			return fmt.Sprintf("❌ **mcpcost** gate failed: %s, over the %s allowed", what, Int(g.MaxIncrease))
+			return fmt.Sprintf("❌ **mcpcost** gate failed: %s, over the %s allowed", what, num.Int(g.MaxIncrease))
 		}
-		s := fmt.Sprintf("❌ **mcpcost** gate failed: the increase could not be established (%d %s)", other, plural(other, "reason", "reasons"))
+		s := fmt.Sprintf("❌ **mcpcost** gate failed: the increase could not be established (%d %s)", other, num.Plural(other, "reason", "reasons"))
 		if over > 0 {
-			s += fmt.Sprintf(", and %s, over the %s allowed", what, Int(g.MaxIncrease))
+			s += fmt.Sprintf(", and %s, over the %s allowed", what, num.Int(g.MaxIncrease))
 		} else if d.Increase != nil {
 			s += "; measured: " + what
 		}
 		return s
 	}
 	if len(d.Issues) > 0 {
-		return fmt.Sprintf("⚠️ **mcpcost**: %s, not a clean comparison (%d %s)", what, len(d.Issues), plural(len(d.Issues), "issue", "issues"))
+		return fmt.Sprintf("⚠️ **mcpcost**: %s, not a clean comparison (%d %s)", what, len(d.Issues), num.Plural(len(d.Issues), "issue", "issues"))
 	}
 	return "**mcpcost**: " + what
 }
@@ -415,9 +412,9 @@ func changeWords(d *diff.Diff) string {
 	}
 	var s string
 	if *worst.Delta == 0 {
-		s = fmt.Sprintf("no change (%s tokens per request", Int(*worst.After))
+		s = fmt.Sprintf("no change (%s tokens per request", num.Int(*worst.After))
 	} else {
-		s = fmt.Sprintf("%s tokens per request (%s → %s", Signed(*worst.Delta), Int(*worst.Before), Int(*worst.After))
+		s = fmt.Sprintf("%s tokens per request (%s → %s", num.Signed(*worst.Delta), num.Int(*worst.Before), num.Int(*worst.After))
 	}
 	if len(compared) > 1 {
 		s += fmt.Sprintf(" in %s, the largest change of %d configs", worst.Name(), len(compared))

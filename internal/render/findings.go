@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/findings"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -44,7 +45,7 @@ func writeFindingText(b *strings.Builder, f findings.Finding) {
 }
 
 func savingWords(s *findings.Saving) string {
-	out := Int(int(s.Tokens)) + " tokens"
+	out := num.Int(int(s.Tokens)) + " tokens"
 	if s.USD != nil {
 		out += ", " + USD(*s.USD)
 	}
@@ -89,7 +90,7 @@ func periodWords(w findings.Window) string {
 
 func windowLine(w findings.Window) string {
 	return fmt.Sprintf("%s requests (%s in main conversations) in %s sessions, %s; %s tool calls, %s to MCP servers",
-		Int(w.Requests), Int(w.MainRequests), Int(w.Sessions), USD(w.Cost), Int(w.ToolCalls), Int(w.MCPCalls))
+		num.Int(w.Requests), num.Int(w.MainRequests), num.Int(w.Sessions), USD(w.Cost), num.Int(w.ToolCalls), num.Int(w.MCPCalls))
 }
 
 // wrapHanging writes text, escaped with [textsafe.Text], after head,

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
@@ -16,7 +17,7 @@ import (
 func MeasureText(w io.Writer, r *measure.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s tokens in %s %s (%s, methodology %s)\n",
-		textsafe.Text(r.Server), Int(r.TotalTokens), Int(r.ToolCount), plural(r.ToolCount, "tool", "tools"), textsafe.Text(r.Encoding), textsafe.Text(r.MethodologyVersion))
+		textsafe.Text(r.Server), num.Int(r.TotalTokens), num.Int(r.ToolCount), num.Plural(r.ToolCount, "tool", "tools"), textsafe.Text(r.Encoding), textsafe.Text(r.MethodologyVersion))
 	if status.Status(r.Status) != status.Measured {
 		fmt.Fprintf(&b, "  status: %s", textsafe.Text(r.Status))
 		if r.Detail != "" {
@@ -24,7 +25,7 @@ func MeasureText(w io.Writer, r *measure.Report) error {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "  canonical JSON: %s bytes, sha256 %s\n", Int(r.CanonicalBytes), textsafe.Text(r.CanonicalSha256))
+	fmt.Fprintf(&b, "  canonical JSON: %s bytes, sha256 %s\n", num.Int(r.CanonicalBytes), textsafe.Text(r.CanonicalSha256))
 	if s := r.Source; s != nil {
 		fmt.Fprintf(&b, "  source: %s\n", textsafe.Text(sourceLine(s)))
 	}
@@ -36,17 +37,17 @@ func MeasureText(w io.Writer, r *measure.Report) error {
 	}
 	if x := r.Extras; x != nil {
 		fmt.Fprintf(&b, "  also in context: instructions %s tokens; prompts %s (%s tokens); resources %s (%s tokens); resource templates %s (%s tokens)\n",
-			Int(x.InstructionsTokens), Int(x.Prompts), Int(x.PromptsTokens), Int(x.Resources), Int(x.ResourcesTokens), Int(x.ResourceTemplates), Int(x.ResourceTemplatesTokens))
-		fmt.Fprintf(&b, "  session start for a client that defers tools (names + instructions): %s tokens\n", Int(x.SessionStartTokens))
+			num.Int(x.InstructionsTokens), num.Int(x.Prompts), num.Int(x.PromptsTokens), num.Int(x.Resources), num.Int(x.ResourcesTokens), num.Int(x.ResourceTemplates), num.Int(x.ResourceTemplatesTokens))
+		fmt.Fprintf(&b, "  session start for a client that defers tools (names + instructions): %s tokens\n", num.Int(x.SessionStartTokens))
 	}
 	if c := r.Claude; c != nil {
 		wrap(&b, fmt.Sprintf("what Claude Code sends for these tools (mcp__%s__tool names, descriptions cut to 2 KB, input_schema only): %s tokens in o200k_base, a different number from the headline",
-			c.Server, Int(c.Request.Tokens)), "  ", 80)
+			c.Server, num.Int(c.Request.Tokens)), "  ", 80)
 		if p := c.Published; p != nil && p.ClaudeTokens != nil {
-			wrap(&b, fmt.Sprintf("published Claude count of this exact capture: %s tokens (%s, %s, %s)", Int(*p.ClaudeTokens), p.ClaudeModel, p.ClaudeMethod, p.MeasuredDate), "  ", 80)
+			wrap(&b, fmt.Sprintf("published Claude count of this exact capture: %s tokens (%s, %s, %s)", num.Int(*p.ClaudeTokens), p.ClaudeModel, p.ClaudeMethod, p.MeasuredDate), "  ", 80)
 		}
 		if cl := c.Claude; cl != nil {
-			wrap(&b, fmt.Sprintf("Claude's own count (count_tokens, %s): %s tokens, including the tool-use system prompt of any request with tools", cl.Model, Int(cl.Tokens)), "  ", 80)
+			wrap(&b, fmt.Sprintf("Claude's own count (count_tokens, %s): %s tokens, including the tool-use system prompt of any request with tools", cl.Model, num.Int(cl.Tokens)), "  ", 80)
 		}
 	}
 	for _, wmsg := range r.Warnings {
@@ -61,10 +62,10 @@ func MeasureText(w io.Writer, r *measure.Report) error {
 			t.Align[i] = Right
 		}
 		for _, tool := range r.Tools {
-			row := []string{tool.Name, Int(tool.Tokens), Percent(tool.Share)}
+			row := []string{tool.Name, num.Int(tool.Tokens), Percent(tool.Share)}
 			for _, p := range parts {
 				if n := tool.PartTokens(p); n > 0 {
-					row = append(row, Int(n))
+					row = append(row, num.Int(n))
 				} else {
 					row = append(row, "-")
 				}
@@ -103,19 +104,12 @@ func sourceLine(s *measure.Source) string {
 		detail += ", protocol " + s.ProtocolVersion
 	}
 	if s.Pages > 0 {
-		detail += fmt.Sprintf(", %d %s", s.Pages, plural(s.Pages, "page", "pages"))
+		detail += fmt.Sprintf(", %d %s", s.Pages, num.Plural(s.Pages, "page", "pages"))
 	}
 	if detail != "" {
 		parts = append(parts, "("+strings.TrimPrefix(detail, ", ")+")")
 	}
 	return strings.Join(parts, " ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func capitalize(s string) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/findings"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -46,7 +47,7 @@ func ReportText(w io.Writer, o *findings.Overview) error {
 		t := &Table{Header: []string{"SERVER", "AGENT", "CALLS", "ERRORS", "SESSIONS", "TOOLS", "RESULT TOKENS", "IN A CONFIG"},
 			Align: []Align{Left, Left, Right, Right, Right, Right, Right, Left}, Indent: "  "}
 		for _, s := range o.ServersCalled {
-			t.Add(s.Server, agentName(s.Source), Int(s.Calls), Int(s.Errors), Int(s.Sessions), Int(s.Tools), Int(int(s.ResultTokens)), yesNo(s.Configured))
+			t.Add(s.Server, agentName(s.Source), num.Int(s.Calls), num.Int(s.Errors), num.Int(s.Sessions), num.Int(s.Tools), num.Int(int(s.ResultTokens)), yesNo(s.Configured))
 		}
 		if err := writeTable(&b, t); err != nil {
 			return err
@@ -91,16 +92,16 @@ func configHeading(c findings.ConfigUse) string {
 }
 
 func beforeTyping(c findings.ConfigUse, window int) string {
-	total := Int(c.TotalTokens) + " tokens of definitions"
+	total := num.Int(c.TotalTokens) + " tokens of definitions"
 	if c.LowerBound {
 		total = "at least " + total + " (some servers not measured)"
 	}
 	if c.UpFrontTokens == nil {
 		return total + "; what loads up front cannot be told (" + c.Posture + " posture)"
 	}
-	s := Int(*c.UpFrontTokens) + " tokens up front"
+	s := num.Int(*c.UpFrontTokens) + " tokens up front"
 	if window > 0 {
-		s += " (" + Percent(float64(*c.UpFrontTokens)/float64(window)) + " of a " + Int(window) + "-token window)"
+		s += " (" + Percent(float64(*c.UpFrontTokens)/float64(window)) + " of a " + num.Int(window) + "-token window)"
 	}
 	return s + ", " + c.Posture + " posture; " + total
 }
@@ -109,7 +110,7 @@ func usedWords(c findings.ConfigUse) string {
 	if c.Source == "" {
 		return c.AppliesTo
 	}
-	s := fmt.Sprintf("%s sessions, %s main-conversation requests (%s)", Int(c.Sessions), Int(c.Requests), c.AppliesTo)
+	s := fmt.Sprintf("%s sessions, %s main-conversation requests (%s)", num.Int(c.Sessions), num.Int(c.Requests), c.AppliesTo)
 	if c.Requests > 0 {
 		s += fmt.Sprintf("; %s of their input read from the cache", Percent(c.CacheReadShare))
 	}
@@ -119,20 +120,20 @@ func usedWords(c findings.ConfigUse) string {
 func serverCells(c findings.ConfigUse, s findings.ServerUse) []string {
 	tokens, tools, per := s.Status, "", ""
 	if s.Tokens != nil {
-		tokens = Int(*s.Tokens)
-		per = Int(s.PerRequestTokens)
+		tokens = num.Int(*s.Tokens)
+		per = num.Int(s.PerRequestTokens)
 	}
 	if s.ToolCount != nil {
-		tools = Int(*s.ToolCount)
+		tools = num.Int(*s.ToolCount)
 	}
 	if c.Source == "" {
 		return []string{s.Name, tokens, tools, per, "", "", "", "", ""}
 	}
 	carried, usd := "", ""
 	if s.Tokens != nil {
-		carried, usd = Int(int(s.CarriedTokens)), USD(s.CarriedUSD)
+		carried, usd = num.Int(int(s.CarriedTokens)), USD(s.CarriedUSD)
 	}
-	return []string{s.Name, tokens, tools, per, Int(s.Calls), Int(s.Sessions), Int(int(s.ResultTokens)), carried, usd}
+	return []string{s.Name, tokens, tools, per, num.Int(s.Calls), num.Int(s.Sessions), num.Int(int(s.ResultTokens)), carried, usd}
 }
 
 func agentName(source string) string {
@@ -180,7 +181,7 @@ func ReportMarkdown(w io.Writer, o *findings.Overview) error {
 	if len(o.ServersCalled) > 0 {
 		b.WriteString("### MCP servers called in the window\n\n| SERVER | AGENT | CALLS | ERRORS | SESSIONS | TOOLS | RESULT TOKENS | IN A CONFIG |\n|---|---|--:|--:|--:|--:|--:|---|\n")
 		for _, s := range o.ServersCalled {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", md(s.Server), md(agentName(s.Source)), Int(s.Calls), Int(s.Errors), Int(s.Sessions), Int(s.Tools), Int(int(s.ResultTokens)), yesNo(s.Configured))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", md(s.Server), md(agentName(s.Source)), num.Int(s.Calls), num.Int(s.Errors), num.Int(s.Sessions), num.Int(s.Tools), num.Int(int(s.ResultTokens)), yesNo(s.Configured))
 		}
 		b.WriteString("\n")
 	}
@@ -193,7 +194,7 @@ func ReportMarkdown(w io.Writer, o *findings.Overview) error {
 var reportHTML string
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"int":     func(n any) string { return Int(toInt(n)) },
+	"int":     func(n any) string { return num.Int(toInt(n)) },
 	"usd":     USD,
 	"upper":   strings.ToUpper,
 	"period":  periodWords,

@@ -23,28 +23,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
-// Int formats n with thousands separators: 12345 -> "12,345".
-func Int(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// Int formats n with thousands separators, as [num.Int] does: 12345 ->
+// "12,345".
+func Int(n int) string { return num.Int(n) }
 
 // Percent formats a fraction (0.123) as "12.3%".
 func Percent(f float64) string {

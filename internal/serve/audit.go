@@ -11,6 +11,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
@@ -110,7 +111,7 @@ func (s *server) audit(ctx context.Context, p *progress, in auditIn) (*audit.Rep
 	}
 	o := app.AuditOptions{Project: s.o.Project, TrustProject: in.TrustProject, Resolve: true, Remote: s.o.Remote,
 		Offline: !in.Launch, MaxAge: s.o.MaxAge, Timeout: s.o.Timeout, Progress: p.lines(true),
-		Auditing: func(n int) { p.step("auditing " + plural(n, "config")) }}
+		Auditing: func(n int) { p.step("auditing " + num.Count(n, "config")) }}
 	if in.Path != "" {
 		o.Configs = []string{in.Path}
 	}
@@ -159,7 +160,7 @@ func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 	if len(out.Configs) == 0 {
 		b.WriteString("no MCP server found in any config")
 		if len(rep.EmptyConfigs) > 0 {
-			fmt.Fprintf(&b, " (%s declare none)", plural(len(rep.EmptyConfigs), "config"))
+			fmt.Fprintf(&b, " (%s declare none)", num.Count(len(rep.EmptyConfigs), "config"))
 		}
 		b.WriteString("\n")
 	}
@@ -172,7 +173,7 @@ func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 		b.WriteString("\n")
 		for _, sv := range c.Servers {
 			if sv.Tokens != nil {
-				fmt.Fprintf(&b, "  %s: %s tokens, %s\n", textsafe.Text(sv.Name), render.Int(*sv.Tokens), plural(*sv.Tools, "tool"))
+				fmt.Fprintf(&b, "  %s: %s tokens, %s\n", textsafe.Text(sv.Name), render.Int(*sv.Tokens), num.Count(*sv.Tools, "tool"))
 				continue
 			}
 			switch sv.Status {
@@ -191,19 +192,12 @@ func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 		fmt.Fprintf(&b, "problem: %s\n", textsafe.Text(p))
 	}
 	if approval > 0 {
-		fmt.Fprintf(&b, "%s of the project's own config files not launched: their client has no approval of them (each hint says how to give it); trust_project: true launches them, on the user's explicit word only\n", plural(approval, "server"))
+		fmt.Fprintf(&b, "%s of the project's own config files not launched: their client has no approval of them (each hint says how to give it); trust_project: true launches them, on the user's explicit word only\n", num.Count(approval, "server"))
 	}
 	if notCached > 0 && !launched {
-		fmt.Fprintf(&b, "%s not in the cache: call again with launch: true to measure them\n", plural(notCached, "server"))
+		fmt.Fprintf(&b, "%s not in the cache: call again with launch: true to measure them\n", num.Count(notCached, "server"))
 	} else if out.Partial {
 		b.WriteString("partial: some servers could not be measured; totals are lower bounds\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%s %ss", render.Int(n), what)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/findings"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 	"github.com/mcpcost/mcpcost/internal/usage"
@@ -94,7 +95,7 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 		MaxAge:   s.o.MaxAge,
 		Timeout:  s.o.Timeout,
 		Progress: p.lines(true),
-		Auditing: func(n int) { p.step("auditing " + plural(n, "config")) },
+		Auditing: func(n int) { p.step("auditing " + num.Count(n, "config")) },
 		Store:    s.store(req, &notes),
 	})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
@@ -128,7 +129,7 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 		out.Tools = append(out.Tools, MeasuredTool{Name: r.Tools[i].Name, Tokens: r.Tools[i].Tokens})
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s tokens in %s (o200k_base, methodology %s)", textsafe.Text(out.Server), render.Int(out.Tokens), plural(out.ToolCount, "tool"), measure.MethodologyVersion)
+	fmt.Fprintf(&b, "%s: %s tokens in %s (o200k_base, methodology %s)", textsafe.Text(out.Server), render.Int(out.Tokens), num.Count(out.ToolCount, "tool"), measure.MethodologyVersion)
 	if live.Status.Dynamic() {
 		fmt.Fprintf(&b, "; %s: %s", out.Status, textsafe.Text(out.Detail))
 	}

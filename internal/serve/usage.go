@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcost/mcpcost/internal/app"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 	"github.com/mcpcost/mcpcost/internal/usage"
@@ -276,15 +277,15 @@ func usageText(u *UsageResult) string {
 		period = "since " + u.Since
 	}
 	fmt.Fprintf(&b, "%s: %s requests in %s, %s tokens, %s; %s tool calls, results %s tokens (MCP %s)\n",
-		period, render.Int(u.Requests), plural(u.Sessions, "session"), render.Int(int(u.Tokens)), usd(u.Cost),
+		period, render.Int(u.Requests), num.Count(u.Sessions, "session"), render.Int(int(u.Tokens)), usd(u.Cost),
 		render.Int(u.ToolCalls), render.Int(int(u.ResultTokens)), render.Int(int(u.MCPResultTokens)))
 	fmt.Fprintf(&b, "by %s:\n", u.By)
 	for _, r := range u.Rows {
 		if r.Requests > 0 || u.By == "session" || u.By == "day" || u.By == "model" || u.By == "project" {
-			fmt.Fprintf(&b, "  %s: %s, %s tokens, %s, %s, results %s tokens\n", textsafe.Text(r.Key), plural(r.Requests, "request"), render.Int(int(r.Tokens)), usd(r.Cost), plural(r.Calls, "tool call"), render.Int(int(r.ResultTokens)))
+			fmt.Fprintf(&b, "  %s: %s, %s tokens, %s, %s, results %s tokens\n", textsafe.Text(r.Key), num.Count(r.Requests, "request"), render.Int(int(r.Tokens)), usd(r.Cost), num.Count(r.Calls, "tool call"), render.Int(int(r.ResultTokens)))
 			continue
 		}
-		fmt.Fprintf(&b, "  %s: %s, %s, results %s tokens (max %s)\n", textsafe.Text(r.Key), plural(r.Calls, "call"), plural(r.Errors, "error"), render.Int(int(r.ResultTokens)), render.Int(int(r.MaxResult)))
+		fmt.Fprintf(&b, "  %s: %s, %s, results %s tokens (max %s)\n", textsafe.Text(r.Key), num.Count(r.Calls, "call"), num.Count(r.Errors, "error"), render.Int(int(r.ResultTokens)), render.Int(int(r.MaxResult)))
 	}
 	if len(u.Rows) == 0 {
 		b.WriteString("  (none)\n")
@@ -380,9 +381,9 @@ func (s *server) sessionTools(ctx context.Context, req *mcp.CallToolRequest, in 
 		if server == "" {
 			server = "(built-in)"
 		}
-		fmt.Fprintf(&b, "  %s/%s: %s, results %s tokens (max %s)", textsafe.Text(server), textsafe.Text(t.Tool), plural(t.Calls, "call"), render.Int(int(t.ResultTokens)), render.Int(int(t.MaxResult)))
+		fmt.Fprintf(&b, "  %s/%s: %s, results %s tokens (max %s)", textsafe.Text(server), textsafe.Text(t.Tool), num.Count(t.Calls, "call"), render.Int(int(t.ResultTokens)), render.Int(int(t.MaxResult)))
 		if t.Errors > 0 {
-			fmt.Fprintf(&b, ", %s", plural(t.Errors, "error"))
+			fmt.Fprintf(&b, ", %s", num.Count(t.Errors, "error"))
 		}
 		b.WriteString("\n")
 	}

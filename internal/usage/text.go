@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
@@ -114,11 +115,7 @@ func ms(v *int64) string {
 	if v == nil {
 		return "-"
 	}
-	d := time.Duration(*v) * time.Millisecond
-	if d < time.Second {
-		return strconv.FormatInt(*v, 10) + "ms"
-	}
-	return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	return num.Seconds(time.Duration(*v) * time.Millisecond)
 }
 
 // cost is a cost cell: "unpriced" when nothing had a price, a * when

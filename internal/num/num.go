@@ -1,0 +1,74 @@
+// Package num formats numbers, plurals and durations for people: every
+// report and message writes 12,345 tokens, 1 tool and 1.5s the same way.
+package num
+
+import (
+	"strconv"
+	"time"
+)
+
+// Int formats n with thousands separators: 12345 -> "12,345".
+func Int[T ~int | ~int64](n T) string {
+	s := strconv.FormatInt(int64(n), 10)
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	b := make([]byte, 0, len(s)+len(s)/3+1)
+	if neg {
+		b = append(b, '-')
+	}
+	for i := 0; i < len(s); i++ {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// Signed formats n as [Int] does, with a plus sign when it is above 0.
+func Signed(n int) string {
+	if n > 0 {
+		return "+" + Int(n)
+	}
+	return Int(n)
+}
+
+// Plural returns one when n is 1, many otherwise.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Count says n things: "1 tool", "12,345 tools" (the plural adds an s).
+func Count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return Int(n) + " " + word + "s"
+}
+
+// Seconds formats d in milliseconds below a second ("850ms"), otherwise
+// in seconds with one decimal ("1.5s", "75.0s").
+func Seconds(d time.Duration) string {
+	if d < time.Second {
+		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	}
+	return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+}
+
+// Duration formats d as [Seconds] does below a minute; from a minute up, a
+// whole number of minutes in words ("5 minutes"), otherwise rounded to the
+// second ("1m15s").
+func Duration(d time.Duration) string {
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		return Count(int(d/time.Minute), "minute")
+	case d >= time.Minute:
+		return d.Round(time.Second).String()
+	}
+	return Seconds(d)
+}
