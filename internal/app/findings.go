@@ -139,7 +139,7 @@ func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, e
 		}
 		return time.Time{}
 	}
-	rep, err := findings.Compute(ctx, st.DB(), run.rep, fo)
+	rep, err := findings.Compute(ctx, st, run.rep, fo)
 	if err != nil {
 		return nil, err
 	}

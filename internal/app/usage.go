@@ -73,7 +73,7 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 		return nil, nil, err
 	}
 	defer st.Close()
-	if rep, err = usage.Build(ctx, st.DB(), uo); err != nil {
+	if rep, err = usage.Build(ctx, st, uo); err != nil {
 		return nil, nil, err
 	}
 	if ingested != nil {

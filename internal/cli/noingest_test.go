@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,13 @@ func TestUsageNoIngestWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	// The same database through a second connection, to drop and count
+	// its indexes as no mcpcost command would.
+	raw, err := sql.Open("sqlite", "file:"+filepath.ToSlash(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
 	if _, err := s.Ingest(context.Background(), store.IngestOptions{
 		ClaudeRoots: []string{filepath.Join(home, ".claude", "projects")},
 		CodexRoots:  []string{filepath.Join(home, ".codex", "sessions")},
@@ -55,7 +63,7 @@ func TestUsageNoIngestWritesNothing(t *testing.T) {
 	}
 	// As a first ingest killed before its end leaves it (the process's
 	// connection still open keeps the -wal and -shm files).
-	rows, err := s.DB().Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND (name LIKE 'requests_%' OR name LIKE 'tool_calls_%')`)
+	rows, err := raw.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND (name LIKE 'requests_%' OR name LIKE 'tool_calls_%')`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +78,7 @@ func TestUsageNoIngestWritesNothing(t *testing.T) {
 		t.Fatal("no indexes to drop")
 	}
 	for _, n := range names {
-		if _, err := s.DB().Exec(`DROP INDEX ` + n); err != nil {
+		if _, err := raw.Exec(`DROP INDEX ` + n); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -91,7 +99,7 @@ func TestUsageNoIngestWritesNothing(t *testing.T) {
 		t.Error("usage --no-ingest wrote to the store")
 	}
 	var n int
-	s.DB().QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND (name LIKE 'requests_%' OR name LIKE 'tool_calls_%')`).Scan(&n)
+	raw.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND (name LIKE 'requests_%' OR name LIKE 'tool_calls_%')`).Scan(&n)
 	if n != 0 {
 		t.Errorf("usage --no-ingest built %d indexes", n)
 	}

@@ -31,7 +31,7 @@ func BenchmarkCompute(b *testing.B) {
 	}
 	var r *Report
 	for b.Loop() {
-		if r, err = Compute(context.Background(), st.DB(), nil, Options{Now: time.Now()}); err != nil {
+		if r, err = Compute(context.Background(), st, nil, Options{Now: time.Now()}); err != nil {
 			b.Fatal(err)
 		}
 	}

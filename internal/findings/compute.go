@@ -2,7 +2,6 @@ package findings
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math"
 	"sort"
@@ -12,13 +11,14 @@ import (
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/num"
+	"github.com/mcpcost/mcpcost/internal/store"
 )
 
-// Compute reads the usage store's database in the window, joins it with
+// Compute reads the usage store in the window, joins it with
 // the static audit (nil when there is none: idle servers and heavy
 // definitions are then not judged, and the report says so) and returns
 // the findings.
-func Compute(ctx context.Context, db *sql.DB, static *audit.Report, o Options) (*Report, error) {
+func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Options) (*Report, error) {
 	noPrices := o.Pricing == nil
 	if noPrices {
 		o.Pricing = func(string, int64, bool) (Rates, bool) { return Rates{}, false }
@@ -47,9 +47,9 @@ func Compute(ctx context.Context, db *sql.DB, static *audit.Report, o Options) (
 		r.Window.Until = o.Until.In(o.Location).Format(time.RFC3339)
 	}
 	var d *data
-	if db != nil {
+	if st != nil {
 		var err error
-		if d, err = load(ctx, db, o); err != nil {
+		if d, err = load(ctx, st, o); err != nil {
 			return nil, err
 		}
 	} else {

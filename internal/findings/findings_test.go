@@ -69,7 +69,7 @@ func compute(t *testing.T, h *home, static *audit.Report, o Options) *Report {
 	if o.Cwd == "" {
 		o.Cwd = proj
 	}
-	r, err := Compute(context.Background(), st.DB(), static, o)
+	r, err := Compute(context.Background(), st, static, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +399,7 @@ func TestStableIDs(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "usage.db")
 	run := func() map[string]string {
 		st := h.ingest(t, db)
-		r, err := Compute(context.Background(), st.DB(), fsAndMemory(), Options{Now: now, Cwd: proj, Pricing: prices(t)})
+		r, err := Compute(context.Background(), st, fsAndMemory(), Options{Now: now, Cwd: proj, Pricing: prices(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -558,7 +558,7 @@ func TestNotes(t *testing.T) {
 		t.Errorf("partial %v, notes %q", r.Partial, r.Notes)
 	}
 	st := h.ingest(t, filepath.Join(t.TempDir(), "u.db"))
-	r, err := Compute(context.Background(), st.DB(), fsAndMemory(), Options{Now: now, Cwd: proj})
+	r, err := Compute(context.Background(), st, fsAndMemory(), Options{Now: now, Cwd: proj})
 	if err != nil || !strings.Contains(strings.Join(r.Notes, "\n"), "no price table") || r.Window.Cost != 0 {
 		t.Errorf("without prices: %v %q", err, r.Notes)
 	}

@@ -2,10 +2,9 @@ package findings
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
-	"path/filepath"
-	"strings"
+	"encoding/hex"
+
+	"github.com/mcpcost/mcpcost/internal/store"
 )
 
 // request is one de-duplicated request of the window, priced.
@@ -68,75 +67,17 @@ type data struct {
 
 func sessionKey(source, session string) string { return source + "\x00" + session }
 
-func windowCond(o Options, col string) (string, []any) {
-	var cond []string
-	var args []any
-	if !o.Since.IsZero() {
-		cond = append(cond, col+" >= ?")
-		args = append(args, o.Since.UnixMilli())
-	}
-	if !o.Until.IsZero() {
-		cond = append(cond, col+" < ?")
-		args = append(args, o.Until.UnixMilli())
-	}
-	if len(cond) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(cond, " AND "), args
-}
-
-// projectMatch reports whether a project path matches the --project
-// filter: the full path, or the folder's name.
-func projectMatch(filter, project string) bool {
-	if filter == "" {
-		return true
-	}
-	f := strings.TrimRight(filter, `/\`)
-	return project == f || filepath.Base(project) == f || strings.HasSuffix(project, "/"+f) || strings.HasSuffix(project, `\`+f)
-}
-
-func load(ctx context.Context, db *sql.DB, o Options) (*data, error) {
+func load(ctx context.Context, st *store.Store, o Options) (*data, error) {
 	d := &data{compactions: map[string]int{}, unpriced: map[string]bool{}}
-	projects := map[string]string{}
-	rows, err := db.QueryContext(ctx, `SELECT source, session_id, project FROM sessions`)
-	if err != nil {
-		return nil, fmt.Errorf("reading sessions: %w", err)
-	}
-	for rows.Next() {
-		var src, id, p string
-		if err := rows.Scan(&src, &id, &p); err != nil {
-			rows.Close()
+	f := store.Filter{Since: o.Since, Until: o.Until, Project: o.Project, Order: store.ByTime}
+	for x, err := range st.Requests(ctx, f) {
+		if err != nil {
 			return nil, err
 		}
-		projects[sessionKey(src, id)] = p
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-
-	where, args := windowCond(o, "ts")
-	rows, err = db.QueryContext(ctx, `SELECT source, session_id, agent_id, sidechain, ts, model, project,
-		input, output, cache_write_5m, cache_write_1h, cache_read, speed FROM requests`+where+` ORDER BY ts, id`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading requests: %w", err)
-	}
-	for rows.Next() {
-		var r request
-		var speed string
-		if err := rows.Scan(&r.source, &r.session, &r.agent, &r.sidechain, &r.ts, &r.model, &r.project,
-			&r.t.Input, &r.t.Output, &r.t.CacheWrite5m, &r.t.CacheWrite1h, &r.t.CacheRead, &speed); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		if r.project == "" {
-			r.project = projects[sessionKey(r.source, r.session)]
-		}
-		if !projectMatch(o.Project, r.project) {
-			continue
-		}
+		r := request{source: x.Source, session: x.Session, agent: x.Agent, sidechain: x.Sidechain, ts: x.TS, model: x.Model, project: x.Project,
+			t: tokens{Input: x.Input, Output: x.Output, CacheWrite5m: x.CacheWrite5m, CacheWrite1h: x.CacheWrite1h, CacheRead: x.CacheRead}}
 		r.t.Total = r.t.Input + r.t.Output + r.t.CacheWrite5m + r.t.CacheWrite1h + r.t.CacheRead
-		if rates, ok := o.Pricing(r.model, r.inputTokens(), speed == "fast"); ok {
+		if rates, ok := o.Pricing(r.model, r.inputTokens(), x.Speed == "fast"); ok {
 			r.priced = true
 			r.rates = rates
 			r.cost = (float64(r.t.Input)*rates.Input + float64(r.t.Output)*rates.Output + float64(r.t.CacheWrite5m)*rates.CacheWrite5m +
@@ -146,56 +87,24 @@ func load(ctx context.Context, db *sql.DB, o Options) (*data, error) {
 		}
 		d.requests = append(d.requests, r)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading requests: %w", err)
-	}
-
-	where, args = windowCond(o, "coalesce(call_ts, result_ts)")
-	rows, err = db.QueryContext(ctx, `SELECT source, session_id, coalesce(name, ''), coalesce(tool, ''), coalesce(server, ''), coalesce(agent_id, ''),
-		call_ts IS NOT NULL, result_ts IS NOT NULL, coalesce(call_ts, 0), coalesce(result_ts, 0),
-		coalesce(result_tokens, 0), coalesce(result_bytes, 0), coalesce(is_error, 0), coalesce(spilled, 0),
-		coalesce(hex(args_hash), ''), coalesce(project, '')
-		FROM tool_calls`+where+` ORDER BY coalesce(call_ts, result_ts), id`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading tool calls: %w", err)
-	}
-	for rows.Next() {
-		var c call
-		if err := rows.Scan(&c.source, &c.session, &c.name, &c.tool, &c.server, &c.agent, &c.hasCall, &c.hasResult,
-			&c.callTS, &c.resultTS, &c.tokens, &c.bytes, &c.isError, &c.spilled, &c.hash, &c.project); err != nil {
-			rows.Close()
+	for x, err := range st.ToolCalls(ctx, f) {
+		if err != nil {
 			return nil, err
 		}
-		if c.project == "" {
-			c.project = projects[c.key()]
-		}
-		if !projectMatch(o.Project, c.project) {
-			continue
-		}
+		c := call{source: x.Source, session: x.Session, name: x.Name, tool: x.Tool, server: x.Server, agent: x.Agent,
+			hasCall: x.HasCall, hasResult: x.HasResult, callTS: x.CallTS, resultTS: x.ResultTS, tokens: x.ResultTokens, bytes: x.ResultBytes,
+			isError: x.IsError, spilled: x.Spilled, hash: hex.EncodeToString(x.ArgsHash), project: x.Project}
 		if c.tool == "" {
 			c.tool = c.name
 		}
 		d.calls = append(d.calls, c)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading tool calls: %w", err)
-	}
-
-	where, args = windowCond(o, "ts")
-	rows, err = db.QueryContext(ctx, `SELECT source, session_id, count(*) FROM compactions`+where+` GROUP BY source, session_id`, args...)
+	counts, err := st.Compactions(ctx, store.Filter{Since: o.Since, Until: o.Until})
 	if err != nil {
-		return nil, fmt.Errorf("reading compactions: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var src, id string
-		var n int
-		if err := rows.Scan(&src, &id, &n); err != nil {
-			return nil, err
-		}
-		d.compactions[sessionKey(src, id)] = n
+	for _, c := range counts {
+		d.compactions[sessionKey(c.Source, c.Session)] = c.N
 	}
-	return d, rows.Err()
+	return d, nil
 }

@@ -406,7 +406,7 @@ func TestUsageTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ref, err := usage.Build(context.Background(), st.DB(), usage.Options{By: "session", Source: "all", Location: time.UTC, Now: time.Now()})
+	ref, err := usage.Build(context.Background(), st, usage.Options{By: "session", Source: "all", Location: time.UTC, Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func TestRecordedCost(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(lines), 0o644)
 	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
 	ingest(t, s, home)
-	rows, err := s.DB().Query(`SELECT message_id, output, cost_usd FROM requests ORDER BY message_id`)
+	rows, err := s.db.Query(`SELECT message_id, output, cost_usd FROM requests ORDER BY message_id`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 // schema is the store's indexes as SQLite holds them.
 func schema(t *testing.T, s *Store) string {
 	t.Helper()
-	rows, err := s.DB().Query(`SELECT name, coalesce(sql, '') FROM sqlite_master WHERE type = 'index' ORDER BY name`)
+	rows, err := s.db.Query(`SELECT name, coalesce(sql, '') FROM sqlite_master WHERE type = 'index' ORDER BY name`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestBulkIndexes(t *testing.T) {
 	}
 	var plan string
 	var id, parent, unused int
-	if err := s.DB().QueryRow(`EXPLAIN QUERY PLAN SELECT * FROM requests WHERE ts > 0`).Scan(&id, &parent, &unused, &plan); err != nil {
+	if err := s.db.QueryRow(`EXPLAIN QUERY PLAN SELECT * FROM requests WHERE ts > 0`).Scan(&id, &parent, &unused, &plan); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(plan, "requests_ts") {
@@ -68,7 +68,7 @@ func TestBulkIndexes(t *testing.T) {
 		t.Fatalf("indexes of a store with rows dropped: %v, %v", dropped, err)
 	}
 	for _, ix := range bulkIndexes {
-		if _, err := s.DB().Exec(`DROP INDEX ` + ix.name); err != nil {
+		if _, err := s.db.Exec(`DROP INDEX ` + ix.name); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -27,7 +27,7 @@ func interruptedFirstIngest(t *testing.T) (s *Store, path, want string) {
 	ingest(t, s, home)
 	want = totals(t, s)
 	for _, ix := range bulkIndexes {
-		if _, err := s.DB().Exec(`DROP INDEX ` + ix.name); err != nil {
+		if _, err := s.db.Exec(`DROP INDEX ` + ix.name); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -64,7 +64,7 @@ func TestOpenReadOnly(t *testing.T) {
 	if missing, err := r.missingIndexes(t.Context()); err != nil || !missing {
 		t.Errorf("opening read-only built the indexes (missing %v, %v)", missing, err)
 	}
-	if _, err := r.DB().Exec(`DELETE FROM requests`); err == nil {
+	if _, err := r.db.Exec(`DELETE FROM requests`); err == nil {
 		t.Error("a read-only store took a write")
 	}
 	if _, err := r.Ingest(t.Context(), options(t.TempDir())); err == nil {

@@ -83,7 +83,7 @@ func TestOpenReadOnlyFolder(t *testing.T) {
 		os.Chmod(d, 0o755)
 	}
 	path := filepath.Join(dir, "usage.db")
-	if _, err := s.DB().Exec(`VACUUM INTO ?`, path); err != nil {
+	if _, err := s.db.Exec(`VACUUM INTO ?`, path); err != nil {
 		t.Fatal(err)
 	}
 	// VACUUM INTO writes a rollback-journal file: make it a WAL store, as

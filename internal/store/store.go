@@ -133,9 +133,6 @@ func OpenReadOnly(path string) (*Store, error) {
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }
 
-// DB is the database, for queries.
-func (s *Store) DB() *sql.DB { return s.db }
-
 // SchemaVersion is the schema version this build writes.
 func SchemaVersion() int {
 	n, _ := migrationList()

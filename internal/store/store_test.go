@@ -77,7 +77,7 @@ func TestMigrations(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "usage.db")
 	s := open(t, path)
 	var v int
-	if err := s.DB().QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion() || v < 1 {
+	if err := s.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion() || v < 1 {
 		t.Fatalf("user_version %d (%v), want %d", v, err, SchemaVersion())
 	}
 	key := append([]byte{}, s.key...)
@@ -88,12 +88,12 @@ func TestMigrations(t *testing.T) {
 	}
 	for _, table := range []string{"files", "sessions", "requests", "tool_calls", "compactions", "ingest_lock", "meta"} {
 		var n int
-		if err := s2.DB().QueryRow("SELECT count(*) FROM " + table).Scan(&n); err != nil {
+		if err := s2.db.QueryRow("SELECT count(*) FROM " + table).Scan(&n); err != nil {
 			t.Errorf("table %s: %v", table, err)
 		}
 	}
 	// A store from a newer mcpcost is refused, not damaged.
-	s2.DB().Exec("PRAGMA user_version = 99")
+	s2.db.Exec("PRAGMA user_version = 99")
 	s2.Close()
 	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "newer") {
 		t.Errorf("opening a newer store: %v", err)
@@ -113,7 +113,7 @@ func totals(t *testing.T, s *Store) string {
 func totalsOf(s *Store) (string, error) {
 	var b strings.Builder
 	q := func(query string) error {
-		rows, err := s.DB().Query(query)
+		rows, err := s.db.Query(query)
 		if err != nil {
 			return err
 		}
@@ -191,7 +191,7 @@ func testIngestMatchesManifest(t *testing.T, o transcripttest.Options) {
 		}
 	}
 	got := map[string]sum{}
-	rows, err := s.DB().Query(`SELECT source, session_id, ts, input, output, cache_write_5m, cache_write_1h, cache_read FROM requests`)
+	rows, err := s.db.Query(`SELECT source, session_id, ts, input, output, cache_write_5m, cache_write_1h, cache_read FROM requests`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func testIngestMatchesManifest(t *testing.T, o transcripttest.Options) {
 
 	// Tool calls: every one, with its exact result tokens and latency.
 	var calls int
-	s.DB().QueryRow(`SELECT count(*) FROM tool_calls WHERE call_ts IS NOT NULL AND result_ts IS NOT NULL`).Scan(&calls)
+	s.db.QueryRow(`SELECT count(*) FROM tool_calls WHERE call_ts IS NOT NULL AND result_ts IS NOT NULL`).Scan(&calls)
 	if calls != len(m.Calls) {
 		t.Errorf("%d paired calls, want %d", calls, len(m.Calls))
 	}
@@ -227,7 +227,7 @@ func testIngestMatchesManifest(t *testing.T, o transcripttest.Options) {
 		var tokens, latency int64
 		var isErr bool
 		var hash []byte
-		err := s.DB().QueryRow(`SELECT name, server, result_tokens, coalesce(duration_ms, result_ts - call_ts), is_error, args_hash FROM tool_calls WHERE source = ? AND session_id = ? AND call_id = ?`,
+		err := s.db.QueryRow(`SELECT name, server, result_tokens, coalesce(duration_ms, result_ts - call_ts), is_error, args_hash FROM tool_calls WHERE source = ? AND session_id = ? AND call_id = ?`,
 			c.Source, c.SessionID, c.ID).Scan(&name, &server, &tokens, &latency, &isErr, &hash)
 		if err != nil {
 			t.Errorf("call %s: %v", c.ID, err)
@@ -323,7 +323,7 @@ func TestIncremental(t *testing.T) {
 				return nil
 			})
 			var partials int64
-			s.DB().QueryRow(`SELECT coalesce(sum(size), 0) - coalesce(sum(offset), 0) FROM files`).Scan(&partials)
+			s.db.QueryRow(`SELECT coalesce(sum(size), 0) - coalesce(sum(offset), 0) FROM files`).Scan(&partials)
 			if st1.BytesRead+st2.BytesRead+partials != size || st2.BytesRead > restBytes+int64(st1.Files)*64<<10 {
 				t.Errorf("read %d + %d bytes (+%d left partial) of %d", st1.BytesRead, st2.BytesRead, partials, size)
 			}
@@ -439,7 +439,7 @@ func TestConcurrentIngest(t *testing.T) {
 
 func countRows(t *testing.T, s *Store, table string) int {
 	var n int
-	s.DB().QueryRow("SELECT count(*) FROM " + table).Scan(&n)
+	s.db.QueryRow("SELECT count(*) FROM " + table).Scan(&n)
 	return n
 }
 
@@ -488,7 +488,7 @@ func TestLeaseWaitsThenSkips(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "usage.db")
 	s := open(t, path)
 	// Another process holds a lease that does not expire soon.
-	s.DB().Exec(`INSERT INTO ingest_lock (id, owner, pid, expires_at) VALUES (1, 'other', 1, ?)`, time.Now().Add(time.Hour).UnixMilli())
+	s.db.Exec(`INSERT INTO ingest_lock (id, owner, pid, expires_at) VALUES (1, 'other', 1, ?)`, time.Now().Add(time.Hour).UnixMilli())
 	o := options(home)
 	o.LockWait = 300 * time.Millisecond
 	var progress bytes.Buffer
@@ -501,7 +501,7 @@ func TestLeaseWaitsThenSkips(t *testing.T) {
 		t.Errorf("stats %+v, progress %q", st, progress.String())
 	}
 	// An expired lease (a crashed process) is taken over.
-	s.DB().Exec(`UPDATE ingest_lock SET expires_at = 0`)
+	s.db.Exec(`UPDATE ingest_lock SET expires_at = 0`)
 	st, err = s.Ingest(context.Background(), o)
 	if err != nil || st.Skipped || st.FilesRead == 0 {
 		t.Errorf("after expiry: %+v %v", st, err)
@@ -608,7 +608,7 @@ func TestLeaseOfDeadProcess(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t, filepath.Join(t.TempDir(), "usage.db"))
-			s.DB().Exec(`INSERT INTO ingest_lock (id, owner, pid, expires_at) VALUES (1, ?, ?, ?)`, c.owner, deadPid, time.Now().Add(time.Hour).UnixMilli())
+			s.db.Exec(`INSERT INTO ingest_lock (id, owner, pid, expires_at) VALUES (1, ?, ?, ?)`, c.owner, deadPid, time.Now().Add(time.Hour).UnixMilli())
 			o := options(home)
 			o.LockWait = 500 * time.Millisecond
 			start := time.Now()
@@ -649,7 +649,7 @@ func TestIngestOrder(t *testing.T) {
 	})
 	rows := func(s *Store) string {
 		var b strings.Builder
-		r, err := s.DB().Query(`SELECT r.source, r.session_id, r.message_id, r.request_id, r.ts, r.input, r.output, f.path
+		r, err := s.db.Query(`SELECT r.source, r.session_id, r.message_id, r.request_id, r.ts, r.input, r.output, f.path
 			FROM requests r JOIN files f ON f.id = r.file_id ORDER BY 1, 2, 3, 4, 5, 6, 7`)
 		if err != nil {
 			t.Fatal(err)
@@ -714,16 +714,16 @@ func TestOlderReaderReread(t *testing.T) {
 	// What an older reader left: some requests missing, every file marked
 	// as read by it, one file gone since.
 	var gone string
-	s.DB().QueryRow(`SELECT path FROM files WHERE path LIKE '%agent-%' LIMIT 1`).Scan(&gone)
+	s.db.QueryRow(`SELECT path FROM files WHERE path LIKE '%agent-%' LIMIT 1`).Scan(&gone)
 	if gone == "" {
 		t.Fatal("no older sub-agent file")
 	}
 	data, _ := os.ReadFile(gone)
 	os.Remove(gone)
-	if _, err := s.DB().Exec(`DELETE FROM requests WHERE request_id = '' AND file_id NOT IN (SELECT id FROM files WHERE path = ?)`, gone); err != nil {
+	if _, err := s.db.Exec(`DELETE FROM requests WHERE request_id = '' AND file_id NOT IN (SELECT id FROM files WHERE path = ?)`, gone); err != nil {
 		t.Fatal(err)
 	}
-	s.DB().Exec(`UPDATE files SET reader = 1`)
+	s.db.Exec(`UPDATE files SET reader = 1`)
 	st := ingest(t, s, home)
 	if st.FilesReread != first.Files-1 {
 		t.Errorf("%d files read again, want %d", st.FilesReread, first.Files-1)

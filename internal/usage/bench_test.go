@@ -23,7 +23,7 @@ func BenchmarkBuildByDay(b *testing.B) {
 	}
 	defer st.Close()
 	for b.Loop() {
-		if _, err := usage.Build(context.Background(), st.DB(), usage.Options{By: "day", Location: time.UTC, Now: time.Unix(0, 0)}); err != nil {
+		if _, err := usage.Build(context.Background(), st, usage.Options{By: "day", Location: time.UTC, Now: time.Unix(0, 0)}); err != nil {
 			b.Fatal(err)
 		}
 	}

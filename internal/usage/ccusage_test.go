@@ -2,6 +2,7 @@ package usage_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -119,7 +120,7 @@ func TestAgainstCcusage(t *testing.T) {
 	} {
 		t.Run(tc.source+"-"+tc.by, func(t *testing.T) {
 			want := ccusage(t, home, tc.args...)
-			rep, err := usage.Build(context.Background(), s.DB(), usage.Options{By: tc.by, Source: tc.source, Location: time.UTC, Now: time.Now()})
+			rep, err := usage.Build(context.Background(), s, usage.Options{By: tc.by, Source: tc.source, Location: time.UTC, Now: time.Now()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,7 +220,8 @@ func TestAgainstCcusageQuirks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := store.Open(filepath.Join(t.TempDir(), "usage.db"))
+	dbPath := filepath.Join(t.TempDir(), "usage.db")
+	s, err := store.Open(dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +245,7 @@ func TestAgainstCcusageQuirks(t *testing.T) {
 		t.Fatal("the tree has no older sub-agent file or no reasoning tokens")
 	}
 	build := func(t *testing.T, by, source string, split bool) map[string]usage.UsageRow {
-		rep, err := usage.Build(context.Background(), s.DB(), usage.Options{By: by, Source: source, Location: time.UTC, Now: time.Now(), SplitAgents: split})
+		rep, err := usage.Build(context.Background(), s, usage.Options{By: by, Source: source, Location: time.UTC, Now: time.Now(), SplitAgents: split})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +265,14 @@ func TestAgainstCcusageQuirks(t *testing.T) {
 	// What ccusage's session report drops: requests without a request id
 	// whose message id and line session repeat (the largest is kept).
 	collapsed := map[string]usage.Tokens{}
-	rows, err := s.DB().Query(`SELECT session_id, sum(input), sum(output), sum(cache_write_5m + cache_write_1h), sum(cache_read) FROM (
+	// The same database through a second connection, for a query of
+	// its own.
+	raw, err := sql.Open("sqlite", "file:"+filepath.ToSlash(dbPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	rows, err := raw.Query(`SELECT session_id, sum(input), sum(output), sum(cache_write_5m + cache_write_1h), sum(cache_read) FROM (
 		SELECT session_id, input, output, cache_write_5m, cache_write_1h, cache_read, row_number() OVER (
 			PARTITION BY source, dedup_session, message_id ORDER BY input + output + cache_write_5m + cache_write_1h + cache_read DESC, ts, id) AS n
 		FROM requests WHERE source = 'claude' AND message_id <> '' AND request_id = '') WHERE n > 1 GROUP BY session_id`)
@@ -401,7 +410,7 @@ func TestAgainstCcusageQuirks(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			rep, err := usage.Build(context.Background(), so.DB(), usage.Options{By: "session", Source: "claude", Location: time.UTC, Now: time.Now(), SplitAgents: true})
+			rep, err := usage.Build(context.Background(), so, usage.Options{By: "session", Source: "claude", Location: time.UTC, Now: time.Now(), SplitAgents: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -202,7 +202,7 @@ func TestModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
-			rep, err := usage.Build(context.Background(), s.DB(), usage.Options{By: "session", Source: "claude", Mode: tt.mode, Location: time.UTC, Now: fixedNow})
+			rep, err := usage.Build(context.Background(), s, usage.Options{By: "session", Source: "claude", Mode: tt.mode, Location: time.UTC, Now: fixedNow})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -232,7 +232,7 @@ func TestModes(t *testing.T) {
 		})
 	}
 	// Codex records no cost: display leaves it unpriced, and says so.
-	rep, err := usage.Build(context.Background(), s.DB(), usage.Options{By: "day", Source: "codex", Mode: "display", Location: time.UTC, Now: fixedNow})
+	rep, err := usage.Build(context.Background(), s, usage.Options{By: "day", Source: "codex", Mode: "display", Location: time.UTC, Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestModes(t *testing.T) {
 		!strings.Contains(b.String(), "no recorded cost (display mode)") {
 		t.Errorf("codex in display mode: cost %v, %d unpriced\n%s", fmtCost(rep.Totals.Cost), rep.Totals.UnpricedRequests, b.String())
 	}
-	if _, err := usage.Build(context.Background(), s.DB(), usage.Options{Mode: "recorded"}); err == nil {
+	if _, err := usage.Build(context.Background(), s, usage.Options{Mode: "recorded"}); err == nil {
 		t.Error("an unknown mode is accepted")
 	}
 }
@@ -285,7 +285,7 @@ func TestModesAgainstCcusage(t *testing.T) {
 					args = append(args, "--mode", mode)
 				}
 				want := ccusageRows(t, tr.home, args...)
-				rep, err := usage.Build(context.Background(), s.DB(), usage.Options{By: "day", Source: src, Mode: mode, Location: time.UTC, Now: fixedNow})
+				rep, err := usage.Build(context.Background(), s, usage.Options{By: "day", Source: src, Mode: mode, Location: time.UTC, Now: fixedNow})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -358,7 +358,7 @@ func TestLongContextAgainstCcusage(t *testing.T) {
 		t.Fatalf("the rules should agree at 200,000 and differ above: %+v %+v", a, b)
 	}
 	got := ccusageRows(t, tr.home, "claude", "session", "--mode", "calculate")
-	rep, err := usage.Build(context.Background(), s.DB(), usage.Options{By: "session", Source: "claude", Location: time.UTC, Now: fixedNow})
+	rep, err := usage.Build(context.Background(), s, usage.Options{By: "session", Source: "claude", Location: time.UTC, Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +373,7 @@ func TestLongContextAgainstCcusage(t *testing.T) {
 		}
 	}
 	codex := ccusageRows(t, tr.home, "codex", "session")
-	rep, err = usage.Build(context.Background(), s.DB(), usage.Options{By: "session", Source: "codex", Location: time.UTC, Now: fixedNow})
+	rep, err = usage.Build(context.Background(), s, usage.Options{By: "session", Source: "codex", Location: time.UTC, Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +411,7 @@ func TestFastAgainstCcusage(t *testing.T) {
 	tr.claude(reqs...)
 	s := tr.store()
 	want := ccusageRows(t, tr.home, "claude", "session", "--mode", "calculate")
-	rep, err := usage.Build(context.Background(), s.DB(), usage.Options{By: "session", Source: "claude", Location: time.UTC, Now: fixedNow})
+	rep, err := usage.Build(context.Background(), s, usage.Options{By: "session", Source: "claude", Location: time.UTC, Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,13 +14,13 @@ package usage
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mcpcost/mcpcost/internal/store"
 )
 
 // Schema is the version of the report's JSON.
@@ -190,7 +190,7 @@ type ToolRow struct {
 }
 
 // Build computes a report from the store's database.
-func Build(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
+func Build(ctx context.Context, st *store.Store, o Options) (*Report, error) {
 	if o.By == "" {
 		o.By = "server"
 	}
@@ -231,14 +231,14 @@ func Build(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 	if !o.Until.IsZero() {
 		r.Until = o.Until.In(o.Location).Format(time.RFC3339)
 	}
-	sessions, err := loadSessions(ctx, db)
+	sessions, err := loadSessions(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	if err := usageRows(ctx, db, o, r, sessions); err != nil {
+	if err := usageRows(ctx, st, o, r, sessions); err != nil {
 		return nil, err
 	}
-	if err := toolRows(ctx, db, o, r, sessions); err != nil {
+	if err := toolRows(ctx, st, o, r); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -294,66 +294,27 @@ type sessionInfo struct {
 	first, last int64
 }
 
-func loadSessions(ctx context.Context, db *sql.DB) (map[string]sessionInfo, error) {
-	rows, err := db.QueryContext(ctx, `SELECT source, session_id, project, coalesce(first_ts, 0), coalesce(last_ts, 0) FROM sessions`)
+func loadSessions(ctx context.Context, st *store.Store) (map[string]sessionInfo, error) {
+	ss, err := st.Sessions(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading sessions: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	m := map[string]sessionInfo{}
-	for rows.Next() {
-		var src, id string
-		var s sessionInfo
-		if err := rows.Scan(&src, &id, &s.project, &s.first, &s.last); err != nil {
-			return nil, err
-		}
-		m[src+"\x00"+id] = s
+	m := make(map[string]sessionInfo, len(ss))
+	for _, x := range ss {
+		m[x.Source+"\x00"+x.ID] = sessionInfo{project: x.Project, first: x.FirstTS, last: x.LastTS}
 	}
-	return m, rows.Err()
+	return m, nil
 }
 
-// window returns the SQL condition and arguments for the period and
-// source on a time column.
-func window(o Options, col string) (string, []any) {
-	var cond []string
-	var args []any
-	if !o.Since.IsZero() {
-		cond = append(cond, col+" >= ?")
-		args = append(args, o.Since.UnixMilli())
-	}
-	if !o.Until.IsZero() {
-		cond = append(cond, col+" < ?")
-		args = append(args, o.Until.UnixMilli())
-	}
-	if o.Source != "all" {
-		cond = append(cond, "source = ?")
-		args = append(args, o.Source)
-	}
-	if len(cond) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(cond, " AND "), args
+// filter selects the rows of the report's period, source and project;
+// by session, with SplitAgents, each row names its older-style sub-agent
+// file.
+func filter(o Options, order store.Order) store.Filter {
+	return store.Filter{Since: o.Since, Until: o.Until, Source: o.Source, Project: o.Project, Order: order,
+		AgentFiles: o.SplitAgents && o.By == "session"}
 }
 
-// projectMatch reports whether a project path matches the --project
-// filter: the full path, or the folder's name.
-func projectMatch(filter, project string) bool {
-	if filter == "" {
-		return true
-	}
-	f := strings.TrimRight(filter, `/\`)
-	return project == f || filepath.Base(project) == f || strings.HasSuffix(project, "/"+f) || strings.HasSuffix(project, `\`+f)
-}
-
-func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions map[string]sessionInfo) error {
-	where, args := window(o, "ts")
-	rows, err := db.QueryContext(ctx, `SELECT source, session_id, ts, model, project, input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, speed, cost_usd,
-		`+agentFile(o, "requests.file_id")+`
-		FROM requests`+where+` ORDER BY ts, source, session_id, message_id, request_id, model, input, output`, args...)
-	if err != nil {
-		return fmt.Errorf("reading requests: %w", err)
-	}
-	defer rows.Close()
+func usageRows(ctx context.Context, st *store.Store, o Options, r *Report, sessions map[string]sessionInfo) error {
 	groups := map[string]*UsageRow{}
 	costs := map[string]*costSum{}
 	var total costSum
@@ -367,22 +328,14 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 		ok bool
 	}
 	priced := map[string]price{}
-	for rows.Next() {
-		var src, sess, model, project, speed, agent string
-		var ts int64
-		var t Tokens
-		var recorded sql.NullFloat64
-		if err := rows.Scan(&src, &sess, &ts, &model, &project, &t.Input, &t.Output, &t.CacheWrite5m, &t.CacheWrite1h, &t.CacheRead, &t.Reasoning, &speed, &recorded, &agent); err != nil {
+	for x, err := range st.Requests(ctx, filter(o, store.ByIdentity)) {
+		if err != nil {
 			return err
 		}
+		src, sess, model, project, speed, agent, ts := x.Source, x.Session, x.Model, x.Project, x.Speed, x.AgentFile, x.TS
+		t := Tokens{Input: x.Input, Output: x.Output, CacheWrite5m: x.CacheWrite5m, CacheWrite1h: x.CacheWrite1h, CacheRead: x.CacheRead, Reasoning: x.Reasoning}
 		t.Total = t.Input + t.Output + t.CacheWrite5m + t.CacheWrite1h + t.CacheRead
 		sk := src + "\x00" + sess
-		if project == "" {
-			project = sessions[sk].project
-		}
-		if !projectMatch(o.Project, project) {
-			continue
-		}
 		pr, seen := priced[model]
 		if !seen {
 			pr.mp, _, pr.ok = o.Prices.Lookup(model)
@@ -390,8 +343,8 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 		}
 		cost, ok := 0.0, false
 		switch {
-		case recorded.Valid && o.Mode != "calculate":
-			cost, ok = recorded.Float64, true
+		case x.CostUSD != nil && o.Mode != "calculate":
+			cost, ok = *x.CostUSD, true
 			r.Totals.RecordedRequests++
 		case pr.ok && o.Mode != "display":
 			cost, ok = pr.mp.Cost(t, speed == "fast"), true
@@ -432,9 +385,6 @@ func usageRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions m
 		g.Tokens.add(t)
 		costs[key].add(cost, ok, t.Total)
 		models[key][model] = true
-	}
-	if err := rows.Err(); err != nil {
-		return err
 	}
 	r.Totals.Sessions = len(seenSessions)
 	r.Totals.Cost, r.Totals.CostPartial = total.result()
@@ -525,36 +475,26 @@ type toolAgg struct {
 	seenArgs  map[string]bool
 }
 
-func toolRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions map[string]sessionInfo) error {
+func toolRows(ctx context.Context, st *store.Store, o Options, r *Report) error {
 	if o.By != "server" && o.By != "tool" {
-		return toolTotals(ctx, db, o, r, sessions)
+		return toolTotals(ctx, st, o, r)
 	}
-	where, args := window(o, "coalesce(call_ts, result_ts)")
-	rows, err := db.QueryContext(ctx, `SELECT source, session_id, coalesce(name, ''), coalesce(tool, ''), coalesce(server, ''), coalesce(plugin, ''),
-		call_ts IS NOT NULL, result_ts IS NOT NULL, coalesce(duration_ms, result_ts - call_ts, -1), coalesce(result_tokens, 0), coalesce(estimated_tokens, 0),
-		coalesce(non_text, 0), coalesce(is_error, 0), coalesce(project, ''), coalesce(args_hash, x'')
-		FROM tool_calls`+where, args...)
-	if err != nil {
-		return fmt.Errorf("reading tool calls: %w", err)
-	}
-	defer rows.Close()
 	groups := map[string]*toolAgg{}
-	for rows.Next() {
-		var src, sess, name, tool, server, plugin, project string
-		var hasCall, hasResult, isErr bool
-		var latency, tokens, est int64
-		var nonText int
-		var hash []byte
-		if err := rows.Scan(&src, &sess, &name, &tool, &server, &plugin, &hasCall, &hasResult, &latency, &tokens, &est, &nonText, &isErr, &project, &hash); err != nil {
+	for x, err := range st.ToolCalls(ctx, filter(o, store.AsStored)) {
+		if err != nil {
 			return err
 		}
+		src, sess, name, tool, server, plugin := x.Source, x.Session, x.Name, x.Tool, x.Server, x.Plugin
+		hasCall, hasResult, isErr := x.HasCall, x.HasResult, x.IsError
+		tokens, est, nonText, hash := x.ResultTokens, x.EstimatedTokens, x.NonText, x.ArgsHash
+		latency := int64(-1)
+		switch {
+		case x.DurationMs != nil:
+			latency = *x.DurationMs
+		case hasCall && hasResult:
+			latency = x.ResultTS - x.CallTS
+		}
 		sk := src + "\x00" + sess
-		if project == "" {
-			project = sessions[sk].project
-		}
-		if !projectMatch(o.Project, project) {
-			continue
-		}
 		if !hasCall {
 			// A result whose call is in a file not (yet) read: counted for
 			// its tokens under its session, without a tool name.
@@ -611,9 +551,6 @@ func toolRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions ma
 			g.seenArgs[ak] = true
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
 	for _, g := range groups {
 		row := g.row
 		if o.By == "server" {
@@ -645,32 +582,17 @@ func toolRows(ctx context.Context, db *sql.DB, o Options, r *Report, sessions ma
 // toolTotals reads the tool calls once for the totals and for the tool
 // calls of each usage row (by session, day or project; not by model,
 // which tool calls do not carry), when the report has no tool rows.
-func toolTotals(ctx context.Context, db *sql.DB, o Options, r *Report, sessions map[string]sessionInfo) error {
+func toolTotals(ctx context.Context, st *store.Store, o Options, r *Report) error {
 	idx := map[string]int{}
 	for i, u := range r.Usage {
 		idx[u.Key] = i
 	}
-	where, args := window(o, "coalesce(call_ts, result_ts)")
-	rows, err := db.QueryContext(ctx, `SELECT source, session_id, coalesce(server, ''), coalesce(result_tokens, 0), coalesce(is_error, 0),
-		coalesce(project, ''), coalesce(call_ts, result_ts), `+agentFile(o, "coalesce(tool_calls.call_file_id, tool_calls.result_file_id)")+`
-		FROM tool_calls`+where, args...)
-	if err != nil {
-		return fmt.Errorf("reading tool calls: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var src, sess, server, project, agent string
-		var tokens, ts int64
-		var isErr bool
-		if err := rows.Scan(&src, &sess, &server, &tokens, &isErr, &project, &ts, &agent); err != nil {
+	for x, err := range st.ToolCalls(ctx, filter(o, store.AsStored)) {
+		if err != nil {
 			return err
 		}
-		if project == "" {
-			project = sessions[src+"\x00"+sess].project
-		}
-		if !projectMatch(o.Project, project) {
-			continue
-		}
+		src, sess, server, project, agent := x.Source, x.Session, x.Server, x.Project, x.AgentFile
+		tokens, isErr, ts := x.ResultTokens, x.IsError, x.TS()
 		r.Totals.ToolCalls++
 		r.Totals.ResultTokens += tokens
 		if server != "" {
@@ -694,7 +616,7 @@ func toolTotals(ctx context.Context, db *sql.DB, o Options, r *Report, sessions 
 		r.Usage[i].ToolCalls++
 		r.Usage[i].ResultTokens += tokens
 	}
-	return rows.Err()
+	return nil
 }
 
 // costOf is a cost for sorting: an unpriced group sorts as zero.
@@ -703,17 +625,6 @@ func costOf(c *float64) float64 {
 		return 0
 	}
 	return *c
-}
-
-// agentFile is the SQL for the name of the older-style sub-agent file
-// (agent-<id>, beside the sessions) that the file with id fileCol is, when
-// the report splits them out (SplitAgents, by session); the empty string
-// otherwise.
-func agentFile(o Options, fileCol string) string {
-	if !o.SplitAgents || o.By != "session" {
-		return "''"
-	}
-	return `coalesce((SELECT f.agent_id FROM files f WHERE f.id = ` + fileCol + ` AND f.session_id = '' AND f.agent_id <> ''), '')`
 }
 
 // roundCost rounds to a billionth of a dollar, so that sums do not show

@@ -51,7 +51,7 @@ var fixedNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 // record of every call.
 func TestByServer(t *testing.T) {
 	s, m := smallStore(t)
-	rep, err := usage.Build(context.Background(), s.DB(), usage.Options{By: "server", Location: time.UTC, Now: fixedNow})
+	rep, err := usage.Build(context.Background(), s, usage.Options{By: "server", Location: time.UTC, Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestGolden(t *testing.T) {
 			if o.Location == nil {
 				o.Location = time.UTC
 			}
-			rep, err := usage.Build(context.Background(), s.DB(), o)
+			rep, err := usage.Build(context.Background(), s, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +174,7 @@ func TestGolden(t *testing.T) {
 
 func TestBuildRejectsUnknownGrouping(t *testing.T) {
 	s, _ := smallStore(t)
-	if _, err := usage.Build(context.Background(), s.DB(), usage.Options{By: "color"}); err == nil || !strings.Contains(err.Error(), "color") {
+	if _, err := usage.Build(context.Background(), s, usage.Options{By: "color"}); err == nil || !strings.Contains(err.Error(), "color") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -229,7 +229,7 @@ func TestSplitAgents(t *testing.T) {
 		t.Fatal("no older sub-agent file in the tree")
 	}
 	build := func(split bool) (*usage.Report, map[string]usage.UsageRow) {
-		rep, err := usage.Build(context.Background(), s.DB(), usage.Options{By: "session", Location: time.UTC, Now: fixedNow, SplitAgents: split})
+		rep, err := usage.Build(context.Background(), s, usage.Options{By: "session", Location: time.UTC, Now: fixedNow, SplitAgents: split})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,362 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"iter"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// A Filter picks the rows of a query: a period, a source and a project.
+type Filter struct {
+	// Since and Until bound the period, Until excluded; zero is open.
+	Since, Until time.Time
+	// Source is one transcript source; "" or "all" is every source.
+	Source string
+	// Project keeps the rows of one project (see [ProjectMatch]); a row
+	// that names none is its session's. "" keeps every project.
+	Project string
+	// Order is the order of the rows.
+	Order Order
+	// AgentFiles names in each row the older-style sub-agent file
+	// (agent-<id>, beside the sessions) that holds it.
+	AgentFiles bool
+}
+
+// Order is the order of a query's rows.
+type Order int
+
+const (
+	// AsStored returns rows as the database holds them: the cheapest.
+	AsStored Order = iota
+	// ByTime orders rows by time, then as they were stored.
+	ByTime
+	// ByIdentity orders requests by time, then by what identifies them
+	// (source, session, message, request, model, tokens), so that the
+	// order is the same on every machine; tool calls as ByTime.
+	ByIdentity
+)
+
+// where returns the SQL condition and arguments of the period and the
+// source on a time column.
+func (f Filter) where(col string) (string, []any) {
+	var cond []string
+	var args []any
+	if !f.Since.IsZero() {
+		cond = append(cond, col+" >= ?")
+		args = append(args, f.Since.UnixMilli())
+	}
+	if !f.Until.IsZero() {
+		cond = append(cond, col+" < ?")
+		args = append(args, f.Until.UnixMilli())
+	}
+	if f.Source != "" && f.Source != "all" {
+		cond = append(cond, "source = ?")
+		args = append(args, f.Source)
+	}
+	if len(cond) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(cond, " AND "), args
+}
+
+// agentFile is the SQL for the name of the older-style sub-agent file
+// that the file with id fileCol is, with f.AgentFiles; the empty string
+// otherwise.
+func (f Filter) agentFile(fileCol string) string {
+	if !f.AgentFiles {
+		return "''"
+	}
+	return `coalesce((SELECT f.agent_id FROM files f WHERE f.id = ` + fileCol + ` AND f.session_id = '' AND f.agent_id <> ''), '')`
+}
+
+// ProjectMatch reports whether a project path matches a --project filter:
+// the full path, or the folder's name.
+func ProjectMatch(filter, project string) bool {
+	if filter == "" {
+		return true
+	}
+	f := strings.TrimRight(filter, `/\`)
+	return project == f || filepath.Base(project) == f || strings.HasSuffix(project, "/"+f) || strings.HasSuffix(project, `\`+f)
+}
+
+// A Session is one agent session: where it ran, and when (milliseconds
+// since the epoch, 0 when unknown).
+type Session struct {
+	Source, ID, Project string
+	FirstTS, LastTS     int64
+}
+
+// Sessions returns every session.
+func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT source, session_id, project, coalesce(first_ts, 0), coalesce(last_ts, 0) FROM sessions`)
+	if err != nil {
+		return nil, fmt.Errorf("reading sessions: %w", err)
+	}
+	return scanSessions(rows)
+}
+
+// LastSession returns the session active last, and false when there is
+// none.
+func (s *Store) LastSession(ctx context.Context) (Session, bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT source, session_id, project, coalesce(first_ts, 0), coalesce(last_ts, 0) FROM sessions
+		ORDER BY coalesce(last_ts, 0) DESC, session_id LIMIT 1`)
+	if err != nil {
+		return Session{}, false, fmt.Errorf("reading sessions: %w", err)
+	}
+	ss, err := scanSessions(rows)
+	if err != nil || len(ss) == 0 {
+		return Session{}, false, err
+	}
+	return ss[0], true, nil
+}
+
+// SessionsByID returns at most limit sessions whose id is id or starts
+// with it, of one source ("" for any): the one whose id is id first, then
+// by source and id.
+func (s *Store) SessionsByID(ctx context.Context, source, id string, limit int) ([]Session, error) {
+	pattern := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(id) + "%"
+	rows, err := s.db.QueryContext(ctx, `SELECT source, session_id, project, coalesce(first_ts, 0), coalesce(last_ts, 0) FROM sessions
+		WHERE (session_id = ? OR session_id LIKE ? ESCAPE '\') AND (? = '' OR source = ?)
+		ORDER BY session_id = ? DESC, source, session_id LIMIT ?`, id, pattern, source, source, id, limit)
+	if err != nil {
+		return nil, err
+	}
+	return scanSessions(rows)
+}
+
+func scanSessions(rows *sql.Rows) ([]Session, error) {
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		var x Session
+		if err := rows.Scan(&x.Source, &x.ID, &x.Project, &x.FirstTS, &x.LastTS); err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, rows.Err()
+}
+
+// projects returns each session's project, by [sessionKey].
+func (s *Store) projects(ctx context.Context) (map[string]string, error) {
+	ss, err := s.Sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]string, len(ss))
+	for _, x := range ss {
+		m[sessionKey(x.Source, x.ID)] = x.Project
+	}
+	return m, nil
+}
+
+func sessionKey(source, id string) string { return source + "\x00" + id }
+
+// A Request is one model request: its tokens, and the cost its line
+// recorded (nil when it recorded none).
+type Request struct {
+	Source, Session string
+	Agent           string // sub-agent; "" for the main conversation
+	Sidechain       bool
+	TS              int64 // milliseconds since the epoch
+	Model, Project  string
+	Speed           string // "fast" for fast mode
+	Input, Output   int64
+	CacheWrite5m    int64
+	CacheWrite1h    int64
+	CacheRead       int64
+	Reasoning       int64 // the part of Output spent on reasoning, where recorded
+	CostUSD         *float64
+	AgentFile       string // with Filter.AgentFiles
+}
+
+// Requests returns the requests of f's period, source and project, in f's
+// order, each with its session's project where it names none. An error
+// ends the sequence.
+func (s *Store) Requests(ctx context.Context, f Filter) iter.Seq2[Request, error] {
+	where, args := f.where("ts")
+	switch f.Order {
+	case ByTime:
+		where += ` ORDER BY ts, id`
+	case ByIdentity:
+		where += ` ORDER BY ts, source, session_id, message_id, request_id, model, input, output`
+	}
+	q := `SELECT source, session_id, agent_id, sidechain, ts, model, project,
+		input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, speed, cost_usd, ` + f.agentFile("requests.file_id") + `
+		FROM requests` + where
+	return query(ctx, s, f.Project, "requests", q, args, func(rows *sql.Rows) (Request, error) {
+		var r Request
+		var cost sql.NullFloat64
+		err := rows.Scan(&r.Source, &r.Session, &r.Agent, &r.Sidechain, &r.TS, &r.Model, &r.Project,
+			&r.Input, &r.Output, &r.CacheWrite5m, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning, &r.Speed, &cost, &r.AgentFile)
+		if cost.Valid {
+			r.CostUSD = &cost.Float64
+		}
+		return r, err
+	}, func(r *Request) (string, *string) { return sessionKey(r.Source, r.Session), &r.Project })
+}
+
+// query yields the rows of q that scan reads, each with its session's
+// project (place names the row's session and project) where it names none,
+// when that project matches the filter project. An error ends the
+// sequence.
+func query[T any](ctx context.Context, s *Store, project, what, q string, args []any,
+	scan func(*sql.Rows) (T, error), place func(*T) (string, *string)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		fail := func(err error) { yield(zero, fmt.Errorf("reading %s: %w", what, err)) }
+		projects, err := s.projects(ctx)
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		rows, err := s.db.QueryContext(ctx, q, args...)
+		if err != nil {
+			fail(err)
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			x, err := scan(rows)
+			if err != nil {
+				fail(err)
+				return
+			}
+			key, p := place(&x)
+			if *p == "" {
+				*p = projects[key]
+			}
+			if !ProjectMatch(project, *p) {
+				continue
+			}
+			if !yield(x, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			fail(err)
+		}
+	}
+}
+
+// A ToolCall is one tool call, or a result whose call was not read.
+type ToolCall struct {
+	Source, Session string
+	Name            string // as the transcript names it
+	Tool            string // the server's own name of the tool; "" when unknown
+	Server, Plugin  string // "" for a built-in tool
+	Agent           string
+	// HasCall and HasResult say which of the two was read; CallTS and
+	// ResultTS are 0 for the one that was not.
+	HasCall, HasResult bool
+	CallTS, ResultTS   int64
+	ResultTokens       int64
+	EstimatedTokens    int64
+	ResultBytes        int64
+	NonText            int
+	IsError, Spilled   bool
+	ArgsHash           []byte // nil when the call was not read
+	Project            string
+	// DurationMs is how long the tool ran, where the transcript records
+	// it (nil otherwise).
+	DurationMs *int64
+	AgentFile  string // with Filter.AgentFiles
+}
+
+// TS is the call's time, or its result's when the call was not read.
+func (c *ToolCall) TS() int64 {
+	if c.HasCall {
+		return c.CallTS
+	}
+	return c.ResultTS
+}
+
+// ToolCalls returns the tool calls of f's period (by call time, or result
+// time where the call was not read), source and project, in f's order,
+// each with its session's project where it names none. An error ends the
+// sequence.
+func (s *Store) ToolCalls(ctx context.Context, f Filter) iter.Seq2[ToolCall, error] {
+	where, args := f.where("coalesce(call_ts, result_ts)")
+	if f.Order != AsStored {
+		where += ` ORDER BY coalesce(call_ts, result_ts), id`
+	}
+	q := `SELECT source, session_id, coalesce(name, ''), coalesce(tool, ''), coalesce(server, ''),
+		coalesce(plugin, ''), coalesce(agent_id, ''), call_ts IS NOT NULL, result_ts IS NOT NULL, coalesce(call_ts, 0), coalesce(result_ts, 0),
+		coalesce(result_tokens, 0), coalesce(estimated_tokens, 0), coalesce(result_bytes, 0), coalesce(non_text, 0),
+		coalesce(is_error, 0), coalesce(spilled, 0), args_hash, coalesce(project, ''), duration_ms,
+		` + f.agentFile("coalesce(tool_calls.call_file_id, tool_calls.result_file_id)") + `
+		FROM tool_calls` + where
+	return query(ctx, s, f.Project, "tool calls", q, args, func(rows *sql.Rows) (ToolCall, error) {
+		var c ToolCall
+		var duration sql.NullInt64
+		err := rows.Scan(&c.Source, &c.Session, &c.Name, &c.Tool, &c.Server, &c.Plugin, &c.Agent, &c.HasCall, &c.HasResult,
+			&c.CallTS, &c.ResultTS, &c.ResultTokens, &c.EstimatedTokens, &c.ResultBytes, &c.NonText,
+			&c.IsError, &c.Spilled, &c.ArgsHash, &c.Project, &duration, &c.AgentFile)
+		if duration.Valid {
+			c.DurationMs = &duration.Int64
+		}
+		return c, err
+	}, func(c *ToolCall) (string, *string) { return sessionKey(c.Source, c.Session), &c.Project })
+}
+
+// A SessionCount is a number of things in one session.
+type SessionCount struct {
+	Source, Session string
+	N               int
+}
+
+// Compactions counts the compactions of each session in f's period and
+// source (compactions carry no project: f.Project is not applied).
+func (s *Store) Compactions(ctx context.Context, f Filter) ([]SessionCount, error) {
+	where, args := f.where("ts")
+	rows, err := s.db.QueryContext(ctx, `SELECT source, session_id, count(*) FROM compactions`+where+` GROUP BY source, session_id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading compactions: %w", err)
+	}
+	defer rows.Close()
+	var out []SessionCount
+	for rows.Next() {
+		var c SessionCount
+		if err := rows.Scan(&c.Source, &c.Session, &c.N); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// A ToolUse sums the calls of one tool in one session.
+type ToolUse struct {
+	Server       string // "" for a built-in tool
+	Tool         string // "(unknown tool)" when neither name was read
+	Calls        int
+	Errors       int
+	ResultTokens int64
+	MaxResult    int64
+}
+
+// SessionTools sums the tool calls of one session per tool, the largest
+// results first.
+func (s *Store) SessionTools(ctx context.Context, source, id string) ([]ToolUse, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT coalesce(server, ''), coalesce(nullif(tool, ''), nullif(name, ''), '(unknown tool)'), count(*),
+		sum(coalesce(is_error, 0)), sum(coalesce(result_tokens, 0)), max(coalesce(result_tokens, 0))
+		FROM tool_calls WHERE source = ? AND session_id = ?
+		GROUP BY 1, 2 ORDER BY 5 DESC, 1, 2`, source, id)
+	if err != nil {
+		return nil, fmt.Errorf("reading the session's tool calls: %w", err)
+	}
+	defer rows.Close()
+	var out []ToolUse
+	for rows.Next() {
+		var t ToolUse
+		if err := rows.Scan(&t.Server, &t.Tool, &t.Calls, &t.Errors, &t.ResultTokens, &t.MaxResult); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
