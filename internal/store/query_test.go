@@ -1,0 +1,115 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/transcript/transcripttest"
+)
+
+func TestProjectMatch(t *testing.T) {
+	tests := []struct {
+		filter, project string
+		want            bool
+	}{
+		{"", "/home/u/app", true},
+		{"/home/u/app", "/home/u/app", true},
+		{"app", "/home/u/app", true},
+		{"u/app", "/home/u/app", true},
+		{"app/", "/home/u/app", true},
+		{"pp", "/home/u/app", false},
+		{"app", `C:\work\app`, true},
+		{"app", "/home/u/app2", false},
+	}
+	for _, tt := range tests {
+		if got := ProjectMatch(tt.filter, tt.project); got != tt.want {
+			t.Errorf("ProjectMatch(%q, %q) = %v, want %v", tt.filter, tt.project, got, tt.want)
+		}
+	}
+}
+
+func TestFilterWhere(t *testing.T) {
+	since, until := time.UnixMilli(1000), time.UnixMilli(2000)
+	tests := []struct {
+		f     Filter
+		where string
+		args  int
+	}{
+		{Filter{}, "", 0},
+		{Filter{Source: "all"}, "", 0},
+		{Filter{Source: "codex"}, " WHERE source = ?", 1},
+		{Filter{Since: since, Until: until, Source: "claude"}, " WHERE ts >= ? AND ts < ? AND source = ?", 3},
+	}
+	for _, tt := range tests {
+		where, args := tt.f.where("ts")
+		if where != tt.where || len(args) != tt.args {
+			t.Errorf("%+v: %q %v, want %q with %d arguments", tt.f, where, args, tt.where, tt.args)
+		}
+	}
+}
+
+// The queries answer from an ingested store: every request and tool call
+// once, a project filter that matches nothing empties both, and a session
+// is found by its id and by a prefix, with LIKE's wildcards taken
+// literally.
+func TestQueries(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	if _, err := transcripttest.Generate(home, transcripttest.Small()); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, filepath.Join(root, "usage.db"))
+	ingest(t, s, home)
+	ctx := context.Background()
+	count := func(f Filter) (reqs, calls int) {
+		t.Helper()
+		for _, err := range s.Requests(ctx, f) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqs++
+		}
+		for _, err := range s.ToolCalls(ctx, f) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls++
+		}
+		return reqs, calls
+	}
+	var want int
+	if err := s.db.QueryRow(`SELECT count(*) FROM requests`).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	reqs, calls := count(Filter{Order: ByIdentity})
+	if reqs != want || reqs == 0 || calls == 0 {
+		t.Errorf("%d requests (want %d), %d tool calls", reqs, want, calls)
+	}
+	if r, c := count(Filter{Project: "no-such-project"}); r != 0 || c != 0 {
+		t.Errorf("no-such-project: %d requests, %d tool calls", r, c)
+	}
+	last, ok, err := s.LastSession(ctx)
+	if err != nil || !ok {
+		t.Fatalf("last session: %v %v", ok, err)
+	}
+	for _, id := range []string{last.ID, last.ID[:4]} {
+		hits, err := s.SessionsByID(ctx, last.Source, id, 3)
+		if err != nil || len(hits) == 0 || (id == last.ID && hits[0].ID != last.ID) {
+			t.Errorf("SessionsByID(%q) = %v, %v", id, hits, err)
+		}
+	}
+	if hits, err := s.SessionsByID(ctx, "", "%", 3); err != nil || len(hits) != 0 {
+		t.Errorf("SessionsByID(%%) = %v, %v", hits, err)
+	}
+	tools, err := s.SessionTools(ctx, last.Source, last.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(tools); i++ {
+		if tools[i].ResultTokens > tools[i-1].ResultTokens {
+			t.Errorf("tools not by result tokens: %+v", tools)
+		}
+	}
+}
