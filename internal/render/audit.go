@@ -23,121 +23,11 @@ func AuditText(w io.Writer, r *audit.Report) error {
 	for _, c := range r.Configs {
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "%s  %s%s\n", textsafe.Text(clientLabel(c)), textsafe.Text(c.Path), textsafe.Text(scopeLabel(c)))
-		t := Table{Header: []string{"server", "transport", "tools", "tokens", "share", "status"}, Align: []Align{Left, Left, Right, Right, Right, Left}, Indent: "  "}
-		if r.Claude != nil {
-			t.Header = []string{"server", "transport", "tools", "tokens", "claude", "share", "status"}
-			t.Align = []Align{Left, Left, Right, Right, Right, Right, Left}
-		}
-		for _, s := range c.Servers {
-			tools, tokens, share := "-", "-", "-"
-			if s.ToolCount != nil {
-				tools = num.Int(*s.ToolCount)
-			}
-			if s.Tokens != nil {
-				tokens = num.Int(*s.Tokens)
-			}
-			if s.Share != nil {
-				share = Percent(*s.Share)
-			}
-			status := s.Status
-			if s.Cached {
-				status += " (cached)"
-			}
-			if s.Filter != nil && s.UnfilteredToolCount != nil && s.ToolCount != nil && *s.UnfilteredToolCount != *s.ToolCount {
-				status += fmt.Sprintf(", %d of %d tools after the client's filter", *s.ToolCount, *s.UnfilteredToolCount)
-			}
-			if r.Claude != nil {
-				cl := "-"
-				if s.ClaudeTokens != nil {
-					cl = num.Int(*s.ClaudeTokens)
-				}
-				t.Add(s.Name, s.Transport, tools, tokens, cl, share, status)
-				continue
-			}
-			t.Add(s.Name, s.Transport, tools, tokens, share, status)
-		}
-		total := num.Int(c.TotalTokens)
-		if c.LowerBound {
-			total = "≥" + total
-		}
-		if r.Claude != nil {
-			cl := "-"
-			if c.ClaudeTokens != nil {
-				cl = num.Int(*c.ClaudeTokens)
-			}
-			t.Add("total", "", num.Int(c.ToolCount), total, cl, "", "")
-		} else {
-			t.Add("total", "", num.Int(c.ToolCount), total, "", "")
-		}
-		t.Write(&b)
+		total := auditServersText(&b, r, c)
 		b.WriteString("\n")
-		lead := fmt.Sprintf("%s tokens of tool definitions: %s of a %s-token context window.", total, Percent(c.ContextShare), num.Int(r.ContextWindow))
-		if c.LowerBound {
-			lead += fmt.Sprintf(" A lower bound: %s could not be measured.", joinAnd(c.Unmeasured))
-		}
-		wrap(&b, lead, "  ", 80)
-		paragraphs(&b, c.PostureText, "  ", 80)
-		switch {
-		case c.UpFrontTokens == nil:
-			wrap(&b, fmt.Sprintf("What is paid at session start cannot be said under this posture: between %s tokens (tool names and instructions, if deferred) and %s (everything up front).", num.Int(c.SessionStartTokens), total), "  ", 80)
-		case *c.UpFrontTokens == c.TotalTokens:
-			wrap(&b, fmt.Sprintf("A client that defers tool definitions would load only the tool names and instructions at session start: %s tokens.", num.Int(c.SessionStartTokens)), "  ", 80)
-		default:
-			wrap(&b, fmt.Sprintf("Paid at session start under this posture: %s tokens (the full definitions of servers loaded up front; tool names and instructions of the deferred ones).", num.Int(*c.UpFrontTokens)), "  ", 80)
-		}
-		if c.RequestShapeTokens > 0 {
-			wrap(&b, fmt.Sprintf("As an Anthropic request (name, description cut to 2 KB, input_schema; no annotations, output schemas or _meta) the same tools count %s tokens: a different number from the one above.", num.Int(c.RequestShapeTokens)), "  ", 80)
-		}
-		if len(c.HeaviestTools) > 0 {
-			b.WriteString("\n  heaviest tools\n")
-			ht := Table{Align: []Align{Left, Right}, Indent: "    "}
-			for _, h := range c.HeaviestTools {
-				ht.Add(h.Server+" · "+h.Tool, num.Int(h.Tokens))
-			}
-			ht.Write(&b)
-		}
-		if c.Trim != nil {
-			var names []string
-			for _, t := range c.Trim.Tools {
-				names = append(names, t.Server+" · "+t.Tool)
-			}
-			b.WriteString("\n")
-			wrap(&b, fmt.Sprintf("trim: if your client supports per-tool filtering, turning off %d %s (%s) would recover %s tokens (%s of this config).",
-				len(c.Trim.Tools), num.Plural(len(c.Trim.Tools), "tool", "tools"), strings.Join(names, ", "), num.Int(c.Trim.RecoverableTokens), Percent(c.Trim.RecoverableShare)), "  ", 80)
-		}
-		var unmeasured, off []audit.Server
-		for _, s := range c.Servers {
-			switch {
-			case s.Tokens != nil:
-			case status.Status(s.Status).Skipped():
-				off = append(off, s)
-			default:
-				unmeasured = append(unmeasured, s)
-			}
-		}
-		if len(unmeasured) > 0 {
-			b.WriteString("\n  not measured\n")
-			for _, s := range unmeasured {
-				fmt.Fprintf(&b, "    %s: %s", textsafe.Text(s.Name), textsafe.Text(s.Status))
-				if s.Detail != "" {
-					fmt.Fprintf(&b, ": %s", textsafe.Text(s.Detail))
-				}
-				b.WriteString("\n")
-				if s.Hint != "" {
-					fmt.Fprintf(&b, "      hint: %s\n", textsafe.Text(s.Hint))
-				}
-			}
-		}
-		if len(off) > 0 {
-			b.WriteString("\n  not launched\n")
-			for _, s := range off {
-				fmt.Fprintf(&b, "    %s: %s", textsafe.Text(s.Name), textsafe.Text(s.Status))
-				if s.Detail != "" {
-					fmt.Fprintf(&b, " (%s)", textsafe.Text(s.Detail))
-				}
-				b.WriteString("\n")
-			}
-		}
+		auditCostText(&b, r, c, total)
+		auditTrimText(&b, c)
+		auditUnmeasuredText(&b, c)
 		for _, n := range c.Notes {
 			fmt.Fprintf(&b, "  note: %s\n", textsafe.Text(n))
 		}
@@ -162,6 +52,142 @@ func AuditText(w io.Writer, r *audit.Report) error {
 	b.WriteString("\n")
 	wrap(&b, "Tokens are o200k_base counts of the canonical JSON of each server's tools/list (methodology 1.0): what the server puts on the wire. What a model is billed differs by provider and client.", "", 80)
 	return write(w, b.String())
+}
+
+// auditServersText writes a config's table of servers, with its total
+// row, and returns the total as the table shows it.
+func auditServersText(b *strings.Builder, r *audit.Report, c audit.Config) string {
+	t := Table{Header: []string{"server", "transport", "tools", "tokens", "share", "status"}, Align: []Align{Left, Left, Right, Right, Right, Left}, Indent: "  "}
+	if r.Claude != nil {
+		t.Header = []string{"server", "transport", "tools", "tokens", "claude", "share", "status"}
+		t.Align = []Align{Left, Left, Right, Right, Right, Right, Left}
+	}
+	for _, s := range c.Servers {
+		tools, tokens, share := "-", "-", "-"
+		if s.ToolCount != nil {
+			tools = num.Int(*s.ToolCount)
+		}
+		if s.Tokens != nil {
+			tokens = num.Int(*s.Tokens)
+		}
+		if s.Share != nil {
+			share = Percent(*s.Share)
+		}
+		status := s.Status
+		if s.Cached {
+			status += " (cached)"
+		}
+		if s.Filter != nil && s.UnfilteredToolCount != nil && s.ToolCount != nil && *s.UnfilteredToolCount != *s.ToolCount {
+			status += fmt.Sprintf(", %d of %d tools after the client's filter", *s.ToolCount, *s.UnfilteredToolCount)
+		}
+		if r.Claude != nil {
+			cl := "-"
+			if s.ClaudeTokens != nil {
+				cl = num.Int(*s.ClaudeTokens)
+			}
+			t.Add(s.Name, s.Transport, tools, tokens, cl, share, status)
+			continue
+		}
+		t.Add(s.Name, s.Transport, tools, tokens, share, status)
+	}
+	total := num.Int(c.TotalTokens)
+	if c.LowerBound {
+		total = "≥" + total
+	}
+	if r.Claude != nil {
+		cl := "-"
+		if c.ClaudeTokens != nil {
+			cl = num.Int(*c.ClaudeTokens)
+		}
+		t.Add("total", "", num.Int(c.ToolCount), total, cl, "", "")
+	} else {
+		t.Add("total", "", num.Int(c.ToolCount), total, "", "")
+	}
+	t.Write(b)
+	return total
+}
+
+// auditCostText says what a config's tool definitions cost: of the
+// context window, under the client's posture at session start, and as an
+// Anthropic request.
+func auditCostText(b *strings.Builder, r *audit.Report, c audit.Config, total string) {
+	lead := fmt.Sprintf("%s tokens of tool definitions: %s of a %s-token context window.", total, Percent(c.ContextShare), num.Int(r.ContextWindow))
+	if c.LowerBound {
+		lead += fmt.Sprintf(" A lower bound: %s could not be measured.", joinAnd(c.Unmeasured))
+	}
+	wrap(b, lead, "  ", 80)
+	paragraphs(b, c.PostureText, "  ", 80)
+	switch {
+	case c.UpFrontTokens == nil:
+		wrap(b, fmt.Sprintf("What is paid at session start cannot be said under this posture: between %s tokens (tool names and instructions, if deferred) and %s (everything up front).", num.Int(c.SessionStartTokens), total), "  ", 80)
+	case *c.UpFrontTokens == c.TotalTokens:
+		wrap(b, fmt.Sprintf("A client that defers tool definitions would load only the tool names and instructions at session start: %s tokens.", num.Int(c.SessionStartTokens)), "  ", 80)
+	default:
+		wrap(b, fmt.Sprintf("Paid at session start under this posture: %s tokens (the full definitions of servers loaded up front; tool names and instructions of the deferred ones).", num.Int(*c.UpFrontTokens)), "  ", 80)
+	}
+	if c.RequestShapeTokens > 0 {
+		wrap(b, fmt.Sprintf("As an Anthropic request (name, description cut to 2 KB, input_schema; no annotations, output schemas or _meta) the same tools count %s tokens: a different number from the one above.", num.Int(c.RequestShapeTokens)), "  ", 80)
+	}
+}
+
+// auditTrimText lists a config's heaviest tools and what trimming them
+// would recover.
+func auditTrimText(b *strings.Builder, c audit.Config) {
+	if len(c.HeaviestTools) > 0 {
+		b.WriteString("\n  heaviest tools\n")
+		ht := Table{Align: []Align{Left, Right}, Indent: "    "}
+		for _, h := range c.HeaviestTools {
+			ht.Add(h.Server+" · "+h.Tool, num.Int(h.Tokens))
+		}
+		ht.Write(b)
+	}
+	if c.Trim != nil {
+		var names []string
+		for _, t := range c.Trim.Tools {
+			names = append(names, t.Server+" · "+t.Tool)
+		}
+		b.WriteString("\n")
+		wrap(b, fmt.Sprintf("trim: if your client supports per-tool filtering, turning off %d %s (%s) would recover %s tokens (%s of this config).",
+			len(c.Trim.Tools), num.Plural(len(c.Trim.Tools), "tool", "tools"), strings.Join(names, ", "), num.Int(c.Trim.RecoverableTokens), Percent(c.Trim.RecoverableShare)), "  ", 80)
+	}
+}
+
+// auditUnmeasuredText lists a config's servers without a number: those
+// that could not be measured, and those the client would not start.
+func auditUnmeasuredText(b *strings.Builder, c audit.Config) {
+	var unmeasured, off []audit.Server
+	for _, s := range c.Servers {
+		switch {
+		case s.Tokens != nil:
+		case status.Status(s.Status).Skipped():
+			off = append(off, s)
+		default:
+			unmeasured = append(unmeasured, s)
+		}
+	}
+	if len(unmeasured) > 0 {
+		b.WriteString("\n  not measured\n")
+		for _, s := range unmeasured {
+			fmt.Fprintf(b, "    %s: %s", textsafe.Text(s.Name), textsafe.Text(s.Status))
+			if s.Detail != "" {
+				fmt.Fprintf(b, ": %s", textsafe.Text(s.Detail))
+			}
+			b.WriteString("\n")
+			if s.Hint != "" {
+				fmt.Fprintf(b, "      hint: %s\n", textsafe.Text(s.Hint))
+			}
+		}
+	}
+	if len(off) > 0 {
+		b.WriteString("\n  not launched\n")
+		for _, s := range off {
+			fmt.Fprintf(b, "    %s: %s", textsafe.Text(s.Name), textsafe.Text(s.Status))
+			if s.Detail != "" {
+				fmt.Fprintf(b, " (%s)", textsafe.Text(s.Detail))
+			}
+			b.WriteString("\n")
+		}
+	}
 }
 
 func auditGates(b *strings.Builder, r *audit.Report) {
