@@ -329,114 +329,28 @@ func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*captu
 	}
 	c.Posture = posture
 
-	type built struct {
-		srv   Server
-		tools []*canon.Value // after the filter
-		ss    claude.SessionStartLoad
-	}
 	all := make([]built, 0, len(cfg.Servers))
 	for si, s := range cfg.Servers {
-		srv := Server{
-			Name:        s.Name,
-			Transport:   s.Transport,
-			Launch:      s.Display(),
-			EnvNames:    s.EnvNames(),
-			HeaderNames: s.HeaderNames(),
-			Filter:      s.Filter,
-			AlwaysLoad:  s.AlwaysLoad,
-			Tools:       []measure.Tool{},
+		b, counted := buildServer(ctx, cfg.Path, s, caps[keys[si]], opts)
+		if counted {
+			c.ServerCount++
 		}
-		switch s.Status() {
-		case clients.StatusProblem:
-			srv.Status, srv.Detail = StatusProblem, s.Problem
-			srv.Hint = "fix the entry in " + cfg.Path + "; the client cannot start it as written"
-		case clients.StatusDisabled:
-			srv.Status, srv.Detail = StatusDisabled, s.DisabledBy
-		case clients.StatusOverridden:
-			srv.Status, srv.Detail = StatusOverridden, "the entry in "+s.OverriddenBy+" wins"
-		case clients.StatusNeedsApproval:
-			srv.Status = StatusNeedsApproval
-			srv.Detail = "not launched without approval: would run " + s.Display()
-			srv.Hint = s.NeedsApproval
-		case clients.StatusNeedsInput:
-			srv.Status = StatusNeedsInput
-			srv.Detail = "the client asks for " + strings.Join(s.NeedsInput, ", ") + " when it starts the server; that cannot be resolved offline"
-			srv.Hint = "measure it by hand with the value: mcpcost measure -- COMMAND ARGS (or URL --header-env VAR)"
-			c.ServerCount++
-			c.Unmeasured = append(c.Unmeasured, s.Name)
-		default:
-			c.ServerCount++
-			cp := caps[keys[si]]
-			srv.Status, srv.Detail, srv.Hint = string(cp.status), cp.detail, cp.hint
-			if !cp.ok() {
+		if b.srv.Tokens == nil {
+			if counted {
 				c.Unmeasured = append(c.Unmeasured, s.Name)
-				break
 			}
-			srv.Cached = cp.cached
-			srv.MeasuredAt = cp.at.UTC().Format(time.RFC3339)
-			srv.ServerName, srv.ServerVersion = cp.serverName, cp.version
-			srv.ChangedTools, srv.Warnings = cp.changed, cp.warnings
-			tools := cp.tools
-			if s.Filter != nil {
-				unf := measure.Tools(tools, opts.Counter)
-				n, cnt := unf.TotalTokens, unf.ToolCount
-				srv.UnfilteredTokens, srv.UnfilteredToolCount = &n, &cnt
-				var kept []*canon.Value
-				for _, t := range tools {
-					if s.Filter.Allows(measure.ToolName(t)) {
-						kept = append(kept, t)
-					} else {
-						srv.FilteredOut = append(srv.FilteredOut, measure.ToolName(t))
-					}
-				}
-				tools = kept
-			}
-			r := measure.Tools(tools, opts.Counter)
-			tok, cnt := r.TotalTokens, r.ToolCount
-			srv.Tokens, srv.ToolCount = &tok, &cnt
-			srv.CanonicalSha256 = r.CanonicalSha256
-			for _, i := range r.Heaviest() {
-				srv.Tools = append(srv.Tools, r.Tools[i])
-				if r.Tools[i].AlwaysLoad {
-					srv.AlwaysLoad = true
-				}
-			}
-			if cp.instructions != nil && *cp.instructions != "" {
-				srv.InstructionsTokens = opts.Counter.Count(*cp.instructions)
-			}
-			ss := claude.SessionStart(s.Name, tools, cp.instructions)
-			srv.SessionStartTokens = ss.Tokens
-			shape := claude.RequestShape(s.Name, tools)
-			srv.RequestShapeTokens = shape.Tokens
-			if opts.ClaudeColumn {
-				claudeCount(ctx, &srv, shape, s.Filter == nil, opts)
-			}
+		} else {
 			c.Measured++
-			c.TotalTokens += tok
-			c.ToolCount += cnt
-			c.SessionStartTokens += ss.Tokens
-			c.RequestShapeTokens += srv.RequestShapeTokens
-			all = append(all, built{srv: srv, tools: tools, ss: ss})
-			continue
+			c.TotalTokens += *b.srv.Tokens
+			c.ToolCount += *b.srv.ToolCount
+			c.SessionStartTokens += b.ss.Tokens
+			c.RequestShapeTokens += b.srv.RequestShapeTokens
 		}
-		all = append(all, built{srv: srv})
+		all = append(all, b)
 	}
 	c.LowerBound = len(c.Unmeasured) > 0
 	if opts.ClaudeColumn {
-		sum, every := 0, true
-		for _, b := range all {
-			if b.srv.Tokens == nil {
-				continue
-			}
-			if b.srv.ClaudeTokens == nil {
-				every = false
-				break
-			}
-			sum += *b.srv.ClaudeTokens
-		}
-		if every && c.Measured > 0 {
-			c.ClaudeTokens = &sum
-		}
+		c.ClaudeTokens = claudeTotal(all, c.Measured)
 	}
 	c.ContextShare = float64(c.TotalTokens) / float64(opts.ContextWindow)
 
@@ -453,13 +367,164 @@ func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*captu
 		parts = append(parts, p)
 	}
 	c.Check = posture.CheckThreshold(opts.ContextWindow, parts, c.LowerBound)
+	c.UpFrontTokens = upFront(all, posture, c.Check, cfg.Client)
+	c.PostureText = posture.Explain(c.Check)
+
+	sortServers(all)
+	c.Servers = make([]Server, 0, len(all))
+	for _, b := range all {
+		s := b.srv
+		if s.Tokens != nil && c.TotalTokens > 0 {
+			sh := float64(*s.Tokens) / float64(c.TotalTokens)
+			s.Share = &sh
+		}
+		c.Servers = append(c.Servers, s)
+	}
+	pool := toolPool(c.Servers)
+	c.HeaviestTools = pool[:min(5, len(pool))]
+	byServer := map[string][]*canon.Value{}
+	for _, b := range all {
+		if b.srv.Tokens != nil {
+			byServer[b.srv.Name] = b.tools
+		}
+	}
+	c.Trim = trim(byServer, pool, c.TotalTokens, opts.Counter)
+	if opts.Threshold > 0 {
+		for _, t := range pool {
+			if t.Tokens > opts.Threshold {
+				c.Over = append(c.Over, t)
+			}
+		}
+	}
+	return c
+}
+
+// built is a server of a config as the audit reports it, with what its
+// config's figures are summed from.
+type built struct {
+	srv   Server
+	tools []*canon.Value // after the filter
+	ss    claude.SessionStartLoad
+}
+
+// buildServer reports one server of the config at path, from its
+// measurement cp when the client would start it. counted says whether it
+// is one of the servers the config's figures stand for (enabled, and
+// approved).
+func buildServer(ctx context.Context, path string, s clients.Server, cp *capture, opts Options) (b built, counted bool) {
+	srv := Server{
+		Name:        s.Name,
+		Transport:   s.Transport,
+		Launch:      s.Display(),
+		EnvNames:    s.EnvNames(),
+		HeaderNames: s.HeaderNames(),
+		Filter:      s.Filter,
+		AlwaysLoad:  s.AlwaysLoad,
+		Tools:       []measure.Tool{},
+	}
+	switch s.Status() {
+	case clients.StatusProblem:
+		srv.Status, srv.Detail = StatusProblem, s.Problem
+		srv.Hint = "fix the entry in " + path + "; the client cannot start it as written"
+	case clients.StatusDisabled:
+		srv.Status, srv.Detail = StatusDisabled, s.DisabledBy
+	case clients.StatusOverridden:
+		srv.Status, srv.Detail = StatusOverridden, "the entry in "+s.OverriddenBy+" wins"
+	case clients.StatusNeedsApproval:
+		srv.Status = StatusNeedsApproval
+		srv.Detail = "not launched without approval: would run " + s.Display()
+		srv.Hint = s.NeedsApproval
+	case clients.StatusNeedsInput:
+		srv.Status = StatusNeedsInput
+		srv.Detail = "the client asks for " + strings.Join(s.NeedsInput, ", ") + " when it starts the server; that cannot be resolved offline"
+		srv.Hint = "measure it by hand with the value: mcpcost measure -- COMMAND ARGS (or URL --header-env VAR)"
+		return built{srv: srv}, true
+	default:
+		srv.Status, srv.Detail, srv.Hint = string(cp.status), cp.detail, cp.hint
+		if !cp.ok() {
+			return built{srv: srv}, true
+		}
+		return measuredServer(ctx, srv, s, cp, opts), true
+	}
+	return built{srv: srv}, false
+}
+
+// measuredServer fills in srv, a server the client starts, from its
+// capture cp: its tools after the client's filter, their counts, and what
+// it loads at session start.
+func measuredServer(ctx context.Context, srv Server, s clients.Server, cp *capture, opts Options) built {
+	srv.Cached = cp.cached
+	srv.MeasuredAt = cp.at.UTC().Format(time.RFC3339)
+	srv.ServerName, srv.ServerVersion = cp.serverName, cp.version
+	srv.ChangedTools, srv.Warnings = cp.changed, cp.warnings
+	tools := cp.tools
+	if s.Filter != nil {
+		unf := measure.Tools(tools, opts.Counter)
+		n, cnt := unf.TotalTokens, unf.ToolCount
+		srv.UnfilteredTokens, srv.UnfilteredToolCount = &n, &cnt
+		var kept []*canon.Value
+		for _, t := range tools {
+			if s.Filter.Allows(measure.ToolName(t)) {
+				kept = append(kept, t)
+			} else {
+				srv.FilteredOut = append(srv.FilteredOut, measure.ToolName(t))
+			}
+		}
+		tools = kept
+	}
+	r := measure.Tools(tools, opts.Counter)
+	tok, cnt := r.TotalTokens, r.ToolCount
+	srv.Tokens, srv.ToolCount = &tok, &cnt
+	srv.CanonicalSha256 = r.CanonicalSha256
+	for _, i := range r.Heaviest() {
+		srv.Tools = append(srv.Tools, r.Tools[i])
+		if r.Tools[i].AlwaysLoad {
+			srv.AlwaysLoad = true
+		}
+	}
+	if cp.instructions != nil && *cp.instructions != "" {
+		srv.InstructionsTokens = opts.Counter.Count(*cp.instructions)
+	}
+	ss := claude.SessionStart(s.Name, tools, cp.instructions)
+	srv.SessionStartTokens = ss.Tokens
+	shape := claude.RequestShape(s.Name, tools)
+	srv.RequestShapeTokens = shape.Tokens
+	if opts.ClaudeColumn {
+		claudeCount(ctx, &srv, shape, s.Filter == nil, opts)
+	}
+	return built{srv: srv, tools: tools, ss: ss}
+}
+
+// claudeTotal sums Claude's counts of the measured servers: nil unless
+// every one of them has one.
+func claudeTotal(all []built, measured int) *int {
+	sum := 0
+	for _, b := range all {
+		if b.srv.Tokens == nil {
+			continue
+		}
+		if b.srv.ClaudeTokens == nil {
+			return nil
+		}
+		sum += *b.srv.ClaudeTokens
+	}
+	if measured == 0 {
+		return nil
+	}
+	return &sum
+}
+
+// upFront marks each measured server as loaded up front or deferred under
+// the posture, and returns what the config loads at session start: nil
+// when the posture leaves that unknown for any server.
+func upFront(all []built, posture clients.Posture, check *clients.ThresholdCheck, client string) *int {
 	upFront, known := 0, true
 	for i := range all {
 		b := &all[i]
 		if b.srv.Tokens == nil {
 			continue
 		}
-		up, ok := posture.LoadsUpFront(c.Check, b.srv.AlwaysLoad && !hasToolAlwaysLoadOnly(b.srv))
+		up, ok := posture.LoadsUpFront(check, b.srv.AlwaysLoad && !hasToolAlwaysLoadOnly(b.srv))
 		if !ok {
 			known = false
 			continue
@@ -468,19 +533,21 @@ func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*captu
 		switch {
 		case up:
 			upFront += *b.srv.Tokens
-		case cfg.Client == clients.ClaudeCode:
+		case client == clients.ClaudeCode:
 			upFront += b.ss.ClaudeCodeTokens
 		default:
 			upFront += b.ss.Tokens
 		}
 	}
-	if known {
-		c.UpFrontTokens = &upFront
+	if !known {
+		return nil
 	}
-	c.PostureText = posture.Explain(c.Check)
+	return &upFront
+}
 
-	// Order: measured heaviest first, then unmeasured enabled, then the
-	// rest; each group by name.
+// sortServers orders a config's servers: measured heaviest first, then
+// unmeasured enabled, then the rest; each group by name.
+func sortServers(all []built) {
 	rank := func(s Server) int {
 		switch {
 		case s.Tokens != nil:
@@ -500,18 +567,15 @@ func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*captu
 		}
 		return a.Name < b.Name
 	})
+}
+
+// toolPool returns the tools of the servers, heaviest first.
+func toolPool(servers []Server) []ToolRef {
 	var pool []ToolRef
-	c.Servers = make([]Server, 0, len(all))
-	for _, b := range all {
-		s := b.srv
-		if s.Tokens != nil && c.TotalTokens > 0 {
-			sh := float64(*s.Tokens) / float64(c.TotalTokens)
-			s.Share = &sh
-		}
+	for _, s := range servers {
 		for _, t := range s.Tools {
 			pool = append(pool, ToolRef{Server: s.Name, Tool: t.Name, Tokens: t.Tokens})
 		}
-		c.Servers = append(c.Servers, s)
 	}
 	sort.SliceStable(pool, func(i, j int) bool {
 		if pool[i].Tokens != pool[j].Tokens {
@@ -522,22 +586,7 @@ func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*captu
 		}
 		return pool[i].Tool < pool[j].Tool
 	})
-	c.HeaviestTools = pool[:min(5, len(pool))]
-	byServer := map[string][]*canon.Value{}
-	for _, b := range all {
-		if b.srv.Tokens != nil {
-			byServer[b.srv.Name] = b.tools
-		}
-	}
-	c.Trim = trim(byServer, pool, c.TotalTokens, opts.Counter)
-	if opts.Threshold > 0 {
-		for _, t := range pool {
-			if t.Tokens > opts.Threshold {
-				c.Over = append(c.Over, t)
-			}
-		}
-	}
-	return c
+	return pool
 }
 
 // hasToolAlwaysLoadOnly reports whether the server's alwaysLoad comes only
