@@ -154,57 +154,34 @@ func Defaults() Thresholds {
 // withDefaults fills the zero fields of t.
 func (t Thresholds) withDefaults() Thresholds {
 	d := Defaults()
-	if t.IdleMinRequests <= 0 {
-		t.IdleMinRequests = d.IdleMinRequests
-	}
-	if t.IdleCallsPer100 <= 0 {
-		t.IdleCallsPer100 = d.IdleCallsPer100
-	}
-	if t.ResultAvgTokens <= 0 {
-		t.ResultAvgTokens = d.ResultAvgTokens
-	}
-	if t.OutputLimit <= 0 {
-		t.OutputLimit = d.OutputLimit
-	}
-	if t.OutputWarn <= 0 {
-		t.OutputWarn = d.OutputWarn
-	}
+	orDefault(&t.IdleMinRequests, d.IdleMinRequests)
+	orDefault(&t.IdleCallsPer100, d.IdleCallsPer100)
+	orDefault(&t.ResultAvgTokens, d.ResultAvgTokens)
+	orDefault(&t.OutputLimit, d.OutputLimit)
+	orDefault(&t.OutputWarn, d.OutputWarn)
+	orDefault(&t.RepeatWindow, d.RepeatWindow)
+	orDefault(&t.RepeatMin, d.RepeatMin)
+	orDefault(&t.SlowP50, d.SlowP50)
+	orDefault(&t.SlowMinCalls, d.SlowMinCalls)
+	orDefault(&t.SessionUSD, d.SessionUSD)
+	orDefault(&t.SessionTop, d.SessionTop)
+	orDefault(&t.CacheRatio, d.CacheRatio)
+	orDefault(&t.CacheMinWrites, d.CacheMinWrites)
+	orDefault(&t.ToolTokens, d.ToolTokens)
+	orDefault(&t.HighUSD, d.HighUSD)
 	if t.OutputWarn > t.OutputLimit {
 		t.OutputWarn = t.OutputLimit
-	}
-	if t.RepeatWindow <= 0 {
-		t.RepeatWindow = d.RepeatWindow
-	}
-	if t.RepeatMin <= 0 {
-		t.RepeatMin = d.RepeatMin
-	}
-	if t.SlowP50 <= 0 {
-		t.SlowP50 = d.SlowP50
-	}
-	if t.SlowMinCalls <= 0 {
-		t.SlowMinCalls = d.SlowMinCalls
-	}
-	if t.SessionUSD <= 0 {
-		t.SessionUSD = d.SessionUSD
-	}
-	if t.SessionTop <= 0 {
-		t.SessionTop = d.SessionTop
-	}
-	if t.CacheRatio <= 0 {
-		t.CacheRatio = d.CacheRatio
-	}
-	if t.CacheMinWrites <= 0 {
-		t.CacheMinWrites = d.CacheMinWrites
-	}
-	if t.ToolTokens <= 0 {
-		t.ToolTokens = d.ToolTokens
-	}
-	if t.HighUSD <= 0 {
-		t.HighUSD = d.HighUSD
 	}
 	t.RepeatWindowMs = t.RepeatWindow.Milliseconds()
 	t.SlowP50Ms = t.SlowP50.Milliseconds()
 	return t
+}
+
+// orDefault sets a threshold left at zero (or below) to its default.
+func orDefault[T int | int64 | float64 | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // Subject is what a finding is about. Its fields, with the type, make the
