@@ -27,14 +27,19 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
-	pos := e.Path
-	if e.Line > 0 {
-		pos += ":" + strconv.Itoa(e.Line)
-		if e.Col > 0 {
-			pos += ":" + strconv.Itoa(e.Col)
+	pos := position(e.Path, e.Line, e.Col)
+	return fmt.Sprintf("%s: not valid %s: %s", pos, formatName(e.Format), e.Msg)
+}
+
+// position is path:line:col, without the parts that are 0.
+func position(path string, line, col int) string {
+	if line > 0 {
+		path += ":" + strconv.Itoa(line)
+		if col > 0 {
+			path += ":" + strconv.Itoa(col)
 		}
 	}
-	return fmt.Sprintf("%s: not valid %s: %s", pos, formatName(e.Format), e.Msg)
+	return path
 }
 
 func formatName(f string) string {

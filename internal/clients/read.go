@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -75,13 +74,7 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string {
-	pos := e.Path
-	if e.Line > 0 {
-		pos += ":" + strconv.Itoa(e.Line)
-		if e.Col > 0 {
-			pos += ":" + strconv.Itoa(e.Col)
-		}
-	}
+	pos := position(e.Path, e.Line, e.Col)
 	return pos + ": " + e.Msg
 }
 
