@@ -36,9 +36,9 @@ func DiffText(w io.Writer, d *diff.Diff) error {
 				shown++
 				t.Add(s.Name, s.Change, tokensOr(s.Before, s.StatusBefore), tokensOr(s.After, s.StatusAfter), signedOr(s.Delta))
 				for _, td := range s.Tools {
-					t.Add("  "+td.Label(), td.Change, optInt(td.Before), optInt(td.After), num.Signed(td.Delta))
+					t.Add("  "+td.Label(), td.Change, optInt(td.Before), optInt(td.After), Signed(td.Delta))
 					for _, p := range td.Parts {
-						t.Add("    "+p.Name, p.Change, optInt(p.Before), optInt(p.After), num.Signed(p.Delta))
+						t.Add("    "+p.Name, p.Change, optInt(p.Before), optInt(p.After), Signed(p.Delta))
 					}
 				}
 			}
@@ -96,11 +96,11 @@ func increaseWords(inc *int) string {
 	case inc == nil:
 		return "nothing to compare"
 	case *inc > 0:
-		return "the largest increase is " + num.Signed(*inc) + " tokens per request"
+		return "the largest increase is " + Signed(*inc) + " tokens per request"
 	case *inc == 0:
 		return "no config got heavier"
 	}
-	return "every config got lighter (largest change " + num.Signed(*inc) + " tokens per request)"
+	return "every config got lighter (largest change " + Signed(*inc) + " tokens per request)"
 }
 
 func docWhen(d *diff.Doc) string {
@@ -139,7 +139,7 @@ func configTitle(c *diff.ConfigDiff) string {
 func totalsLine(c *diff.ConfigDiff, cw int) string {
 	switch {
 	case c.Before != nil && c.After != nil:
-		s := fmt.Sprintf("%s → %s tokens per request (%s)", num.Int(*c.Before), num.Int(*c.After), num.Signed(*c.Delta))
+		s := fmt.Sprintf("%s → %s tokens per request (%s)", num.Int(*c.Before), num.Int(*c.After), Signed(*c.Delta))
 		if c.BeforeShare != nil && c.AfterShare != nil && c.ShareDelta != nil {
 			s += fmt.Sprintf("; %s → %s of a %s-token context window (%s points)", SharePct(*c.BeforeShare), SharePct(*c.AfterShare), num.Int(cw), signedPoints(*c.ShareDelta))
 		}
@@ -178,18 +178,18 @@ func verdict(c *diff.ConfigDiff, cw int) string {
 	d := *c.Delta
 	switch c.Bound {
 	case "lower":
-		s := fmt.Sprintf("Not a clean comparison: the measured total moved %s, but it leaves out servers that could not be measured now, so the true cost is higher", num.Signed(d))
+		s := fmt.Sprintf("Not a clean comparison: the measured total moved %s, but it leaves out servers that could not be measured now, so the true cost is higher", Signed(d))
 		if c.Understated > 0 {
 			s += fmt.Sprintf("; if they still cost what they did, the true cost is at least %s higher than the %s measured now", num.Int(c.Understated), num.Int(*c.After))
 		}
 		return s + "."
 	case "upper":
 		if c.Overstated == 0 {
-			return fmt.Sprintf("The measured total moved %s; a server removed that was never measured took off an unknown cost as well: the true change is at most %s.", num.Signed(d), num.Signed(d))
+			return fmt.Sprintf("The measured total moved %s; a server removed that was never measured took off an unknown cost as well: the true change is at most %s.", Signed(d), Signed(d))
 		}
-		return fmt.Sprintf("The measured total moved %s, but up to %s of that was already paid in the baseline, unmeasured: the true change is at most %s.", num.Signed(d), num.Int(c.Overstated), num.Signed(d))
+		return fmt.Sprintf("The measured total moved %s, but up to %s of that was already paid in the baseline, unmeasured: the true change is at most %s.", Signed(d), num.Int(c.Overstated), Signed(d))
 	case "unknown":
-		return fmt.Sprintf("Not a clean comparison: the measured total moved %s, and servers not measured in both runs hide a change of unknown size.", num.Signed(d))
+		return fmt.Sprintf("Not a clean comparison: the measured total moved %s, and servers not measured in both runs hide a change of unknown size.", Signed(d))
 	}
 	switch {
 	case d == 0:
@@ -246,7 +246,7 @@ func signedOr(p *int) string {
 	if p == nil {
 		return "?"
 	}
-	return num.Signed(*p)
+	return Signed(*p)
 }
 
 // Limits that keep a diff within one pull-request comment.
@@ -288,9 +288,9 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 			}
 			rows = append(rows, fmt.Sprintf("| **%s** | %s | %s | %s | %s |", md(s.Name), md(s.Change), md(tokensOr(s.Before, s.StatusBefore)), md(tokensOr(s.After, s.StatusAfter)), signedOr(s.Delta)))
 			for _, td := range s.Tools {
-				rows = append(rows, fmt.Sprintf("| &nbsp;&nbsp;%s | %s | %s | %s | %s |", md(td.Label()), md(td.Change), optInt(td.Before), optInt(td.After), num.Signed(td.Delta)))
+				rows = append(rows, fmt.Sprintf("| &nbsp;&nbsp;%s | %s | %s | %s | %s |", md(td.Label()), md(td.Change), optInt(td.Before), optInt(td.After), Signed(td.Delta)))
 				for _, p := range td.Parts {
-					rows = append(rows, fmt.Sprintf("| &nbsp;&nbsp;&nbsp;&nbsp;↳ %s | %s | %s | %s | %s |", md(p.Name), md(p.Change), optInt(p.Before), optInt(p.After), num.Signed(p.Delta)))
+					rows = append(rows, fmt.Sprintf("| &nbsp;&nbsp;&nbsp;&nbsp;↳ %s | %s | %s | %s | %s |", md(p.Name), md(p.Change), optInt(p.Before), optInt(p.After), Signed(p.Delta)))
 				}
 			}
 		}
@@ -414,7 +414,7 @@ func changeWords(d *diff.Diff) string {
 	if *worst.Delta == 0 {
 		s = fmt.Sprintf("no change (%s tokens per request", num.Int(*worst.After))
 	} else {
-		s = fmt.Sprintf("%s tokens per request (%s → %s", num.Signed(*worst.Delta), num.Int(*worst.Before), num.Int(*worst.After))
+		s = fmt.Sprintf("%s tokens per request (%s → %s", Signed(*worst.Delta), num.Int(*worst.Before), num.Int(*worst.After))
 	}
 	if len(compared) > 1 {
 		s += fmt.Sprintf(" in %s, the largest change of %d configs", worst.Name(), len(compared))
