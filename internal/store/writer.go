@@ -353,7 +353,6 @@ const upsertSession = `INSERT INTO sessions (source, session_id, project, first_
 // write stores a batch's records; it returns the new requests and the
 // duplicates merged.
 func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, err error) {
-	src := string(b.job.file.Source)
 	ins, err := w.stmt(tx, insertRequest)
 	if err != nil {
 		return 0, 0, err
@@ -365,160 +364,220 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 	}
 	defer upd.Close()
 
-	type span struct {
-		project     string
-		first, last int64
-	}
-	sessions := map[string]*span{}
-	var order []string
-	touch := func(id, cwd string, t int64) {
-		sp := sessions[id]
-		if sp == nil {
-			sp = &span{first: t, last: t}
-			sessions[id] = sp
-			order = append(order, id)
-		}
-		if sp.project == "" {
-			sp.project = cwd
-		}
-		sp.first, sp.last = min(sp.first, t), max(sp.last, t)
-	}
+	var sp spans
 	// Requests are inserted at the end of the batch, so that the copies of
 	// a message within the batch cost no update.
 	var pending []*pendingRequest
 	for _, lr := range b.recs {
 		rec := lr.rec
 		t := rec.Time.UnixMilli()
-		touch(rec.SessionID, rec.Cwd, t)
-		if c := rec.Compaction; c != nil {
-			if _, err := w.exec(tx, `INSERT OR IGNORE INTO compactions (source, session_id, agent_id, file_id, line, ts, trigger, pre_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-				src, rec.SessionID, rec.AgentID, fileID, lr.line, t, c.Trigger, c.PreTokens); err != nil {
-				return 0, 0, err
-			}
-		}
-		q := rec.Request
-		if q == nil {
-			continue
-		}
-		u := q.Usage
-		dedupSession := ""
-		if q.MessageID != "" && q.RequestID == "" {
-			dedupSession = q.Session
-		}
-		args := []any{src, rec.SessionID, rec.AgentID, rec.Sidechain, fileID, lr.line, t, q.Model, rec.Cwd, q.MessageID, q.RequestID,
-			u.Input, u.Output, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Reasoning, u.WebSearch, u.WebFetch, q.Speed, q.CostUSD, dedupSession}
-		if q.MessageID == "" {
-			pending = append(pending, &pendingRequest{args: args})
-			newReqs++
-			continue
-		}
-		if err := w.loadDedup(tx); err != nil {
+		sp.touch(rec.SessionID, rec.Cwd, t)
+		if err := w.writeCompaction(tx, fileID, b, lr); err != nil {
 			return 0, 0, err
 		}
-		key := src + "\x00" + q.MessageID
-		entries := w.dedup[key]
-		entry := dedupEntry{requestID: q.RequestID}
-		if q.RequestID == "" {
-			entry.session, entry.ts = q.Session, t
-		}
-		cand := dedupSlot{sidechain: rec.Sidechain, total: u.Total(), speed: q.Speed != "", path: b.job.file.Path, line: lr.line}
-		var match *dedupSlot
-		for _, e := range entries {
-			if e.matches(q, t) {
-				match = e.slot
-				break
-			}
-		}
-		if match == nil {
-			for _, e := range entries {
-				if rec.Sidechain || e.slot.sidechain {
-					match = e.slot
-					entry.slot = match
-					w.dedup[key] = append(entries, entry)
-					break
-				}
-			}
-		}
-		if match != nil {
-			dups++
-			if cand.better(match) {
-				if match.pending != nil {
-					match.pending.args = args
-				} else if _, err := upd.Exec(append(args, match.id)...); err != nil {
-					return 0, 0, err
-				}
-				if match.path != cand.path {
-					w.byFile[cand.path] = append(w.byFile[cand.path], key)
-				}
-				match.sidechain, match.total, match.speed, match.path, match.line = cand.sidechain, cand.total, cand.speed, cand.path, cand.line
-			}
+		if rec.Request == nil {
 			continue
 		}
-		slot := &cand
-		slot.pending = &pendingRequest{args: args, slot: slot}
-		pending = append(pending, slot.pending)
-		newReqs++
-		entry.slot = slot
-		w.dedup[key] = append(entries, entry)
-		w.byFile[cand.path] = append(w.byFile[cand.path], key)
-	}
-	for _, p := range pending {
-		res, err := ins.Exec(p.args...)
+		p, dup, err := w.addRequest(tx, upd, fileID, b, lr)
 		if err != nil {
 			return 0, 0, err
 		}
+		if dup {
+			dups++
+			continue
+		}
+		pending = append(pending, p)
+		newReqs++
+	}
+	if err := insertPending(ins, pending); err != nil {
+		return 0, 0, err
+	}
+	if err := w.writeToolCalls(tx, fileID, b, &sp); err != nil {
+		return 0, 0, err
+	}
+	if err := w.writeSessions(tx, fileID, b, &sp); err != nil {
+		return 0, 0, err
+	}
+	return newReqs, dups, nil
+}
+
+// spans are the sessions a batch touches, in the order it first touches
+// them, each with its project and time span.
+type spans struct {
+	m     map[string]*span
+	order []string
+}
+
+type span struct {
+	project     string
+	first, last int64
+}
+
+// touch adds a line of session id, run in folder cwd, at time t.
+func (s *spans) touch(id, cwd string, t int64) {
+	if s.m == nil {
+		s.m = map[string]*span{}
+	}
+	sp := s.m[id]
+	if sp == nil {
+		sp = &span{first: t, last: t}
+		s.m[id] = sp
+		s.order = append(s.order, id)
+	}
+	if sp.project == "" {
+		sp.project = cwd
+	}
+	sp.first, sp.last = min(sp.first, t), max(sp.last, t)
+}
+
+// writeCompaction stores the compaction a line records, if any.
+func (w *writer) writeCompaction(tx *sql.Tx, fileID int64, b *batch, lr lineRec) error {
+	rec, c := lr.rec, lr.rec.Compaction
+	if c == nil {
+		return nil
+	}
+	_, err := w.exec(tx, `INSERT OR IGNORE INTO compactions (source, session_id, agent_id, file_id, line, ts, trigger, pre_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		string(b.job.file.Source), rec.SessionID, rec.AgentID, fileID, lr.line, rec.Time.UnixMilli(), c.Trigger, c.PreTokens)
+	return err
+}
+
+// addRequest de-duplicates the request of a line against the stored ones
+// and those of the batch. A copy of a stored request (dup) replaces it
+// when it is the better copy; a new request is returned, to be inserted
+// at the end of the batch.
+func (w *writer) addRequest(tx *sql.Tx, upd *sql.Stmt, fileID int64, b *batch, lr lineRec) (p *pendingRequest, dup bool, err error) {
+	rec, q := lr.rec, lr.rec.Request
+	src, t, u := string(b.job.file.Source), rec.Time.UnixMilli(), q.Usage
+	dedupSession := ""
+	if q.MessageID != "" && q.RequestID == "" {
+		dedupSession = q.Session
+	}
+	args := []any{src, rec.SessionID, rec.AgentID, rec.Sidechain, fileID, lr.line, t, q.Model, rec.Cwd, q.MessageID, q.RequestID,
+		u.Input, u.Output, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Reasoning, u.WebSearch, u.WebFetch, q.Speed, q.CostUSD, dedupSession}
+	if q.MessageID == "" {
+		return &pendingRequest{args: args}, false, nil
+	}
+	if err := w.loadDedup(tx); err != nil {
+		return nil, false, err
+	}
+	key := src + "\x00" + q.MessageID
+	entries := w.dedup[key]
+	entry := dedupEntry{requestID: q.RequestID}
+	if q.RequestID == "" {
+		entry.session, entry.ts = q.Session, t
+	}
+	cand := dedupSlot{sidechain: rec.Sidechain, total: u.Total(), speed: q.Speed != "", path: b.job.file.Path, line: lr.line}
+	var match *dedupSlot
+	for _, e := range entries {
+		if e.matches(q, t) {
+			match = e.slot
+			break
+		}
+	}
+	if match == nil {
+		for _, e := range entries {
+			if rec.Sidechain || e.slot.sidechain {
+				match = e.slot
+				entry.slot = match
+				w.dedup[key] = append(entries, entry)
+				break
+			}
+		}
+	}
+	if match != nil {
+		if cand.better(match) {
+			if match.pending != nil {
+				match.pending.args = args
+			} else if _, err := upd.Exec(append(args, match.id)...); err != nil {
+				return nil, true, err
+			}
+			if match.path != cand.path {
+				w.byFile[cand.path] = append(w.byFile[cand.path], key)
+			}
+			match.sidechain, match.total, match.speed, match.path, match.line = cand.sidechain, cand.total, cand.speed, cand.path, cand.line
+		}
+		return nil, true, nil
+	}
+	slot := &cand
+	slot.pending = &pendingRequest{args: args, slot: slot}
+	entry.slot = slot
+	w.dedup[key] = append(entries, entry)
+	w.byFile[cand.path] = append(w.byFile[cand.path], key)
+	return slot.pending, false, nil
+}
+
+// insertPending inserts a batch's new requests, in the order they were
+// first seen, and gives each de-duplication slot its row id.
+func insertPending(ins *sql.Stmt, pending []*pendingRequest) error {
+	for _, p := range pending {
+		res, err := ins.Exec(p.args...)
+		if err != nil {
+			return err
+		}
 		if p.slot != nil {
 			if p.slot.id, err = res.LastInsertId(); err != nil {
-				return 0, 0, err
+				return err
 			}
 			p.slot.pending = nil
 		}
 	}
+	return nil
+}
 
-	if len(b.callOrder) > 0 {
-		up, err := w.stmt(tx, upsertTool)
-		if err != nil {
-			return 0, 0, err
-		}
-		defer up.Close()
-		for _, id := range b.callOrder {
-			c := b.calls[id]
-			var (
-				agent, name, tool, server, plugin, project                      any
-				sidechain, builtin, callTS, callFile, callLine, argsHash        any
-				resultTS, tokens, nbytes, nonText, est, isErr, spilled, resFile any
-				resLine, duration                                               any
-			)
-			if c.hasCall {
-				agent, sidechain, name, tool, plugin, builtin = c.agent, c.sidechain, c.name, c.tool, nullIf(c.plugin), c.builtin
-				server = nullIf(c.server)
-				callTS, callFile, callLine, argsHash = c.callTS, fileID, c.callLine, c.argsHash
-			}
-			if c.project != "" {
-				project = c.project
-			}
-			if c.hasResult {
-				resultTS, tokens, nbytes, nonText, est = c.resultTS, c.tokens, c.bytes, c.nonText, c.est
-				isErr, spilled, resFile, resLine = c.isError, c.spilled, fileID, c.resultLine
-				if c.durationMs != nil {
-					duration = *c.durationMs
-				}
-			}
-			if _, err := up.Exec(c.source, c.session, c.callID, agent, sidechain, name, tool, server, plugin, builtin, project,
-				callTS, resultTS, tokens, nbytes, nonText, est, isErr, spilled, argsHash, callFile, callLine, resFile, resLine, duration); err != nil {
-				return 0, 0, err
-			}
-			t := c.callTS
-			if !c.hasCall {
-				t = c.resultTS
-			}
-			touch(c.session, c.project, t)
-		}
+// writeToolCalls stores the tool calls and results of a batch, each
+// merged with the half of it stored before, and adds their sessions to sp.
+func (w *writer) writeToolCalls(tx *sql.Tx, fileID int64, b *batch, sp *spans) error {
+	if len(b.callOrder) == 0 {
+		return nil
 	}
+	up, err := w.stmt(tx, upsertTool)
+	if err != nil {
+		return err
+	}
+	defer up.Close()
+	for _, id := range b.callOrder {
+		c := b.calls[id]
+		var (
+			agent, name, tool, server, plugin, project                      any
+			sidechain, builtin, callTS, callFile, callLine, argsHash        any
+			resultTS, tokens, nbytes, nonText, est, isErr, spilled, resFile any
+			resLine, duration                                               any
+		)
+		if c.hasCall {
+			agent, sidechain, name, tool, plugin, builtin = c.agent, c.sidechain, c.name, c.tool, nullIf(c.plugin), c.builtin
+			server = nullIf(c.server)
+			callTS, callFile, callLine, argsHash = c.callTS, fileID, c.callLine, c.argsHash
+		}
+		if c.project != "" {
+			project = c.project
+		}
+		if c.hasResult {
+			resultTS, tokens, nbytes, nonText, est = c.resultTS, c.tokens, c.bytes, c.nonText, c.est
+			isErr, spilled, resFile, resLine = c.isError, c.spilled, fileID, c.resultLine
+			if c.durationMs != nil {
+				duration = *c.durationMs
+			}
+		}
+		if _, err := up.Exec(c.source, c.session, c.callID, agent, sidechain, name, tool, server, plugin, builtin, project,
+			callTS, resultTS, tokens, nbytes, nonText, est, isErr, spilled, argsHash, callFile, callLine, resFile, resLine, duration); err != nil {
+			return err
+		}
+		t := c.callTS
+		if !c.hasCall {
+			t = c.resultTS
+		}
+		sp.touch(c.session, c.project, t)
+	}
+	return nil
+}
 
+// writeSessions stores the sessions a batch touched: their project and
+// span, and the file that is the session's own (a Claude Code session's
+// main file; any Codex file).
+func (w *writer) writeSessions(tx *sql.Tx, fileID int64, b *batch, sp *spans) error {
 	main := b.job.file.AgentID == ""
-	for _, id := range order {
-		sp := sessions[id]
+	for _, id := range sp.order {
+		s := sp.m[id]
 		var file any
 		if main && b.job.file.Source == transcript.Claude && id == b.job.file.SessionID {
 			file = fileID
@@ -526,11 +585,11 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 		if b.job.file.Source == transcript.Codex {
 			file = fileID
 		}
-		if _, err := w.exec(tx, upsertSession, src, id, sp.project, sp.first, sp.last, file); err != nil {
-			return 0, 0, err
+		if _, err := w.exec(tx, upsertSession, string(b.job.file.Source), id, s.project, s.first, s.last, file); err != nil {
+			return err
 		}
 	}
-	return newReqs, dups, nil
+	return nil
 }
 
 func nullIf(s string) any {
