@@ -63,16 +63,7 @@ func auditServersText(b *strings.Builder, r *audit.Report, c audit.Config) strin
 		t.Align = []Align{Left, Left, Right, Right, Right, Right, Left}
 	}
 	for _, s := range c.Servers {
-		tools, tokens, share := "-", "-", "-"
-		if s.ToolCount != nil {
-			tools = num.Int(*s.ToolCount)
-		}
-		if s.Tokens != nil {
-			tokens = num.Int(*s.Tokens)
-		}
-		if s.Share != nil {
-			share = Percent(*s.Share)
-		}
+		tools, tokens, share := auditCells(s, "-")
 		status := s.Status
 		if s.Cached {
 			status += " (cached)"
@@ -105,6 +96,22 @@ func auditServersText(b *strings.Builder, r *audit.Report, c audit.Config) strin
 	}
 	t.Write(b)
 	return total
+}
+
+// auditCells are a server's tools, tokens and share as table cells, with
+// none where it has no number.
+func auditCells(s audit.Server, none string) (tools, tokens, share string) {
+	tools, tokens, share = none, none, none
+	if s.ToolCount != nil {
+		tools = num.Int(*s.ToolCount)
+	}
+	if s.Tokens != nil {
+		tokens = num.Int(*s.Tokens)
+	}
+	if s.Share != nil {
+		share = Percent(*s.Share)
+	}
+	return tools, tokens, share
 }
 
 // auditCostText says what a config's tool definitions cost: of the
@@ -254,16 +261,7 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 		fmt.Fprintf(&b, "\n<details><summary>%s %s</summary>\n\n", md(clientLabel(c)), textsafe.Code(c.Path))
 		b.WriteString("| server | transport | tools | tokens | share | status |\n|---|---|--:|--:|--:|---|\n")
 		for _, s := range c.Servers {
-			tools, tokens, share := "–", "–", "–"
-			if s.ToolCount != nil {
-				tools = num.Int(*s.ToolCount)
-			}
-			if s.Tokens != nil {
-				tokens = num.Int(*s.Tokens)
-			}
-			if s.Share != nil {
-				share = Percent(*s.Share)
-			}
+			tools, tokens, share := auditCells(s, "–")
 			status := s.Status
 			if s.Detail != "" && s.Tokens == nil {
 				status += ": " + s.Detail
