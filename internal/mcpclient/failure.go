@@ -3,7 +3,6 @@ package mcpclient
 import (
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/mcpcost/mcpcost/internal/redact"
 )
@@ -17,14 +16,6 @@ type failure struct {
 
 func failf(s Status, format string, args ...any) *failure {
 	return &failure{status: s, detail: fmt.Sprintf(format, args...)}
-}
-
-// budget names a duration the way a user sets it.
-func budget(d time.Duration) string {
-	if d%time.Second == 0 {
-		return fmt.Sprintf("%ds", int(d/time.Second))
-	}
-	return d.String()
 }
 
 // Scrubber returns the scrubber of the target's secret values (env and

@@ -19,6 +19,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpcost/mcpcost/internal/num"
 )
 
 // httpTap is the RoundTripper under the SDK's HTTP transports. It adds the
@@ -412,7 +414,7 @@ func networkFailure(where string, err error, timeout time.Duration) *failure {
 	case errors.As(err, &recErr):
 		return failf(StatusStartupFailure, "%s: the server does not speak TLS", where)
 	case errors.As(err, &netErr) && netErr.Timeout():
-		return failf(StatusTimeout, "%s: no response within %s", where, budget(timeout))
+		return failf(StatusTimeout, "%s: no response within %s", where, num.Setting(timeout))
 	case errors.As(err, &opErr) && opErr.Op == "dial":
 		return failf(StatusStartupFailure, "cannot connect to %s (%v)", where, opErr.Err)
 	}

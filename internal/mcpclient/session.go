@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpcost/mcpcost/internal/num"
 )
 
 // legacyProtocolVersion is what the SDK falls back to after server/discover,
@@ -143,7 +145,7 @@ func runSession(ctx context.Context, l link, o Options, protocolVersion string) 
 	if out.fail != nil {
 		out.lateDiscover = l.rec.discoverInjected() && l.rec.last("server/discover") != nil
 	} else if l.rec.discoverInjected() {
-		out.capture.Warnings = append(out.capture.Warnings, fmt.Sprintf("the server did not answer server/discover within %s; measured with the initialize handshake", budget(o.Timeout/DiscoverShare)))
+		out.capture.Warnings = append(out.capture.Warnings, fmt.Sprintf("the server did not answer server/discover within %s; measured with the initialize handshake", num.Setting(o.Timeout/DiscoverShare)))
 	}
 	return out
 }
@@ -262,7 +264,7 @@ func (s *session) list(method, key string, call func(ctx context.Context, cursor
 				return nil, failf(StatusProtocolError, "the %s result was not seen on the wire", what)
 			}
 			if s.ctx.Err() == nil && rctx.Err() != nil {
-				return soft(failf(StatusTimeout, "no answer to %s within %s", what, budget(s.o.Timeout/DiscoverShare)))
+				return soft(failf(StatusTimeout, "no answer to %s within %s", what, num.Setting(s.o.Timeout/DiscoverShare)))
 			}
 			return nil, s.classify(err, what)
 		}
@@ -399,7 +401,7 @@ func (s *session) classify(err error, what string) *failure {
 	if s.ctx.Err() != nil {
 		switch {
 		case context.Cause(s.ctx) == errMeasureBudget:
-			return failf(StatusTimeout, "no answer to %s within the %s budget of the measurement", what, budget(s.o.Timeout))
+			return failf(StatusTimeout, "no answer to %s within the %s budget of the measurement", what, num.Setting(s.o.Timeout))
 		case errors.Is(s.ctx.Err(), context.Canceled):
 			return failf(StatusCancelled, "cancelled while waiting for %s", what)
 		default:

@@ -3,6 +3,7 @@
 package num
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -71,4 +72,13 @@ func Duration(d time.Duration) string {
 		return d.Round(time.Second).String()
 	}
 	return Seconds(d)
+}
+
+// Setting formats d the way a user sets it in a flag: whole seconds as
+// "30s", anything finer as Go writes it ("1.5s", "250ms").
+func Setting(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	}
+	return d.String()
 }

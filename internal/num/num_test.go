@@ -68,3 +68,14 @@ func TestDurations(t *testing.T) {
 		}
 	}
 }
+
+func TestSetting(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		30 * time.Second: "30s", 3 * time.Minute: "180s", 0: "0s",
+		1500 * time.Millisecond: "1.5s", 250 * time.Millisecond: "250ms",
+	} {
+		if got := Setting(d); got != want {
+			t.Errorf("Setting(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
