@@ -384,6 +384,9 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 		if s := u.ServerToolUse; s != nil {
 			r.Usage.WebSearch, r.Usage.WebFetch = s.WebSearch, s.WebFetch
 		}
+		if err := r.Usage.check(); err != nil {
+			return nil, err
+		}
 		rec.Request = r
 	}
 	switch {

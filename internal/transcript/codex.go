@@ -43,6 +43,14 @@ func (u codexUsage) sub(v codexUsage) (codexUsage, bool) {
 	return d, ok
 }
 
+// check reports a count outside [0, MaxTokens].
+func (u *codexUsage) check() error {
+	if u == nil {
+		return nil
+	}
+	return Usage{Input: u.Input, CacheRead: u.Cached, Output: u.Output, Reasoning: u.Reasoning, WebSearch: u.Total}.check()
+}
+
 func (u codexUsage) zero() bool { return u == codexUsage{} }
 
 type codexLine struct {
@@ -151,6 +159,12 @@ func (p *CodexParser) ParseLine(line []byte) (*Record, error) {
 	case l.Type == "event_msg" && pl.Type == "token_count":
 		if pl.Info == nil {
 			return nil, nil
+		}
+		if err := pl.Info.Total.check(); err != nil {
+			return nil, err
+		}
+		if err := pl.Info.Last.check(); err != nil {
+			return nil, err
 		}
 		var turn codexUsage
 		switch {

@@ -57,6 +57,27 @@ type Usage struct {
 	WebFetch      int64 `json:"webFetch,omitempty"`
 }
 
+// MaxTokens is the largest token count a line may record for one kind:
+// 2^53−1, the largest integer a JSON number holds exactly in JavaScript
+// (and so in ccusage). A line with a larger or a negative count is
+// skipped and reported; sums of counts within this bound cannot wrap
+// before about a thousand such lines, and readers add them saturating at
+// the largest int64 (see usage.Tokens).
+const MaxTokens = 1<<53 - 1
+
+// errTokens is a line's count outside [0, MaxTokens].
+var errTokens = errors.New("a token count is negative or over 2^53-1")
+
+// check reports a count outside [0, MaxTokens].
+func (u Usage) check() error {
+	for _, n := range [...]int64{u.Input, u.Output, u.CacheCreation, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Reasoning, u.WebSearch, u.WebFetch} {
+		if n < 0 || n > MaxTokens {
+			return errTokens
+		}
+	}
+	return nil
+}
+
 // Total is the sum of the four billed kinds: input, output, cache writes
 // and cache reads.
 func (u Usage) Total() int64 { return u.Input + u.Output + u.CacheCreation + u.CacheRead }

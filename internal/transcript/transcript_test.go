@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -588,5 +589,48 @@ func TestDiscoverSymlinks(t *testing.T) {
 	cfiles, err := transcript.DiscoverCodex([]string{filepath.Join(base, "sessions")})
 	if err != nil || len(cfiles) != 1 || cfiles[0].SessionID != "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000" {
 		t.Errorf("codex through a link: %+v %v", cfiles, err)
+	}
+}
+
+// TestTokenBounds: a count that is negative or over MaxTokens skips its
+// line with an error (ccusage skips such lines too); MaxTokens itself is
+// taken.
+func TestTokenBounds(t *testing.T) {
+	claude := func(field string, n string) string {
+		u := map[string]string{"input_tokens": "1", "output_tokens": "1", "cache_creation_input_tokens": "0", "cache_read_input_tokens": "0"}
+		u[field] = n
+		return `{"type":"assistant","sessionId":"a","timestamp":"2026-11-20T10:00:00.000Z","requestId":"r1","message":{"id":"m1","model":"claude-sonnet-4-20250514","content":[],"usage":{"input_tokens":` + u["input_tokens"] +
+			`,"output_tokens":` + u["output_tokens"] + `,"cache_creation_input_tokens":` + u["cache_creation_input_tokens"] + `,"cache_read_input_tokens":` + u["cache_read_input_tokens"] + `}}}`
+	}
+	max := strconv.FormatInt(transcript.MaxTokens, 10)
+	over := strconv.FormatInt(transcript.MaxTokens+1, 10)
+	for _, field := range []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"} {
+		for _, n := range []string{"-5", "-1", over, "9223372036854775807"} {
+			rec, err := (&transcript.ClaudeParser{}).ParseLine([]byte(claude(field, n)))
+			if err == nil || rec != nil {
+				t.Errorf("%s %s: got %v, %v; want the line skipped with an error", field, n, rec, err)
+			}
+		}
+		rec, err := (&transcript.ClaudeParser{}).ParseLine([]byte(claude(field, max)))
+		if err != nil || rec == nil || rec.Request == nil {
+			t.Errorf("%s %s: got %v, %v; want a request", field, max, rec, err)
+		}
+	}
+	rec, err := (&transcript.ClaudeParser{}).ParseLine([]byte(strings.Replace(claude("input_tokens", "1"), `"cache_read_input_tokens":0`, `"cache_read_input_tokens":0,"cache_creation":{"ephemeral_5m_input_tokens":-3,"ephemeral_1h_input_tokens":0}`, 1)))
+	if err == nil || rec != nil {
+		t.Errorf("a negative cache write: got %v, %v", rec, err)
+	}
+	codex := func(total string) string {
+		return `{"timestamp":"2026-11-20T10:00:00.000Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":` + total + `,"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":1}}}}`
+	}
+	for _, n := range []string{"-5", over} {
+		p := &transcript.CodexParser{State: transcript.CodexState{SessionID: "s"}}
+		if rec, err := p.ParseLine([]byte(codex(n))); err == nil || rec != nil {
+			t.Errorf("codex %s: got %v, %v; want the line skipped with an error", n, rec, err)
+		}
+	}
+	p := &transcript.CodexParser{State: transcript.CodexState{SessionID: "s"}}
+	if rec, err := p.ParseLine([]byte(codex(max))); err != nil || rec == nil || rec.Request == nil {
+		t.Errorf("codex %s: got %v, %v; want a request", max, rec, err)
 	}
 }

@@ -71,14 +71,25 @@ type Tokens struct {
 	Reasoning int64 `json:"reasoning"`
 }
 
+// add adds u to t, each count saturating at the largest int64 rather
+// than wrapping: counts are never negative (transcript.MaxTokens bounds
+// each line's), so a sum is either exact or the largest int64.
 func (t *Tokens) add(u Tokens) {
-	t.Input += u.Input
-	t.Output += u.Output
-	t.Reasoning += u.Reasoning
-	t.CacheWrite5m += u.CacheWrite5m
-	t.CacheWrite1h += u.CacheWrite1h
-	t.CacheRead += u.CacheRead
-	t.Total += u.Total
+	t.Input = addTokens(t.Input, u.Input)
+	t.Output = addTokens(t.Output, u.Output)
+	t.Reasoning = addTokens(t.Reasoning, u.Reasoning)
+	t.CacheWrite5m = addTokens(t.CacheWrite5m, u.CacheWrite5m)
+	t.CacheWrite1h = addTokens(t.CacheWrite1h, u.CacheWrite1h)
+	t.CacheRead = addTokens(t.CacheRead, u.CacheRead)
+	t.Total = addTokens(t.Total, u.Total)
+}
+
+// addTokens adds two non-negative counts, saturating at math.MaxInt64.
+func addTokens(a, b int64) int64 {
+	if b > math.MaxInt64-a {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // Report is a usage report.
@@ -334,7 +345,10 @@ func usageRows(ctx context.Context, st *store.Store, o Options, r *Report, sessi
 		}
 		src, sess, model, project, speed, agent, ts := x.Source, x.Session, x.Model, x.Project, x.Speed, x.AgentFile, x.TS
 		t := Tokens{Input: x.Input, Output: x.Output, CacheWrite5m: x.CacheWrite5m, CacheWrite1h: x.CacheWrite1h, CacheRead: x.CacheRead, Reasoning: x.Reasoning}
-		t.Total = t.Input + t.Output + t.CacheWrite5m + t.CacheWrite1h + t.CacheRead
+		if t.Input < 0 || t.Output < 0 || t.CacheWrite5m < 0 || t.CacheWrite1h < 0 || t.CacheRead < 0 {
+			continue // stored by an older mcpcost, which took negative counts
+		}
+		t.Total = addTokens(addTokens(addTokens(addTokens(t.Input, t.Output), t.CacheWrite5m), t.CacheWrite1h), t.CacheRead)
 		sk := src + "\x00" + sess
 		pr, seen := priced[model]
 		if !seen {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -288,4 +289,55 @@ func maxTime(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// TestTokenSumsSaturate: counts at transcript.MaxTokens, enough of them
+// to pass the largest int64, give totals that stop there rather than
+// wrap; negative counts are skipped with a warning naming the line.
+func TestTokenSumsSaturate(t *testing.T) {
+	projects := filepath.Join(t.TempDir(), "projects")
+	dir := filepath.Join(projects, "-tmp-d")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	line := func(i int, n int64) string {
+		return `{"type":"assistant","sessionId":"a","cwd":"/tmp/d","timestamp":"2026-11-20T10:00:00.000Z","requestId":"r` + strconv.Itoa(i) + `","message":{"id":"m` + strconv.Itoa(i) +
+			`","model":"claude-sonnet-4-20250514","content":[],"usage":{"input_tokens":` + strconv.FormatInt(n, 10) + `,"output_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}` + "\n"
+	}
+	var b strings.Builder
+	b.WriteString(line(0, -5))
+	for i := 1; i <= 1100; i++ {
+		b.WriteString(line(i, transcript.MaxTokens))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(filepath.Join(t.TempDir(), "usage.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.Ingest(context.Background(), store.IngestOptions{ClaudeRoots: []string{projects}, Count: token.O200k().Count})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Requests != 1100 || st.Corrupt != 1 || len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "a.jsonl:1: ") {
+		t.Errorf("requests %d, corrupt lines %d, warnings %q; want 1100, 1 and one naming a.jsonl:1", st.Requests, st.Corrupt, st.Warnings)
+	}
+	rep, err := usage.Build(context.Background(), s, usage.Options{By: "day", Now: fixedNow, Location: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := rep.Totals.Tokens
+	if tk.Input != math.MaxInt64 || tk.Total != math.MaxInt64 || tk.Output != 1100 {
+		t.Errorf("totals %+v; want input and total at the largest int64, output 1100", tk)
+	}
+	for _, r := range rep.Usage {
+		if r.Tokens.Input < 0 || r.Tokens.Total < 0 {
+			t.Errorf("a negative row: %+v", r)
+		}
+	}
+	if c := rep.Totals.Cost; c == nil || *c <= 0 || math.IsInf(*c, 0) {
+		t.Errorf("cost %v; want a positive, finite cost", c)
+	}
 }
