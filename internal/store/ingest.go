@@ -284,11 +284,12 @@ func (st *IngestStats) warn(max int, msg string) {
 
 // acquire takes the ingest lease, waiting while another live process
 // holds it. A lease is taken over when it has expired, or at once when
-// the process that holds it is gone: its owner names the host and the
-// process (see leaseOwner), and a process of this host that no longer
-// runs (killed, crashed) holds nothing.
+// the process that holds it is gone: its owner names the host, the
+// process and when it started (see leaseOwner), and a process of this
+// host that no longer runs (killed, crashed), or whose id now belongs to
+// a process started at another time, holds nothing.
 func (s *Store) acquire(ctx context.Context, o IngestOptions, st *IngestStats) (string, error) {
-	owner := leaseOwner(os.Getpid(), o.Now().UnixNano())
+	owner := leaseOwner(os.Getpid(), ownStart(), o.Now().UnixNano())
 	start := time.Now()
 	for {
 		got := false
@@ -334,39 +335,55 @@ func (s *Store) acquire(ctx context.Context, o IngestOptions, st *IngestStats) (
 // leaseTime is how long a lease lasts without renewal; each batch renews it.
 const leaseTime = 60 * time.Second
 
-// leaseOwner names a lease's holder: "HOST/PID/NANOS", the host name, the
-// process id and the time it asked (which tells two leases of one process
-// apart).
-func leaseOwner(pid int, nanos int64) string {
-	return fmt.Sprintf("%s/%d/%d", hostName(), pid, nanos)
+// leaseOwner names a lease's holder: "HOST/PID/NANOS/START", the host
+// name, the process id, the time it asked (which tells two leases of one
+// process apart) and the process's start (see processStart; the last
+// part is left out where the start is not known, as in the older
+// "HOST/PID/NANOS" form). An older mcpcost reads such an owner as one of
+// another host, and waits for its lease to expire.
+func leaseOwner(pid int, start string, nanos int64) string {
+	if start == "" {
+		return fmt.Sprintf("%s/%d/%d", hostName(), pid, nanos)
+	}
+	return fmt.Sprintf("%s/%d/%d/%s", hostName(), pid, nanos, start)
 }
+
+// ownStart is this process's start.
+var ownStart = sync.OnceValue(func() string { return processStart(os.Getpid()) })
 
 // leaseAbandoned reports whether the lease named owner is held by a
-// process of this host that no longer runs. Owners of another host, of
-// this process, or in the older "PID-NANOS" form, are never abandoned:
-// their leases are waited for until they expire.
+// process of this host that no longer runs: its process id is not in use,
+// or is in use by a process that started at another time than the
+// holder (the id was reused: after a reboot, by another process, or in a
+// container where every first process is PID 1), this process included.
+// Owners of another host, in the older "PID-NANOS" form, or of a live
+// process whose start is not known, are never abandoned: their leases
+// are waited for until they expire. Nor is a lease of this process
+// itself (two ingests of one process).
 func leaseAbandoned(owner string) bool {
-	rest, _, ok := cutLast(owner, "/")
-	if !ok {
+	parts := strings.Split(owner, "/")
+	if len(parts) != 3 && len(parts) != 4 {
 		return false
 	}
-	host, pidText, ok := cutLast(rest, "/")
-	if !ok || host != hostName() {
+	if parts[0] != hostName() {
 		return false
 	}
-	pid, err := strconv.Atoi(pidText)
-	if err != nil || pid <= 0 || pid == os.Getpid() {
+	pid, err := strconv.Atoi(parts[1])
+	if err != nil || pid <= 0 {
 		return false
 	}
-	return !processAlive(pid)
-}
-
-func cutLast(s, sep string) (before, after string, ok bool) {
-	i := strings.LastIndex(s, sep)
-	if i < 0 {
-		return s, "", false
+	start := ""
+	if len(parts) == 4 {
+		start = parts[3]
 	}
-	return s[:i], s[i+len(sep):], true
+	if pid == os.Getpid() {
+		return start != "" && ownStart() != "" && start != ownStart()
+	}
+	if !processAlive(pid) {
+		return true
+	}
+	now := processStart(pid)
+	return start != "" && now != "" && now != start
 }
 
 var hostOnce = sync.OnceValue(func() string {

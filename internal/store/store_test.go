@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -586,8 +587,11 @@ func TestIngestThroughLinks(t *testing.T) {
 }
 
 // TestLeaseOfDeadProcess: a lease held by a process of this host that no
-// longer runs is taken over at once; one held by a live process, by
-// another host or in the older form without a host is waited for.
+// longer runs is taken over at once, and so is one whose process id now
+// belongs to a process started at another time (this process, or PID 1,
+// as in a container where each run is PID 1); one held by a live
+// process, by another host or in the older form without a host is
+// waited for.
 func TestLeaseOfDeadProcess(t *testing.T) {
 	home := t.TempDir()
 	transcripttest.Generate(home, transcripttest.Small())
@@ -596,13 +600,26 @@ func TestLeaseOfDeadProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadPid := gone.Process.Pid
+	// Where a process's start can be read (Linux), a lease whose start is
+	// not its process's is taken over.
+	reused := ownStart() != "" && processStart(1) != ""
+	wrongStart := bootID() + ".1"
+	if runtime.GOOS == "linux" && !reused {
+		t.Errorf("no process start on Linux (own %q, pid 1 %q)", ownStart(), processStart(1))
+	}
 	for _, c := range []struct {
 		name, owner string
 		taken       bool
 	}{
-		{"dead process", leaseOwner(deadPid, 1), true},
-		{"live process", leaseOwner(os.Getppid(), 1), false},
-		{"this process", leaseOwner(os.Getpid(), 1), false},
+		{"dead process", leaseOwner(deadPid, "", 1), true},
+		{"dead process with its start", leaseOwner(deadPid, wrongStart, 1), true},
+		{"live process", leaseOwner(os.Getppid(), "", 1), false},
+		{"live process with its start", leaseOwner(os.Getppid(), processStart(os.Getppid()), 1), false},
+		{"this process", leaseOwner(os.Getpid(), "", 1), false},
+		{"this process with its start", leaseOwner(os.Getpid(), ownStart(), 1), false},
+		{"this process id, started at another time", leaseOwner(os.Getpid(), wrongStart, 1), reused},
+		{"pid 1, started at another time", leaseOwner(1, wrongStart, 1), reused},
+		{"pid 1, started at another boot", leaseOwner(1, "00000000-0000-0000-0000-000000000000"+strings.TrimPrefix(processStart(1), bootID()), 1), reused},
 		{"another host", fmt.Sprintf("elsewhere.example/%d/1", deadPid), false},
 		{"no host", fmt.Sprintf("%d-1", deadPid), false},
 	} {
