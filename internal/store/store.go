@@ -21,6 +21,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,11 +40,15 @@ type Store struct {
 	db       *sql.DB
 	key      []byte // HMAC key of tool arguments
 	readOnly bool
+	tmp      string // the temporary folder of a copy read instead (see OpenReadOnly)
 }
 
 // Open opens (creating it and its folder if needed) the store at path and
 // brings its schema up to date.
 func Open(path string) (*Store, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("opening %s: not a regular file (%s)", path, fileKind(fi.Mode()))
+	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("creating the store's folder: %w", err)
@@ -80,41 +85,71 @@ func Open(path string) (*Store, error) {
 // first ingest was interrupted before it built the indexes. A store whose
 // schema is older than this mcpcost's is refused: only an ingest (Open)
 // may bring it up to date.
+//
+// SQLite reads a WAL store through its -shm file, which it creates (and
+// grows) beside the store when it is missing. Where it cannot (a full
+// disk, a read-only folder, RLIMIT_FSIZE), OpenReadOnly removes the empty
+// -wal and unfinished -shm files that the attempt left (files it did not
+// find there, still empty or shorter than SQLite makes them: a writer
+// that can write there grows them at once), and then:
+//
+//   - when the -wal file is missing or empty, every committed write is in
+//     the store's file: it is read as it is (SQLite's immutable mode, which
+//     takes no locks). Such a reader does not see a concurrent ingest by a
+//     process that can write there, and one that checkpoints into the
+//     store's file while the report is read can make the read fail
+//     ("malformed"): read again.
+//   - when the -wal file holds writes (an ingest was killed), the store and
+//     its -wal are copied to the temporary folder and read from there, so
+//     that nothing is lost; where that cannot be done either, the store is
+//     refused with an error that says so.
 func OpenReadOnly(path string) (*Store, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("opening %s: %w", path, err)
-	}
-	// mode=ro opens the file read-only; query_only refuses every write
-	// statement, temporary tables included.
-	dsn := "file:" + filepath.ToSlash(path) + "?mode=ro&_pragma=busy_timeout(30000)&_pragma=query_only(1)"
-	db, err := sql.Open("sqlite", dsn)
+	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
-	var have int
-	if err := db.QueryRow("PRAGMA user_version").Scan(&have); err != nil {
-		// Reading a WAL store needs its -shm file, which a read-only
-		// folder cannot hold. Without a -wal file every committed write
-		// is in the store's file itself, and nothing can add one there:
-		// read the file as it is.
-		if _, werr := os.Stat(path + "-wal"); !errors.Is(werr, fs.ErrNotExist) {
-			db.Close()
-			return nil, fmt.Errorf("opening %s: %w", path, err)
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("opening %s: not a regular file (%s)", path, fileKind(fi.Mode()))
+	}
+	_, werr := os.Stat(path + "-wal")
+	_, serr := os.Stat(path + "-shm")
+	hadWAL, hadSHM := werr == nil, serr == nil
+	db, have, err := openRO(path, "")
+	var tmp string
+	if err != nil {
+		// The attempt may have created files it could not fill.
+		if !hadWAL {
+			if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() == 0 {
+				os.Remove(path + "-wal")
+			}
 		}
-		db.Close()
-		if db, err = sql.Open("sqlite", dsn+"&immutable=1"); err == nil {
-			err = db.QueryRow("PRAGMA user_version").Scan(&have)
+		if !hadSHM {
+			if fi, err := os.Stat(path + "-shm"); err == nil && fi.Size() < 32<<10 {
+				os.Remove(path + "-shm")
+			}
+		}
+		if wfi, werr := os.Stat(path + "-wal"); werr != nil || wfi.Size() == 0 {
+			db, have, err = openRO(path, "&immutable=1")
+		} else {
+			tmp, err = copyStore(path)
+			if err == nil {
+				db, have, err = openRO(filepath.Join(tmp, "usage.db"), "")
+				if err != nil {
+					os.RemoveAll(tmp)
+					tmp = ""
+				}
+			}
+			if err != nil {
+				err = fmt.Errorf("its write-ahead log %s holds writes (an ingest was interrupted) that cannot be read without writing beside the store or in the temporary folder (%v): run an ingest where the store can be written, or copy the store with its -wal file to a writable folder", filepath.Base(path)+"-wal", err)
+			}
 		}
 		if err != nil {
-			if db != nil {
-				db.Close()
-			}
 			return nil, fmt.Errorf("opening %s: %w", path, err)
 		}
 	}
-	s := &Store{db: db, readOnly: true}
+	s := &Store{db: db, readOnly: true, tmp: tmp}
 	fail := func(err error) (*Store, error) {
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	switch want := SchemaVersion(); {
@@ -130,8 +165,81 @@ func OpenReadOnly(path string) (*Store, error) {
 	return s, nil
 }
 
-// Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+// openRO opens path read-only (with extra DSN parameters) and reads its
+// schema version.
+func openRO(path, extra string) (*sql.DB, int, error) {
+	// mode=ro opens the file read-only; query_only refuses every write
+	// statement, temporary tables included.
+	dsn := "file:" + filepath.ToSlash(path) + "?mode=ro&_pragma=busy_timeout(30000)&_pragma=query_only(1)" + extra
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, 0, err
+	}
+	var have int
+	if err := db.QueryRow("PRAGMA user_version").Scan(&have); err != nil {
+		db.Close()
+		return nil, 0, err
+	}
+	return db, have, nil
+}
+
+// copyStore copies the store at path and its -wal file into a new
+// temporary folder, returning the folder.
+func copyStore(path string) (string, error) {
+	dir, err := os.MkdirTemp("", "mcpcost-store-")
+	if err != nil {
+		return "", err
+	}
+	for _, suffix := range []string{"", "-wal"} {
+		if err := copyFile(path+suffix, filepath.Join(dir, "usage.db"+suffix)); err != nil {
+			os.RemoveAll(dir)
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// fileKind names what a file that is not a regular file is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
+// Close closes the store (and removes the copy a read-only store may have
+// been read from).
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.tmp != "" {
+		os.RemoveAll(s.tmp)
+	}
+	return err
+}
 
 // SchemaVersion is the schema version this build writes.
 func SchemaVersion() int {

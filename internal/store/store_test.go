@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 	// A child process of TestOpenReadOnlyOnFullDisk: no file may grow,
 	// as on a full disk.
 	if db := os.Getenv("MCPCOST_STORE_TEST_FULL_DISK"); db != "" {
-		os.Exit(fullDiskChild(db))
+		os.Exit(fullDiskChild(db, os.Getenv("MCPCOST_STORE_TEST_NO_OPEN") == ""))
 	}
 	// A child process of TestOpenReadOnlyFolder: read and print totals.
 	if db := os.Getenv("MCPCOST_STORE_TEST_READ"); db != "" {
