@@ -175,13 +175,9 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 	st := &IngestStats{}
 
 	claude, err := transcript.DiscoverClaude(o.ClaudeRoots)
-	if err != nil {
-		st.warn(o.MaxWarnings, fmt.Sprintf("listing Claude Code transcripts: %v", err))
-	}
+	st.warnEach(o.MaxWarnings, "listing Claude Code transcripts: ", err)
 	codex, err := transcript.DiscoverCodex(o.CodexRoots)
-	if err != nil {
-		st.warn(o.MaxWarnings, fmt.Sprintf("listing Codex transcripts: %v", err))
-	}
+	st.warnEach(o.MaxWarnings, "listing Codex transcripts: ", err)
 	files := append(claude, codex...)
 	st.Files = len(files)
 
@@ -274,6 +270,21 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 		werr = ctx.Err()
 	}
 	return st, werr
+}
+
+// warnEach adds a warning for each of the errors err joins (none when
+// nil), each on its own line.
+func (st *IngestStats) warnEach(max int, prefix string, err error) {
+	if err == nil {
+		return
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			st.warnEach(max, prefix, e)
+		}
+		return
+	}
+	st.warn(max, prefix+err.Error())
 }
 
 func (st *IngestStats) warn(max int, msg string) {

@@ -754,3 +754,29 @@ func TestOlderReaderReread(t *testing.T) {
 	}
 	os.WriteFile(gone, data, 0o644)
 }
+
+// TestDiscoveryWarnings: each link that leads nowhere is its own
+// warning, on one line.
+func TestDiscoveryWarnings(t *testing.T) {
+	home := t.TempDir()
+	projects := filepath.Join(home, ".claude", "projects", "p")
+	os.MkdirAll(projects, 0o755)
+	for _, n := range []string{"a", "b", "c"} {
+		if err := os.Symlink(filepath.Join(home, "missing-"+n), filepath.Join(projects, n+".jsonl")); err != nil {
+			t.Skip(err)
+		}
+	}
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	st, err := s.Ingest(t.Context(), options(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Warnings) != 3 {
+		t.Fatalf("warnings %q; want 3", st.Warnings)
+	}
+	for _, w := range st.Warnings {
+		if strings.Contains(w, "\n") || !strings.Contains(w, "a link that leads nowhere") {
+			t.Errorf("warning %q", w)
+		}
+	}
+}

@@ -53,15 +53,32 @@ func SaveState(p Parser) []byte {
 	return nil
 }
 
+// ClaudeDepth bounds the walk of a Claude Code projects folder: a
+// transcript is at most this many names below it, as in
+// <project>/<session>/subagents/workflows/<workflow>/<agent>.jsonl, the
+// deepest of Claude Code's layouts.
+const ClaudeDepth = 6
+
+// CodexDepth bounds the walk of a Codex sessions folder: YYYY/MM/DD/
+// rollout-*.jsonl.
+const CodexDepth = 4
+
 // DiscoverClaude lists the transcripts under Claude Code project roots
 // (folders like ~/.claude/projects): <project>/<session>.jsonl,
-// <project>/<session>/subagents/**/<agent>.jsonl, and the older
-// <project>/agent-<id>.jsonl. Spilled tool outputs (tool-results/) are not
-// transcripts. Roots that do not exist are skipped; links to folders and
-// files are followed, each file listed once.
+// <project>/<session>/subagents/**/<agent>.jsonl (at most ClaudeDepth
+// names below the root), and the older <project>/agent-<id>.jsonl. In a
+// session's folder only subagents/ is entered: spilled tool outputs
+// (tool-results/) and anything else are not transcripts. Roots that do
+// not exist are skipped; links to folders and files are followed, each
+// file listed once, but never into a pseudo file system (/proc, /sys,
+// /dev), which is reported.
 func DiscoverClaude(roots []string) ([]File, error) {
 	var files []File
-	err := walkRoots(roots, func(root, path string) {
+	enter := func(depth int, name string) bool {
+		// depth is the folder's, below the root: 1 a project, 2 a session.
+		return depth < ClaudeDepth && (depth != 3 || name == "subagents") && name != "tool-results"
+	}
+	err := walkRoots(roots, enter, func(root, path string) {
 		rel, _ := filepath.Rel(root, path)
 		parts := strings.Split(filepath.ToSlash(rel), "/")
 		name := strings.TrimSuffix(parts[len(parts)-1], ".jsonl")
@@ -78,11 +95,15 @@ func DiscoverClaude(roots []string) ([]File, error) {
 }
 
 // DiscoverCodex lists the rollout files under Codex session roots (folders
-// like ~/.codex/sessions, laid out by date), following links as
-// DiscoverClaude does.
+// like ~/.codex/sessions, laid out by date: only folders named by digits
+// are entered, at most CodexDepth names below the root), following links
+// as DiscoverClaude does.
 func DiscoverCodex(roots []string) ([]File, error) {
 	var files []File
-	err := walkRoots(roots, func(root, path string) {
+	enter := func(depth int, name string) bool {
+		return depth < CodexDepth && strings.Trim(name, "0123456789") == ""
+	}
+	err := walkRoots(roots, enter, func(root, path string) {
 		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 		id := name
 		// rollout-YYYY-MM-DDThh-mm-ss-<uuid>: the uuid is the session id.
@@ -100,9 +121,10 @@ func DiscoverCodex(roots []string) ([]File, error) {
 // folders and files met (device and inode) stops link loops and lists a
 // file reached twice (by two links, or under two roots) once, under the
 // first path met. Links that lead nowhere are skipped; those named like a
-// transcript are reported.
-func walkRoots(roots []string, add func(root, path string)) error {
-	w := &walker{seen: map[fileKey]bool{}, add: add}
+// transcript are reported. enter says whether to go into a folder of this
+// name at this depth below its root (1 for the root's own folders).
+func walkRoots(roots []string, enter func(depth int, name string) bool, add func(root, path string)) error {
+	w := &walker{seen: map[fileKey]bool{}, add: add, enter: enter}
 	for _, root := range roots {
 		// Paths are stored: the same file must always have the same name.
 		if abs, err := filepath.Abs(root); err == nil {
@@ -112,15 +134,20 @@ func walkRoots(roots []string, add func(root, path string)) error {
 		if err != nil || !fi.IsDir() {
 			continue
 		}
-		w.dir(root, root, fi)
+		if pseudoFS(root, true) {
+			w.errs = append(w.errs, fmt.Errorf("%s: a system folder (/proc, /sys, /dev), not read", root))
+			continue
+		}
+		w.dir(root, root, fi, 0)
 	}
 	return errors.Join(w.errs...)
 }
 
 type walker struct {
-	seen map[fileKey]bool
-	errs []error
-	add  func(root, path string)
+	seen  map[fileKey]bool
+	errs  []error
+	add   func(root, path string)
+	enter func(depth int, name string) bool
 }
 
 // visit reports whether the file or folder fi, found at path, is met for
@@ -134,7 +161,7 @@ func (w *walker) visit(path string, fi fs.FileInfo) bool {
 	return true
 }
 
-func (w *walker) dir(root, path string, fi fs.FileInfo) {
+func (w *walker) dir(root, path string, fi fs.FileInfo, depth int) {
 	if !w.visit(path, fi) {
 		return
 	}
@@ -151,7 +178,11 @@ func (w *walker) dir(root, path string, fi fs.FileInfo) {
 		p := filepath.Join(path, e.Name())
 		isJSONL := strings.HasSuffix(e.Name(), ".jsonl")
 		var info fs.FileInfo
-		if e.Type()&fs.ModeSymlink != 0 {
+		link := e.Type()&fs.ModeSymlink != 0
+		if e.IsDir() && !w.enter(depth+1, e.Name()) {
+			continue
+		}
+		if link {
 			if info, err = os.Stat(p); err != nil {
 				if isJSONL {
 					w.errs = append(w.errs, fmt.Errorf("%s: a link that leads nowhere: %w", p, errors.Unwrap(err)))
@@ -167,13 +198,43 @@ func (w *walker) dir(root, path string, fi fs.FileInfo) {
 		}
 		switch {
 		case info.IsDir():
-			if e.Name() != "tool-results" {
-				w.dir(root, p, info)
+			if !w.enter(depth+1, e.Name()) {
+				continue
 			}
+			if pseudoFS(p, link) {
+				if link {
+					w.errs = append(w.errs, fmt.Errorf("%s: a link into a system folder (/proc, /sys, /dev), not followed", p))
+				}
+				continue
+			}
+			w.dir(root, p, info, depth+1)
 		case info.Mode().IsRegular() && isJSONL:
 			if w.visit(p, info) {
 				w.add(root, p)
 			}
 		}
 	}
+}
+
+// pseudoFS reports whether the folder at path is on a pseudo file system
+// (where the system can tell) or, when resolve, whether it is, its links
+// resolved, under /proc, /sys or /dev.
+func pseudoFS(path string, resolve bool) bool {
+	return pseudoFSType(path) || (resolve && systemFolder(path))
+}
+
+// systemFolder reports whether path, its links resolved, is /proc, /sys
+// or /dev or under one of them.
+func systemFolder(path string) bool {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return false
+	}
+	real = filepath.ToSlash(real)
+	for _, d := range []string{"/proc", "/sys", "/dev"} {
+		if real == d || strings.HasPrefix(real, d+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -634,3 +634,95 @@ func TestTokenBounds(t *testing.T) {
 		t.Errorf("codex %s: got %v, %v; want a request", max, rec, err)
 	}
 }
+
+// TestDiscoverBounds: the walk goes no deeper than Claude Code's and
+// Codex's layouts (a link to a deep tree, or to /, is not walked to its
+// bottom), and never into /proc through a link.
+func TestDiscoverBounds(t *testing.T) {
+	base := t.TempDir()
+	deep := filepath.Join(base, "deep")
+	var want []string
+	for n := 1; n <= 9; n++ {
+		// p/s/subagents/d4/d5/.../f<n>.jsonl, n names below the root.
+		parts := []string{"p", "s", "subagents"}
+		for i := 4; i < n; i++ {
+			parts = append(parts, fmt.Sprintf("d%d", i))
+		}
+		parts = append(parts[:min(n-1, len(parts))], fmt.Sprintf("f%d.jsonl", n))
+		path := filepath.Join(append([]string{deep}, parts...)...)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, nil, 0o644)
+		if n <= transcript.ClaudeDepth {
+			want = append(want, strings.Join(parts, "/"))
+		}
+	}
+	// Beside subagents/, a session's other folders hold no transcripts.
+	os.MkdirAll(filepath.Join(deep, "p", "s", "other"), 0o755)
+	os.WriteFile(filepath.Join(deep, "p", "s", "other", "x.jsonl"), nil, 0o644)
+	projects := filepath.Join(base, "projects")
+	os.MkdirAll(projects, 0o755)
+	if err := os.Symlink(deep, filepath.Join(projects, "deep")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	files, err := transcript.DiscoverClaude([]string{deep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		rel, _ := filepath.Rel(deep, f.Path)
+		got = append(got, filepath.ToSlash(rel))
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Through a link, one level down, the layout counts from the root:
+	// deep is a project, p a session, and s not its subagents/.
+	files, err = transcript.DiscoverClaude([]string{projects})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, f := range files {
+		rel, _ := filepath.Rel(projects, f.Path)
+		got = append(got, filepath.ToSlash(rel))
+	}
+	sort.Strings(got)
+	if strings.Join(got, " ") != "deep/f1.jsonl deep/p/f2.jsonl" {
+		t.Errorf("through the link: %v", got)
+	}
+
+	// Codex: YYYY/MM/DD only.
+	sessions := filepath.Join(base, "sessions")
+	for _, p := range []string{"2026/01/02/r1.jsonl", "2026/01/02/03/r2.jsonl", "other/01/02/r3.jsonl", "r4.jsonl"} {
+		path := filepath.Join(sessions, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, nil, 0o644)
+	}
+	cfiles, err := transcript.DiscoverCodex([]string{sessions})
+	if err != nil || len(cfiles) != 2 {
+		t.Errorf("codex: %+v %v; want 2026/01/02/r1.jsonl and r4.jsonl", cfiles, err)
+	}
+
+	if _, err := os.Stat("/proc/self/task"); err != nil {
+		return
+	}
+	// A link to /proc: not followed, and said.
+	proc := filepath.Join(base, "proc-projects")
+	os.MkdirAll(proc, 0o755)
+	os.Symlink("/proc", filepath.Join(proc, "proc"))
+	os.Symlink("/proc/self/task", filepath.Join(proc, "tasks"))
+	start := time.Now()
+	files, err = transcript.DiscoverClaude([]string{proc, "/proc/self"})
+	if len(files) != 0 {
+		t.Errorf("files under /proc: %v", files)
+	}
+	for _, name := range []string{"proc-projects/proc: a link into a system folder", "proc-projects/tasks: a link into a system folder", "/proc/self: a system folder"} {
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("error %v; want one naming %s", err, name)
+		}
+	}
+	t.Logf("%v", time.Since(start))
+}
