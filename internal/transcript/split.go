@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -251,11 +252,49 @@ func decodeField(key string, val []byte, v any) error {
 			if ue.Field != "" {
 				where += "." + ue.Field
 			}
-			return errors.New("unexpected JSON: " + where + " is a " + kind + ", want " + ue.Type.String())
+			return errors.New("unexpected JSON: " + where + " is " + article(kind) + ", want " + jsonKind(ue.Type))
 		}
 		return errors.New("invalid JSON in " + key)
 	}
 	return nil
+}
+
+// jsonKind names the JSON value that decodes into t, for a user: "an
+// object", "a number".
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a string"
+		}
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "another value"
+}
+
+// article puts "a" or "an" before a JSON kind ("an object").
+func article(kind string) string {
+	if kind == "bool" {
+		return "true or false"
+	}
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
 }
 
 // unquote decodes a JSON string (with its quotes) the way encoding/json

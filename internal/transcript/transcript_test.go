@@ -726,3 +726,20 @@ func TestDiscoverBounds(t *testing.T) {
 	}
 	t.Logf("%v", time.Since(start))
 }
+
+// TestLineErrorsWordedForUsers: a line's unexpected value is named by
+// its JSON kinds, never by a Go type.
+func TestLineErrorsWordedForUsers(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{`{"type":"assistant","timestamp":"2026-11-20T10:00:00Z","message":{"usage":"x"}}`, "is a string, want an object"},
+		{`{"type":"assistant","timestamp":"2026-11-20T10:00:00Z","message":{"usage":[1]}}`, "is an array, want an object"},
+		{`{"type":"assistant","timestamp":"2026-11-20T10:00:00Z","message":{"usage":{"input_tokens":"1"}}}`, "is a string, want an integer"},
+		{`{"type":"assistant","timestamp":"2026-11-20T10:00:00Z","message":{"usage":{"input_tokens":1.5}}}`, "is a number, want an integer"},
+		{`{"type":"system","subtype":"compact_boundary","timestamp":"2026-11-20T10:00:00Z","compactMetadata":true}`, "is true or false, want an object"},
+	} {
+		_, err := (&transcript.ClaudeParser{}).ParseLine([]byte(c.line))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "transcript.") || strings.Contains(err.Error(), "int64") {
+			t.Errorf("%s: %v; want %q", c.line, err, c.want)
+		}
+	}
+}
