@@ -475,7 +475,7 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 			reset = r.offset > 0 // read by older readers
 		case j.size < r.offset:
 			reset = true // it shrank
-		case r.offset > 0 && (!sameHash(f, 0, headHash) || !sameHash(f, r.tailStart, r.tailHash)):
+		case r.offset > 0 && (!headMatches(j.file.Path, r.offset, headHash) || !sameHash(j.file.Path, r.tailStart, r.offset, r.tailHash)):
 			reset = true // replaced
 		}
 		if reset {
@@ -487,7 +487,11 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 		start, lines, reset = 0, 0, j.row != nil
 		parser, _ = transcript.NewParser(j.file, nil)
 	}
-	if _, err := f.Seek(start, io.SeekStart); err != nil {
+	// After a last line read without its newline, the newline written
+	// since belongs to that line: reading goes on past it, while the
+	// batch still starts (and checks the stored offset) at start.
+	from := transcript.SkipNewline(f, start)
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
 		out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
 		return
 	}
@@ -514,7 +518,7 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 			}
 		}
 		if b.headHash == nil && b.offset > 0 {
-			b.headHash = firstLineHash(j.file.Path)
+			b.headHash = hashHead(j.file.Path, b.offset)
 		}
 		headHash = b.headHash
 		select {
@@ -525,7 +529,7 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 		return !j.abort.Load()
 	}
 	stop := errors.New("stop")
-	_, _, err = transcript.ScanLines(f, start, lines+1, func(line []byte, no int, end int64, lerr error) error {
+	_, _, err = transcript.ScanLines(f, from, lines+1, func(line []byte, no int, end int64, lerr error) error {
 		lineStart := b.offset
 		if lerr != nil {
 			b.corrupt++
@@ -676,7 +680,12 @@ func hashAt(path string, from, to int64) []byte {
 	return h.Sum(nil)
 }
 
-func firstLineHash(path string) []byte {
+// hashHead is the hash of the file's first line (with its newline), or
+// of its first limit bytes when the first line is longer: a last line
+// read without its newline (see transcript.ScanLines) is hashed as it was
+// read, so that the newline written after it later does not make the
+// file look replaced.
+func hashHead(path string, limit int64) []byte {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
@@ -684,41 +693,53 @@ func firstLineHash(path string) []byte {
 	defer f.Close()
 	var end int64
 	buf := make([]byte, 64<<10)
-	for {
-		n, err := f.ReadAt(buf, end)
+	for end < limit {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), limit-end)], end)
 		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
 			return hashAt(path, 0, end+int64(i)+1)
 		}
 		end += int64(n)
-		if err != nil {
+		if err != nil && end < limit {
 			return nil
 		}
 	}
+	return hashAt(path, 0, limit)
 }
 
-// sameHash reports whether the line starting at from hashes to want.
-func sameHash(f *os.File, from int64, want []byte) bool {
+// headMatches reports whether the file's head, up to offset, hashes to
+// want (as hashHead made it): its first line with its newline, or
+// without it (a first line read before its newline was written), or its
+// first offset bytes. A nil want matches anything.
+func headMatches(path string, offset int64, want []byte) bool {
 	if want == nil {
 		return true
 	}
-	var got []byte
-	if from == 0 {
-		got = firstLineHash(f.Name())
-	} else {
-		// The line ends at the next newline after from.
-		buf := make([]byte, 64<<10)
-		end := from
-		for got == nil {
-			n, err := f.ReadAt(buf, end)
-			if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-				got = hashAt(f.Name(), from, end+int64(i)+1)
-				break
-			}
-			end += int64(n)
-			if err != nil {
-				return false
-			}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var end int64
+	buf := make([]byte, 64<<10)
+	for end < offset {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), offset-end)], end)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			nl := end + int64(i)
+			return bytes.Equal(hashAt(path, 0, nl+1), want) || bytes.Equal(hashAt(path, 0, nl), want)
+		}
+		end += int64(n)
+		if err != nil && end < offset {
+			return false
 		}
 	}
-	return bytes.Equal(got, want)
+	return bytes.Equal(hashAt(path, 0, offset), want)
+}
+
+// sameHash reports whether the bytes from from to to hash to want (a nil
+// want matches anything).
+func sameHash(path string, from, to int64, want []byte) bool {
+	if want == nil {
+		return true
+	}
+	return bytes.Equal(hashAt(path, from, to), want)
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -778,5 +779,65 @@ func TestDiscoveryWarnings(t *testing.T) {
 		if strings.Contains(w, "\n") || !strings.Contains(w, "a link that leads nowhere") {
 			t.Errorf("warning %q", w)
 		}
+	}
+}
+
+// TestUnterminatedLastLine: a last line without its newline is counted
+// when it is a whole JSON object (as ccusage counts it), once, whatever
+// is appended after it later (a newline and more lines, or more lines
+// straight after it); a line cut short is counted once it is completed.
+// Each sequence of runs reads no file again from the top, and ends with
+// a clean ingest's totals, but for a line written straight after the
+// counted one: both are kept, where a clean read (and ccusage) finds one
+// line that is not JSON.
+func TestUnterminatedLastLine(t *testing.T) {
+	line := func(id string, in int) string {
+		return `{"type":"assistant","sessionId":"a","cwd":"/tmp/d","timestamp":"2026-11-20T10:00:00.000Z","requestId":"r` + id + `","message":{"id":"m` + id +
+			`","model":"claude-sonnet-4-20250514","content":[{"type":"tool_use","id":"toolu_` + id + `","name":"mcp__srv__t","input":{}}],"usage":{"input_tokens":` + strconv.Itoa(in) + `,"output_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}`
+	}
+	l1, l2, l3 := line("1", 100), line("2", 200), line("3", 300)
+	for _, c := range []struct {
+		name     string
+		writes   []string
+		requests []int // after each write's ingest
+		joined   bool  // two lines end up on one
+	}{
+		{"then a newline and a line", []string{l1, "\n" + l2 + "\n"}, []int{1, 2}, false},
+		{"then a newline alone", []string{l1, "\n", l2 + "\n"}, []int{1, 1, 2}, false},
+		{"then CR LF", []string{l1, "\r\n" + l2 + "\r\n"}, []int{1, 2}, false},
+		{"then a line straight after", []string{l1, l2 + "\n"}, []int{1, 2}, true},
+		{"twice", []string{l1, "\n" + l2, "\n" + l3}, []int{1, 2, 3}, false},
+		{"cut short, then completed", []string{l1[:50], l1[50:]}, []int{0, 1}, false},
+		{"cut short after a line", []string{l1 + "\n" + l2[:len(l2)-1], l2[len(l2)-1:], "\n" + l3 + "\n"}, []int{1, 2, 3}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home := t.TempDir()
+			dir := filepath.Join(home, ".claude", "projects", "-tmp-d")
+			os.MkdirAll(dir, 0o755)
+			path := filepath.Join(dir, "a.jsonl")
+			s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+			for i, w := range c.writes {
+				f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.WriteString(w)
+				f.Close()
+				st := ingest(t, s, home)
+				var n int
+				s.db.QueryRow(`SELECT count(*) FROM requests`).Scan(&n)
+				if n != c.requests[i] || st.FilesReread != 0 || st.Corrupt != 0 {
+					t.Errorf("after write %d: %d requests, %d files read again, %d corrupt lines %q; want %d requests", i+1, n, st.FilesReread, st.Corrupt, st.Warnings, c.requests[i])
+				}
+			}
+			if c.joined {
+				return
+			}
+			clean := open(t, filepath.Join(t.TempDir(), "usage.db"))
+			ingest(t, clean, home)
+			if got, want := totals(t, s), totals(t, clean); got != want {
+				t.Errorf("incremental totals:\n%s\nclean:\n%s", got, want)
+			}
+		})
 	}
 }

@@ -5,7 +5,9 @@
 //
 // Reading is streaming, one line at a time, from any byte offset: a caller
 // that remembers how far it got reads only the new bytes next time. A final
-// line without its newline is left for the next read. Parsers turn one line
+// line without its newline is read when it is a whole JSON object (its
+// writer stopped there), and left for the next read otherwise (its writer
+// is mid-line). Parsers turn one line
 // into a Record (requests with their token usage, tool calls, tool results,
 // compaction markers) or skip it; a line that is not valid JSON is an error
 // that names nothing but itself, and the caller reports the file and line.
@@ -18,6 +20,7 @@ package transcript
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -268,9 +271,32 @@ func ScanLines(r io.Reader, start int64, firstLine int, fn func(line []byte, lin
 			line = long
 		}
 		if err == io.EOF {
-			// An incomplete last line: left for next time.
+			// A last line without its newline: passed when it is a whole
+			// JSON object (its writer is done with it), else left for next
+			// time (its writer is mid-line).
+			if length == 0 || length > maxLine {
+				longLines.release(held)
+				return lineStart, n, nil
+			}
+			if length > int64(len(chunk)) && ra != nil {
+				held = longLines.acquire(length)
+				line = make([]byte, length)
+				if _, err := ra.ReadAt(line, lineStart); err != nil {
+					longLines.release(held)
+					return lineStart, n, nil
+				}
+			}
+			line = bytes.TrimRight(line, " \t\r")
+			if len(line) == 0 || line[0] != '{' || !json.Valid(line) {
+				longLines.release(held)
+				return lineStart, n, nil
+			}
+			off += length
+			lineNo := firstLine + n
+			n++
+			err = fn(line, lineNo, off, nil)
 			longLines.release(held)
-			return lineStart, n, nil
+			return off, n, err
 		}
 		if err != nil {
 			longLines.release(held)
@@ -311,6 +337,27 @@ func ScanLines(r io.Reader, start int64, firstLine int, fn func(line []byte, lin
 			return off, n, err
 		}
 	}
+}
+
+// SkipNewline returns where reading r (an *os.File) goes on from offset,
+// the end of the lines read before: past a newline (or CR LF) written there
+// after a last line that was read without its newline. Elsewhere it is
+// offset.
+func SkipNewline(r io.ReaderAt, offset int64) int64 {
+	if offset <= 0 {
+		return offset
+	}
+	var b [3]byte
+	n, _ := r.ReadAt(b[:], offset-1)
+	switch {
+	case n < 2 || b[0] == '\n':
+		return offset
+	case b[1] == '\n':
+		return offset + 1
+	case n == 3 && b[1] == '\r' && b[2] == '\n':
+		return offset + 2
+	}
+	return offset
 }
 
 // A gate hands out shares of a byte budget in the order they are asked

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -79,6 +80,9 @@ func TestScanLines(t *testing.T) {
 		{"crlf", "a\r\nb\r\n", 0, []line{{"a", 1, 3, false}, {"b", 2, 6, false}}, 6},
 		{"from an offset", "xyz\n", 10, []line{{"xyz", 1, 14, false}}, 14},
 		{"blank lines", "\n\n", 0, []line{{"", 1, 1, false}, {"", 2, 2, false}}, 2},
+		{"a whole object without its newline", "a\n{\"x\":[1]} \r", 0, []line{{"a", 1, 2, false}, {`{"x":[1]}`, 2, 13, false}}, 13},
+		{"an object cut short", "a\n{\"x\":[1]", 0, []line{{"a", 1, 2, false}}, 2},
+		{"a value that is not an object", "a\n123", 0, []line{{"a", 1, 2, false}}, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,6 +98,46 @@ func TestScanLines(t *testing.T) {
 				t.Errorf("got %v off %d n %d, want %v off %d", got, off, n, tt.want, tt.off)
 			}
 		})
+	}
+}
+
+// TestScanLinesLongLastLine: a last line over the line buffer, without
+// its newline, is passed whole when it is a JSON object, from a file and
+// from a plain reader.
+func TestScanLinesLongLastLine(t *testing.T) {
+	in := "a\n{\"x\":\"" + strings.Repeat("y", 3<<20) + "\"}"
+	path := filepath.Join(t.TempDir(), "f.jsonl")
+	os.WriteFile(path, []byte(in), 0o644)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, r := range []io.Reader{f, strings.NewReader(in)} {
+		var last string
+		off, n, err := transcript.ScanLines(r, 0, 1, func(l []byte, _ int, _ int64, _ error) error {
+			last = string(l)
+			return nil
+		})
+		if err != nil || n != 2 || off != int64(len(in)) || last != in[2:] {
+			t.Errorf("%T: %d lines, offset %d, %v; want 2 lines, offset %d", r, n, off, err, len(in))
+		}
+	}
+}
+
+// TestSkipNewline: reading goes on past the newline written after a last
+// line read without one, and only there.
+func TestSkipNewline(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		offset int64
+		want   int64
+	}{
+		{"{}\n{}", 3, 3}, {"{}\n{}", 2, 3}, {"{}\r\n{}", 2, 4}, {"{}{}", 2, 2}, {"{}", 2, 2}, {"\n", 0, 0},
+	} {
+		if got := transcript.SkipNewline(strings.NewReader(c.in), c.offset); got != c.want {
+			t.Errorf("SkipNewline(%q, %d) = %d, want %d", c.in, c.offset, got, c.want)
+		}
 	}
 }
 
