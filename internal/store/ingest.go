@@ -82,6 +82,7 @@ type fileRow struct {
 	size, mtime, offset      int64
 	lines                    int
 	headHash, tailHash       []byte
+	edgeHash                 []byte
 	tailStart                int64
 	state                    []byte
 	generation, corruptLines int64
@@ -100,7 +101,10 @@ type job struct {
 	row   *fileRow // nil for a new file
 	size  int64
 	mtime int64
-	abort atomic.Bool
+	// rewritten is set when the file kept its size but not its content:
+	// it is read again from the top.
+	rewritten bool
+	abort     atomic.Bool
 }
 
 // batch is a run of lines of one file, written in one transaction.
@@ -115,6 +119,7 @@ type batch struct {
 	headHash   []byte
 	tailStart  int64
 	tailHash   []byte
+	edgeHash   []byte
 	state      []byte
 	corrupt    int
 	skipped    int // lines whose usage is not counted (Record.UsageSkipped)
@@ -204,8 +209,19 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 		j := &job{file: f, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 		if row, ok := known[f.Path]; ok {
 			j.row = row
-			if row.size == j.size && row.mtime == j.mtime && row.reader >= readerVersion {
-				continue // unchanged
+			if row.size == j.size && row.reader >= readerVersion {
+				// The same size: unchanged when the edges of what was read
+				// are (a row from before edge hashes: when the modification
+				// time is), else rewritten in place.
+				if row.edgeHash == nil {
+					if row.mtime == j.mtime {
+						continue
+					}
+				} else if bytes.Equal(edgeHash(f.Path, row.offset), row.edgeHash) {
+					continue
+				} else {
+					j.rewritten = true
+				}
 			}
 		}
 		jobs = append(jobs, j)
@@ -412,7 +428,7 @@ func (s *Store) release(owner string) {
 }
 
 func (s *Store) knownFiles(ctx context.Context) (map[string]*fileRow, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, path, size, mtime_ns, offset, lines, head_hash, tail_start, tail_hash, state, generation, corrupt, reader FROM files`)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, path, size, mtime_ns, offset, lines, head_hash, tail_start, tail_hash, edge_hash, state, generation, corrupt, reader FROM files`)
 	if err != nil {
 		return nil, err
 	}
@@ -421,7 +437,7 @@ func (s *Store) knownFiles(ctx context.Context) (map[string]*fileRow, error) {
 	for rows.Next() {
 		var r fileRow
 		var path string
-		if err := rows.Scan(&r.id, &path, &r.size, &r.mtime, &r.offset, &r.lines, &r.headHash, &r.tailStart, &r.tailHash, &r.state, &r.generation, &r.corruptLines, &r.reader); err != nil {
+		if err := rows.Scan(&r.id, &path, &r.size, &r.mtime, &r.offset, &r.lines, &r.headHash, &r.tailStart, &r.tailHash, &r.edgeHash, &r.state, &r.generation, &r.corruptLines, &r.reader); err != nil {
 			return nil, err
 		}
 		m[path] = &r
@@ -473,6 +489,8 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 		switch {
 		case r.reader < readerVersion:
 			reset = r.offset > 0 // read by older readers
+		case j.rewritten:
+			reset = true
 		case j.size < r.offset:
 			reset = true // it shrank
 		case r.offset > 0 && (!headMatches(j.file.Path, r.offset, headHash) || !sameHash(j.file.Path, r.tailStart, r.offset, r.tailHash)):
@@ -521,6 +539,7 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 			b.headHash = hashHead(j.file.Path, b.offset)
 		}
 		headHash = b.headHash
+		b.edgeHash = edgeHash(j.file.Path, b.offset)
 		select {
 		case out <- b:
 		case <-ctx.Done():
@@ -675,6 +694,32 @@ func hashAt(path string, from, to int64) []byte {
 	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, io.NewSectionReader(f, from, to-from)); err != nil {
+		return nil
+	}
+	return h.Sum(nil)
+}
+
+// edgeKiB is the size of each edge edgeHash hashes.
+const edgeKiB = 1 << 10
+
+// edgeHash is the SHA-256 of the first and the last KiB of the file's
+// first offset bytes, and of offset: cheap enough to check every file on
+// every run, it tells a file rewritten in place at the same size from an
+// unchanged one, unless the rewrite changed neither edge.
+func edgeHash(path string, offset int64) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\n", offset)
+	head := min(offset, edgeKiB)
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, head)); err != nil {
+		return nil
+	}
+	tail := max(head, offset-edgeKiB)
+	if _, err := io.Copy(h, io.NewSectionReader(f, tail, offset-tail)); err != nil {
 		return nil
 	}
 	return h.Sum(nil)

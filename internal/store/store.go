@@ -12,6 +12,19 @@
 // that was killed), and every batch checks that the file's offset is
 // still the one it started from, so no line is counted twice whatever the
 // timing. Readers open the store with OpenReadOnly, which writes nothing.
+//
+// What counts as new in a file depends on its bytes, never on its times.
+// A last line without its newline is read when it is a whole JSON object
+// (as ccusage reads it), and the newline written after it later is not a
+// line of its own. A file is read again from the top when it shrank, when
+// its first line or the last line read changed (it was replaced), or when
+// it kept its size but the first or the last KiB of the bytes read did
+// not (it was rewritten in place); a file of the same size with the same
+// edges is not read at all. Agents only append to their transcripts, so a
+// rewrite in place at the same size that leaves both edges alone (an edit
+// in the middle of a long file) is not seen: ccusage, which reads every
+// file in full on every run, would see it, at the cost of reading
+// everything every time.
 package store
 
 import (

@@ -841,3 +841,61 @@ func TestUnterminatedLastLine(t *testing.T) {
 		})
 	}
 }
+
+// TestRewrittenInPlace: a file rewritten in place at the same size (the
+// same inode, a line's count changed) is read again from the top, whether
+// its modification time changed or was put back; an unchanged file is not
+// read, whatever its modification time.
+func TestRewrittenInPlace(t *testing.T) {
+	line := func(id string, in int) string {
+		return `{"type":"assistant","sessionId":"a","cwd":"/tmp/d","timestamp":"2026-11-20T10:00:00.000Z","requestId":"r` + id + `","message":{"id":"m` + id +
+			`","model":"claude-sonnet-4-20250514","content":[],"usage":{"input_tokens":` + strconv.Itoa(in) + `,"output_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}` + "\n"
+	}
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, line(strconv.Itoa(i), 100))
+	}
+	for _, c := range []struct {
+		name     string
+		changed  int // the line changed (from 0)
+		keepTime bool
+	}{
+		{"first line, new time", 0, false},
+		{"last line, time put back", 39, true},
+		{"a line within the first KiB, time put back", 1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home := t.TempDir()
+			dir := filepath.Join(home, ".claude", "projects", "-tmp-d")
+			os.MkdirAll(dir, 0o755)
+			path := filepath.Join(dir, "a.jsonl")
+			os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644)
+			s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+			ingest(t, s, home)
+			fi, _ := os.Stat(path)
+			// Touched, not changed: not read.
+			later := fi.ModTime().Add(time.Hour)
+			os.Chtimes(path, later, later)
+			if st := ingest(t, s, home); st.FilesRead != 0 || st.FilesReread != 0 {
+				t.Errorf("an unchanged file was read: %+v", st)
+			}
+			changed := append([]string(nil), lines...)
+			changed[c.changed] = line(strconv.Itoa(c.changed), 900)
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(strings.Join(changed, ""))
+			f.Close()
+			if c.keepTime {
+				os.Chtimes(path, later, later)
+			}
+			st := ingest(t, s, home)
+			clean := open(t, filepath.Join(t.TempDir(), "usage.db"))
+			ingest(t, clean, home)
+			if got, want := totals(t, s), totals(t, clean); got != want || st.FilesReread != 1 {
+				t.Errorf("after the rewrite (%d read again):\n%s\nwant:\n%s", st.FilesReread, got, want)
+			}
+		})
+	}
+}

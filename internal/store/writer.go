@@ -208,8 +208,8 @@ func (w *writer) apply(ctx context.Context, b *batch) error {
 			size, mtime = j.size, j.mtime
 		}
 		_, err = w.exec(tx, `UPDATE files SET size = ?, mtime_ns = ?, offset = ?, lines = ?, head_hash = ?, tail_start = ?, tail_hash = ?,
-			state = ?, corrupt = corrupt + ?, generation = ?, ingested_at = ?, reader = ? WHERE id = ?`,
-			size, mtime, b.offset, b.lines, b.headHash, b.tailStart, b.tailHash, b.state, b.corrupt, gen, now.UnixMilli(), readerVersion, id)
+			edge_hash = ?, state = ?, corrupt = corrupt + ?, generation = ?, ingested_at = ?, reader = ? WHERE id = ?`,
+			size, mtime, b.offset, b.lines, b.headHash, b.tailStart, b.tailHash, b.edgeHash, b.state, b.corrupt, gen, now.UnixMilli(), readerVersion, id)
 		w.gens[j] = gen
 		return err
 	})
