@@ -60,7 +60,7 @@ type Store struct {
 // brings its schema up to date.
 func Open(path string) (*Store, error) {
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("opening %s: not a regular file (%s)", path, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("opening %s: %s, not a regular file", path, fileKind(fi.Mode()))
 	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -122,7 +122,7 @@ func OpenReadOnly(path string) (*Store, error) {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("opening %s: not a regular file (%s)", path, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("opening %s: %s, not a regular file", path, fileKind(fi.Mode()))
 	}
 	_, werr := os.Stat(path + "-wal")
 	_, serr := os.Stat(path + "-shm")
@@ -238,10 +238,12 @@ func fileKind(m fs.FileMode) string {
 		return "a named pipe"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
 	case m&fs.ModeDevice != 0:
 		return "a device"
 	}
-	return "not a regular file"
+	return "another kind of file"
 }
 
 // Close closes the store (and removes the copy a read-only store may have
