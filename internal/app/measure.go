@@ -15,20 +15,6 @@ import (
 // the redacted form.
 type Target = mcpclient.Target
 
-// Status classifies a measurement: measured, dynamic, or a failure class.
-type Status = mcpclient.Status
-
-// The statuses of a measurement.
-const (
-	StatusMeasured       = mcpclient.StatusMeasured
-	StatusDynamic        = mcpclient.StatusDynamic
-	StatusAuthRequired   = mcpclient.StatusAuthRequired
-	StatusRemoteAuthWall = mcpclient.StatusRemoteAuthWall
-	StatusStartupFailure = mcpclient.StatusStartupFailure
-	StatusTimeout        = mcpclient.StatusTimeout
-	StatusProtocolError  = mcpclient.StatusProtocolError
-)
-
 // MeasureOptions configure [Machine.Measure].
 type MeasureOptions struct {
 	// Timeout bounds the whole measurement, both captures included; 0

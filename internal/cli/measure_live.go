@@ -16,6 +16,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/claude"
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/redact"
+	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -224,7 +225,7 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 			}
 		}
 		errorf(env, "%s: %s: %s", name, live.Status, live.Detail)
-		if tail := strings.TrimSpace(live.StderrTail); tail != "" && live.Status == app.StatusStartupFailure {
+		if tail := strings.TrimSpace(live.StderrTail); tail != "" && live.Status == status.StartupFailure {
 			fmt.Fprintln(env.Stderr, "mcpcost: the server's stderr ended with:")
 			for _, line := range lastLines(tail, 8) {
 				fmt.Fprintf(env.Stderr, "  | %s\n", textsafe.Text(line))
@@ -272,17 +273,17 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 	return writeMeasureReport(env, rep, jsonOut)
 }
 
-func failureHint(status, detail string) string {
-	switch app.Status(status) {
-	case app.StatusAuthRequired:
+func failureHint(st, detail string) string {
+	switch status.Status(st) {
+	case status.AuthRequired:
 		return "give the server its credentials: --header 'Authorization: Bearer ...' (or --header-env NAME) for a URL, --env NAME=VALUE for a command"
-	case app.StatusRemoteAuthWall:
+	case status.RemoteAuthWall:
 		return "the server is behind OAuth; sign in with an MCP client, or pass a token with --header-env"
-	case app.StatusTimeout:
+	case status.Timeout:
 		return "a slow first start (npx downloading a package) may need a larger --timeout, such as --timeout 3m"
-	case app.StatusStartupFailure:
+	case status.StartupFailure:
 		return "run the command by hand to see why it does not start; missing environment variables are a common cause (--env NAME=VALUE)"
-	case app.StatusProtocolError:
+	case status.ProtocolError:
 		return app.ProtocolErrorHint(detail)
 	}
 	return ""
