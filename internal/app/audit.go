@@ -167,6 +167,11 @@ func (m *Machine) audit(ctx context.Context, o AuditOptions) (*auditRun, []error
 		Refresh:         o.Refresh,
 		Offline:         o.Offline,
 		NoLaunch:        o.NoLaunch,
+		// Discovered configs are every file of each client here: their
+		// sessions are the headline and what the gates judge. Files given
+		// are judged alone.
+		Sessions: len(o.Configs) == 0,
+		Folder:   sys.Cwd,
 		Measure: mcpclient.Options{
 			Timeout:         timeout,
 			ProtocolVersion: o.ProtocolVersion,

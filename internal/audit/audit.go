@@ -46,6 +46,12 @@ type Options struct {
 	Offline bool
 	// NoLaunch launches nothing and lists what would be launched.
 	NoLaunch bool
+	// Sessions builds the session view of each client in Folder, the
+	// project folder, from the configs (discovered, so each client's files
+	// are all there, settled by its precedence), and has the gates judge
+	// the sessions instead of the files.
+	Sessions bool
+	Folder   string
 
 	Measure     mcpclient.Options
 	Concurrency int
@@ -107,6 +113,7 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 		Generator:          opts.Generator,
 		GeneratedAt:        now.UTC().Format(time.RFC3339),
 		ContextWindow:      opts.ContextWindow,
+		Sessions:           []Session{},
 		Configs:            []Config{},
 		EmptyConfigs:       []EmptyConfig{},
 		Problems:           []Problem{},
@@ -192,7 +199,7 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 			rep.EmptyConfigs = append(rep.EmptyConfigs, EmptyConfig{Client: cfg.Client, Path: cfg.Path, Scope: cfg.Scope})
 			continue
 		}
-		c := buildConfig(ctx, cfg, caps, keys[i], opts)
+		c := buildConfig(ctx, cfg, caps, keys[i], opts, false)
 		if c.LowerBound {
 			rep.Partial = true
 		}
@@ -217,13 +224,77 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 				Note: "Claude counts are mcp-context-cost's published figures, shown only where the server's canonical SHA-256 matches the published capture exactly; '-' means no exact match (set ANTHROPIC_API_KEY to count with count_tokens)"}
 		}
 	}
+	judged, of := rep.Configs, OfConfigs
+	if opts.Sessions {
+		rep.Sessions = buildSessions(ctx, configs, caps, keys, opts)
+		judged, of = make([]Config, len(rep.Sessions)), OfSessions
+		for i, s := range rep.Sessions {
+			judged[i] = s.Config
+		}
+	}
 	if opts.Budget > 0 {
-		rep.Budget = budgetGate(rep.Configs, opts.Budget, opts.AllowUnmeasured)
+		rep.Budget = budgetGate(judged, opts.Budget, opts.AllowUnmeasured)
+		rep.Budget.Of = of
 	}
 	if opts.Threshold > 0 {
-		rep.Threshold = thresholdGate(rep.Configs, opts.Threshold)
+		rep.Threshold = thresholdGate(judged, opts.Threshold)
+		rep.Threshold.Of = of
 	}
 	return rep
+}
+
+// buildSessions builds one session per client of configs, in the order
+// the clients come (each client's configs in its precedence order, lowest
+// first, as discovery returns them): every entry of its readable files,
+// each counted at most once (the client's settling marked the losers
+// overridden), judged as one stack. Sessions are sorted heaviest first,
+// then by client.
+func buildSessions(ctx context.Context, configs []clients.Config, caps map[string]*capture, keys [][]string, opts Options) []Session {
+	var order []string
+	byClient := map[string][]int{}
+	for i, cfg := range configs {
+		if cfg.Error != "" || len(cfg.Servers) == 0 {
+			continue
+		}
+		if _, ok := byClient[cfg.Client]; !ok {
+			order = append(order, cfg.Client)
+		}
+		byClient[cfg.Client] = append(byClient[cfg.Client], i)
+	}
+	out := []Session{}
+	for _, client := range order {
+		stack := clients.Config{Client: client, Path: opts.Folder}
+		var stackKeys []string
+		for _, i := range byClient[client] {
+			stack.Servers = append(stack.Servers, configs[i].Servers...)
+			stackKeys = append(stackKeys, keys[i]...)
+		}
+		sess := Session{Config: buildConfig(ctx, stack, caps, stackKeys, opts, true), Files: []SessionFile{}}
+		for _, i := range byClient[client] {
+			cfg := configs[i]
+			f := SessionFile{Path: cfg.Path, Scope: cfg.Scope, Servers: len(cfg.Servers)}
+			for _, s := range sess.Servers {
+				if s.Source != cfg.Path || s.Scope != cfg.Scope || !s.counted {
+					continue
+				}
+				f.Counted++
+				if s.Tokens == nil {
+					f.LowerBound = true
+				} else {
+					f.TotalTokens += *s.Tokens
+				}
+			}
+			sess.Files = append(sess.Files, f)
+		}
+		out = append(out, sess)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].TotalTokens != out[j].TotalTokens {
+			return out[i].TotalTokens > out[j].TotalTokens
+		}
+		return out[i].Client < out[j].Client
+	})
+	return out
 }
 
 // targetOf is the launch target of a config entry.
@@ -309,8 +380,9 @@ func failureHint(st, detail string) string {
 	return ""
 }
 
-// keys are the launch keys of cfg.Servers.
-func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*capture, keys []string, opts Options) Config {
+// keys are the launch keys of cfg.Servers. In a session, each server
+// keeps the scope and file it comes from.
+func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*capture, keys []string, opts Options, session bool) Config {
 	c := Config{
 		Client:        cfg.Client,
 		ClientTitle:   clients.Title(cfg.Client),
@@ -331,7 +403,15 @@ func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*captu
 
 	all := make([]built, 0, len(cfg.Servers))
 	for si, s := range cfg.Servers {
-		b, counted := buildServer(ctx, cfg.Path, s, caps[keys[si]], opts)
+		path := cfg.Path
+		if session {
+			path = s.Source
+		}
+		b, counted := buildServer(ctx, path, s, caps[keys[si]], opts)
+		b.srv.counted = counted
+		if session {
+			b.srv.Scope, b.srv.Source = s.Scope, s.Source
+		}
 		if counted {
 			c.ServerCount++
 		}
@@ -429,7 +509,7 @@ func buildServer(ctx context.Context, path string, s clients.Server, cp *capture
 	case clients.StatusDisabled:
 		srv.Status, srv.Detail = StatusDisabled, s.DisabledBy
 	case clients.StatusOverridden:
-		srv.Status, srv.Detail = StatusOverridden, "the entry in "+s.OverriddenBy+" wins"
+		srv.Status, srv.Detail = StatusOverridden, s.OverriddenBy+" wins"
 	case clients.StatusNeedsApproval:
 		srv.Status = StatusNeedsApproval
 		srv.Detail = "not launched without approval: would run " + s.Display()

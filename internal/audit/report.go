@@ -1,9 +1,15 @@
 // Package audit measures every MCP server of every client config found on
-// the machine (or given), and reports per config file, never merged: a
-// context window belongs to one client session. Per server: transport,
-// tools, tokens, share and status; per config: the total and its share of
-// the context window, the heaviest tools, a trim suggestion, who pays (the
-// client's deferral posture) and the gates (budget, per-tool threshold).
+// the machine (or given), and reports per client session and per config
+// file. A session is what one session of a client loads in the project
+// folder: the winning entry of each name across the client's files, by the
+// client's own precedence; its total and its posture (deferral, the
+// tool-search threshold judged on the session's sum) are the headline, and
+// the files are its breakdown. Per server: transport, tools, tokens, share
+// and status; per session and per config: the total and its share of the
+// context window, the heaviest tools, a trim suggestion, who pays (the
+// client's deferral posture) and the gates (budget, per-tool threshold),
+// which judge the sessions when the configs were discovered and the files
+// when they were given.
 //
 // Computation returns a [Report]; renderers turn it into text, JSON or
 // Markdown.
@@ -15,7 +21,16 @@ import (
 )
 
 // Schema is the version of the audit report's JSON.
-const Schema = "mcpcost.audit/v1"
+//
+// v2 added sessions[], the scope and source of a session's servers, and
+// "of" on the gates; configs[] is v1's.
+const Schema = "mcpcost.audit/v2"
+
+// Gate subjects: what the gates judged.
+const (
+	OfSessions = "sessions"
+	OfConfigs  = "configs"
+)
 
 // DefaultContextWindow is the context window shares are computed against.
 const DefaultContextWindow = 200_000
@@ -28,6 +43,10 @@ type Report struct {
 	Generator          string `json:"generator"`
 	GeneratedAt        string `json:"generatedAt"`
 	ContextWindow      int    `json:"contextWindow"`
+	// Sessions holds one entry per client with a server in this project
+	// folder, heaviest first (then by client), when the configs were
+	// discovered; empty when they were given (--config).
+	Sessions []Session `json:"sessions"`
 	// Configs holds one entry per config file and scope with at least one
 	// server entry, heaviest first (then by path).
 	Configs []Config `json:"configs"`
@@ -49,6 +68,32 @@ type Report struct {
 
 	Budget    *BudgetGate    `json:"budget,omitempty"`
 	Threshold *ThresholdGate `json:"threshold,omitempty"`
+}
+
+// A Session is what one session of a client loads in the project folder:
+// its Config (Path is the project folder, Scope is empty) holds every
+// entry of the client's files, each with its scope and source; the
+// overridden, disabled and unapproved ones are listed and not counted, and
+// the posture is judged on the sum of the counted ones.
+type Session struct {
+	Config
+	// Files are the client's config files the session reads, in the
+	// client's precedence order (lowest first): the breakdown.
+	Files []SessionFile `json:"files"`
+}
+
+// SessionFile is one file of a session, with what it adds to the session.
+type SessionFile struct {
+	Path  string `json:"path"`
+	Scope string `json:"scope,omitempty"`
+	// Servers counts its entries; Counted those the session counts (enabled,
+	// approved, not overridden).
+	Servers int `json:"servers"`
+	Counted int `json:"counted"`
+	// TotalTokens sums its counted servers' measured tokens; a lower bound
+	// when LowerBound is set.
+	TotalTokens int  `json:"totalTokens"`
+	LowerBound  bool `json:"lowerBound"`
 }
 
 // Problem is a config file that could not be used.
@@ -126,7 +171,11 @@ type ClaudeInfo struct {
 
 // Server is one server entry of a config.
 type Server struct {
-	Name      string `json:"name"`
+	Name string `json:"name"`
+	// Scope and Source are the scope and file of a session's server (empty
+	// in a config, whose own they are).
+	Scope     string `json:"scope,omitempty"`
+	Source    string `json:"source,omitempty"`
 	Transport string `json:"transport,omitempty"`
 	// Launch is the command line or URL with secrets redacted.
 	Launch string `json:"launch,omitempty"`
@@ -177,7 +226,16 @@ type Server struct {
 	Tools []measure.Tool `json:"tools"`
 	// FilteredOut names the tools the client's filter hides.
 	FilteredOut []string `json:"filteredOut,omitempty"`
+
+	// counted says the server is one its config's (or session's) figures
+	// stand for: enabled, approved, not overridden.
+	counted bool
 }
+
+// Counted reports whether the server is one its config's or session's
+// figures stand for: enabled, approved and not overridden (measured or
+// not).
+func (s Server) Counted() bool { return s.counted }
 
 // ToolRef names one tool of one server with its tokens.
 type ToolRef struct {
@@ -198,12 +256,15 @@ type Trim struct {
 type BudgetGate struct {
 	Limit int  `json:"limit"`
 	Pass  bool `json:"pass"`
+	// Of is what was judged: "sessions" (Configs then holds one entry per
+	// session, its Path the project folder) or "configs".
+	Of string `json:"of"`
 	// AllowUnmeasured is set by --allow-unmeasured.
 	AllowUnmeasured bool           `json:"allowUnmeasured"`
 	Configs         []BudgetConfig `json:"configs"`
 }
 
-// BudgetConfig is one config's verdict.
+// BudgetConfig is one config's or session's verdict.
 type BudgetConfig struct {
 	Path   string `json:"path"`
 	Client string `json:"client"`
@@ -217,7 +278,9 @@ type BudgetConfig struct {
 
 // ThresholdGate is the result of --threshold: tools over N tokens.
 type ThresholdGate struct {
-	Limit int       `json:"limit"`
-	Pass  bool      `json:"pass"`
+	Limit int  `json:"limit"`
+	Pass  bool `json:"pass"`
+	// Of is what was judged: the tools of the sessions, or of the configs.
+	Of    string    `json:"of"`
 	Tools []ToolRef `json:"tools"`
 }

@@ -15,7 +15,7 @@ import (
 type Kind string
 
 const (
-	// KindAudit is mcpcost's audit JSON (schema mcpcost.audit/v1).
+	// KindAudit is mcpcost's audit JSON (schema mcpcost.audit/v2, or v1).
 	KindAudit Kind = "audit"
 	// KindMeasure is mcpcost's measure JSON (schema mcpcost.measure/v1).
 	KindMeasure Kind = "measure"
@@ -124,6 +124,9 @@ const (
 	measureSchema = measure.Schema
 	fileSchema    = measure.FileSchema
 	auditSchema   = audit.Schema
+	// auditSchemaV1 is the audit before sessions: its configs are read
+	// the same way.
+	auditSchemaV1 = "mcpcost.audit/v1"
 )
 
 // raw is the union of every report's fields that a diff reads.
@@ -246,7 +249,7 @@ func Load(file string, data []byte) (*Doc, error) {
 		}
 	case family == "mcpcost.audit":
 		d.Kind = KindAudit
-		d.SchemaUnknown = schema != auditSchema
+		d.SchemaUnknown = schema != auditSchema && schema != auditSchemaV1
 	case family == "mcpcost.measure":
 		d.Kind = KindMeasure
 		d.SchemaUnknown = schema != measureSchema

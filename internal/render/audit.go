@@ -11,16 +11,27 @@ import (
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
-// AuditText writes an audit for a terminal: per config file, its servers,
-// total and share of the context window, who pays, the heaviest tools, a
-// trim suggestion, what was not measured; then the gates.
+// AuditText writes an audit for a terminal: per client session in the
+// project folder (when the configs were discovered) its servers, total,
+// verdict, trim, what is not counted and the files it reads; else per
+// config file its servers, total and share of the context window, who
+// pays, the heaviest tools, a trim suggestion, what was not measured; then
+// the gates.
 func AuditText(w io.Writer, r *audit.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "mcpcost audit · methodology %s · %s · context window %s\n", textsafe.Text(r.MethodologyVersion), textsafe.Text(r.Encoding), num.Int(r.ContextWindow))
 	if len(r.Configs) == 0 {
 		b.WriteString("\nNo config with an MCP server was found.\n")
 	}
+	for _, s := range r.Sessions {
+		b.WriteString("\n")
+		auditSessionText(&b, r, s)
+	}
+	exceptionsText(&b, r.Sessions)
 	for _, c := range r.Configs {
+		if len(r.Sessions) > 0 {
+			break // the sessions' files are the breakdown
+		}
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "%s  %s%s\n", textsafe.Text(clientLabel(c)), textsafe.Text(c.Path), textsafe.Text(scopeLabel(c)))
 		total := auditServersText(&b, r, c)
@@ -50,7 +61,7 @@ func AuditText(w io.Writer, r *audit.Report) error {
 		wrap(&b, "claude: "+r.Claude.Note+".", "", 80)
 	}
 	b.WriteString("\n")
-	wrap(&b, "Tokens are o200k_base counts of the canonical JSON of each server's tools/list (methodology 1.0): what the server puts on the wire. What a model is billed differs by provider and client.", "", 80)
+	wrap(&b, "Tokens: o200k_base counts of each server's canonical tools/list, as sent on the wire; what a model is billed differs by provider and client.", "", 80)
 	return write(w, b.String())
 }
 
@@ -200,10 +211,11 @@ func auditUnmeasuredText(b *strings.Builder, c audit.Config) {
 func auditGates(b *strings.Builder, r *audit.Report) {
 	if g := r.Budget; g != nil {
 		b.WriteString("\n")
+		of := gateOf(g.Of)
 		if g.Pass {
-			fmt.Fprintf(b, "budget ok: every config is within %s tokens\n", num.Int(g.Limit))
+			fmt.Fprintf(b, "budget ok: every %s is within %s tokens\n", of, num.Int(g.Limit))
 		} else {
-			fmt.Fprintf(b, "BUDGET FAIL: limit %s tokens\n", num.Int(g.Limit))
+			fmt.Fprintf(b, "BUDGET FAIL: limit %s tokens per %s\n", num.Int(g.Limit), of)
 			for _, c := range g.Configs {
 				for _, reason := range c.Reasons {
 					fmt.Fprintf(b, "  %s: %s\n", textsafe.Text(c.Path), textsafe.Text(reason))
@@ -221,10 +233,11 @@ func auditGates(b *strings.Builder, r *audit.Report) {
 	}
 	if g := r.Threshold; g != nil {
 		b.WriteString("\n")
+		of := gateOf(g.Of)
 		if g.Pass {
-			fmt.Fprintf(b, "threshold ok: no tool is over %s tokens\n", num.Int(g.Limit))
+			fmt.Fprintf(b, "threshold ok: no tool of a %s is over %s tokens\n", of, num.Int(g.Limit))
 		} else {
-			fmt.Fprintf(b, "THRESHOLD FAIL: %d %s over %s tokens\n", len(g.Tools), num.Plural(len(g.Tools), "tool", "tools"), num.Int(g.Limit))
+			fmt.Fprintf(b, "THRESHOLD FAIL: %d %s of the %ss over %s tokens\n", len(g.Tools), num.Plural(len(g.Tools), "tool", "tools"), of, num.Int(g.Limit))
 			for _, t := range g.Tools {
 				fmt.Fprintf(b, "  %s · %s  %s\n", textsafe.Text(t.Server), textsafe.Text(t.Tool), num.Int(t.Tokens))
 			}
@@ -237,7 +250,22 @@ func auditGates(b *strings.Builder, r *audit.Report) {
 func AuditMarkdown(w io.Writer, r *audit.Report) error {
 	var b strings.Builder
 	b.WriteString("### MCP context cost\n\n")
+	for _, s := range r.Sessions {
+		total := num.Int(s.TotalTokens)
+		if s.LowerBound {
+			total = "≥" + total
+		}
+		fmt.Fprintf(&b, "- **%s** session in %s: **%s tokens** of tool definitions from %s (%s of a %s-token window)", md(clientLabel(s.Config)), textsafe.Code(s.Path), total,
+			num.Count(s.ServerCount, "server"), Percent(s.ContextShare), num.Int(r.ContextWindow))
+		if s.UpFrontTokens != nil {
+			fmt.Fprintf(&b, "; paid at session start: %s", num.Int(*s.UpFrontTokens))
+		}
+		b.WriteString("\n")
+	}
 	for _, c := range r.Configs {
+		if len(r.Sessions) > 0 {
+			break
+		}
 		total := num.Int(c.TotalTokens)
 		if c.LowerBound {
 			total = "≥" + total
@@ -257,14 +285,33 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 	if gates.Len() > 0 {
 		b.WriteString("\n" + textsafe.CodeBlock(strings.TrimSpace(gates.String())))
 	}
-	for _, c := range r.Configs {
-		fmt.Fprintf(&b, "\n<details><summary>%s %s</summary>\n\n", md(clientLabel(c)), textsafe.Code(c.Path))
-		b.WriteString("| server | transport | tools | tokens | share | status |\n|---|---|--:|--:|--:|---|\n")
+	units, session := r.Configs, len(r.Sessions) > 0
+	if session {
+		units = make([]audit.Config, len(r.Sessions))
+		for i, s := range r.Sessions {
+			units[i] = s.Config
+		}
+	}
+	for _, c := range units {
+		what := ""
+		if session {
+			what = " session in"
+		}
+		fmt.Fprintf(&b, "\n<details><summary>%s%s %s</summary>\n\n", md(clientLabel(c)), what, textsafe.Code(c.Path))
+		if session {
+			b.WriteString("| server | scope | transport | tools | tokens | share | status |\n|---|---|---|--:|--:|--:|---|\n")
+		} else {
+			b.WriteString("| server | transport | tools | tokens | share | status |\n|---|---|--:|--:|--:|---|\n")
+		}
 		for _, s := range c.Servers {
 			tools, tokens, share := auditCells(s, "–")
 			status := s.Status
 			if s.Detail != "" && s.Tokens == nil {
 				status += ": " + s.Detail
+			}
+			if session {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", md(s.Name), md(s.Scope), md(s.Transport), tools, tokens, share, md(status))
+				continue
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", md(s.Name), md(s.Transport), tools, tokens, share, md(status))
 		}
@@ -276,7 +323,14 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 			}
 			b.WriteString(strings.Join(parts, ", ") + ".\n")
 		}
-		if len(c.PostureText) > 0 {
+		switch {
+		case session:
+			total := num.Int(c.TotalTokens)
+			if c.LowerBound {
+				total = "≥" + total
+			}
+			b.WriteString("\n" + md(strings.Join(sessionVerdict(r, c, total), " ")) + "\n")
+		case len(c.PostureText) > 0:
 			b.WriteString("\n" + md(strings.TrimSpace(c.PostureText[0])) + "\n")
 		}
 		b.WriteString("\n</details>\n")
@@ -288,6 +342,14 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 		}
 	}
 	return write(w, b.String())
+}
+
+// gateOf names what a gate judged, in the singular.
+func gateOf(of string) string {
+	if of == audit.OfSessions {
+		return "session"
+	}
+	return "config"
 }
 
 func joinAnd(names []string) string {

@@ -1,0 +1,249 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/num"
+	"github.com/mcpcost/mcpcost/internal/status"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
+)
+
+// auditSessionText writes one client's session in the project folder:
+// its servers with the scope each comes from, its total, one verdict
+// paragraph, the trim, what is not counted, and the files it is read
+// from with what each adds. Each thing is said once.
+func auditSessionText(b *strings.Builder, r *audit.Report, s audit.Session) {
+	fmt.Fprintf(b, "%s session in %s\n", textsafe.Text(clientLabel(s.Config)), textsafe.Text(s.Path))
+	total := auditServersTable(b, r, s.Config, true)
+	b.WriteString("\n")
+	wrap(b, strings.Join(sessionVerdict(r, s.Config, total), " "), "  ", 80)
+	if s.Trim != nil {
+		var names []string
+		for _, t := range s.Trim.Tools {
+			names = append(names, fmt.Sprintf("%s · %s (%s)", t.Server, t.Tool, num.Int(t.Tokens)))
+		}
+		wrap(b, fmt.Sprintf("Heaviest: %s; turning %s off, where the client filters per tool, would recover %s tokens (%s).",
+			joinAnd(names), num.Plural(len(names), "it", "them"), num.Int(s.Trim.RecoverableTokens), Percent(s.Trim.RecoverableShare)), "  ", 80)
+	}
+	auditUncountedText(b, s.Config)
+	ft := Table{Align: []Align{Left, Left, Left, Right}, Indent: "  "}
+	for i, f := range s.Files {
+		n := num.Int(f.TotalTokens)
+		if f.LowerBound {
+			n = "≥" + n
+		}
+		head := ""
+		if i == 0 {
+			head = "files"
+		}
+		ft.Add(head, f.Scope, f.Path, n)
+	}
+	ft.Write(b)
+}
+
+// sessionVerdict says, once, what a session pays at session start and
+// why: the posture, where its deciding variable was read, the threshold
+// judged on the session's sum, and what Claude receives.
+func sessionVerdict(r *audit.Report, c audit.Config, total string) []string {
+	out := []string{fmt.Sprintf("%s tokens of tool definitions (%s of a %s-token window).", total, Percent(c.ContextShare), num.Int(r.ContextWindow))}
+	if c.LowerBound {
+		out = append(out, fmt.Sprintf("A lower bound: %s could not be measured.", joinAnd(c.Unmeasured)))
+	}
+	p := c.Posture
+	name := clients.Title(p.Client)
+	switch p.Mode {
+	case clients.ModeNoRecord:
+		out = append(out, fmt.Sprintf("No deferral is on record for %s: counted as loaded up front.", name))
+	case clients.ModeUnknownClient:
+		out = append(out, "The client is not known: counted as loaded up front.")
+	case clients.ModeDeferred:
+		out = append(out, fmt.Sprintf("%s defers them (tool search; %s).", name, decidedBy(p)))
+	case clients.ModeUpFront:
+		out = append(out, fmt.Sprintf("%s loads them up front (tool search off; %s).", name, decidedBy(p)))
+	case clients.ModeThreshold:
+		out = append(out, thresholdWords(p, c.Check))
+	default:
+		out = append(out, fmt.Sprintf("Whether %s defers them cannot be said: %s.", name, p.Summary()))
+	}
+	switch {
+	case c.UpFrontTokens == nil:
+		out = append(out, fmt.Sprintf("Paid at session start: between %s (deferred) and %s (up front).", num.Int(c.SessionStartTokens), total))
+	case *c.UpFrontTokens == c.TotalTokens:
+		out = append(out, fmt.Sprintf("Paid at session start: all of it (%s deferring would load %s).", "a client", num.Int(c.SessionStartTokens)))
+	default:
+		out = append(out, fmt.Sprintf("Paid at session start: %s tokens (tool names and instructions%s).", num.Int(*c.UpFrontTokens), alwaysLoadWords(c)))
+	}
+	if c.Client == clients.ClaudeCode && c.RequestShapeTokens > 0 {
+		out = append(out, fmt.Sprintf("Claude receives them as %s tokens of Anthropic request (name, description cut to 2 KB, input_schema).", num.Int(c.RequestShapeTokens)))
+	}
+	return out
+}
+
+// alwaysLoadWords names the servers loaded in full although the others are
+// deferred.
+func alwaysLoadWords(c audit.Config) string {
+	var names []string
+	for _, s := range c.Servers {
+		if s.LoadsUpFront != nil && *s.LoadsUpFront {
+			names = append(names, s.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "; " + joinAnd(names) + " in full"
+}
+
+// decidedBy names the variable that decided a posture and where it was
+// read.
+func decidedBy(p clients.Posture) string {
+	s := p.Setting
+	switch {
+	case s == nil || s.Variable == "":
+		return "the default"
+	case !s.ReadFromMachine:
+		return s.Variable + " unset, the default"
+	}
+	v := s.Variable
+	if s.Value != nil {
+		v += "=" + *s.Value
+	}
+	where := s.Source
+	for _, src := range p.Sources {
+		if src.Decided {
+			where = src.Path
+			if src.Scope == "shell" {
+				where = "the shell"
+			}
+		}
+	}
+	if where == "" || where == clients.ShellSource {
+		where = "the shell"
+	}
+	return v + " from " + where
+}
+
+// thresholdWords judges a session's sum against the tool-search threshold.
+func thresholdWords(p clients.Posture, c *clients.ThresholdCheck) string {
+	head := fmt.Sprintf("%s defers them above %d%% of the window (%s)", clients.Title(p.Client), p.ThresholdPercent, decidedBy(p))
+	if c == nil {
+		return head + "."
+	}
+	side := fmt.Sprintf("%s–%s", num.Int(c.Low), num.Int(c.High))
+	if c.Exact {
+		side = num.Int(c.Low)
+	}
+	lead := fmt.Sprintf("%s: %s tokens; this session's sum is %s on Claude's side.", head, num.Int(c.ThresholdTokens), side)
+	switch {
+	case c.Crosses != nil && *c.Crosses:
+		return lead + " Over it: deferred."
+	case c.Crosses != nil:
+		return lead + " Under it: loaded up front."
+	case c.Floor:
+		return lead + " Which side cannot be said: some servers produced no number."
+	}
+	return lead + " It straddles the threshold, so which side cannot be said (--claude counts it exactly)."
+}
+
+// auditServersTable writes the table of a config's or session's servers
+// that the figures count, with a scope column for a session, and its total
+// row; it returns the total as shown.
+func auditServersTable(b *strings.Builder, r *audit.Report, c audit.Config, session bool) string {
+	if !session {
+		return auditServersText(b, r, c)
+	}
+	t := Table{Header: []string{"server", "scope", "transport", "tools", "tokens", "share", "status"}, Align: []Align{Left, Left, Left, Right, Right, Right, Left}, Indent: "  "}
+	if r.Claude != nil {
+		t.Header = []string{"server", "scope", "transport", "tools", "tokens", "claude", "share", "status"}
+		t.Align = []Align{Left, Left, Left, Right, Right, Right, Right, Left}
+	}
+	for _, s := range c.Servers {
+		if !s.Counted() {
+			continue
+		}
+		tools, tokens, share := auditCells(s, "-")
+		st := s.Status
+		if s.Cached {
+			st += " (cached)"
+		}
+		row := []string{s.Name, s.Scope, s.Transport, tools, tokens, share, st}
+		if r.Claude != nil {
+			cl := "-"
+			if s.ClaudeTokens != nil {
+				cl = num.Int(*s.ClaudeTokens)
+			}
+			row = []string{s.Name, s.Scope, s.Transport, tools, tokens, cl, share, st}
+		}
+		t.Add(row...)
+	}
+	total := num.Int(c.TotalTokens)
+	if c.LowerBound {
+		total = "≥" + total
+	}
+	if r.Claude != nil {
+		cl := "-"
+		if c.ClaudeTokens != nil {
+			cl = num.Int(*c.ClaudeTokens)
+		}
+		t.Add("total", "", "", num.Int(c.ToolCount), total, cl, "", "")
+	} else {
+		t.Add("total", "", "", num.Int(c.ToolCount), total, "", "")
+	}
+	t.Write(b)
+	return total
+}
+
+// auditUncountedText lists, one line each, a session's servers without a
+// number: those that could not be measured (with a hint), and those not
+// counted (overridden, disabled, needing approval, with a problem).
+func auditUncountedText(b *strings.Builder, c audit.Config) {
+	var lines []string
+	for _, s := range c.Servers {
+		if s.Tokens != nil {
+			continue
+		}
+		line := fmt.Sprintf("%s (%s): %s", s.Name, s.Scope, s.Status)
+		if s.Detail != "" {
+			line += ": " + s.Detail
+		}
+		if s.Hint != "" && !status.Status(s.Status).Off() {
+			line += "; " + s.Hint
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return
+	}
+	b.WriteString("  not counted\n")
+	for _, l := range lines {
+		wrapHanging(b, "    ", l, "      ", 80)
+	}
+}
+
+// exceptionsText says once, for every session whose posture defers, where
+// deferral does not apply.
+func exceptionsText(b *strings.Builder, sessions []audit.Session) {
+	seen := map[string]bool{}
+	var list []string
+	for _, s := range sessions {
+		if s.Posture.Mode != clients.ModeDeferred && s.Posture.Mode != clients.ModeThreshold {
+			continue
+		}
+		for _, e := range s.Posture.Exceptions {
+			if !seen[e] {
+				seen[e] = true
+				list = append(list, e)
+			}
+		}
+	}
+	if len(list) == 0 {
+		return
+	}
+	sort.Strings(list)
+	b.WriteString("\n")
+	wrap(b, "Deferral does not apply to "+strings.Join(list, "; ")+": there the full number is paid.", "", 80)
+}
