@@ -89,15 +89,35 @@ func (sys *System) claudePluginCandidates() []candidate {
 }
 
 // claudePluginEnabled says whether enabledPlugins turns the plugin on,
-// and where that was decided.
+// and where that was decided. The project's own settings files count only
+// where their other settings do (see claudeApprovalsIgnored): a cloned
+// repository cannot turn on a plugin the user installed for other work.
 func (sys *System) claudePluginEnabled(id string) (bool, string) {
+	trusted, exact := sys.claudeTrust()
 	for _, f := range sys.claudeSettings() {
 		m, _ := f.top["enabledPlugins"].(map[string]any)
-		if b, ok := m[id].(bool); ok {
-			return b, f.path
+		b, ok := m[id].(bool)
+		if !ok {
+			continue
 		}
+		if b && sys.claudeApprovalsIgnored(f, trusted, exact) != "" {
+			continue
+		}
+		return b, f.path
 	}
 	return false, ""
+}
+
+// claudeTrust reports whether Claude Code trusts the project folder (see
+// claudeTrusted), from ~/.claude.json.
+func (sys *System) claudeTrust() (trusted, exact bool) {
+	global := sys.claudeGlobalFile()
+	if data, state, _ := sys.read(global); state == StateFound {
+		if top, _, err := readJSONTop(data, FormatJSON, global); err == nil {
+			return sys.claudeTrusted(top)
+		}
+	}
+	return sys.isConfigHome(), sys.isConfigHome()
 }
 
 var pluginDataChars = regexp.MustCompile(`[^A-Za-z0-9_-]`)

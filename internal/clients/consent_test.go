@@ -248,3 +248,55 @@ func TestLoadConsentAndDir(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginEnablementTrust: a plugin the user installed is turned on by
+// the project's own .claude/settings.json only where Claude Code honours
+// that file's other settings (a trusted folder); user settings always
+// count, and a project's "false" turns it off anywhere.
+func TestPluginEnablementTrust(t *testing.T) {
+	const installed = `{"version": 2, "plugins": {"tools@market": [{"scope": "user", "installPath": "/home/me/.claude/plugins/cache/tools"}]}}`
+	const pluginMCP = `{"mcpServers": {"plug": {"command": "plug-mcp"}}}`
+	trusted := `{"projects": {"/home/me/proj": {"hasTrustDialogAccepted": true}}}`
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  bool
+	}{
+		{"enabled by the project, untrusted folder", map[string]string{
+			"/home/me/proj/.claude/settings.json": `{"enabledPlugins": {"tools@market": true}}`}, false},
+		{"enabled by the project's local settings, untrusted folder", map[string]string{
+			"/home/me/proj/.claude/settings.local.json": `{"enabledPlugins": {"tools@market": true}}`}, false},
+		{"enabled by the project, trusted folder", map[string]string{
+			"/home/me/proj/.claude/settings.json": `{"enabledPlugins": {"tools@market": true}}`, "/home/me/.claude.json": trusted}, true},
+		{"enabled by the user", map[string]string{
+			"/home/me/.claude/settings.json": `{"enabledPlugins": {"tools@market": true}}`}, true},
+		{"enabled by the user, off in the project", map[string]string{
+			"/home/me/.claude/settings.json":      `{"enabledPlugins": {"tools@market": true}}`,
+			"/home/me/proj/.claude/settings.json": `{"enabledPlugins": {"tools@market": false}}`}, false},
+		{"enabled by an untrusted project over the user's false", map[string]string{
+			"/home/me/.claude/settings.json":      `{"enabledPlugins": {"tools@market": false}}`,
+			"/home/me/proj/.claude/settings.json": `{"enabledPlugins": {"tools@market": true}}`}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{
+				"/home/me/.claude/plugins/installed_plugins.json": installed,
+				"/home/me/.claude/plugins/cache/tools/.mcp.json":  pluginMCP,
+			}
+			for k, v := range tc.files {
+				files[k] = v
+			}
+			configs, _ := Discover(consentSystem(files), []string{ClaudeCode})
+			on := false
+			for _, c := range configs {
+				for _, s := range c.Servers {
+					if s.Name == "plug" {
+						on = s.Launchable()
+					}
+				}
+			}
+			if on != tc.want {
+				t.Fatalf("plugin server launchable = %v, want %v", on, tc.want)
+			}
+		})
+	}
+}
