@@ -259,7 +259,9 @@ func (d *Diff) checkComparable() {
 			notSame(IssueSchemaChanged, "%s has schema %s, which this mcpcost does not read (it reads %s): re-record it with this version", doc.File, doc.Schema, knownSchema(doc.Kind))
 		}
 	}
-	if b.Kind == c.Kind && b.Schema != c.Schema && !b.SchemaUnknown && !c.SchemaUnknown {
+	// An audit of v1 and one of v2 hold their configs alike (v2 added
+	// the sessions beside them).
+	if b.Kind == c.Kind && b.Schema != c.Schema && !b.SchemaUnknown && !c.SchemaUnknown && b.Kind != KindAudit {
 		notSame(IssueSchemaChanged, "schema changed (%s → %s)", b.Schema, c.Schema)
 	}
 	if b.MethodologyVersion != c.MethodologyVersion {

@@ -73,7 +73,7 @@ func sessionVerdict(r *audit.Report, c audit.Config, total string) []string {
 	case c.UpFrontTokens == nil:
 		out = append(out, fmt.Sprintf("Paid at session start: between %s (deferred) and %s (up front).", num.Int(c.SessionStartTokens), total))
 	case *c.UpFrontTokens == c.TotalTokens:
-		out = append(out, fmt.Sprintf("Paid at session start: all of it (%s deferring would load %s).", "a client", num.Int(c.SessionStartTokens)))
+		out = append(out, fmt.Sprintf("Paid at session start: all of it; deferred, it would be %s tokens.", num.Int(c.SessionStartTokens)))
 	default:
 		out = append(out, fmt.Sprintf("Paid at session start: %s tokens (tool names and instructions%s).", num.Int(*c.UpFrontTokens), alwaysLoadWords(c)))
 	}
@@ -201,26 +201,23 @@ func auditServersTable(b *strings.Builder, r *audit.Report, c audit.Config, sess
 // number: those that could not be measured (with a hint), and those not
 // counted (overridden, disabled, needing approval, with a problem).
 func auditUncountedText(b *strings.Builder, c audit.Config) {
-	var lines []string
+	head := false
 	for _, s := range c.Servers {
 		if s.Tokens != nil {
 			continue
 		}
-		line := fmt.Sprintf("%s (%s): %s", s.Name, s.Scope, s.Status)
+		if !head {
+			b.WriteString("  not counted\n")
+			head = true
+		}
+		fmt.Fprintf(b, "    %s (%s): %s", textsafe.Text(s.Name), textsafe.Text(s.Scope), textsafe.Text(s.Status))
 		if s.Detail != "" {
-			line += ": " + s.Detail
+			fmt.Fprintf(b, ": %s", textsafe.Text(s.Detail))
 		}
+		b.WriteString("\n")
 		if s.Hint != "" && !status.Status(s.Status).Off() {
-			line += "; " + s.Hint
+			fmt.Fprintf(b, "      hint: %s\n", textsafe.Text(s.Hint))
 		}
-		lines = append(lines, line)
-	}
-	if len(lines) == 0 {
-		return
-	}
-	b.WriteString("  not counted\n")
-	for _, l := range lines {
-		wrapHanging(b, "    ", l, "      ", 80)
 	}
 }
 
