@@ -16,7 +16,7 @@ import (
 func init() {
 	register(&Command{
 		Name:  "audit",
-		Short: "measure every MCP server in every client config, per config file (the default)",
+		Short: "measure every MCP server of every client, per client session in this folder (the default)",
 		Usage: auditUsage,
 		Run:   runAudit,
 	})
@@ -27,15 +27,22 @@ const auditUsage = `usage: mcpcost [audit] [flags]
 Find every MCP client config on this machine (Claude Code, Claude Desktop,
 Cursor, VS Code, Windsurf, Codex, Gemini CLI, Zed, opencode, Cline, Goose,
 Continue, Copilot CLI), or read the files given with --config, launch or
-connect to every enabled server as its client would, and report per config
-file, never merged (a context window belongs to one client session):
+connect to every enabled server as its client would (each distinct launch
+once), and report per client session in the project folder: the servers
+one session of that client loads there, by the client's own precedence
+(one entry per name counted; overridden, disabled and unapproved ones
+listed, not counted):
 
-  per server   transport, tools, tokens, share, status
-  per config   the total and its share of the context window; who pays
-               (whether the client loads the definitions up front or
-               defers them, as Claude Code's tool search does) and what is
-               paid before anything is typed; the heaviest tools; a trim
-               suggestion; what could not be measured, with a hint
+  per server   scope, transport, tools, tokens, share, status
+  per session  the total and its share of the context window; one verdict
+               (what is paid at session start, whether the client defers
+               the definitions and what decided it, Claude Code's auto:N
+               threshold judged on the session's sum, what Claude
+               receives); the heaviest tools and what trimming them
+               recovers; what is not counted; the files it reads and what
+               each adds
+
+With --config, each file is reported alone, with its own verdict.
 
 Launching a configured server runs its command, as the client would, in
 the project folder. A server of the project's own config files (a cloned
@@ -65,11 +72,13 @@ Flags:
                          although their client has no approval of them on
                          record (rejections still apply)
   --context N            the context window shares are of (default 200000)
-  --budget N             exit 1 when a config's total exceeds N tokens, or
-                         when a server of it could not be measured (the total
-                         is then a lower bound)
+  --budget N             exit 1 when a session's total (a file's, with
+                         --config) exceeds N tokens, or when a server of it
+                         could not be measured (the total is then a lower
+                         bound)
   --allow-unmeasured     let --budget pass on the measured servers alone
-  --threshold N          exit 1 when a tool's definition exceeds N tokens
+  --threshold N          exit 1 when a tool's definition exceeds N tokens (the
+                         tools of the sessions; of the files, with --config)
   --baseline FILE        compare with an earlier 'mcpcost audit --json' (or
                          mcp-context-cost's): the diff per config, server,
                          tool and part follows the report
@@ -79,7 +88,7 @@ Flags:
                          in the baseline and not now, an added server that
                          cannot be measured, a config missing or new, another
                          methodology): every reason is listed
-  --json                 print JSON (schema mcpcost.audit/v1)
+  --json                 print JSON (schema mcpcost.audit/v2)
   --markdown             print Markdown, for a pull-request comment
   --refresh              measure again, ignoring the cache
   --offline              report only from the cache; launch nothing

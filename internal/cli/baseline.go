@@ -215,7 +215,7 @@ func (b *baselineFlags) finishMeasure(env *Env, rep *measure.Report, jsonOut boo
 }
 
 // auditWithDiff is the JSON of "audit --json --baseline": the report
-// (schema mcpcost.audit/v1) with the diff (mcpcost.diff/v1) beside it.
+// (schema mcpcost.audit/v2) with the diff (mcpcost.diff/v1) beside it.
 type auditWithDiff struct {
 	*audit.Report
 	Diff *diff.Diff `json:"diff"`
