@@ -82,8 +82,9 @@ Flags:
   --baseline FILE        compare with an earlier 'mcpcost audit --json' (or
                          mcp-context-cost's): the diff per config, server,
                          tool and part follows the report
-  --max-increase N       with --baseline, exit 1 when a config got more than
-                         N tokens per request heavier, or whenever the
+  --max-increase N       with --baseline, exit 1 when a session (a file, with
+                         --config or against a baseline without sessions)
+                         got more than N tokens per request heavier, or whenever the
                          increase could not be established (a server measured
                          in the baseline and not now, an added server that
                          cannot be measured, a config missing or new, another

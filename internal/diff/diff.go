@@ -89,6 +89,9 @@ type Diff struct {
 	// Detail is the finest level both sides have.
 	Detail        Detail `json:"detail"`
 	ContextWindow int    `json:"contextWindow"`
+	// Of is what was paired: "sessions" (each ConfigDiff's Path is a
+	// session's project folder) or "configs".
+	Of string `json:"of"`
 	// ConfigDiffs, in the current report's order, then the baseline's
 	// configs not found now.
 	ConfigDiffs []ConfigDiff `json:"configs"`
@@ -206,8 +209,19 @@ type Issue struct {
 func (i Issue) String() string { return i.Code + ": " + i.Message }
 
 // Compare compares current against base.
+//
+// Two audits that both hold sessions (discovered configs) are compared
+// session by session (Of "sessions"): the files of one session may move
+// between scopes while the session stays what it is. Otherwise the files
+// are compared (Of "configs").
 func Compare(base, current *Doc) *Diff {
-	d := &Diff{Schema: Schema, Base: base, Current: current, Comparable: true,
+	of := "configs"
+	if len(base.Sessions) > 0 && len(current.Sessions) > 0 {
+		b, c := *base, *current
+		b.Configs, c.Configs = base.Sessions, current.Sessions
+		base, current, of = &b, &c, "sessions"
+	}
+	d := &Diff{Schema: Schema, Base: base, Current: current, Comparable: true, Of: of,
 		ContextWindow: current.ContextWindow, Issues: []Issue{}, Warnings: []string{}, ConfigDiffs: []ConfigDiff{}}
 	d.Detail = min2(base.Detail, current.Detail)
 	d.checkComparable()

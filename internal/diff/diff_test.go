@@ -435,3 +435,43 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// TestSessionsCompared: two audits holding sessions are compared session
+// by session (a server moving from the user file to the project's is no
+// change; an overridden copy is not counted); against a v1 baseline,
+// without sessions, the files are.
+func TestSessionsCompared(t *testing.T) {
+	notes := `{"name":"notes","status":"measured","tokens":611,"tools":[]}`
+	units := `{"name":"units","status":"measured","tokens":340,"tools":[]}`
+	over := `{"name":"notes","status":"overridden","tokens":null,"tools":[]}`
+	base := `{"schema":"mcpcost.audit/v2","methodologyVersion":"1.0","encoding":"o200k_base","contextWindow":200000,
+		"sessions":[{"client":"claude-code","path":"/p","totalTokens":611,"servers":[` + notes + `]}],
+		"configs":[{"client":"claude-code","path":"/h/.claude.json","scope":"user","totalTokens":611,"servers":[` + notes + `]}]}`
+	cur := `{"schema":"mcpcost.audit/v2","methodologyVersion":"1.0","encoding":"o200k_base","contextWindow":200000,
+		"sessions":[{"client":"claude-code","path":"/p","totalTokens":951,"servers":[` + notes + `,` + units + `,` + over + `]}],
+		"configs":[{"client":"claude-code","path":"/h/.claude.json","scope":"user","totalTokens":340,"servers":[` + units + `,` + over + `]},
+		           {"client":"claude-code","path":"/p/.mcp.json","scope":"project","totalTokens":611,"servers":[` + notes + `]}]}`
+	v1 := strings.Replace(strings.Replace(base, "audit/v2", "audit/v1", 1), `"sessions":[{"client":"claude-code","path":"/p","totalTokens":611,"servers":[`+notes+`]}],`, "", 1)
+	load := func(name, s string) *Doc {
+		t.Helper()
+		d, err := Load(name, []byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	d := Compare(load("base", base), load("cur", cur))
+	if d.Of != "sessions" || len(d.ConfigDiffs) != 1 || d.Increase == nil || *d.Increase != 340 {
+		t.Fatalf("sessions: of %q, %d pairs, increase %v; want sessions, 1, 340", d.Of, len(d.ConfigDiffs), d.Increase)
+	}
+	if g := d.Check(339); g.Pass {
+		t.Errorf("a session 340 heavier passes --max-increase 339")
+	}
+	if g := d.Check(340); !g.Pass {
+		t.Errorf("a session 340 heavier fails --max-increase 340: %v", g.Reasons)
+	}
+	d = Compare(load("base", v1), load("cur", cur))
+	if d.Of != "configs" || len(d.Issues) != 0 && d.Issues[0].Code == IssueSchemaChanged {
+		t.Fatalf("v1 baseline: of %q, issues %v; want configs and no schema change", d.Of, d.Issues)
+	}
+}

@@ -77,6 +77,11 @@ type Doc struct {
 	// not comparable.
 	SchemaUnknown bool     `json:"schemaUnknown,omitempty"`
 	Configs       []Config `json:"-"`
+	// Sessions are an audit's sessions (v2), each as a config of the
+	// servers it counts or lists (those the client does not load left
+	// out, so that a name is there once); Compare pairs them instead of
+	// the files when both reports have them.
+	Sessions []Config `json:"-"`
 }
 
 // Config is one config file (or, for a server measurement, the server).
@@ -138,6 +143,7 @@ type raw struct {
 	GeneratedAt        string          `json:"generatedAt"`
 	ContextWindow      int             `json:"contextWindow"`
 	Configs            json.RawMessage `json:"configs"`
+	Sessions           json.RawMessage `json:"sessions"`
 	EmptyConfigs       json.RawMessage `json:"emptyConfigs"`
 	Problems           json.RawMessage `json:"problems"`
 
@@ -375,19 +381,55 @@ func loadAudit(d *Doc, r *raw) error {
 	if d.Kind == KindPeerAudit {
 		d.Detail = DetailServer
 	}
+	built, err := d.readConfigs(configs, "configs", false)
+	if err != nil {
+		return err
+	}
+	d.Configs = built
+	if len(r.Sessions) > 0 && string(r.Sessions) != "null" {
+		var sessions []rawConfig
+		if err := json.Unmarshal(r.Sessions, &sessions); err != nil {
+			return fmt.Errorf("sessions: %v", jsonMsg(err))
+		}
+		if d.Sessions, err = d.readConfigs(sessions, "sessions", true); err != nil {
+			return err
+		}
+	}
+	for _, e := range empties {
+		p := e.Path
+		if p == "" {
+			p = e.Source
+		}
+		d.Configs = append(d.Configs, Config{Path: p, Client: e.Client, Scope: e.Scope})
+	}
+	for _, p := range problems {
+		if p.Path != "" {
+			d.Configs = append(d.Configs, Config{Path: p.Path, Client: p.Client, Unreadable: p.Error})
+		}
+	}
+	return nil
+}
+
+// readConfigs reads an audit's configs (or sessions, what), leaving out
+// the servers the client does not load when dropOff is set.
+func (d *Doc) readConfigs(configs []rawConfig, what string, dropOff bool) ([]Config, error) {
+	var out []Config
 	for i, rc := range configs {
 		c := Config{Path: rc.Path, Client: rc.Client, Scope: rc.Scope}
 		if c.Path == "" {
 			c.Path = rc.Source
 		}
 		if c.Path == "" {
-			return fmt.Errorf("configs[%d] has no path", i)
+			return nil, fmt.Errorf("%s[%d] has no path", what, i)
 		}
 		for j, rs := range append(append([]rawServer{}, rc.Servers...), rc.Skipped...) {
 			if rs.Name == "" {
-				return fmt.Errorf("configs[%d] (%s): server %d has no name", i, c.Path, j)
+				return nil, fmt.Errorf("%s[%d] (%s): server %d has no name", what, i, c.Path, j)
 			}
 			s := Server{Name: rs.Name, Status: rs.Status, Tokens: rs.Tokens, Off: status.Status(rs.Status).Off()}
+			if s.Off && dropOff {
+				continue
+			}
 			if s.Off {
 				s.Tokens = nil
 			}
@@ -416,21 +458,9 @@ func loadAudit(d *Doc, r *raw) error {
 				}
 			}
 		}
-		d.Configs = append(d.Configs, c)
+		out = append(out, c)
 	}
-	for _, e := range empties {
-		p := e.Path
-		if p == "" {
-			p = e.Source
-		}
-		d.Configs = append(d.Configs, Config{Path: p, Client: e.Client, Scope: e.Scope})
-	}
-	for _, p := range problems {
-		if p.Path != "" {
-			d.Configs = append(d.Configs, Config{Path: p.Path, Client: p.Client, Unreadable: p.Error})
-		}
-	}
-	return nil
+	return out, nil
 }
 
 // min2 returns the coarser of two details.
