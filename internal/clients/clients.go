@@ -93,6 +93,12 @@ type Config struct {
 	// byte-order mark, a policy that applies to it).
 	Notes []string `json:"notes,omitempty"`
 
+	// trustedBy, when set, says what on this machine records the user's
+	// trust in the project folder for this client (Gemini CLI's
+	// trustedFolders.json): the file's servers then start as the client
+	// would start them, without --trust-project.
+	trustedBy string
+
 	// noMCP, when set, says why this file holds nothing for the client
 	// (a general settings file without MCP servers): discovery lists the
 	// place as looked at, with this note, and reports no config.
@@ -419,7 +425,7 @@ func Discover(sys System, names []string) (configs []Config, looked []Location) 
 			got = c.settle(&sys, got)
 		}
 		for i := range got {
-			if contains(c.projectScopes, got[i].Scope) && !sys.TrustProject {
+			if contains(c.projectScopes, got[i].Scope) && !sys.TrustProject && got[i].trustedBy == "" {
 				withholdProject(&got[i])
 			}
 			sys.settleDirs(&got[i], sys.Cwd)

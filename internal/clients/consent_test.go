@@ -166,7 +166,7 @@ func TestProjectConsent(t *testing.T) {
 		{VSCode, "/home/me/.config/Code/User/mcp.json", "/home/me/proj/.vscode/mcp.json",
 			`{"servers": {"p": {"command": "p-mcp"}}}`, `{"servers": {"p": {"command": "p-mcp", "args": ["${env:SECRET}"]}}}`},
 		{Gemini, "/home/me/.gemini/settings.json", "/home/me/proj/.gemini/settings.json",
-			`{"mcpServers": {"u": {"command": "u-mcp"}}}`, `{"mcpServers": {"p": {"command": "p-mcp", "env": {"K": "$SECRET"}}}}`},
+			`{"security": {"folderTrust": {"enabled": false}}, "mcpServers": {"u": {"command": "u-mcp"}}}`, `{"mcpServers": {"p": {"command": "p-mcp", "env": {"K": "$SECRET"}}}}`},
 		{Zed, "/home/me/.config/zed/settings.json", "/home/me/proj/.zed/settings.json",
 			`{"context_servers": {"u": {"command": "u-mcp"}}}`, `{"context_servers": {"p": {"command": "p-mcp"}}}`},
 		{Opencode, "/home/me/.config/opencode/opencode.json", "/home/me/proj/opencode.json",
@@ -296,6 +296,57 @@ func TestPluginEnablementTrust(t *testing.T) {
 			}
 			if on != tc.want {
 				t.Fatalf("plugin server launchable = %v, want %v", on, tc.want)
+			}
+		})
+	}
+}
+
+// TestGeminiFolderTrust: Gemini CLI's folder trust decides which of its
+// servers a session here has: in a folder it does not trust, none (the
+// user's included); in one it trusts, the project's too, without
+// --trust-project; with folder trust off, the project's are read and, as
+// nothing records a consent, need approval.
+func TestGeminiFolderTrust(t *testing.T) {
+	const user, proj, tf = "/home/me/.gemini/settings.json", "/home/me/proj/.gemini/settings.json", "/home/me/.gemini/trustedFolders.json"
+	userBody := `{"mcpServers": {"u": {"command": "u-mcp"}}}`
+	projBody := `{"mcpServers": {"p": {"command": "p-mcp"}}}`
+	for _, tc := range []struct {
+		name    string
+		files   map[string]string
+		env     string
+		u, p    string
+		because string
+	}{
+		{"no trust file: untrusted", nil, "", StatusDisabled, StatusDisabled, "no /home/me/.gemini/trustedFolders.json records"},
+		{"folder trusted", map[string]string{tf: `{"/home/me/proj": "TRUST_FOLDER"}`}, "", StatusEnabled, StatusEnabled, ""},
+		{"a sibling's parent trusted", map[string]string{tf: `{"/home/me/other": "TRUST_PARENT"}`}, "", StatusEnabled, StatusEnabled, ""},
+		{"a parent trusted, the folder not", map[string]string{tf: `{"/home": "TRUST_FOLDER", "/home/me/proj": "DO_NOT_TRUST"}`}, "", StatusDisabled, StatusDisabled, "marks /home/me/proj DO_NOT_TRUST"},
+		{"a prefix that is not a parent", map[string]string{tf: `{"/home/me/pro": "TRUST_FOLDER"}`}, "", StatusDisabled, StatusDisabled, "no rule of"},
+		{"a level Gemini CLI refuses", map[string]string{tf: `{"/home/me/proj": "YES"}`}, "", StatusDisabled, StatusDisabled, "unknown trust level"},
+		{"GEMINI_TRUST_WORKSPACE", nil, "true", StatusEnabled, StatusEnabled, ""},
+		{"folder trust off", map[string]string{user: `{"security": {"folderTrust": {"enabled": false}}, "mcpServers": {"u": {"command": "u-mcp"}}}`}, "", StatusEnabled, StatusNeedsApproval, ""},
+		{"the project cannot turn it off", map[string]string{proj: `{"security": {"folderTrust": {"enabled": false}}, "mcpServers": {"p": {"command": "p-mcp"}}}`}, "", StatusDisabled, StatusDisabled, "does not trust"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{user: userBody, proj: projBody}
+			for k, v := range tc.files {
+				files[k] = v
+			}
+			sys := consentSystem(files)
+			get := sys.Getenv
+			sys.Getenv = func(k string) string {
+				if k == "GEMINI_TRUST_WORKSPACE" {
+					return tc.env
+				}
+				return get(k)
+			}
+			configs, _ := Discover(sys, []string{Gemini})
+			u, p := statuses(configs, "user")["u"], statuses(configs, "project")["p"]
+			if u.Status() != tc.u || p.Status() != tc.p {
+				t.Fatalf("user %s, project %s; want %s, %s (%s)", u.Status(), p.Status(), tc.u, tc.p, p.DisabledBy)
+			}
+			if tc.because != "" && !strings.Contains(p.DisabledBy, tc.because) {
+				t.Errorf("reason %q does not say %q", p.DisabledBy, tc.because)
 			}
 		})
 	}

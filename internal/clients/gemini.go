@@ -27,6 +27,18 @@ import (
 // ${pathSeparator} first. An extension is enabled unless the last rule of
 // its "overrides" in ~/.gemini/extensions/extension-enablement.json that
 // matches the project folder starts with "!" (gemini extensions disable).
+//
+// Folder trust (docs/cli/trusted-folders.md, packages/cli/src/config/
+// trustedFolders.ts): on unless security.folderTrust.enabled is false in
+// the user or system settings (on by default since 0.39.1; the project's
+// own file cannot turn it off). With it on, a folder is trusted by the
+// rule of ~/.gemini/trustedFolders.json ($GEMINI_CLI_TRUSTED_FOLDERS_PATH)
+// with the longest path that covers it: TRUST_FOLDER covers the path and
+// below, TRUST_PARENT the path's parent and below, DO_NOT_TRUST distrusts;
+// no rule is untrusted; GEMINI_TRUST_WORKSPACE=true trusts. In a folder
+// it does not trust Gemini CLI ignores the project's settings and
+// connects to no MCP server at all; in a trusted one the project's
+// servers start without another question.
 
 func init() {
 	register(&client{
@@ -222,9 +234,102 @@ func geminiGlob(glob string) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
-// settleGemini applies precedence and the mcp.allowed / mcp.excluded
-// server lists (the highest file that sets a list wins).
+// geminiTrust says whether Gemini CLI's folder trust is on and, if so,
+// whether it trusts the project folder, with where that was read.
+func (sys *System) geminiTrust() (on, trusted bool, why string) {
+	on = true
+	for _, cand := range geminiCandidates(sys) {
+		switch cand.scope {
+		case "system-defaults", "user", "system":
+		default:
+			continue
+		}
+		data, state, _ := sys.read(cand.path)
+		if state != StateFound {
+			continue
+		}
+		top, _, err := readJSONTop(data, FormatJSONC, cand.path)
+		if err != nil {
+			continue
+		}
+		sec, _ := top["security"].(map[string]any)
+		ft, _ := sec["folderTrust"].(map[string]any)
+		if b, ok := ft["enabled"].(bool); ok {
+			on = b // later files rank higher: system-defaults, user, system
+		}
+	}
+	if !on {
+		return false, true, ""
+	}
+	if sys.getenv("GEMINI_TRUST_WORKSPACE") == "true" {
+		return true, true, "GEMINI_TRUST_WORKSPACE=true"
+	}
+	path := sys.getenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+	if path == "" {
+		path = sys.join(sys.Home, ".gemini", "trustedFolders.json")
+	}
+	data, state, err := sys.read(path)
+	switch {
+	case state == StateNotFound:
+		return true, false, "no " + path + " records a trust decision"
+	case err != nil:
+		return true, false, path + " cannot be read"
+	}
+	top, _, err := readJSONTop(data, FormatJSONC, path)
+	if err != nil {
+		return true, false, path + " is not valid JSON, and Gemini CLI refuses to start with it"
+	}
+	want := sys.clean(sys.Cwd)
+	best, level := -1, ""
+	for _, rule := range sortedKeys(top) {
+		lv, _ := top[rule].(string)
+		if lv != "TRUST_FOLDER" && lv != "TRUST_PARENT" && lv != "DO_NOT_TRUST" {
+			return true, false, fmt.Sprintf("%s gives %q an unknown trust level, and Gemini CLI refuses to start with it", path, rule)
+		}
+		eff := rule
+		if lv == "TRUST_PARENT" {
+			eff = sys.dir(rule)
+		}
+		eff = sys.clean(eff)
+		if (want == eff || strings.HasPrefix(want, strings.TrimRight(eff, sys.seps())+sys.sep())) && len(rule) > best {
+			best, level = len(rule), lv
+			why = fmt.Sprintf("%s marks %s %s", path, rule, lv)
+		}
+	}
+	switch level {
+	case "TRUST_FOLDER", "TRUST_PARENT":
+		return true, true, why
+	case "DO_NOT_TRUST":
+		return true, false, why
+	}
+	return true, false, "no rule of " + path + " covers " + sys.Cwd
+}
+
+// settleGemini applies precedence, the mcp.allowed / mcp.excluded
+// server lists (the highest file that sets a list wins) and folder trust.
 func settleGemini(sys *System, configs []Config) []Config {
+	on, trusted, why := sys.geminiTrust()
+	if on && !trusted {
+		// The project's settings are not read, and no server connects.
+		for i := range configs {
+			for j := range configs[i].Servers {
+				s := &configs[i].Servers[j]
+				if !s.Disabled {
+					s.Disabled = true
+					s.DisabledBy = "Gemini CLI connects to no MCP server in a folder it does not trust (security.folderTrust is on, and " + why + "); trust the folder in Gemini CLI (/permissions) to load them"
+				}
+			}
+		}
+		return configs
+	}
+	if on {
+		for i := range configs {
+			if configs[i].Scope == "project" {
+				configs[i].trustedBy = why
+				configs[i].Notes = append(configs[i].Notes, "Gemini CLI trusts this folder ("+why+"): it starts the project's servers without asking")
+			}
+		}
+	}
 	overrideByName(configs, func(w Config) string {
 		return fmt.Sprintf("the %s entry in %s", w.Scope, w.Path)
 	})
