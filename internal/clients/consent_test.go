@@ -351,3 +351,31 @@ func TestGeminiFolderTrust(t *testing.T) {
 		})
 	}
 }
+
+// TestCopilotFolderTrust: the repository's .mcp.json servers start where
+// Copilot CLI's trusted folders cover the project folder, and only there.
+func TestCopilotFolderTrust(t *testing.T) {
+	const cfg = "/home/me/.copilot/config.json"
+	for _, tc := range []struct {
+		name, config, want string
+	}{
+		{"no config", "", StatusNeedsApproval},
+		{"the folder listed", `{"trusted_folders": ["/home/me/proj"]}`, StatusEnabled},
+		{"a parent listed", `{"trusted_folders": ["/home/me/"]}`, StatusEnabled},
+		{"the newer key", `{"trustedFolders": ["/home/me"]}`, StatusEnabled},
+		{"a prefix that is not a parent", `{"trusted_folders": ["/home/me/pro"]}`, StatusNeedsApproval},
+		{"a child listed", `{"trusted_folders": ["/home/me/proj/sub"]}`, StatusNeedsApproval},
+		{"a relative entry", `{"trusted_folders": ["proj"]}`, StatusNeedsApproval},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"/home/me/.copilot/mcp-config.json": `{"mcpServers": {}}`, "/home/me/proj/.mcp.json": `{"mcpServers": {"p": {"command": "p-mcp"}}}`}
+			if tc.config != "" {
+				files[cfg] = tc.config
+			}
+			configs, _ := Discover(consentSystem(files), []string{CopilotCLI})
+			if got := statuses(configs, "workspace")["p"].Status(); got != tc.want {
+				t.Fatalf("p is %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,6 +1,9 @@
 package clients
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // GitHub Copilot CLI reads, lowest precedence first:
 //
@@ -20,9 +23,11 @@ import "fmt"
 //
 // The workspace files are looked for only where Copilot CLI has run (its
 // folder, ~/.copilot, exists): the same .mcp.json is Claude Code's too.
-// Copilot CLI starts workspace servers only in a folder the user trusted,
-// and mcpcost does not read its trust records: they need approval
-// (--trust-project, or --config naming the file).
+// Copilot CLI starts workspace servers only in a folder the user trusted:
+// one listed, or below one listed, in the trusted_folders (now also
+// spelled trustedFolders) array of config.json in the same folder as
+// mcp-config.json. There they start as Copilot CLI starts them; elsewhere
+// they need approval (--trust-project, or --config naming the file).
 
 func init() {
 	register(&client{
@@ -35,6 +40,14 @@ func init() {
 			overrideByName(configs, func(w Config) string {
 				return fmt.Sprintf("the %s entry in %s", w.Scope, w.Path)
 			})
+			if why := sys.copilotTrusted(); why != "" {
+				for i := range configs {
+					if configs[i].Scope == "workspace" {
+						configs[i].trustedBy = why
+						configs[i].Notes = append(configs[i].Notes, "Copilot CLI trusts this folder ("+why+"): it starts the repository's servers")
+					}
+				}
+			}
 			return configs
 		},
 	})
@@ -49,6 +62,33 @@ func (sys *System) copilotHome() string {
 		base = v
 	}
 	return sys.join(base, ".copilot")
+}
+
+// copilotTrusted says which entry of Copilot CLI's trusted folders covers
+// the project folder ("" for none).
+func (sys *System) copilotTrusted() string {
+	path := sys.join(sys.copilotHome(), "config.json")
+	data, state, _ := sys.read(path)
+	if state != StateFound {
+		return ""
+	}
+	top, _, err := readJSONTop(data, FormatJSONC, path)
+	if err != nil {
+		return ""
+	}
+	want := sys.clean(sys.Cwd)
+	for _, key := range []string{"trusted_folders", "trustedFolders"} {
+		for _, f := range strList(top[key]) {
+			if !sys.isAbs(f) {
+				continue
+			}
+			f = sys.clean(f)
+			if want == f || strings.HasPrefix(want, strings.TrimRight(f, sys.seps())+sys.sep()) {
+				return fmt.Sprintf("%s lists %s in %s", path, f, key)
+			}
+		}
+	}
+	return ""
 }
 
 func copilotCandidates(sys *System) []candidate {
