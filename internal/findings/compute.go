@@ -19,6 +19,7 @@ import (
 // definitions are then not judged, and the report says so) and returns
 // the findings.
 func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Options) (*Report, error) {
+	static = bySession(static)
 	noPrices := o.Pricing == nil
 	if noPrices {
 		o.Pricing = func(string, int64, bool) (Rates, bool) { return Rates{}, false }
@@ -134,6 +135,31 @@ func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Optio
 	return r, nil
 }
 
+// bySession returns the audit with its sessions in place of its files,
+// when it has sessions (the configs were discovered): a server is judged
+// once per session it belongs to, where it wins its name, not per file.
+// Each session server keeps its scope and file, which the findings name.
+func bySession(static *audit.Report) *audit.Report {
+	if static == nil || len(static.Sessions) == 0 {
+		return static
+	}
+	r := *static
+	r.Configs = make([]audit.Config, len(static.Sessions))
+	for i, s := range static.Sessions {
+		r.Configs[i] = s.Config
+	}
+	return &r
+}
+
+// serverHome is where a config's server is kept: its own file and scope
+// in a session, else the config's.
+func serverHome(cu ConfigUse, srv audit.Server) ConfigUse {
+	if srv.Source != "" {
+		cu.Path, cu.Scope = srv.Source, srv.Scope
+	}
+	return cu
+}
+
 // idleServers: a measured server of a config whose sessions made at least
 // IdleMinRequests main-conversation requests in the window, and which was
 // called fewer than IdleCallsPer100 times per 100 of them (or never).
@@ -146,22 +172,6 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds, modifi
 			continue
 		}
 		ac := static.Configs[ci]
-		// When the file changed after the window began, a server added by
-		// that change rode only on the requests after it. (~/.claude.json,
-		// which Claude Code rewrites all the time, tells nothing.)
-		var changed time.Time
-		after := cu.Requests
-		if modified != nil && !(cu.Client == clients.ClaudeCode && (cu.Scope == "user" || cu.Scope == "local")) {
-			if m := modified(cu.Path); !m.IsZero() && len(cu.reqs) > 0 && m.UnixMilli() > cu.reqs[0].ts {
-				changed = m
-				after = 0
-				for _, r := range cu.reqs {
-					if r.ts >= m.UnixMilli() {
-						after++
-					}
-				}
-			}
-		}
 		for si, su := range cu.Servers {
 			if su.Tokens == nil {
 				continue
@@ -172,6 +182,9 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds, modifi
 				continue
 			}
 			srv := ac.Servers[si]
+			// The server's own file: the session's path is its folder.
+			home := serverHome(cu, srv)
+			changed, after := fileChange(home, modified)
 			ev := IdleEvidence{
 				DefinitionTokens: *su.Tokens, ToolCount: deref(su.ToolCount), PerRequestTokens: su.PerRequestTokens,
 				LoadsUpFront: su.LoadsUpFront, Posture: cu.Posture,
@@ -186,7 +199,7 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds, modifi
 			}
 			f := Finding{
 				Type:     TypeIdleServer,
-				Subject:  Subject{Client: cu.Client, Config: cu.Path, Scope: cu.Scope, Server: su.Name},
+				Subject:  Subject{Client: cu.Client, Config: home.Path, Scope: home.Scope, Server: su.Name},
 				Evidence: ev,
 				LevelRule: fmt.Sprintf("high when never called and the estimated saving reaches %s; warn when never called; info when called fewer than %g times per 100 requests",
 					money(t.HighUSD), t.IdleCallsPer100),
@@ -219,7 +232,7 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds, modifi
 			}
 			if !changed.IsZero() {
 				f.Facts = append(f.Facts, fmt.Sprintf("%s last changed on %s, after the first of these requests: if the server came with that change, it rode on the %s after it (%s tokens)",
-					cu.Path, changed.UTC().Format("2006-01-02 15:04 UTC"), num.Count(after, "request"), num.Int(int64(after)*int64(su.PerRequestTokens))))
+					home.Path, changed.UTC().Format("2006-01-02 15:04 UTC"), num.Count(after, "request"), num.Int(int64(after)*int64(su.PerRequestTokens))))
 			}
 			if cu.SubAgentRequests > 0 {
 				f.Facts = append(f.Facts, fmt.Sprintf("%s sub-agent requests are not counted (whether a sub-agent carries the server depends on its tools)", num.Int(cu.SubAgentRequests)))
@@ -233,11 +246,33 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds, modifi
 				f.Confidence = "low"
 				f.ConfidenceRule += "; the client's posture is unknown, so loading up front is assumed"
 			}
-			f.Recommendation, f.EstimatedSaving = idleAdvice(cu, su, srv)
+			f.Recommendation, f.EstimatedSaving = idleAdvice(home, su, srv)
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// fileChange says when the file cu names changed after the first of its
+// requests (zero when it did not, or cannot be told), and how many of the
+// requests came after. (~/.claude.json, which Claude Code rewrites all the
+// time, tells nothing.)
+func fileChange(cu ConfigUse, modified func(string) time.Time) (changed time.Time, after int) {
+	after = cu.Requests
+	if modified == nil || (cu.Client == clients.ClaudeCode && (cu.Scope == "user" || cu.Scope == "local")) {
+		return changed, after
+	}
+	m := modified(cu.Path)
+	if m.IsZero() || len(cu.reqs) == 0 || m.UnixMilli() <= cu.reqs[0].ts {
+		return changed, after
+	}
+	after = 0
+	for _, r := range cu.reqs {
+		if r.ts >= m.UnixMilli() {
+			after++
+		}
+	}
+	return m, after
 }
 
 // IdleEvidence is the numbers behind an idle-server finding.

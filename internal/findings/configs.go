@@ -85,6 +85,10 @@ func appliesTo(c audit.Config, cwd string) (func(project string) bool, string) {
 		d := cleanPath(dir)
 		return func(p string) bool { return p != "" && cleanPath(p) == d }
 	}
+	if c.Scope == "" && c.Path != "" && (c.Client == clients.ClaudeCode || c.Client == clients.Codex) {
+		// A session: the client's sessions in its project folder.
+		return same(c.Path), clients.Title(c.Client) + " sessions in " + c.Path
+	}
 	switch c.Client {
 	case clients.ClaudeCode:
 		switch c.Scope {

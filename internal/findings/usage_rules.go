@@ -385,9 +385,10 @@ func heavyDefinitions(static *audit.Report, uses []ConfigUse, o Options, t Thres
 			if s.Tokens == nil {
 				continue
 			}
+			home := serverHome(cu, s)
 			var desc map[string]string
 			if o.Descriptions != nil {
-				desc = o.Descriptions(cu.ConfigRef, s.Name)
+				desc = o.Descriptions(home.ConfigRef, s.Name)
 			}
 			for _, tool := range s.Tools {
 				ev := DefinitionEvidence{Tokens: tool.Tokens, DescriptionTokens: tool.DescriptionTokens, InputSchemaTokens: tool.InputSchemaTokens,
@@ -406,7 +407,7 @@ func heavyDefinitions(static *audit.Report, uses []ConfigUse, o Options, t Thres
 				}
 				f := Finding{
 					Type:      TypeHeavyDefinition,
-					Subject:   Subject{Client: c.Client, Config: c.Path, Scope: c.Scope, Server: s.Name, Tool: tool.Name},
+					Subject:   Subject{Client: c.Client, Config: home.Path, Scope: home.Scope, Server: s.Name, Tool: tool.Name},
 					Evidence:  ev,
 					Level:     LevelInfo,
 					LevelRule: fmt.Sprintf("warn when Claude Code cuts the description or the definition exceeds %s tokens; info from %s", num.Int(2*t.ToolTokens), num.Int(t.ToolTokens)),
@@ -443,7 +444,7 @@ func heavyDefinitions(static *audit.Report, uses []ConfigUse, o Options, t Thres
 				if heavy {
 					rec = append(rec, heaviestPartAdvice(tool))
 					if c.Client == clients.Codex {
-						rec = append(rec, "or leave it out with disabled_tools in "+c.Path)
+						rec = append(rec, "or leave it out with disabled_tools in "+home.Path)
 					}
 				}
 				if cut {

@@ -84,8 +84,12 @@ func configHeading(c findings.ConfigUse) string {
 	if s == "" {
 		s = c.Client
 	}
+	if c.Scope == "" {
+		// A session: the client's servers in its project folder.
+		return s + " session in " + c.Path
+	}
 	s += "  " + c.Path
-	if c.Scope != "" && c.Scope != c.Client {
+	if c.Scope != c.Client {
 		s += " (" + c.Scope + " scope)"
 	}
 	return s
