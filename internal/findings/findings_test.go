@@ -563,3 +563,47 @@ func TestNotes(t *testing.T) {
 		t.Errorf("without prices: %v %q", err, r.Notes)
 	}
 }
+
+// TestIdleServerPerSession: with the audit's sessions, a user-scope server
+// is judged on the sessions of the project folder, where it is one of the
+// session's winning entries, and the finding names its own file: memory
+// is called in another project only, so here it is idle; judged per file
+// (no sessions), the user file covers every project and memory is not.
+func TestIdleServerPerSession(t *testing.T) {
+	h := newHome(t)
+	s := h.session("s1", proj, start)
+	read(t, h, s, 12)
+	o := h.session("s2", other, start.Add(time.Hour))
+	for i := range 12 {
+		o.request(model, cached, tcall{name: "mcp__memory__read_graph", args: map[string]any{"i": i}, result: "text", latency: 200 * time.Millisecond})
+	}
+	fs := server("filesystem", true, tool("read_file", 800, 300))
+	mem := server("memory", true, tool("read_graph", 400, 200))
+	fs.Scope, fs.Source = "project", proj+"/.mcp.json"
+	mem.Scope, mem.Source = "user", "/home/u/.claude.json"
+	posture := clients.Posture{Client: clients.ClaudeCode, Mode: clients.ModeUpFront}
+	userFile := audit.Config{Client: clients.ClaudeCode, ClientTitle: "Claude Code", Path: "/home/u/.claude.json", Scope: "user", Posture: posture,
+		Servers: []audit.Server{server("memory", true, tool("read_graph", 400, 200))}}
+	projFile := audit.Config{Client: clients.ClaudeCode, ClientTitle: "Claude Code", Path: proj + "/.mcp.json", Scope: "project", Posture: posture,
+		Servers: []audit.Server{server("filesystem", true, tool("read_file", 800, 300))}}
+	perFile := &audit.Report{Schema: audit.Schema, Configs: []audit.Config{userFile, projFile}}
+	none(t, compute(t, h, perFile, Options{}))
+
+	sess := audit.Session{Config: audit.Config{Client: clients.ClaudeCode, ClientTitle: "Claude Code", Path: proj, Posture: posture,
+		Servers: []audit.Server{fs, mem}}}
+	perSession := &audit.Report{Schema: audit.Schema, Sessions: []audit.Session{sess}, Configs: []audit.Config{userFile, projFile}}
+	r := compute(t, h, perSession, Options{})
+	f := only(t, r, TypeIdleServer)
+	if f.Subject.Server != "memory" || f.Subject.Config != "/home/u/.claude.json" || f.Subject.Scope != "user" {
+		t.Errorf("subject %+v, want memory of the user file", f.Subject)
+	}
+	if ev := f.Evidence.(IdleEvidence); ev.Requests != 12 || ev.Sessions != 1 {
+		t.Errorf("evidence %+v: want the 12 requests of this folder's one session", ev)
+	}
+	if !strings.Contains(f.Recommendation, "remove it from /home/u/.claude.json") {
+		t.Errorf("recommendation %q does not name the server's file", f.Recommendation)
+	}
+	if len(r.Configs) != 1 || r.Configs[0].AppliesTo != "Claude Code sessions in "+proj {
+		t.Errorf("join %+v: want the one session, applying to this folder", r.Configs)
+	}
+}
