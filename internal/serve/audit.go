@@ -38,12 +38,17 @@ func (in auditIn) subject() string {
 	return "the configs found"
 }
 
-// AuditResult is audit_config's structured result: per config file, what
-// its servers cost, never merged across files.
+// AuditResult is audit_config's structured result: per client session in
+// the project folder (when the configs were discovered) and per config
+// file, what their servers cost.
 type AuditResult struct {
-	Schema        string        `json:"schema"`
-	ContextWindow int           `json:"contextWindow"`
-	Configs       []AuditConfig `json:"configs"`
+	Schema        string `json:"schema"`
+	ContextWindow int    `json:"contextWindow"`
+	// Sessions are what one session of each client loads in the project
+	// folder (Path is the folder; each server names its scope and file);
+	// empty when a path was given.
+	Sessions []AuditSession `json:"sessions"`
+	Configs  []AuditConfig  `json:"configs"`
 	// Problems name config files that could not be read.
 	Problems []string `json:"problems"`
 	// Partial is set when a server could not be measured (or was not in
@@ -67,6 +72,25 @@ type AuditConfig struct {
 	Heaviest []string `json:"heaviest"`
 }
 
+// AuditSession is one client's session in the project folder (Path):
+// its servers with the scope each comes from, its total and what is paid
+// up front. The configs hold the details of each file.
+type AuditSession struct {
+	Client        string          `json:"client"`
+	Path          string          `json:"path"`
+	Tokens        int             `json:"tokens"`
+	UpFrontTokens *int            `json:"upFrontTokens"`
+	Servers       []SessionServer `json:"servers"`
+}
+
+// SessionServer is one server entry of a session.
+type SessionServer struct {
+	Name   string `json:"name"`
+	Scope  string `json:"scope"`
+	Status string `json:"status"`
+	Tokens *int   `json:"tokens"`
+}
+
 // AuditServer is one server entry.
 type AuditServer struct {
 	Name   string `json:"name"`
@@ -82,7 +106,7 @@ type AuditServer struct {
 func (s *server) addAudit(srv *mcp.Server) {
 	addTool(srv, &mcp.Tool{
 		Name:         toolAudit,
-		Description:  "Tokens each configured MCP server's tool definitions cost, per config file. Uses cached measurements unless launch is set.",
+		Description:  "Tokens each configured MCP server's tool definitions cost, per client session here and per config file. Uses cached measurements unless launch is set.",
 		OutputSchema: outputSchema[AuditResult](),
 		Annotations:  launches,
 	}, s.auditConfig)
@@ -134,30 +158,41 @@ func (s *server) audit(ctx context.Context, p *progress, in auditIn) (*audit.Rep
 }
 
 func auditResult(rep *audit.Report) *AuditResult {
-	out := &AuditResult{Schema: AuditSchema, ContextWindow: rep.ContextWindow, Configs: []AuditConfig{}, Problems: []string{}, Partial: rep.Partial}
+	out := &AuditResult{Schema: AuditSchema, ContextWindow: rep.ContextWindow, Sessions: []AuditSession{}, Configs: []AuditConfig{}, Problems: []string{}, Partial: rep.Partial}
 	for _, p := range rep.Problems {
 		out.Problems = append(out.Problems, p.Error)
 	}
+	for _, s := range rep.Sessions {
+		as := AuditSession{Client: s.Client, Path: s.Path, Tokens: s.TotalTokens, UpFrontTokens: s.UpFrontTokens, Servers: []SessionServer{}}
+		for _, sv := range s.Servers {
+			as.Servers = append(as.Servers, SessionServer{Name: sv.Name, Scope: sv.Scope, Status: sv.Status, Tokens: sv.Tokens})
+		}
+		out.Sessions = append(out.Sessions, as)
+	}
 	for _, c := range rep.Configs {
-		ac := AuditConfig{Client: c.Client, Path: c.Path, Scope: c.Scope, Tokens: c.TotalTokens, UpFrontTokens: c.UpFrontTokens,
-			ContextShare: c.ContextShare, Servers: []AuditServer{}, Heaviest: []string{}}
-		for _, sv := range c.Servers {
-			ac.Servers = append(ac.Servers, AuditServer{Name: sv.Name, Status: sv.Status, Tokens: sv.Tokens, Tools: sv.ToolCount, Detail: sv.Detail, Hint: sv.Hint})
-		}
-		for i, t := range c.HeaviestTools {
-			if i == 5 {
-				break
-			}
-			ac.Heaviest = append(ac.Heaviest, fmt.Sprintf("%s/%s %d", t.Server, t.Tool, t.Tokens))
-		}
-		out.Configs = append(out.Configs, ac)
+		out.Configs = append(out.Configs, auditConfigOf(c))
 	}
 	return out
 }
 
+func auditConfigOf(c audit.Config) AuditConfig {
+	ac := AuditConfig{Client: c.Client, Path: c.Path, Scope: c.Scope, Tokens: c.TotalTokens, UpFrontTokens: c.UpFrontTokens,
+		ContextShare: c.ContextShare, Servers: []AuditServer{}, Heaviest: []string{}}
+	for _, sv := range c.Servers {
+		ac.Servers = append(ac.Servers, AuditServer{Name: sv.Name, Status: sv.Status, Tokens: sv.Tokens, Tools: sv.ToolCount, Detail: sv.Detail, Hint: sv.Hint})
+	}
+	for i, t := range c.HeaviestTools {
+		if i == 5 {
+			break
+		}
+		ac.Heaviest = append(ac.Heaviest, fmt.Sprintf("%s/%s %d", t.Server, t.Tool, t.Tokens))
+	}
+	return ac
+}
+
 func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 	var b strings.Builder
-	if len(out.Configs) == 0 {
+	if len(out.Configs) == 0 && len(out.Sessions) == 0 {
 		b.WriteString("no MCP server found in any config")
 		if len(rep.EmptyConfigs) > 0 {
 			fmt.Fprintf(&b, " (%s declare none)", num.Count(len(rep.EmptyConfigs), "config"))
@@ -165,7 +200,30 @@ func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 		b.WriteString("\n")
 	}
 	notCached, approval := 0, 0
+	for _, c := range out.Sessions {
+		fmt.Fprintf(&b, "%s session in %s: %s tokens", clients.Title(c.Client), textsafe.Text(c.Path), render.Int(c.Tokens))
+		if c.UpFrontTokens != nil && *c.UpFrontTokens != c.Tokens {
+			fmt.Fprintf(&b, "; %s loaded up front", render.Int(*c.UpFrontTokens))
+		}
+		b.WriteString("\n")
+		for _, sv := range c.Servers {
+			if sv.Tokens != nil {
+				fmt.Fprintf(&b, "  %s (%s): %s tokens\n", textsafe.Text(sv.Name), textsafe.Text(sv.Scope), render.Int(*sv.Tokens))
+				continue
+			}
+			switch sv.Status {
+			case audit.StatusNotCached:
+				notCached++
+			case audit.StatusNeedsApproval:
+				approval++
+			}
+			fmt.Fprintf(&b, "  %s (%s): %s\n", textsafe.Text(sv.Name), textsafe.Text(sv.Scope), sv.Status)
+		}
+	}
 	for _, c := range out.Configs {
+		if len(out.Sessions) > 0 {
+			break // the files are the sessions' breakdown, in the structured result
+		}
 		fmt.Fprintf(&b, "%s (%s): %s tokens, %s of %s", textsafe.Text(c.Path), clients.Title(c.Client), render.Int(c.Tokens), render.Percent(c.ContextShare), render.Int(out.ContextWindow))
 		if c.UpFrontTokens != nil && *c.UpFrontTokens != c.Tokens {
 			fmt.Fprintf(&b, "; %s loaded up front", render.Int(*c.UpFrontTokens))

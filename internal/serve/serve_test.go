@@ -1,9 +1,11 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -625,6 +627,31 @@ func TestDefinitionsBudget(t *testing.T) {
 
 func TestFindings(t *testing.T) {
 	f := newFixture(t, true)
+	// Findings judge the session of the project folder against that
+	// folder's transcripts: serve in the folder the generated Claude Code
+	// sessions ran in, whose session holds the user-scope scratch server.
+	// sessions ran in, whose session holds the user-scope scratch server:
+	// the sessions of one generated project are moved to the fixture's.
+	moved := ""
+	for _, r := range f.manifest.Requests {
+		if r.Source == "claude" {
+			moved = r.Project
+			break
+		}
+	}
+	err := filepath.WalkDir(filepath.Join(f.home, ".claude", "projects"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(p, bytes.ReplaceAll(b, []byte(`"`+moved+`"`), []byte(`"`+f.project+`"`)), 0o644)
+	})
+	if err != nil || moved == "" {
+		t.Fatalf("moving the sessions of %q: %v", moved, err)
+	}
 	cs, _ := connect(t, f.opts)
 	var all FindingsResult
 	text := call(t, cs, toolFindings, map[string]any{"launch": true, "limit": 100}, &all)
