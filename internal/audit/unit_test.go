@@ -262,3 +262,83 @@ func TestNoLaunchMemory(t *testing.T) {
 		t.Errorf("%d bytes allocated per server, want at most 5 KiB", per)
 	}
 }
+
+// TestSessions: the session of a client stacks its files: the entry that
+// wins a name is counted once (the overridden one is listed, not counted,
+// not launched), a server needing approval is listed and not launched,
+// the files are the breakdown, and Claude Code's auto:3 threshold on a
+// 200,000-token window (6,000 tokens) is judged on the session's sum:
+// filesystem (2,823) and memory (2,378) are each under the band alone and
+// straddle it together (5,201). The gates judge the session.
+func TestSessions(t *testing.T) {
+	m := newMeasurer(t)
+	over := server("memory", "fs")
+	over.Scope, over.Source, over.OverriddenBy = "user", "/h/.claude.json", "the project-scope entry in /p/.mcp.json"
+	rogue := server("rogue", "rogue")
+	rogue.Scope, rogue.Source, rogue.NeedsApproval = "project", "/p/.mcp.json", "approve it"
+	fs := server("filesystem", "fs")
+	fs.Scope, fs.Source = "user", "/h/.claude.json"
+	mem := server("memory", "mem")
+	mem.Scope, mem.Source = "project", "/p/.mcp.json"
+	other := server("files", "fs")
+	other.Client, other.Scope, other.Source = clients.Cursor, "user", "/h/.cursor/mcp.json"
+	configs := []clients.Config{
+		{Client: clients.ClaudeCode, Path: "/h/.claude.json", Scope: "user", Servers: []clients.Server{fs, over}},
+		{Client: clients.ClaudeCode, Path: "/p/.mcp.json", Scope: "project", Servers: []clients.Server{mem, rogue}},
+		{Client: clients.Cursor, Path: "/h/.cursor/mcp.json", Scope: "user", Servers: []clients.Server{other}},
+	}
+	posture := func(c string) clients.Posture {
+		if c == clients.ClaudeCode {
+			return clients.Posture{Client: c, Mode: clients.ModeThreshold, ThresholdPercent: 3}
+		}
+		return clients.Posture{Client: c, Mode: clients.ModeNoRecord}
+	}
+	rep := run(t, m, configs, Options{Sessions: true, Folder: "/p", Posture: posture, Budget: 5200})
+	if n := m.launches.Load(); n != 2 {
+		t.Errorf("launches = %d, want 2: fs once for three entries of two clients, mem once, rogue never", n)
+	}
+	if len(rep.Sessions) != 2 {
+		t.Fatalf("%d sessions, want 2", len(rep.Sessions))
+	}
+	s := rep.Sessions[0]
+	if s.Client != clients.ClaudeCode || s.Path != "/p" || s.TotalTokens != 5201 || s.ServerCount != 2 || s.LowerBound {
+		t.Fatalf("session %s %s: %d tokens of %d servers (lower bound %v), want claude-code /p 5,201 of 2", s.Client, s.Path, s.TotalTokens, s.ServerCount, s.LowerBound)
+	}
+	counted := map[string]string{}
+	for _, sv := range s.Servers {
+		if sv.Counted() {
+			counted[sv.Name] = sv.Scope
+		}
+	}
+	if len(counted) != 2 || counted["filesystem"] != "user" || counted["memory"] != "project" {
+		t.Errorf("counted %v, want filesystem (user) and memory (project)", counted)
+	}
+	for _, c := range rep.Configs {
+		for _, sv := range c.Servers {
+			if sv.Name == "rogue" && sv.Status != StatusNeedsApproval {
+				t.Errorf("rogue is %s", sv.Status)
+			}
+		}
+	}
+	want := []SessionFile{{Path: "/h/.claude.json", Scope: "user", Servers: 2, Counted: 1, TotalTokens: 2823}, {Path: "/p/.mcp.json", Scope: "project", Servers: 2, Counted: 1, TotalTokens: 2378}}
+	if fmt.Sprint(s.Files) != fmt.Sprint(want) {
+		t.Errorf("files %+v, want %+v", s.Files, want)
+	}
+	c := s.Check
+	if c == nil || c.ThresholdTokens != 6000 || c.WireTokens != 5201 || c.Low >= 6000 || c.High < 6000 || c.Crosses != nil {
+		t.Errorf("threshold on the sum: %+v, want 5,201 straddling 6,000", c)
+	}
+	for _, f := range rep.Configs {
+		if f.Client == clients.ClaudeCode && (f.Check == nil || f.Check.Crosses == nil || *f.Check.Crosses) {
+			t.Errorf("file %s alone: %+v, want under the threshold", f.Path, f.Check)
+		}
+	}
+	if g := rep.Budget; g == nil || g.Of != OfSessions || g.Pass || len(g.Configs) != 2 || g.Configs[0].Path != "/p" || g.Configs[0].Total != 5201 {
+		t.Errorf("budget %+v, want the sessions judged: /p 5,201 over 5,200", g)
+	}
+	// Judged as files (--config), every file is within the budget.
+	files := run(t, m, configs, Options{Posture: posture, Budget: 5200})
+	if len(files.Sessions) != 0 || files.Budget.Of != OfConfigs || !files.Budget.Pass {
+		t.Errorf("files: %d sessions, budget %+v; want none, and the files judged and passing", len(files.Sessions), files.Budget)
+	}
+}
