@@ -274,7 +274,7 @@ func buildSessions(ctx context.Context, configs []clients.Config, caps map[strin
 			cfg := configs[i]
 			f := SessionFile{Path: cfg.Path, Scope: cfg.Scope, Servers: len(cfg.Servers)}
 			for _, s := range sess.Servers {
-				if s.Source != cfg.Path || s.Scope != cfg.Scope || !s.counted {
+				if s.Source != cfg.Path || s.Scope != cfg.Scope || !s.Counted {
 					continue
 				}
 				f.Counted++
@@ -408,7 +408,7 @@ func buildConfig(ctx context.Context, cfg clients.Config, caps map[string]*captu
 			path = s.Source
 		}
 		b, counted := buildServer(ctx, path, s, caps[keys[si]], opts)
-		b.srv.counted = counted
+		b.srv.Counted = counted
 		if session {
 			b.srv.Scope, b.srv.Source = s.Scope, s.Source
 		}

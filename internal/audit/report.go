@@ -227,15 +227,10 @@ type Server struct {
 	// FilteredOut names the tools the client's filter hides.
 	FilteredOut []string `json:"filteredOut,omitempty"`
 
-	// counted says the server is one its config's (or session's) figures
-	// stand for: enabled, approved, not overridden.
-	counted bool
+	// Counted says the server is one its config's or session's figures
+	// stand for: enabled, approved and not overridden (measured or not).
+	Counted bool `json:"counted"`
 }
-
-// Counted reports whether the server is one its config's or session's
-// figures stand for: enabled, approved and not overridden (measured or
-// not).
-func (s Server) Counted() bool { return s.counted }
 
 // ToolRef names one tool of one server with its tokens.
 type ToolRef struct {

@@ -306,7 +306,7 @@ func TestSessions(t *testing.T) {
 	}
 	counted := map[string]string{}
 	for _, sv := range s.Servers {
-		if sv.Counted() {
+		if sv.Counted {
 			counted[sv.Name] = sv.Scope
 		}
 	}

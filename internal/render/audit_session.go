@@ -162,7 +162,7 @@ func auditServersTable(b *strings.Builder, r *audit.Report, c audit.Config, sess
 		t.Align = []Align{Left, Left, Left, Right, Right, Right, Right, Left}
 	}
 	for _, s := range c.Servers {
-		if !s.Counted() {
+		if !s.Counted {
 			continue
 		}
 		tools, tokens, share := auditCells(s, "-")

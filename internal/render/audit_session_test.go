@@ -1,0 +1,65 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/clients"
+)
+
+// TestSessionFits: a session of 8 servers from two files, one of them
+// overridden, is said in at most 25 lines, and each thing once: the
+// verdict is one paragraph, the heaviest tools are named once (with the
+// trim), the deferral exceptions come once after every session.
+func TestSessionFits(t *testing.T) {
+	var servers []audit.Server
+	total := 0
+	for i := range 8 {
+		tok, n := 300+i*10, 3
+		share := 0.125
+		servers = append(servers, audit.Server{Name: fmt.Sprintf("server%d", i), Scope: "user", Source: "/h/.claude.json", Transport: "stdio",
+			Status: "measured", Tokens: &tok, ToolCount: &n, Share: &share})
+		total += tok
+	}
+	servers[0].Scope, servers[0].Source = "project", "/p/.mcp.json"
+	for i := range servers {
+		servers[i].Counted = true
+	}
+	servers = append(servers, audit.Server{Name: "server0", Scope: "user", Source: "/h/.claude.json", Status: audit.StatusOverridden, Detail: "the project-scope entry in /p/.mcp.json wins"})
+	up := 90
+	posture := clients.Posture{Client: clients.ClaudeCode, Mode: clients.ModeDeferred, Exceptions: []string{"a deployment where tool search is off", "an older model"}}
+	sess := func(client string) audit.Session {
+		return audit.Session{Config: audit.Config{Client: client, ClientTitle: clients.Title(client), Path: "/p", TotalTokens: total, ToolCount: 24, ServerCount: 8, Measured: 8,
+			ContextShare: float64(total) / 200000, Servers: servers, Posture: posture, UpFrontTokens: &up, SessionStartTokens: up, RequestShapeTokens: total / 2,
+			Trim: &audit.Trim{Tools: []audit.ToolRef{{Server: "server7", Tool: "big", Tokens: 200}, {Server: "server6", Tool: "big", Tokens: 190}}, RecoverableTokens: 390, RecoverableShare: 0.15}},
+			Files: []audit.SessionFile{{Path: "/h/.claude.json", Scope: "user", Servers: 8, Counted: 7, TotalTokens: total - 300}, {Path: "/p/.mcp.json", Scope: "project", Servers: 1, Counted: 1, TotalTokens: 300}}}
+	}
+	rep := &audit.Report{MethodologyVersion: "1.0", Encoding: "o200k_base", ContextWindow: 200000,
+		Sessions: []audit.Session{sess(clients.ClaudeCode), sess(clients.ClaudeCode)}, Configs: []audit.Config{{Client: clients.ClaudeCode, Path: "/h/.claude.json"}}}
+	var b strings.Builder
+	if err := AuditText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	blocks := strings.Split(out, "\nClaude Code session in ")
+	if len(blocks) != 3 {
+		t.Fatalf("%d sessions in:\n%s", len(blocks)-1, out)
+	}
+	first := "Claude Code session in " + strings.SplitN(blocks[1], "\n\n", 3)[0] + "\n\n" + strings.SplitN(blocks[1], "\n\n", 3)[1]
+	if n := strings.Count(first, "\n") + 1; n > 25 {
+		t.Errorf("a session of 8 servers takes %d lines, over 25:\n%s", n, first)
+	}
+	for _, once := range []string{"a deployment where tool search is off", "server7 · big (200)"} {
+		if n := strings.Count(out, once); n != map[bool]int{true: 1, false: 2}[once[0] == 'a'] {
+			t.Errorf("%q said %d times:\n%s", once, n, out)
+		}
+	}
+	if strings.Contains(out, "/h/.claude.json (user scope)") {
+		t.Errorf("the per-file blocks are repeated after the sessions:\n%s", out)
+	}
+	if !strings.Contains(first, "server0 (user): overridden") || strings.Count(first, "server0 ") != 2 {
+		t.Errorf("the overridden entry is not listed once, apart from the counted one:\n%s", first)
+	}
+}
