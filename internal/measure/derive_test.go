@@ -44,6 +44,10 @@ func measureJSON(t *testing.T, tools []*canon.Value, c token.Counter) (report, f
 	if err != nil {
 		t.Fatal(err)
 	}
+	// rawToolsCapture is indented apart: as encoding/json indents it.
+	if std, err := f.marshalStd(); err != nil || !bytes.Equal(fb, std) {
+		t.Fatalf("measurement.json differs from encoding/json's (%v):\n%s", err, firstDiff(fb, std))
+	}
 	return b.Bytes(), fb
 }
 
@@ -135,4 +139,27 @@ func TestDerivedGenerated(t *testing.T) {
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// TestIndentJSON compares indentJSON with encoding/json's indentation on
+// the shapes that matter: empty and nested containers, escapes, numbers,
+// whitespace between tokens.
+func TestIndentJSON(t *testing.T) {
+	for _, doc := range []string{
+		`[]`, `{}`, `[[]]`, `[{}]`, `{"a":[]}`, `{"a":{}}`, `[1,-2.5e+21,true,false,null]`,
+		`{"k\"ey\\":"v\"a\\l\\","x":[ 1 , { "y" : [ ] } ],"z":"\u2028<&>"}`,
+		` [ "a" ,"b\\\\" ] `, `[{"a":1},{"b":[2,[3,{}]]}]`, `"s"`, `0`,
+	} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]json.RawMessage{"v": json.RawMessage(doc)}); err != nil {
+			t.Fatal(err)
+		}
+		got := append(indentJSON([]byte("{\n  \"v\": "), []byte(doc), 1), "\n}\n"...)
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s:\n got %q\nwant %q", doc, got, want.Bytes())
+		}
+	}
 }

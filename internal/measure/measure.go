@@ -232,6 +232,7 @@ func (k *counting) tool(i int, t *canon.Value, span [2]int, ms []canon.MemberSpa
 	// object writes it (always, but for a lone surrogate) is a span of the
 	// array.
 	var regions []token.Region
+	var key []byte
 	for _, n := range PartNames {
 		buf := (*scratch)[:0]
 		regions = regions[:0]
@@ -244,11 +245,15 @@ func (k *counting) tool(i int, t *canon.Value, span [2]int, ms []canon.MemberSpa
 				buf = append(buf, ',')
 			}
 			found = true
-			at := len(buf)
-			buf = appendMember(buf, m)
-			if sp := ms[j]; k.index != nil && string(buf[at:]) == string(k.text[sp.Key:sp.End]) {
-				regions = append(regions, token.Region{At: at, From: sp.Key, Len: sp.End - sp.Key})
+			if k.index != nil {
+				sp := ms[j]
+				if key = appendKey(key[:0], m.Key); string(key) == string(k.text[sp.Key:sp.Value-1]) {
+					regions = append(regions, token.Region{At: len(buf), From: sp.Key, Len: sp.End - sp.Key})
+					buf = append(buf, k.text[sp.Key:sp.End]...)
+					continue
+				}
 			}
+			buf = appendMember(buf, m)
 		}
 		*scratch = buf
 		if !found {
