@@ -50,6 +50,10 @@ type File struct {
 	// ChangedTools names the tools that differed between the two captures
 	// of a dynamic server.
 	ChangedTools []string `json:"changedTools,omitempty"`
+
+	// canonical is the canonical array RawToolsCapture was set to by
+	// NewFile, valid JSON by construction.
+	canonical []byte
 }
 
 // FileTool is one tool in measurement.json, in capture order.
@@ -102,6 +106,7 @@ func NewFile(r *Result, st status.Status, serverName, generator string, at time.
 		ToolCount:          &count,
 		CanonicalSha256:    &sha,
 		RawToolsCapture:    json.RawMessage(r.Canonical),
+		canonical:          r.Canonical,
 		MeasuredAt:         at.UTC().Format("2006-01-02T15:04:05.000Z"),
 		ServerName:         serverName,
 		Generator:          generator,
@@ -125,7 +130,8 @@ func NewFile(r *Result, st status.Status, serverName, generator string, at time.
 // short stand-in; the rest goes through encoding/json.
 func (f *File) Marshal() ([]byte, error) {
 	raw := f.RawToolsCapture
-	if len(raw) < 1<<10 || !json.Valid(raw) {
+	canonical := len(raw) == len(f.canonical) && (len(raw) == 0 || &raw[0] == &f.canonical[0])
+	if len(raw) < 1<<10 || !canonical && !json.Valid(raw) {
 		return f.marshalStd()
 	}
 	g := *f

@@ -43,6 +43,7 @@ type Index struct {
 	text  string
 	valid bool     // text is valid UTF-8; otherwise every count is direct
 	ends  []uint64 // bit p%64 of ends[p/64]: a piece ends at p (0 included)
+	multi []uint64 // the same bit: the piece that ends at p is more than one token
 	cum   []uint32 // cum[w]: the tokens of the pieces that end at or before 64w
 	total int
 }
@@ -63,6 +64,7 @@ func (c *counter) Index(text []byte) *Index {
 	x.valid = true
 	words := len(s)/64 + 2
 	x.ends = make([]uint64, words)
+	x.multi = make([]uint64, words)
 	x.cum = make([]uint32, words)
 	x.ends[0] = 1
 	cuts := chunkCuts(s, runtime.GOMAXPROCS(0))
@@ -82,6 +84,7 @@ func (c *counter) Index(text []byte) *Index {
 			// A cut that is not a piece end (chunkCuts says why it
 			// always is): count the whole text in one pass instead.
 			clear(x.ends)
+			clear(x.multi)
 			clear(x.cum)
 			x.ends[0] = 1
 			x.total, _ = x.scan(0, len(s))
@@ -108,10 +111,14 @@ func (x *Index) scan(from, to int) (total int, ok bool) {
 	c, s := x.c, x.text
 	st := c.pool.Get().(*state)
 	defer c.pool.Put(st)
-	curW, curBits := -1, uint64(0)
+	curW, curBits, curMulti := -1, uint64(0), uint64(0)
 	flush := func() {
 		if curW >= 0 {
-			atomic.OrUint64(&x.ends[curW], curBits) // the words at the cuts are shared
+			// the words at the cuts are shared
+			atomic.OrUint64(&x.ends[curW], curBits)
+			if curMulti != 0 {
+				atomic.OrUint64(&x.multi[curW], curMulti)
+			}
 		}
 	}
 	p := from
@@ -127,9 +134,12 @@ func (x *Index) scan(from, to int) (total int, ok bool) {
 		}
 		if w := e >> 6; w != curW {
 			flush()
-			curW, curBits = w, 0
+			curW, curBits, curMulti = w, 0, 0
 		}
 		curBits |= 1 << (e & 63)
+		if n > 1 {
+			curMulti |= 1 << (e & 63)
+		}
 		p = e
 	}
 	flush()
@@ -251,20 +261,16 @@ func (x *Index) prevEnd(t int) int {
 }
 
 // cumAt returns the tokens of the pieces of the text that end at or
-// before t, a piece end.
+// before t, a piece end: the count at the start of t's word, one for each
+// piece that ends in the word up to t, and what the pieces of more than
+// one token among them count beyond one.
 func (x *Index) cumAt(t int, st *state) int {
 	w := t >> 6
-	n := int(x.cum[w])
 	m := x.ends[w] & (2<<(t&63) - 1) &^ 1 // the ends in (64w, t]
-	if m == 0 {
-		return n
-	}
-	prev := x.prevEnd(w << 6)
-	for m != 0 {
-		e := w<<6 + bits.TrailingZeros64(m)
-		n += x.c.pieceCount(x.text[prev:e], st)
-		prev = e
-		m &= m - 1
+	n := int(x.cum[w]) + bits.OnesCount64(m)
+	for mm := m & x.multi[w]; mm != 0; mm &= mm - 1 {
+		e := w<<6 + bits.TrailingZeros64(mm)
+		n += x.c.pieceCount(x.text[x.prevEnd(e-1):e], st) - 1
 	}
 	return n
 }

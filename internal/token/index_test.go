@@ -104,7 +104,7 @@ func TestIndexParallel(t *testing.T) {
 			t.Fatalf("text %d: total %d on two cores, %d on one", i, par.total, seq.total)
 		}
 		for w := range seq.ends {
-			if par.ends[w] != seq.ends[w] || par.cum[w] != seq.cum[w] {
+			if par.ends[w] != seq.ends[w] || par.multi[w] != seq.multi[w] || par.cum[w] != seq.cum[w] {
 				t.Fatalf("text %d: word %d: ends %x cum %d on two cores, %x %d on one", i, w, par.ends[w], par.cum[w], seq.ends[w], seq.cum[w])
 			}
 		}
