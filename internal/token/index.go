@@ -42,6 +42,7 @@ type Index struct {
 	c     *counter
 	text  string
 	valid bool     // text is valid UTF-8; otherwise every count is direct
+	parts int      // how many chunks were counted apart
 	ends  []uint64 // bit p%64 of ends[p/64]: a piece ends at p (0 included)
 	multi []uint64 // the same bit: the piece that ends at p is more than one token
 	cum   []uint32 // cum[w]: the tokens of the pieces that end at or before 64w
@@ -88,9 +89,11 @@ func (c *counter) Index(text []byte) *Index {
 			clear(x.cum)
 			x.ends[0] = 1
 			x.total, _ = x.scan(0, len(s))
+			x.parts = 1
 			return x
 		}
 	}
+	x.parts = len(totals)
 	offset := 0
 	for k := range totals {
 		if offset > 0 {
@@ -173,8 +176,9 @@ func chunkCuts(s string, n int) []int {
 // splitter never takes after a punctuation run ('/') or into a letter
 // piece's ending (the apostrophe).
 var cutPunct = func() (t [256]bool) {
-	for b := 0x21; b < 0x7f; b++ {
-		t[b] = asciiClass[b]&(cLetter|cNumber|cSpace) == 0 && b != '/' && b != '\''
+	for b := byte(0x21); b < 0x7f; b++ {
+		letterOrDigit := 'a' <= b|0x20 && b|0x20 <= 'z' || '0' <= b && b <= '9'
+		t[b] = !letterOrDigit && b != '/' && b != '\''
 	}
 	return t
 }()
