@@ -53,8 +53,8 @@ type Result struct {
 	// Canonical is the canonical JSON of the tools array.
 	Canonical []byte `json:"-"`
 	// Spans locate the tools' fields in Canonical for the Claude request,
-	// with the count of Canonical to derive its counts from; nil when the
-	// counter cannot index.
+	// with the count of Canonical to derive its counts from (valid while
+	// Canonical is not changed); nil when the counter cannot index.
 	Spans *claude.Spans `json:"-"`
 }
 
