@@ -203,3 +203,30 @@ func AppendNumber(dst []byte, f float64) []byte {
 	}
 	return dst
 }
+
+// A MemberSpan is where one member of an object stands in the bytes
+// [AppendSpans] wrote: its key (quoted) from Key, its value from Value to
+// End.
+type MemberSpan struct{ Key, Value, End int }
+
+// AppendSpans is [Append], and when v is an object it also appends to spans
+// where each of its members stands in dst, in the order of [Value.Members].
+func AppendSpans(dst []byte, v *Value, spans []MemberSpan) ([]byte, []MemberSpan) {
+	if v.Kind() != Object {
+		return Append(dst, v), spans
+	}
+	dst = append(dst, '{')
+	wtf := v.wtf()
+	for i, m := range v.members() {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		key := len(dst)
+		dst = appendString(dst, m.Key, wtf)
+		dst = append(dst, ':')
+		val := len(dst)
+		dst = Append(dst, m.Value)
+		spans = append(spans, MemberSpan{Key: key, Value: val, End: len(dst)})
+	}
+	return append(dst, '}'), spans
+}

@@ -26,6 +26,10 @@ type Input struct {
 	// Model is the model the overhead is looked up for; "" means
 	// [DefaultModel].
 	Model string
+	// Spans, when set, locate Tools in their counted canonical array, so
+	// that the request is copied and its counts derived from it (the same
+	// bytes and counts).
+	Spans *Spans
 }
 
 // A Report puts together, for one server, what Claude receives beside the
@@ -64,7 +68,7 @@ func Describe(in Input) Report {
 		Schema:         ReportSchema,
 		Server:         in.Server,
 		HeadlineTokens: in.HeadlineTokens,
-		Request:        RequestShape(in.Server, in.Tools),
+		Request:        RequestShapeOf(in.Server, in.Tools, in.Spans),
 		SessionStart:   SessionStart(in.Server, in.Tools, in.Instructions),
 		Model:          model,
 		OverheadSource: OverheadSource + ", " + OverheadAsOf,

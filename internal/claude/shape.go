@@ -91,7 +91,28 @@ type ShapeTool struct {
 // Entries that are not objects or have no non-empty string name are not
 // sent. tools is the capture's tools array, in server order.
 func RequestShape(server string, tools []*canon.Value) Shape {
-	return project(server, tools, true)
+	return project(server, tools, true, nil)
+}
+
+// Spans locate the tools of a capture in their canonical array, which
+// Index has counted: for each tool, where the canonical value of its
+// description and of its inputSchema stand in Text ({0, 0} when absent).
+// With them the request is copied from Text instead of written again, and
+// its counts are derived from Index instead of counted again (see
+// [token.Index]); the bytes and the counts are the same.
+type Spans struct {
+	Index                    *token.Index
+	Text                     []byte
+	Description, InputSchema [][2]int
+}
+
+// RequestShapeOf is [RequestShape] for tools whose canonical array spans
+// locates (nil: as RequestShape).
+func RequestShapeOf(server string, tools []*canon.Value, spans *Spans) Shape {
+	if spans != nil && (len(spans.Description) != len(tools) || len(spans.InputSchema) != len(tools)) {
+		spans = nil
+	}
+	return project(server, tools, true, spans)
 }
 
 // APIShape returns the plain projection of tools onto the Anthropic tool
@@ -100,10 +121,10 @@ func RequestShape(server string, tools []*canon.Value) Shape {
 // published Claude figures (method tools-delta/v1), and what an API client
 // that forwards MCP tools unchanged sends.
 func APIShape(tools []*canon.Value) Shape {
-	return project("", tools, false)
+	return project("", tools, false, nil)
 }
 
-func project(server string, tools []*canon.Value, claudeCode bool) Shape {
+func project(server string, tools []*canon.Value, claudeCode bool, spans *Spans) Shape {
 	s := Shape{
 		Schema:   ShapeSchema,
 		Method:   ShapeMethodAPI,
@@ -120,7 +141,18 @@ func project(server string, tools []*canon.Value, claudeCode bool) Shape {
 	// the buffer grows.
 	out := make([]byte, 1, canon.SizeHint(tools))
 	out[0] = '['
-	for _, tool := range tools {
+	// copy appends the canonical value v, which stands at where in
+	// spans.Text when where is not {0, 0}, and notes it as a region.
+	var regions []token.Region
+	copyValue := func(out []byte, v *canon.Value, where [2]int) []byte {
+		if spans == nil || where[1] == 0 {
+			return canon.Append(out, v)
+		}
+		regions = append(regions, token.Region{At: len(out), From: where[0], Len: where[1] - where[0]})
+		return append(out, spans.Text[where[0]:where[1]]...)
+	}
+	var toolRegions []token.Region
+	for i, tool := range tools {
 		nameV := tool.Get("name")
 		if tool.Kind() != canon.Object || nameV.Kind() != canon.String || nameV.Len() == 0 {
 			s.Skipped++
@@ -128,6 +160,11 @@ func project(server string, tools []*canon.Value, claudeCode bool) Shape {
 		}
 		t := ShapeTool{ServerName: nameV.Str()}
 		start := len(out)
+		first := len(regions)
+		var descAt, schemaAt [2]int
+		if spans != nil {
+			descAt, schemaAt = spans.Description[i], spans.InputSchema[i]
+		}
 		if len(s.Tools) > 0 {
 			out = append(out, ',')
 			start++
@@ -149,7 +186,7 @@ func project(server string, tools []*canon.Value, claudeCode bool) Shape {
 		case desc.Kind() != canon.String:
 			out = append(out, `""`...)
 		case !claudeCode:
-			out = canon.Append(out, desc)
+			out = copyValue(out, desc, descAt)
 		default:
 			cut, ok := Cut(desc.Str())
 			if ok {
@@ -157,13 +194,13 @@ func project(server string, tools []*canon.Value, claudeCode bool) Shape {
 				s.DescriptionsCut++
 				out = canon.AppendString(out, cut)
 			} else {
-				out = canon.Append(out, desc)
+				out = copyValue(out, desc, descAt)
 			}
 		}
 		out = append(out, `,"input_schema":`...)
 		schema := tool.Get("inputSchema")
 		if schema.Kind() == canon.Object {
-			out = canon.Append(out, schema)
+			out = copyValue(out, schema, schemaAt)
 			if claudeCode {
 				for _, k := range []string{"anyOf", "oneOf", "allOf"} {
 					if schema.Get(k) != nil {
@@ -179,14 +216,26 @@ func project(server string, tools []*canon.Value, claudeCode bool) Shape {
 			}
 		}
 		out = append(out, '}')
-		t.Tokens = counter.CountBytes(out[start:])
+		if spans == nil {
+			t.Tokens = counter.CountBytes(out[start:])
+		} else {
+			toolRegions = append(toolRegions[:0], regions[first:]...)
+			for j := range toolRegions {
+				toolRegions[j].At -= start
+			}
+			t.Tokens = spans.Index.Count(out[start:], toolRegions)
+		}
 		s.Tools = append(s.Tools, t)
 	}
 	out = append(out, ']')
 	s.JSON = out
 	s.Bytes = len(out)
 	s.ToolCount = len(s.Tools)
-	s.Tokens = counter.CountBytes(out)
+	if spans == nil {
+		s.Tokens = counter.CountBytes(out)
+	} else {
+		s.Tokens = spans.Index.Count(out, regions)
+	}
 	sum := sha256.Sum256(out)
 	s.CanonicalSHA256 = hex.EncodeToString(sum[:])
 	return s

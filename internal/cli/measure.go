@@ -173,11 +173,12 @@ func runMeasure(env *Env, args []string) int {
 			return fail(env, err)
 		}
 	}
+	spans := result.Spans
 	result = nil
 	if large {
 		debug.FreeOSMemory()
 	}
-	if err := addClaude(env, rep, name, capture.Tools, nil, live); err != nil {
+	if err := addClaude(env, rep, name, capture.Tools, nil, spans, live); err != nil {
 		warnf(env, "%v", err)
 	}
 	if bl.active() {

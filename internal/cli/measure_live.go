@@ -244,7 +244,7 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 	rep.Extras = live.Extras
 	rep.ChangedTools = live.ChangedTools
 	rep.Warnings = live.Warnings
-	if err := addClaude(env, rep, name, live.Tools, live.Instructions, l); err != nil {
+	if err := addClaude(env, rep, name, live.Tools, live.Instructions, live.Result.Spans, l); err != nil {
 		warnf(env, "%v", err)
 	}
 	if live.Status.Dynamic() {
@@ -313,9 +313,9 @@ func sortedNames(m map[string]string) []string {
 // request Claude Code sends and its o200k count, the session-start load,
 // the published Claude figure of this exact capture; with --claude and
 // ANTHROPIC_API_KEY, the count from Anthropic's count_tokens.
-func addClaude(env *Env, rep *measure.Report, name string, tools []*canon.Value, instructions *string, l *liveFlags) error {
+func addClaude(env *Env, rep *measure.Report, name string, tools []*canon.Value, instructions *string, spans *claude.Spans, l *liveFlags) error {
 	d := claude.Describe(claude.Input{Server: name, Tools: tools, Instructions: instructions,
-		HeadlineTokens: rep.TotalTokens, CaptureSHA256: rep.CanonicalSha256, Model: *l.model})
+		HeadlineTokens: rep.TotalTokens, CaptureSHA256: rep.CanonicalSha256, Model: *l.model, Spans: spans})
 	rep.Claude = &d
 	if !*l.claude {
 		return nil

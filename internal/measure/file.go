@@ -3,6 +3,7 @@ package measure
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/status"
@@ -49,6 +50,10 @@ type File struct {
 	// ChangedTools names the tools that differed between the two captures
 	// of a dynamic server.
 	ChangedTools []string `json:"changedTools,omitempty"`
+
+	// canonical is the canonical array RawToolsCapture was set to by
+	// NewFile, valid JSON by construction.
+	canonical []byte
 }
 
 // FileTool is one tool in measurement.json, in capture order.
@@ -101,6 +106,7 @@ func NewFile(r *Result, st status.Status, serverName, generator string, at time.
 		ToolCount:          &count,
 		CanonicalSha256:    &sha,
 		RawToolsCapture:    json.RawMessage(r.Canonical),
+		canonical:          r.Canonical,
 		MeasuredAt:         at.UTC().Format("2006-01-02T15:04:05.000Z"),
 		ServerName:         serverName,
 		Generator:          generator,
@@ -118,7 +124,39 @@ func NewFile(r *Result, st status.Status, serverName, generator string, at time.
 // newline, like JSON.stringify(m, null, 2) + "\n". Indenting adds only
 // whitespace: the string and number literals of rawToolsCapture are kept
 // byte for byte, so JSON.stringify of it gives the canonical string back.
+//
+// rawToolsCapture, which is most of the file, is indented apart by
+// indentJSON, as encoding/json would indent it, and put in place of a
+// short stand-in; the rest goes through encoding/json.
 func (f *File) Marshal() ([]byte, error) {
+	raw := f.RawToolsCapture
+	canonical := len(raw) == len(f.canonical) && (len(raw) == 0 || &raw[0] == &f.canonical[0])
+	if len(raw) < 1<<10 || !canonical && !json.Valid(raw) {
+		return f.marshalStd()
+	}
+	g := *f
+	g.RawToolsCapture = json.RawMessage(rawStandIn)
+	b, err := g.marshalStd()
+	if err != nil {
+		return nil, err
+	}
+	at := bytes.Index(b, []byte("\n  \"rawToolsCapture\": "+rawStandIn))
+	if at < 0 {
+		return f.marshalStd()
+	}
+	at += len("\n  \"rawToolsCapture\": ")
+	out := make([]byte, 0, len(b)+len(raw)*3/2)
+	out = append(out, b[:at]...)
+	out = indentJSON(out, raw, 1)
+	return append(out, b[at+len(rawStandIn):]...), nil
+}
+
+// rawStandIn holds the place of rawToolsCapture while the rest is written.
+// It is found after the line break and key that only that field has (a
+// string value cannot hold a raw line break).
+const rawStandIn = `"\u0000rawToolsCapture"`
+
+func (f *File) marshalStd() ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -127,6 +165,71 @@ func (f *File) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// indentJSON appends src, valid JSON, indented as encoding/json's Encoder
+// with SetIndent("", "  ") and SetEscapeHTML(false) writes it at depth
+// levels in: whitespace between tokens dropped, a line for each element
+// and member, ": " after a key, empty arrays and objects kept as [] and
+// {}, strings and numbers byte for byte.
+func indentJSON(dst, src []byte, depth int) []byte {
+	newline := func(dst []byte, depth int) []byte {
+		dst = append(dst, '\n')
+		for range depth {
+			dst = append(dst, ' ', ' ')
+		}
+		return dst
+	}
+	open := false // after [ or {: the line break waits for what follows
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		if open && c != ']' && c != '}' {
+			dst = newline(dst, depth)
+		}
+		switch c {
+		case '"':
+			j := i + 1
+			for ; j < len(src); j++ {
+				if src[j] == '\\' {
+					j++
+				} else if src[j] == '"' {
+					break
+				}
+			}
+			dst = append(dst, src[i:j+1]...)
+			i = j
+			open = false
+		case '[', '{':
+			dst = append(dst, c)
+			depth++
+			open = true
+		case ']', '}':
+			depth--
+			if !open {
+				dst = newline(dst, depth)
+			}
+			dst = append(dst, c)
+			open = false
+		case ',':
+			dst = append(dst, ',')
+			dst = newline(dst, depth)
+		case ':':
+			dst = append(dst, ':', ' ')
+		default:
+			j := i
+			for j < len(src) && !strings.ContainsRune(" \t\n\r,:]}", rune(src[j])) {
+				j++
+			}
+			dst = append(dst, src[i:j]...)
+			i = j - 1
+			open = false
+		}
+	}
+	return dst
 }
 
 // FailedFile builds measurement.json for a server that could not be

@@ -25,6 +25,7 @@ import (
 	"sort"
 
 	"github.com/mcpcost/mcpcost/internal/canon"
+	"github.com/mcpcost/mcpcost/internal/claude"
 	"github.com/mcpcost/mcpcost/internal/token"
 )
 
@@ -51,6 +52,10 @@ type Result struct {
 	Tools []Tool `json:"tools"`
 	// Canonical is the canonical JSON of the tools array.
 	Canonical []byte `json:"-"`
+	// Spans locate the tools' fields in Canonical for the Claude request,
+	// with the count of Canonical to derive its counts from (valid while
+	// Canonical is not changed); nil when the counter cannot index.
+	Spans *claude.Spans `json:"-"`
 }
 
 // Tool is one tool's share of the measurement.
@@ -88,37 +93,51 @@ const UnnamedTool = "(unnamed)"
 //
 // The canonical array is written once; each tool's canonical JSON is the
 // span of it between the array's commas (JSON.stringify writes an array's
-// elements exactly as it writes them alone), so nothing is written twice
-// and no copy of the text is made for counting.
+// elements exactly as it writes them alone), and so is each of its
+// members, so nothing is written twice. When c is a [token.Indexer] (as
+// o200k_base is), the array is counted once and every other count (each
+// tool, part, inputSchema, description) is derived from that count; any
+// other counter counts each of them directly.
 func Tools(tools []*canon.Value, c token.Counter) *Result {
 	if c == nil {
 		c = token.O200k()
 	}
-	count := countFunc(c)
 	spans := make([][2]int, len(tools))
+	members := make([][]canon.MemberSpan, len(tools))
 	canonical := make([]byte, 1, canon.SizeHint(tools))
 	canonical[0] = '['
+	var all []canon.MemberSpan
 	for i, t := range tools {
 		if i > 0 {
 			canonical = append(canonical, ',')
 		}
 		spans[i][0] = len(canonical)
-		canonical = canon.Append(canonical, t)
+		from := len(all)
+		canonical, all = canon.AppendSpans(canonical, t, all)
+		members[i] = all[from:len(all):len(all)]
 		spans[i][1] = len(canonical)
 	}
 	canonical = append(canonical, ']')
+	k := counting{c: c, count: countFunc(c), text: canonical}
+	if ix, ok := c.(token.Indexer); ok {
+		k.index = ix.Index(canonical)
+	}
 	sum := sha256.Sum256(canonical)
 	r := &Result{
-		TotalTokens:     count(canonical),
+		TotalTokens:     k.span(0, len(canonical)),
 		ToolCount:       len(tools),
 		CanonicalSha256: hex.EncodeToString(sum[:]),
 		CanonicalBytes:  len(canonical),
 		Tools:           make([]Tool, len(tools)),
 		Canonical:       canonical,
 	}
+	if k.index != nil {
+		r.Spans = &claude.Spans{Index: k.index, Text: canonical,
+			Description: make([][2]int, len(tools)), InputSchema: make([][2]int, len(tools))}
+	}
 	// Tools are independent: count them on every core.
 	parallel(len(tools), func(i int, scratch *[]byte) {
-		r.Tools[i] = tool(i, tools[i], canonical[spans[i][0]:spans[i][1]], c, count, scratch)
+		r.Tools[i] = k.tool(i, tools[i], spans[i], members[i], scratch, r.Spans)
 	})
 	for i := range r.Tools {
 		r.SumOfToolTokens += r.Tools[i].Tokens
@@ -137,24 +156,64 @@ func countFunc(c token.Counter) func([]byte) int {
 	return func(b []byte) int { return c.Count(string(b)) }
 }
 
-// tool measures one tool whose canonical JSON is b. scratch is reused
-// between tools for the parts.
-func tool(i int, t *canon.Value, b []byte, c token.Counter, count func([]byte) int, scratch *[]byte) Tool {
-	out := Tool{Name: ToolName(t), Index: i, Tokens: count(b), Bytes: len(b)}
+// counting counts spans of the canonical array text: derived from index,
+// or directly when there is none.
+type counting struct {
+	c     token.Counter
+	count func([]byte) int
+	text  []byte
+	index *token.Index
+}
+
+func (k *counting) span(from, to int) int {
+	if k.index != nil {
+		return k.index.Span(from, to)
+	}
+	return k.count(k.text[from:to])
+}
+
+// tool measures one tool whose canonical JSON is text[span[0]:span[1]],
+// with its members at ms. scratch is reused between tools for the parts.
+// When spans is not nil, it records where the description and inputSchema
+// values stand.
+func (k *counting) tool(i int, t *canon.Value, span [2]int, ms []canon.MemberSpan, scratch *[]byte, spans *claude.Spans) Tool {
+	out := Tool{Name: ToolName(t), Index: i, Tokens: k.span(span[0], span[1]), Bytes: span[1] - span[0]}
+	members := t.Members()
+	// member returns the span of the first member named key, as Get finds it.
+	member := func(key string) (canon.MemberSpan, bool) {
+		for j, m := range members {
+			if m.Key == key {
+				return ms[j], true
+			}
+		}
+		return canon.MemberSpan{}, false
+	}
 	if d := t.Get("description"); d != nil && d.Kind() == canon.String && d.Str() != "" {
-		out.DescriptionTokens = c.Count(d.Str())
 		out.DescriptionBytes = len(d.Str())
+		sp, _ := member("description")
+		// The text between the quotes is the description itself when
+		// nothing in it is escaped.
+		if body := k.text[sp.Value+1 : sp.End-1]; k.index != nil && string(body) == d.Str() {
+			out.DescriptionTokens = k.span(sp.Value+1, sp.End-1)
+		} else {
+			out.DescriptionTokens = k.c.Count(d.Str())
+		}
+	}
+	if sp, ok := member("description"); ok && spans != nil {
+		spans.Description[i] = [2]int{sp.Value, sp.End}
 	}
 	if s := t.Get("inputSchema"); s != nil {
-		*scratch = canon.Append((*scratch)[:0], s)
-		out.InputSchemaTokens = count(*scratch)
+		sp, _ := member("inputSchema")
+		out.InputSchemaTokens = k.span(sp.Value, sp.End)
+		if spans != nil {
+			spans.InputSchema[i] = [2]int{sp.Value, sp.End}
+		}
 	}
 	if m := t.Get("_meta"); m != nil && m.Kind() == canon.Object {
 		if a := m.Get("anthropic/alwaysLoad"); a != nil && a.Kind() == canon.Bool && a.Bool() {
 			out.AlwaysLoad = true
 		}
 	}
-	members := t.Members()
 	partOf := func(key string) string {
 		for _, n := range PartNames[:len(PartNames)-1] {
 			if key == n {
@@ -169,11 +228,16 @@ func tool(i int, t *canon.Value, b []byte, c token.Counter, count func([]byte) i
 		}
 	}
 	// Each part: its members as they stand in the canonical object, joined
-	// by commas, counted.
+	// by commas, counted. A member whose key is written as the canonical
+	// object writes it (always, but for a lone surrogate) is a span of the
+	// array.
+	var regions []token.Region
+	var key []byte
 	for _, n := range PartNames {
 		buf := (*scratch)[:0]
+		regions = regions[:0]
 		found := false
-		for _, m := range members {
+		for j, m := range members {
 			if partOf(m.Key) != n {
 				continue
 			}
@@ -181,12 +245,30 @@ func tool(i int, t *canon.Value, b []byte, c token.Counter, count func([]byte) i
 				buf = append(buf, ',')
 			}
 			found = true
+			if k.index != nil {
+				sp := ms[j]
+				if key = appendKey(key[:0], m.Key); string(key) == string(k.text[sp.Key:sp.Value-1]) {
+					regions = append(regions, token.Region{At: len(buf), From: sp.Key, Len: sp.End - sp.Key})
+					buf = append(buf, k.text[sp.Key:sp.End]...)
+					continue
+				}
+			}
 			buf = appendMember(buf, m)
 		}
 		*scratch = buf
-		if found {
-			out.Parts = append(out.Parts, Part{Name: n, Tokens: count(buf)})
+		if !found {
+			continue
 		}
+		var tokens int
+		switch {
+		case k.index == nil:
+			tokens = k.count(buf)
+		case len(regions) == 1 && regions[0].At == 0 && regions[0].Len == len(buf):
+			tokens = k.span(regions[0].From, regions[0].From+regions[0].Len)
+		default:
+			tokens = k.index.Count(buf, regions)
+		}
+		out.Parts = append(out.Parts, Part{Name: n, Tokens: tokens})
 	}
 	return out
 }

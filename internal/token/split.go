@@ -57,6 +57,9 @@ func notLetterNumberNewline(f uint8) bool { return f&(cLetter|cNumber|cNewline) 
 
 // next returns the end of the piece that starts at s[p], p < len(s).
 func (sp splitter) next(s string, p int) int {
+	if e := asciiWord(s, p); e > 0 {
+		return e
+	}
 	f, w := sp.class(s, p)
 	if f&(cUpper|cLower) != 0 {
 		return sp.letters(s, p, f, w)
@@ -114,6 +117,41 @@ func (sp splitter) next(s string, p int) int {
 	default: // \s+
 		return i
 	}
+}
+
+// asciiWord is the letter alternatives for an ASCII word: an ASCII letter
+// at s[p], or a byte of [^\r\n\p{L}\p{N}] followed by one, then capitals
+// [A-Z]* and small letters [a-z]*, followed by ASCII or the end. It
+// returns the piece's end, or 0 when the piece is not of that form (a
+// non-ASCII character after the letters may be a letter or a mark, which
+// letters decides).
+//
+// The pieces are those of letters: after capitals, the first alternative
+// needs small letters (a capital is never also small); without them, the
+// second takes the capitals alone. Either way the contraction follows.
+func asciiWord(s string, p int) int {
+	q := p
+	if b := s[p]; b|0x20 < 'a' || b|0x20 > 'z' {
+		if b >= utf8.RuneSelf || asciiClass[b]&(cLetter|cNumber|cNewline) != 0 || p+1 >= len(s) {
+			return 0
+		}
+		if c := s[p+1] | 0x20; c < 'a' || c > 'z' {
+			return 0
+		}
+		q = p + 1
+	}
+	i := q
+	for i < len(s) && 'A' <= s[i] && s[i] <= 'Z' {
+		i++
+	}
+	j := i
+	for j < len(s) && 'a' <= s[j] && s[j] <= 'z' {
+		j++
+	}
+	if j < len(s) && s[j] >= utf8.RuneSelf {
+		return 0
+	}
+	return contraction(s, j)
 }
 
 // letters matches the first two alternatives at s[p], whose class is f and
