@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"iter"
 	"path/filepath"
@@ -359,4 +360,112 @@ func (s *Store) SessionTools(ctx context.Context, source, id string) ([]ToolUse,
 		out = append(out, t)
 	}
 	return out, rows.Err()
+}
+
+// RollupBucket is the span the rollups sum over: a report read from them
+// bounds its period, and buckets its days, at multiples of it.
+const RollupBucket = 15 * time.Minute
+
+// ErrNoRollup means a query cannot be answered from the rollups (a bound
+// between two buckets, or a sum past what an integer holds): the caller
+// reads the rows themselves.
+var ErrNoRollup = errors.New("not answered by the rollups")
+
+// rollupWhere is where on a rollup's bucket for f's period and source,
+// or ErrNoRollup when a bound is not at a bucket's start.
+func (f Filter) rollupWhere() (string, []any, error) {
+	for _, t := range []time.Time{f.Since, f.Until} {
+		if !t.IsZero() && t.UnixMilli()%RollupBucket.Milliseconds() != 0 {
+			return "", nil, ErrNoRollup
+		}
+	}
+	where, args := f.where("bucket")
+	return where, args, nil
+}
+
+// A RequestSum sums the requests of one quarter hour (Bucket, its start
+// in milliseconds since the epoch) that share a session, sub-agent file,
+// model, project, speed, whether they recorded their cost, and their
+// long-context band (Band: 0 for an input, with cache writes and reads,
+// up to 200,000 tokens, 1 up to 272,000, 2 above).
+type RequestSum struct {
+	Bucket                     int64
+	Source, Session, AgentFile string
+	Model, Project, Speed      string
+	Recorded                   bool
+	Band                       int
+	Requests                   int
+	Nonzero                    int // requests whose token total is above 0
+	Input, Output              int64
+	CacheWrite5m, CacheWrite1h int64
+	CacheRead, Reasoning       int64
+	CostUSD                    float64 // the recorded costs' sum
+}
+
+// RequestSums returns the request rollups of f's period, source and
+// project (each with its session's project where it names none), in no
+// particular order. An error ends the sequence: ErrNoRollup when the
+// rollups cannot answer f.
+func (s *Store) RequestSums(ctx context.Context, f Filter) iter.Seq2[RequestSum, error] {
+	where, args, err := f.rollupWhere()
+	if err != nil {
+		return func(yield func(RequestSum, error) bool) { yield(RequestSum{}, err) }
+	}
+	q := `SELECT bucket, source, session_id, agent_file, model, project, speed, recorded, band, requests, nonzero,
+		input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, cost_usd FROM request_rollup` + where
+	return query(ctx, s, f.Project, "request sums", q, args, func(rows *sql.Rows) (RequestSum, error) {
+		var r RequestSum
+		var n [6]any
+		err := rows.Scan(&r.Bucket, &r.Source, &r.Session, &r.AgentFile, &r.Model, &r.Project, &r.Speed, &r.Recorded, &r.Band,
+			&r.Requests, &r.Nonzero, &n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &r.CostUSD)
+		if err == nil {
+			err = rollupInts(n[:], &r.Input, &r.Output, &r.CacheWrite5m, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning)
+		}
+		return r, err
+	}, func(r *RequestSum) (string, *string) { return sessionKey(r.Source, r.Session), &r.Project })
+}
+
+// rollupInts stores the sums src into dst, or returns ErrNoRollup when
+// one is not an integer (SQLite turns an integer sum past 2^63-1 into a
+// real).
+func rollupInts(src []any, dst ...*int64) error {
+	for i, v := range src {
+		n, ok := v.(int64)
+		if !ok {
+			return ErrNoRollup
+		}
+		*dst[i] = n
+	}
+	return nil
+}
+
+// A ToolSum sums the tool calls of one quarter hour (by the call's time,
+// else the result's) that share a session, sub-agent file, project, and
+// whether they are an MCP server's.
+type ToolSum struct {
+	Bucket                     int64
+	Source, Session, AgentFile string
+	Project                    string
+	MCP                        bool
+	Calls, Errors              int
+	ResultTokens               int64
+}
+
+// ToolSums returns the tool call rollups of f's period, source and
+// project, as RequestSums does.
+func (s *Store) ToolSums(ctx context.Context, f Filter) iter.Seq2[ToolSum, error] {
+	where, args, err := f.rollupWhere()
+	if err != nil {
+		return func(yield func(ToolSum, error) bool) { yield(ToolSum{}, err) }
+	}
+	q := `SELECT bucket, source, session_id, agent_file, project, mcp, calls, errors, result_tokens FROM tool_rollup` + where
+	return query(ctx, s, f.Project, "tool call sums", q, args, func(rows *sql.Rows) (ToolSum, error) {
+		var t ToolSum
+		var n [1]any
+		err := rows.Scan(&t.Bucket, &t.Source, &t.Session, &t.AgentFile, &t.Project, &t.MCP, &t.Calls, &t.Errors, &n[0])
+		if err == nil {
+			err = rollupInts(n[:], &t.ResultTokens)
+		}
+		return t, err
+	}, func(t *ToolSum) (string, *string) { return sessionKey(t.Source, t.Session), &t.Project })
 }

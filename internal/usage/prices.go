@@ -392,9 +392,30 @@ func (mp ModelPrice) RatesFor(input int64, fast bool) Rates {
 
 // Cost prices one request.
 func (mp ModelPrice) Cost(t Tokens, fast bool) float64 {
-	r := mp.RatesFor(LongContextInput(t), fast)
+	return costAt(t, mp.RatesFor(LongContextInput(t), fast))
+}
+
+// costAt prices tokens at rates r.
+func costAt(t Tokens, r Rates) float64 {
 	return (float64(t.Input)*r.Input + float64(t.Output)*r.Output + float64(t.CacheWrite5m)*r.CacheWrite5m +
 		float64(t.CacheWrite1h)*r.CacheWrite1h + float64(t.CacheRead)*r.CacheRead) / 1e6
+}
+
+// bandInputs are an input in each of the store's long-context bands
+// (store.RequestSum.Band): up to 200,000 tokens, up to 272,000, above.
+var bandInputs = [...]int64{0, 200_001, 272_001}
+
+// bandsExact reports whether the store's long-context bands decide every
+// price's rates: each threshold is one of the bands' bounds, so that
+// every request of a band pays the rates of bandInputs[band].
+func (p *Prices) bandsExact() bool {
+	ok := func(lc *LongContext) bool { return lc == nil || lc.Threshold == 200_000 || lc.Threshold == 272_000 }
+	for _, mp := range p.Models {
+		if !ok(mp.LongContext) || (mp.Fast != nil && !ok(mp.Fast.LongContext)) {
+			return false
+		}
+	}
+	return true
 }
 
 // ModelNames lists the table's models, sorted.

@@ -14,6 +14,7 @@ package usage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -53,6 +54,10 @@ type Options struct {
 	// its own, keyed by the file's name, as ccusage lists them, instead of
 	// adding it to the session that started it.
 	SplitAgents bool
+
+	// rows reads the store's rows even where its rollups would answer
+	// (for tests, which check that both give the same report).
+	rows bool
 }
 
 // Modes are the ways a request's cost is found.
@@ -271,14 +276,15 @@ type costSum struct {
 	unpriced int
 }
 
-func (c *costSum) add(usd float64, ok bool, tokens int64) {
-	switch {
-	case ok:
+// add adds n requests of cost usd (ok: priced), nonzero of them with
+// tokens.
+func (c *costSum) add(usd float64, ok bool, n, nonzero int) {
+	if ok {
 		c.usd += usd
-		c.priced++
-	case tokens > 0:
-		c.unpriced++
+		c.priced += n
+		return
 	}
+	c.unpriced += nonzero
 }
 
 // result is the sum as a report shows it: nil when nothing had a price
@@ -325,98 +331,123 @@ func filter(o Options, order store.Order) store.Filter {
 		AgentFiles: o.SplitAgents && o.By == "session"}
 }
 
-func usageRows(ctx context.Context, st *store.Store, o Options, r *Report, sessions map[string]sessionInfo) error {
-	groups := map[string]*UsageRow{}
-	costs := map[string]*costSum{}
-	var total costSum
-	models := map[string]map[string]bool{}
-	parents := map[string]string{} // split sub-agent rows: their session
-	seenSessions := map[string]bool{}
-	unpriced := map[string]bool{}
+// usageAcc sums requests into a report's totals and usage rows: one
+// request at a time (read from the store's rows) or many (its rollups).
+type usageAcc struct {
+	o        Options
+	r        *Report
+	groups   map[string]*UsageRow
+	costs    map[string]*costSum
+	total    costSum
+	models   map[string]map[string]bool
+	parents  map[string]string // split sub-agent rows: their session
+	sessions map[string]bool
+	unpriced map[string]bool
 	// A model's price, looked up once per model rather than per request.
-	type price struct {
-		mp ModelPrice
-		ok bool
+	priced map[string]price
+}
+
+type price struct {
+	mp ModelPrice
+	ok bool
+}
+
+func newUsageAcc(o Options, r *Report) *usageAcc {
+	return &usageAcc{o: o, r: r, groups: map[string]*UsageRow{}, costs: map[string]*costSum{}, models: map[string]map[string]bool{},
+		parents: map[string]string{}, sessions: map[string]bool{}, unpriced: map[string]bool{}, priced: map[string]price{}}
+}
+
+// requests are n requests of one group (nonzero of them with tokens)
+// with tokens t and the cost they recorded (when recorded), priced in
+// band (see store.RequestSum) when band >= 0, else by t itself (n is 1).
+type requests struct {
+	src, sess, model, project, speed, agent string
+	ts                                      int64
+	n, nonzero                              int
+	t                                       Tokens
+	recorded                                bool
+	recordedUSD                             float64
+	band                                    int
+}
+
+func (a *usageAcc) add(x requests) {
+	o, r := a.o, a.r
+	t := x.t
+	t.Total = addTokens(addTokens(addTokens(addTokens(t.Input, t.Output), t.CacheWrite5m), t.CacheWrite1h), t.CacheRead)
+	sk := x.src + "\x00" + x.sess
+	pr, seen := a.priced[x.model]
+	if !seen {
+		pr.mp, _, pr.ok = o.Prices.Lookup(x.model)
+		a.priced[x.model] = pr
 	}
-	priced := map[string]price{}
-	for x, err := range st.Requests(ctx, filter(o, store.ByIdentity)) {
-		if err != nil {
-			return err
-		}
-		src, sess, model, project, speed, agent, ts := x.Source, x.Session, x.Model, x.Project, x.Speed, x.AgentFile, x.TS
-		t := Tokens{Input: x.Input, Output: x.Output, CacheWrite5m: x.CacheWrite5m, CacheWrite1h: x.CacheWrite1h, CacheRead: x.CacheRead, Reasoning: x.Reasoning}
-		if t.Input < 0 || t.Output < 0 || t.CacheWrite5m < 0 || t.CacheWrite1h < 0 || t.CacheRead < 0 {
-			continue // stored by an older mcpcost, which took negative counts
-		}
-		t.Total = addTokens(addTokens(addTokens(addTokens(t.Input, t.Output), t.CacheWrite5m), t.CacheWrite1h), t.CacheRead)
-		sk := src + "\x00" + sess
-		pr, seen := priced[model]
-		if !seen {
-			pr.mp, _, pr.ok = o.Prices.Lookup(model)
-			priced[model] = pr
-		}
-		cost, ok := 0.0, false
-		switch {
-		case x.CostUSD != nil && o.Mode != "calculate":
-			cost, ok = *x.CostUSD, true
-			r.Totals.RecordedRequests++
-		case pr.ok && o.Mode != "display":
-			cost, ok = pr.mp.Cost(t, speed == "fast"), true
-		}
-		if !ok && t.Total > 0 {
-			unpriced[model] = true
-		}
-		seenSessions[sk] = true
-		r.Totals.Requests++
-		r.Totals.Tokens.add(t)
-		total.add(cost, ok, t.Total)
-		key := groupKey(o, src, sess, model, project, ts)
-		if key == "" {
-			continue
-		}
-		if agent != "" {
-			key = src + ":" + agent
-			parents[key] = sk
-		}
-		g := groups[key]
-		if g == nil {
-			g = &UsageRow{Key: key}
-			groups[key] = g
-			costs[key] = &costSum{}
-			models[key] = map[string]bool{}
-		}
-		if agent != "" {
-			// A sub-agent file's own span: its first and last request.
-			f, l := time.UnixMilli(ts).In(o.Location), time.UnixMilli(ts).In(o.Location)
-			if g.First == nil || f.Before(*g.First) {
-				g.First = &f
-			}
-			if g.Last == nil || l.After(*g.Last) {
-				g.Last = &l
-			}
-		}
-		g.Requests++
-		g.Tokens.add(t)
-		costs[key].add(cost, ok, t.Total)
-		models[key][model] = true
+	cost, ok := 0.0, false
+	switch {
+	case x.recorded && o.Mode != "calculate":
+		cost, ok = x.recordedUSD, true
+		r.Totals.RecordedRequests += x.n
+	case pr.ok && o.Mode != "display" && x.band >= 0:
+		cost, ok = costAt(t, pr.mp.RatesFor(bandInputs[x.band], x.speed == "fast")), true
+	case pr.ok && o.Mode != "display":
+		cost, ok = pr.mp.Cost(t, x.speed == "fast"), true
 	}
-	r.Totals.Sessions = len(seenSessions)
-	r.Totals.Cost, r.Totals.CostPartial = total.result()
-	r.Totals.UnpricedRequests = total.unpriced
-	for m := range unpriced {
+	if !ok && x.nonzero > 0 {
+		a.unpriced[x.model] = true
+	}
+	a.sessions[sk] = true
+	r.Totals.Requests += x.n
+	r.Totals.Tokens.add(t)
+	a.total.add(cost, ok, x.n, x.nonzero)
+	key := groupKey(o, x.src, x.sess, x.model, x.project, x.ts)
+	if key == "" {
+		return
+	}
+	if x.agent != "" {
+		key = x.src + ":" + x.agent
+		a.parents[key] = sk
+	}
+	g := a.groups[key]
+	if g == nil {
+		g = &UsageRow{Key: key}
+		a.groups[key] = g
+		a.costs[key] = &costSum{}
+		a.models[key] = map[string]bool{}
+	}
+	if x.agent != "" {
+		// A sub-agent file's own span: its first and last request.
+		f, l := time.UnixMilli(x.ts).In(o.Location), time.UnixMilli(x.ts).In(o.Location)
+		if g.First == nil || f.Before(*g.First) {
+			g.First = &f
+		}
+		if g.Last == nil || l.After(*g.Last) {
+			g.Last = &l
+		}
+	}
+	g.Requests += x.n
+	g.Tokens.add(t)
+	a.costs[key].add(cost, ok, x.n, x.nonzero)
+	a.models[key][x.model] = true
+}
+
+// finish fills in the report's totals and usage rows.
+func (a *usageAcc) finish(sessions map[string]sessionInfo) {
+	o, r := a.o, a.r
+	r.Totals.Sessions = len(a.sessions)
+	r.Totals.Cost, r.Totals.CostPartial = a.total.result()
+	r.Totals.UnpricedRequests = a.total.unpriced
+	for m := range a.unpriced {
 		r.Unpriced = append(r.Unpriced, displayModel(m))
 	}
 	sort.Strings(r.Unpriced)
-	for key, g := range groups {
-		for m := range models[key] {
+	for key, g := range a.groups {
+		for m := range a.models[key] {
 			g.Models = append(g.Models, displayModel(m))
 		}
 		sort.Strings(g.Models)
-		g.Cost, g.CostPartial = costs[key].result()
-		g.Unpriced = costs[key].unpriced
+		g.Cost, g.CostPartial = a.costs[key].result()
+		g.Unpriced = a.costs[key].unpriced
 		if o.By == "session" {
 			src, id, _ := strings.Cut(key, ":")
-			if parent, ok := parents[key]; ok {
+			if parent, ok := a.parents[key]; ok {
 				g.Source, g.Project = src, sessions[parent].project
 				r.Usage = append(r.Usage, *g)
 				continue
@@ -431,6 +462,44 @@ func usageRows(ctx context.Context, st *store.Store, o Options, r *Report, sessi
 		r.Usage = append(r.Usage, *g)
 	}
 	sortUsage(o.By, r.Usage)
+}
+
+// usageRows sums the requests from the store's rollups where they answer
+// the report exactly (see rolledUp), else from its rows.
+func usageRows(ctx context.Context, st *store.Store, o Options, r *Report, sessions map[string]sessionInfo) error {
+	if rolledUp(o) {
+		a := newUsageAcc(o, r)
+		err := requestSums(ctx, st, o, a)
+		if err == nil {
+			a.finish(sessions)
+			return nil
+		}
+		if !errors.Is(err, errNoRollup) && !errors.Is(err, store.ErrNoRollup) {
+			return err
+		}
+		r.Totals = Totals{}
+	}
+	a := newUsageAcc(o, r)
+	for x, err := range st.Requests(ctx, filter(o, store.ByIdentity)) {
+		if err != nil {
+			return err
+		}
+		t := Tokens{Input: x.Input, Output: x.Output, CacheWrite5m: x.CacheWrite5m, CacheWrite1h: x.CacheWrite1h, CacheRead: x.CacheRead, Reasoning: x.Reasoning}
+		if t.Input < 0 || t.Output < 0 || t.CacheWrite5m < 0 || t.CacheWrite1h < 0 || t.CacheRead < 0 {
+			continue // stored by an older mcpcost, which took negative counts
+		}
+		nonzero := 0
+		if t.Input+t.Output+t.CacheWrite5m+t.CacheWrite1h+t.CacheRead > 0 {
+			nonzero = 1
+		}
+		q := requests{src: x.Source, sess: x.Session, model: x.Model, project: x.Project, speed: x.Speed, agent: x.AgentFile, ts: x.TS,
+			n: 1, nonzero: nonzero, t: t, band: -1}
+		if x.CostUSD != nil {
+			q.recorded, q.recordedUSD = true, *x.CostUSD
+		}
+		a.add(q)
+	}
+	a.finish(sessions)
 	return nil
 }
 
@@ -597,6 +666,12 @@ func toolRows(ctx context.Context, st *store.Store, o Options, r *Report) error 
 // calls of each usage row (by session, day or project; not by model,
 // which tool calls do not carry), when the report has no tool rows.
 func toolTotals(ctx context.Context, st *store.Store, o Options, r *Report) error {
+	if rolledUp(o) {
+		err := toolSums(ctx, st, o, r)
+		if !errors.Is(err, errNoRollup) && !errors.Is(err, store.ErrNoRollup) {
+			return err
+		}
+	}
 	idx := map[string]int{}
 	for i, u := range r.Usage {
 		idx[u.Key] = i

@@ -1,0 +1,110 @@
+package usage
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/store"
+)
+
+// errNoRollup means a rollup straddles two of the report's days (a time
+// zone whose offset is not a whole number of quarter hours): the report
+// is read from the rows themselves.
+var errNoRollup = errors.New("a rollup straddles two days")
+
+// rolledUp reports whether the store's rollups can answer the report's
+// requests and tool call totals exactly: its period is bounded at
+// quarter hours, the prices' long-context thresholds are the rollups'
+// bands, and no row needs a sub-agent file's own first and last request.
+// (rollupDay checks each rollup's day as it is read.)
+func rolledUp(o Options) bool {
+	if o.rows {
+		return false
+	}
+	b := store.RollupBucket.Milliseconds()
+	for _, t := range []time.Time{o.Since, o.Until} {
+		if !t.IsZero() && t.UnixMilli()%b != 0 {
+			return false
+		}
+	}
+	return o.Prices.bandsExact() && !(o.SplitAgents && o.By == "session")
+}
+
+// rollupDay reports whether a rollup's quarter hour, from bucket, falls
+// in one day of the report: always, but in a time zone whose offset is
+// not a whole number of quarter hours.
+func rollupDay(o Options, bucket int64) bool {
+	if o.By != "day" {
+		return true
+	}
+	first := time.UnixMilli(bucket).In(o.Location)
+	last := time.UnixMilli(bucket + store.RollupBucket.Milliseconds() - 1).In(o.Location)
+	return first.YearDay() == last.YearDay() && first.Year() == last.Year()
+}
+
+// requestSums adds the request rollups of the report's period to a.
+func requestSums(ctx context.Context, st *store.Store, o Options, a *usageAcc) error {
+	for x, err := range st.RequestSums(ctx, filter(o, store.AsStored)) {
+		if err != nil {
+			return err
+		}
+		if !rollupDay(o, x.Bucket) {
+			return errNoRollup
+		}
+		a.add(requests{src: x.Source, sess: x.Session, model: x.Model, project: x.Project, speed: x.Speed, ts: x.Bucket,
+			n: x.Requests, nonzero: x.Nonzero, recorded: x.Recorded, recordedUSD: x.CostUSD, band: x.Band,
+			t: Tokens{Input: x.Input, Output: x.Output, CacheWrite5m: x.CacheWrite5m, CacheWrite1h: x.CacheWrite1h,
+				CacheRead: x.CacheRead, Reasoning: x.Reasoning}})
+	}
+	return nil
+}
+
+// toolSums is toolTotals from the tool call rollups; it adds nothing to r
+// when it returns an error.
+func toolSums(ctx context.Context, st *store.Store, o Options, r *Report) error {
+	idx := map[string]int{}
+	for i, u := range r.Usage {
+		idx[u.Key] = i
+	}
+	var tot Totals
+	type add struct {
+		i      int
+		calls  int
+		tokens int64
+	}
+	var adds []add
+	for x, err := range st.ToolSums(ctx, filter(o, store.AsStored)) {
+		if err != nil {
+			return err
+		}
+		if !rollupDay(o, x.Bucket) {
+			return errNoRollup
+		}
+		tot.ToolCalls += x.Calls
+		tot.ResultTokens += x.ResultTokens
+		if x.MCP {
+			tot.MCPCalls += x.Calls
+			tot.MCPResultTokens += x.ResultTokens
+		}
+		tot.ToolErrors += x.Errors
+		if o.By == "model" {
+			continue
+		}
+		i, ok := idx[groupKey(o, x.Source, x.Session, "", x.Project, x.Bucket)]
+		if !ok {
+			continue // a group without requests in the period
+		}
+		adds = append(adds, add{i, x.Calls, x.ResultTokens})
+	}
+	r.Totals.ToolCalls += tot.ToolCalls
+	r.Totals.ResultTokens += tot.ResultTokens
+	r.Totals.MCPCalls += tot.MCPCalls
+	r.Totals.MCPResultTokens += tot.MCPResultTokens
+	r.Totals.ToolErrors += tot.ToolErrors
+	for _, a := range adds {
+		r.Usage[a.i].ToolCalls += a.calls
+		r.Usage[a.i].ResultTokens += a.tokens
+	}
+	return nil
+}
