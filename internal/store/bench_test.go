@@ -39,3 +39,36 @@ func benchWorkers() int {
 	n, _ := strconv.Atoi(os.Getenv("MCPCOST_BENCH_WORKERS"))
 	return n
 }
+
+// BenchmarkRerun ingests the home named by MCPCOST_BENCH_HOME once, then
+// times ingests that find nothing new.
+func BenchmarkRerun(b *testing.B) {
+	home := os.Getenv("MCPCOST_BENCH_HOME")
+	if home == "" {
+		b.Skip("MCPCOST_BENCH_HOME names no generated home")
+	}
+	s, err := Open(filepath.Join(b.TempDir(), "usage.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	o := IngestOptions{
+		ClaudeRoots: []string{filepath.Join(home, ".claude", "projects")},
+		CodexRoots:  []string{filepath.Join(home, ".codex", "sessions")},
+		Count:       token.O200k().Count,
+		Workers:     benchWorkers(),
+	}
+	if _, err := s.Ingest(context.Background(), o); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		st, err := s.Ingest(context.Background(), o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.FilesRead != 0 {
+			b.Fatalf("a re-run read %d files", st.FilesRead)
+		}
+	}
+}
