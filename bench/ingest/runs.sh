@@ -6,8 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs=${RUNS:-3}
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+dir=${BENCH_DIR:-${TMPDIR:-/tmp}/mcpcost-bench-${SESSIONS:-300}-${MB:-500}}
+mkdir -p "$dir"
+out=$dir/runs-${COMMIT:-HEAD}.log   # every run's output, kept
+: > "$out"
 for i in $(seq "$runs"); do
   echo "run $i of $runs" >&2
   bench/ingest/run.sh > "$out.$i" 2>&1 || { cat "$out.$i" >&2; exit 1; }
@@ -17,10 +19,10 @@ done
 grep -m1 '^mcpcost: ' "$out"
 grep -m1 '^tree: ' "$out"
 grep '^totals: ' "$out" | sort | uniq -c
-# stat LABEL PATTERN [FIELD]: min, median and max of field FIELD (the
-# last) of the lines matching PATTERN.
+# stat LABEL PATTERN [FIELD]: min, median and max of field FIELD (else
+# the first ratio, "1.23x") of the lines matching PATTERN.
 stat() {
-  grep -E "$2" "$out" | awk -v f="${3:-0}" '{ v = f ? $f : $NF; sub(/x$/, "", v); print v }' | sort -g |
+  grep -E "$2" "$out" | awk -v f="${3:-0}" '{ v = ""; if (f) v = $f; else for (i = 1; i <= NF && v == ""; i++) if ($i ~ /^[0-9.]+x$/) v = $i; sub(/x$/, "", v); print v }' | sort -g |
     awk -v l="$1" '{ a[NR] = $1 } END { printf "%-40s min %s  median %s  max %s\n", l, a[1], a[int((NR + 1) / 2)], a[NR] }'
 }
 echo "wall time ratios, $runs runs:"

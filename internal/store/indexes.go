@@ -75,7 +75,7 @@ func (s *Store) dropIndexesForFirstIngest(ctx context.Context) (bool, error) {
 			}
 		}
 		dropped = true
-		return nil
+		return deferRollups(tx)
 	})
 	if err != nil {
 		return false, fmt.Errorf("preparing the first ingest: %w", err)

@@ -227,15 +227,19 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 		jobs = append(jobs, j)
 	}
 	if len(known) == 0 && len(jobs) > 0 {
-		dropped, err := s.dropIndexesForFirstIngest(ctx)
-		if err != nil {
-			return st, err
+		dropped, derr := s.dropIndexesForFirstIngest(ctx)
+		if derr != nil {
+			return st, derr
 		}
 		if dropped {
 			// Built once at the end (or by the next Open, if this process
-			// does not get there).
+			// does not get there); a failure is the ingest's error (err is
+			// the function's result, not shadowed here).
 			defer func() {
 				if ierr := s.buildIndexes(context.WithoutCancel(ctx)); ierr != nil && err == nil {
+					err = ierr
+				}
+				if ierr := s.fillDeferredRollups(context.WithoutCancel(ctx)); ierr != nil && err == nil {
 					err = ierr
 				}
 			}()

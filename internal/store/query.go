@@ -372,8 +372,15 @@ const RollupBucket = 15 * time.Minute
 var ErrNoRollup = errors.New("not answered by the rollups")
 
 // rollupWhere is where on a rollup's bucket for f's period and source,
-// or ErrNoRollup when a bound is not at a bucket's start.
-func (f Filter) rollupWhere() (string, []any, error) {
+// or ErrNoRollup when a bound is not at a bucket's start or the rollups
+// wait to be filled in.
+func (s *Store) rollupWhere(ctx context.Context, f Filter) (string, []any, error) {
+	if deferred, err := s.rollupsDeferred(ctx); err != nil || deferred {
+		if err == nil {
+			err = ErrNoRollup
+		}
+		return "", nil, err
+	}
 	for _, t := range []time.Time{f.Since, f.Until} {
 		if !t.IsZero() && t.UnixMilli()%RollupBucket.Milliseconds() != 0 {
 			return "", nil, ErrNoRollup
@@ -407,7 +414,7 @@ type RequestSum struct {
 // particular order. An error ends the sequence: ErrNoRollup when the
 // rollups cannot answer f.
 func (s *Store) RequestSums(ctx context.Context, f Filter) iter.Seq2[RequestSum, error] {
-	where, args, err := f.rollupWhere()
+	where, args, err := s.rollupWhere(ctx, f)
 	if err != nil {
 		return func(yield func(RequestSum, error) bool) { yield(RequestSum{}, err) }
 	}
@@ -454,7 +461,7 @@ type ToolSum struct {
 // ToolSums returns the tool call rollups of f's period, source and
 // project, as RequestSums does.
 func (s *Store) ToolSums(ctx context.Context, f Filter) iter.Seq2[ToolSum, error] {
-	where, args, err := f.rollupWhere()
+	where, args, err := s.rollupWhere(ctx, f)
 	if err != nil {
 		return func(yield func(ToolSum, error) bool) { yield(ToolSum{}, err) }
 	}

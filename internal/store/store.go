@@ -84,6 +84,11 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
+	// Likewise its rollups, and those of a store of an older schema.
+	if err := s.fillDeferredRollups(context.Background()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
 	if err := s.loadKey(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening %s: %w", path, err)

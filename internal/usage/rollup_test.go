@@ -276,6 +276,9 @@ func TestMigratedStoreReports(t *testing.T) {
 		`DROP TRIGGER request_rollup_update_add`, `DROP TRIGGER tool_rollup_add`, `DROP TRIGGER tool_rollup_remove`,
 		`DROP TRIGGER tool_rollup_update_remove`, `DROP TRIGGER tool_rollup_update_add`,
 		`DROP TABLE request_rollup`, `DROP TABLE tool_rollup`, `PRAGMA user_version = ` + strconv.Itoa(store.SchemaVersion()-1),
+		// Not empty, so that this mcpcost's ingest does not take the path
+		// of a first ingest, which would need the rollups.
+		`INSERT INTO files (path, source) VALUES ('/nonexistent/old.jsonl', 'claude')`,
 	} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(q, err)

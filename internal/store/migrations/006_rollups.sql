@@ -5,8 +5,10 @@
 -- that a report reads a row per quarter hour a session was active in
 -- rather than a row per request or tool call. Triggers keep them equal to
 -- the sums of the rows they roll up, in the transaction that changes
--- those rows. A quarter hour, not a day: a report buckets days in any
--- time zone (every offset in use is a whole number of quarter hours).
+-- those rows; while meta holds 'rollups_deferred' they do nothing, and
+-- the rollups are filled in from the rows in one go (see rollups.go). A
+-- quarter hour, not a day: a report buckets days in any time zone (every
+-- offset in use is a whole number of quarter hours).
 
 -- Requests, by what a report groups or prices them by. Requests with a
 -- negative count (stored by an older mcpcost) are left out, as the
@@ -50,7 +52,7 @@ CREATE TABLE tool_rollup (
 );
 
 CREATE TRIGGER request_rollup_add AFTER INSERT ON requests
-WHEN NEW.input >= 0 AND NEW.output >= 0 AND NEW.cache_write_5m >= 0 AND NEW.cache_write_1h >= 0 AND NEW.cache_read >= 0
+WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'rollups_deferred') AND NEW.input >= 0 AND NEW.output >= 0 AND NEW.cache_write_5m >= 0 AND NEW.cache_write_1h >= 0 AND NEW.cache_read >= 0
 BEGIN
 	INSERT INTO request_rollup VALUES (
 		NEW.ts - ((NEW.ts % 900000) + 900000) % 900000, NEW.source, NEW.session_id,
@@ -69,7 +71,7 @@ BEGIN
 END;
 
 CREATE TRIGGER request_rollup_remove AFTER DELETE ON requests
-WHEN OLD.input >= 0 AND OLD.output >= 0 AND OLD.cache_write_5m >= 0 AND OLD.cache_write_1h >= 0 AND OLD.cache_read >= 0
+WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'rollups_deferred') AND OLD.input >= 0 AND OLD.output >= 0 AND OLD.cache_write_5m >= 0 AND OLD.cache_write_1h >= 0 AND OLD.cache_read >= 0
 BEGIN
 	UPDATE request_rollup SET
 		requests = requests - 1, nonzero = nonzero - (OLD.input + OLD.output + OLD.cache_write_5m + OLD.cache_write_1h + OLD.cache_read > 0),
@@ -88,7 +90,7 @@ END;
 
 -- An update is the old row taken out and the new one put in.
 CREATE TRIGGER request_rollup_update_remove AFTER UPDATE ON requests
-WHEN OLD.input >= 0 AND OLD.output >= 0 AND OLD.cache_write_5m >= 0 AND OLD.cache_write_1h >= 0 AND OLD.cache_read >= 0
+WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'rollups_deferred') AND OLD.input >= 0 AND OLD.output >= 0 AND OLD.cache_write_5m >= 0 AND OLD.cache_write_1h >= 0 AND OLD.cache_read >= 0
 BEGIN
 	UPDATE request_rollup SET
 		requests = requests - 1, nonzero = nonzero - (OLD.input + OLD.output + OLD.cache_write_5m + OLD.cache_write_1h + OLD.cache_read > 0),
@@ -106,7 +108,7 @@ BEGIN
 END;
 
 CREATE TRIGGER request_rollup_update_add AFTER UPDATE ON requests
-WHEN NEW.input >= 0 AND NEW.output >= 0 AND NEW.cache_write_5m >= 0 AND NEW.cache_write_1h >= 0 AND NEW.cache_read >= 0
+WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'rollups_deferred') AND NEW.input >= 0 AND NEW.output >= 0 AND NEW.cache_write_5m >= 0 AND NEW.cache_write_1h >= 0 AND NEW.cache_read >= 0
 BEGIN
 	INSERT INTO request_rollup VALUES (
 		NEW.ts - ((NEW.ts % 900000) + 900000) % 900000, NEW.source, NEW.session_id,
@@ -125,7 +127,7 @@ BEGIN
 END;
 
 CREATE TRIGGER tool_rollup_add AFTER INSERT ON tool_calls
-WHEN coalesce(NEW.call_ts, NEW.result_ts) IS NOT NULL
+WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'rollups_deferred') AND coalesce(NEW.call_ts, NEW.result_ts) IS NOT NULL
 BEGIN
 	INSERT INTO tool_rollup VALUES (
 		coalesce(NEW.call_ts, NEW.result_ts) - ((coalesce(NEW.call_ts, NEW.result_ts) % 900000) + 900000) % 900000,
@@ -138,7 +140,7 @@ BEGIN
 END;
 
 CREATE TRIGGER tool_rollup_remove AFTER DELETE ON tool_calls
-WHEN coalesce(OLD.call_ts, OLD.result_ts) IS NOT NULL
+WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'rollups_deferred') AND coalesce(OLD.call_ts, OLD.result_ts) IS NOT NULL
 BEGIN
 	UPDATE tool_rollup SET calls = calls - 1, errors = errors - (coalesce(OLD.is_error, 0) <> 0),
 		result_tokens = result_tokens - coalesce(OLD.result_tokens, 0)
@@ -152,7 +154,7 @@ BEGIN
 END;
 
 CREATE TRIGGER tool_rollup_update_remove AFTER UPDATE ON tool_calls
-WHEN coalesce(OLD.call_ts, OLD.result_ts) IS NOT NULL
+WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'rollups_deferred') AND coalesce(OLD.call_ts, OLD.result_ts) IS NOT NULL
 BEGIN
 	UPDATE tool_rollup SET calls = calls - 1, errors = errors - (coalesce(OLD.is_error, 0) <> 0),
 		result_tokens = result_tokens - coalesce(OLD.result_tokens, 0)
@@ -166,7 +168,7 @@ BEGIN
 END;
 
 CREATE TRIGGER tool_rollup_update_add AFTER UPDATE ON tool_calls
-WHEN coalesce(NEW.call_ts, NEW.result_ts) IS NOT NULL
+WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'rollups_deferred') AND coalesce(NEW.call_ts, NEW.result_ts) IS NOT NULL
 BEGIN
 	INSERT INTO tool_rollup VALUES (
 		coalesce(NEW.call_ts, NEW.result_ts) - ((coalesce(NEW.call_ts, NEW.result_ts) % 900000) + 900000) % 900000,
@@ -178,34 +180,7 @@ BEGIN
 		calls = calls + 1, errors = errors + excluded.errors, result_tokens = result_tokens + excluded.result_tokens;
 END;
 
--- What the store held before this version, added row by row as the
--- triggers add them.
-INSERT INTO request_rollup
-SELECT r.ts - ((r.ts % 900000) + 900000) % 900000, r.source, r.session_id,
-	coalesce((SELECT f.agent_id FROM files f WHERE f.id = r.file_id AND f.session_id = '' AND f.agent_id <> ''), ''),
-	r.model, r.project, r.speed, r.cost_usd IS NOT NULL,
-	CASE WHEN r.input + r.cache_write_5m + r.cache_write_1h + r.cache_read > 272000 THEN 2
-		WHEN r.input + r.cache_write_5m + r.cache_write_1h + r.cache_read > 200000 THEN 1 ELSE 0 END,
-	1, r.input + r.output + r.cache_write_5m + r.cache_write_1h + r.cache_read > 0,
-	r.input, r.output, r.cache_write_5m, r.cache_write_1h, r.cache_read, r.reasoning, coalesce(r.cost_usd, 0)
-FROM requests r
-WHERE r.input >= 0 AND r.output >= 0 AND r.cache_write_5m >= 0 AND r.cache_write_1h >= 0 AND r.cache_read >= 0
-ORDER BY r.id
-ON CONFLICT (bucket, source, session_id, agent_file, model, project, speed, recorded, band) DO UPDATE SET
-	requests = requests + 1, nonzero = nonzero + excluded.nonzero,
-	input = input + excluded.input, output = output + excluded.output,
-	cache_write_5m = cache_write_5m + excluded.cache_write_5m, cache_write_1h = cache_write_1h + excluded.cache_write_1h,
-	cache_read = cache_read + excluded.cache_read, reasoning = reasoning + excluded.reasoning,
-	cost_usd = cost_usd + excluded.cost_usd;
-
-INSERT INTO tool_rollup
-SELECT coalesce(t.call_ts, t.result_ts) - ((coalesce(t.call_ts, t.result_ts) % 900000) + 900000) % 900000,
-	t.source, t.session_id,
-	coalesce((SELECT f.agent_id FROM files f WHERE f.id = coalesce(t.call_file_id, t.result_file_id) AND f.session_id = '' AND f.agent_id <> ''), ''),
-	coalesce(t.project, ''), coalesce(t.server, '') <> '',
-	1, coalesce(t.is_error, 0) <> 0, coalesce(t.result_tokens, 0)
-FROM tool_calls t
-WHERE coalesce(t.call_ts, t.result_ts) IS NOT NULL
-ORDER BY t.id
-ON CONFLICT (bucket, source, session_id, agent_file, project, mcp) DO UPDATE SET
-	calls = calls + 1, errors = errors + excluded.errors, result_tokens = result_tokens + excluded.result_tokens;
+-- The rows the store holds are added by the store when it is next
+-- opened (see rollups.go), as after a first ingest, which leaves the
+-- triggers idle while this key is set.
+INSERT OR IGNORE INTO meta (key, value) VALUES ('rollups_deferred', x'01');
