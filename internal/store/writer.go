@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/transcript"
@@ -20,14 +21,20 @@ type writer struct {
 	total int
 	done  int
 
-	// dedup indexes stored requests by message id, loaded on first need.
-	dedup  map[string][]dedupEntry
+	// dedup indexes stored requests by message id, loaded on first need:
+	// by a hash of the source and message id (see dedupKey), and each
+	// entry by hashes of its request id and session, so that the index
+	// holds no copy of those strings.
+	dedup  map[dedupKey][]dedupEntry
+	seeds  [3]maphash.Seed
 	loaded bool
 	// byFile lists, for each file, the dedup keys whose kept copy is or
 	// was in it, so that a file read again from the top drops its own
 	// entries instead of the whole index being loaded again.
-	byFile map[string][]string
-	gens   map[*job]int64 // each job's file generation after its first batch
+	byFile map[string][]dedupKey
+	// paths interns the files' paths the index names.
+	paths map[string]string
+	gens  map[*job]int64 // each job's file generation after its first batch
 
 	lastProgress time.Time
 	printed      bool
@@ -86,19 +93,43 @@ func (w *writer) queryRow(tx *sql.Tx, query string, args ...any) (*sql.Row, erro
 // names and its timestamp (gateways reuse message ids across requests); one
 // without a message id is never a copy. A sidechain copy of a message under
 // another request id (a /btw replay) is a copy too.
+//
+// Strings are held as 64-bit hashes under a seed of this process (128
+// bits for the key): two different ids that collide are as unlikely as
+// a collision of random 64-bit values, among the few entries of one
+// message id.
 type dedupEntry struct {
-	requestID string
-	session   string // for a request without a request id
+	requestID uint64 // hash of the request id
+	session   uint64 // of the sessionId, for a request without a request id
 	ts        int64  // likewise
 	slot      *dedupSlot
 }
 
-// matches reports whether the entry has q's key.
-func (e dedupEntry) matches(q *transcript.Request, ts int64) bool {
-	if e.requestID != q.RequestID {
+// dedupKey is the hash of a request's source and message id.
+type dedupKey [2]uint64
+
+func (w *writer) key(src, msg string) dedupKey {
+	return dedupKey{maphash.String(w.seeds[0], src+"\x00"+msg), maphash.String(w.seeds[1], src+"\x00"+msg)}
+}
+
+func (w *writer) hash(s string) uint64 { return maphash.String(w.seeds[2], s) }
+
+// intern is path, shared with every other slot of the same file.
+func (w *writer) intern(path string) string {
+	if p, ok := w.paths[path]; ok {
+		return p
+	}
+	w.paths[path] = path
+	return path
+}
+
+// matches reports whether the entry has q's key (reqID and session are
+// the hashes of q's).
+func (e dedupEntry) matches(q *transcript.Request, reqID, session uint64, ts int64) bool {
+	if e.requestID != reqID {
 		return false
 	}
-	return q.RequestID != "" || (e.session == q.Session && e.ts == ts)
+	return q.RequestID != "" || (e.session == session && e.ts == ts)
 }
 
 // dedupSlot is the copy a stored request row holds, and what decides
@@ -460,16 +491,16 @@ func (w *writer) addRequest(tx *sql.Tx, upd *sql.Stmt, fileID int64, b *batch, l
 	if err := w.loadDedup(tx); err != nil {
 		return nil, false, err
 	}
-	key := src + "\x00" + q.MessageID
+	key := w.key(src, q.MessageID)
 	entries := w.dedup[key]
-	entry := dedupEntry{requestID: q.RequestID}
+	entry := dedupEntry{requestID: w.hash(q.RequestID)}
 	if q.RequestID == "" {
-		entry.session, entry.ts = q.Session, t
+		entry.session, entry.ts = w.hash(q.Session), t
 	}
-	cand := dedupSlot{sidechain: rec.Sidechain, total: u.Total(), speed: q.Speed != "", path: b.job.file.Path, line: lr.line}
+	cand := dedupSlot{sidechain: rec.Sidechain, total: u.Total(), speed: q.Speed != "", path: w.intern(b.job.file.Path), line: lr.line}
 	var match *dedupSlot
 	for _, e := range entries {
-		if e.matches(q, t) {
+		if e.matches(q, entry.requestID, entry.session, t) {
 			match = e.slot
 			break
 		}
@@ -605,8 +636,10 @@ func (w *writer) loadDedup(tx *sql.Tx) error {
 	if w.loaded {
 		return nil
 	}
-	w.dedup = map[string][]dedupEntry{}
-	w.byFile = map[string][]string{}
+	w.dedup = map[dedupKey][]dedupEntry{}
+	w.byFile = map[string][]dedupKey{}
+	w.paths = map[string]string{}
+	w.seeds = [3]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
 	rows, err := tx.Query(`SELECT r.id, r.source, r.message_id, r.request_id, r.dedup_session, r.ts, r.sidechain,
 		r.input + r.output + r.cache_write_5m + r.cache_write_1h + r.cache_read, r.speed <> '', f.path, r.line
 		FROM requests r JOIN files f ON f.id = r.file_id WHERE r.message_id <> ''`)
@@ -616,18 +649,19 @@ func (w *writer) loadDedup(tx *sql.Tx) error {
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			slot            dedupSlot
-			e               dedupEntry
-			src, msg, reqID string
+			slot                           dedupSlot
+			e                              dedupEntry
+			src, msg, reqID, session, path string
 		)
-		if err := rows.Scan(&slot.id, &src, &msg, &reqID, &e.session, &e.ts, &slot.sidechain, &slot.total, &slot.speed, &slot.path, &slot.line); err != nil {
+		if err := rows.Scan(&slot.id, &src, &msg, &reqID, &session, &e.ts, &slot.sidechain, &slot.total, &slot.speed, &path, &slot.line); err != nil {
 			return err
 		}
-		e.requestID, e.slot = reqID, &slot
+		slot.path = w.intern(path)
+		e.requestID, e.session, e.slot = w.hash(reqID), w.hash(session), &slot
 		if reqID != "" {
-			e.session, e.ts = "", 0
+			e.session, e.ts = 0, 0
 		}
-		key := src + "\x00" + msg
+		key := w.key(src, msg)
 		w.dedup[key] = append(w.dedup[key], e)
 		w.byFile[slot.path] = append(w.byFile[slot.path], key)
 	}
