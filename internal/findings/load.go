@@ -2,7 +2,6 @@ package findings
 
 import (
 	"context"
-	"encoding/hex"
 
 	"github.com/mcpcost/mcpcost/internal/store"
 )
@@ -52,7 +51,7 @@ type call struct {
 	callTS, resultTS                    int64
 	tokens, bytes                       int64
 	isError, spilled                    bool
-	hash                                string
+	hash                                string // the arguments' hash, its bytes; "" when the call was not read
 	project                             string
 }
 
@@ -67,14 +66,28 @@ type data struct {
 
 func sessionKey(source, session string) string { return source + "\x00" + session }
 
+// interner hands out one copy of each string: the rows of a window
+// repeat a few sessions, models, projects and tools many times over.
+type interner map[string]string
+
+func (in interner) s(v string) string {
+	if x, ok := in[v]; ok {
+		return x
+	}
+	in[v] = v
+	return v
+}
+
 func load(ctx context.Context, st *store.Store, o Options) (*data, error) {
 	d := &data{compactions: map[string]int{}, unpriced: map[string]bool{}}
+	in := interner{}
 	f := store.Filter{Since: o.Since, Until: o.Until, Project: o.Project, Order: store.ByTime}
 	for x, err := range st.Requests(ctx, f) {
 		if err != nil {
 			return nil, err
 		}
-		r := request{source: x.Source, session: x.Session, agent: x.Agent, sidechain: x.Sidechain, ts: x.TS, model: x.Model, project: x.Project,
+		r := request{source: in.s(x.Source), session: in.s(x.Session), agent: in.s(x.Agent), sidechain: x.Sidechain, ts: x.TS,
+			model: in.s(x.Model), project: in.s(x.Project),
 			t: tokens{Input: x.Input, Output: x.Output, CacheWrite5m: x.CacheWrite5m, CacheWrite1h: x.CacheWrite1h, CacheRead: x.CacheRead}}
 		r.t.Total = r.t.Input + r.t.Output + r.t.CacheWrite5m + r.t.CacheWrite1h + r.t.CacheRead
 		if rates, ok := o.Pricing(r.model, r.inputTokens(), x.Speed == "fast"); ok {
@@ -91,9 +104,9 @@ func load(ctx context.Context, st *store.Store, o Options) (*data, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := call{source: x.Source, session: x.Session, name: x.Name, tool: x.Tool, server: x.Server, agent: x.Agent,
-			hasCall: x.HasCall, hasResult: x.HasResult, callTS: x.CallTS, resultTS: x.ResultTS, tokens: x.ResultTokens, bytes: x.ResultBytes,
-			isError: x.IsError, spilled: x.Spilled, hash: hex.EncodeToString(x.ArgsHash), project: x.Project}
+		c := call{source: in.s(x.Source), session: in.s(x.Session), name: in.s(x.Name), tool: in.s(x.Tool), server: in.s(x.Server),
+			agent: in.s(x.Agent), hasCall: x.HasCall, hasResult: x.HasResult, callTS: x.CallTS, resultTS: x.ResultTS,
+			tokens: x.ResultTokens, bytes: x.ResultBytes, isError: x.IsError, spilled: x.Spilled, hash: string(x.ArgsHash), project: in.s(x.Project)}
 		if c.tool == "" {
 			c.tool = c.name
 		}
