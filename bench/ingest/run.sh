@@ -7,6 +7,7 @@
 #      counted exactly in o200k_base, tool calls paired, all stored)
 #   3. a second ingest with nothing new
 #   4. mcpcost usage on the ingested store (--no-ingest)
+#   5. mcpcost findings and report on it, over the whole history
 #
 # and prints each one's wall time and peak memory, and the ratios to
 # ccusage daily. Goals: first ingest <= 2x ccusage, re-run (report
@@ -83,6 +84,10 @@ timed ccusage-daily "$ccusage" daily --offline --json
 timed mcpcost-first "$bin/mcpcost" usage --db "$db" --claude-dir "$dir/home/.claude" --codex-dir "$dir/home/.codex" --by day --json
 timed mcpcost-rerun "$bin/mcpcost" usage --db "$db" --claude-dir "$dir/home/.claude" --codex-dir "$dir/home/.codex" --by day
 timed mcpcost-usage "$bin/mcpcost" usage --db "$db" --no-ingest --by day
+# Findings and the report over every day the tree covers.
+span=(--since 2000-01-01 --until "$(date -u +%Y-%m-%d)")
+timed mcpcost-findings "$bin/mcpcost" findings --db "$db" --no-ingest "${span[@]}" --json
+timed mcpcost-report "$bin/mcpcost" report --db "$db" --no-ingest "${span[@]}" --json
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 base=${wall[ccusage-daily]}
@@ -97,7 +102,8 @@ echo "  first ingest / ccusage daily: $(ratio "${cpu[mcpcost-first]}" "${cpu[ccu
 echo "  re-run       / ccusage daily: $(ratio "${cpu[mcpcost-rerun]}" "${cpu[ccusage-daily]}")x"
 echo "  re-run       / first ingest:  $(ratio "${cpu[mcpcost-rerun]}" "${cpu[mcpcost-first]}")x"
 echo "  usage        / ccusage daily: $(ratio "${cpu[mcpcost-usage]}" "${cpu[ccusage-daily]}")x"
-echo "peak memory of mcpcost: $(printf '%s\n' "${rss[mcpcost-first]}" "${rss[mcpcost-rerun]}" "${rss[mcpcost-usage]}" | sort -n | tail -1) MB   (goal <= 100 MB for an ingest)"
+echo "peak memory of mcpcost's ingests: $(printf '%s\n' "${rss[mcpcost-first]}" "${rss[mcpcost-rerun]}" | sort -n | tail -1) MB   (goal <= 100 MB)"
+echo "peak memory of findings and report: $(printf '%s\n' "${rss[mcpcost-findings]}" "${rss[mcpcost-report]}" | sort -n | tail -1) MB   (goal <= 150 MB at 2 GB)"
 
 # The two must agree on the totals.
 python3 - "$dir" <<'PY' 2>/dev/null || true

@@ -38,3 +38,8 @@ stat "  ccusage daily" '^ccusage-daily ' 8
 stat "  first ingest (goal <= 100)" '^mcpcost-first ' 8
 stat "  re-run" '^mcpcost-rerun ' 8
 stat "  usage" '^mcpcost-usage ' 8
+stat "  findings" '^mcpcost-findings ' 8
+stat "  report" '^mcpcost-report ' 8
+echo "findings and report, wall seconds:"
+stat "  findings" '^mcpcost-findings ' 2
+stat "  report" '^mcpcost-report ' 2
