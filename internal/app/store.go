@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/clients"
@@ -145,7 +148,44 @@ func (m *Machine) Ingest(ctx context.Context, o IngestOptions) (*IngestStats, er
 	return m.ingest(ctx, st, path, o)
 }
 
+// ingestHeap is the heap an ingest asks the garbage collector to keep
+// under (a soft limit, see runtime/debug.SetMemoryLimit), unless
+// GOMEMLIMIT sets one: what an ingest keeps is small beside what it reads
+// (its de-duplication index, about 30 MB for 2 GB of transcripts), and
+// without a limit the heap grows to twice what it keeps. Past the limit
+// (a history several times that size) the collector runs more often, its
+// share of the CPU capped by the runtime, and the heap grows on.
+const ingestHeap = 64 << 20
+
+// ingests counts the ingests running, so that the first sets the limit
+// and the last puts back what was there before.
+var ingests struct {
+	sync.Mutex
+	n     int
+	prior int64
+}
+
+func limitHeap() (restore func()) {
+	ingests.Lock()
+	defer ingests.Unlock()
+	if ingests.n == 0 {
+		ingests.prior = debug.SetMemoryLimit(-1)
+		if ingests.prior == math.MaxInt64 {
+			debug.SetMemoryLimit(ingestHeap)
+		}
+	}
+	ingests.n++
+	return func() {
+		ingests.Lock()
+		defer ingests.Unlock()
+		if ingests.n--; ingests.n == 0 {
+			debug.SetMemoryLimit(ingests.prior)
+		}
+	}
+}
+
 func (m *Machine) ingest(ctx context.Context, st *store.Store, path string, o IngestOptions) (*IngestStats, error) {
+	defer limitHeap()()
 	var claude, codex []string
 	if o.Roots != nil {
 		claude, codex = o.Roots[0], o.Roots[1]
