@@ -71,6 +71,7 @@ func (f *Findings) Overview() *findings.Overview { return findings.NewOverview(f
 // change times, the cached tool descriptions and the output limit of
 // Claude Code's settings. [Findings.Overview] adds the static audit: the report.
 func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, error) {
+	defer limitHeap(findingsHeap)()
 	fo := findings.Options{Project: o.Project, Now: m.now(), Thresholds: o.Thresholds}
 	var err error
 	if fo.Location, err = m.location(o.Location, o.TZ); err != nil {

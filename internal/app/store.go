@@ -157,35 +157,42 @@ func (m *Machine) Ingest(ctx context.Context, o IngestOptions) (*IngestStats, er
 // share of the CPU capped by the runtime, and the heap grows on.
 const ingestHeap = 64 << 20
 
-// ingests counts the ingests running, so that the first sets the limit
-// and the last puts back what was there before.
-var ingests struct {
+// findingsHeap is the same for the findings (and the report), which hold
+// the window's requests and tool calls.
+const findingsHeap = 96 << 20
+
+// limits counts the operations running under a limit, so that the first
+// sets it (and those it starts keep it) and the last puts back what was
+// there before.
+var limits struct {
 	sync.Mutex
 	n     int
 	prior int64
 }
 
-func limitHeap() (restore func()) {
-	ingests.Lock()
-	defer ingests.Unlock()
-	if ingests.n == 0 {
-		ingests.prior = debug.SetMemoryLimit(-1)
-		if ingests.prior == math.MaxInt64 {
-			debug.SetMemoryLimit(ingestHeap)
+// limitHeap sets the soft limit of the heap to limit bytes, unless
+// GOMEMLIMIT (or an operation running) set one.
+func limitHeap(limit int64) (restore func()) {
+	limits.Lock()
+	defer limits.Unlock()
+	if limits.n == 0 {
+		limits.prior = debug.SetMemoryLimit(-1)
+		if limits.prior == math.MaxInt64 {
+			debug.SetMemoryLimit(limit)
 		}
 	}
-	ingests.n++
+	limits.n++
 	return func() {
-		ingests.Lock()
-		defer ingests.Unlock()
-		if ingests.n--; ingests.n == 0 {
-			debug.SetMemoryLimit(ingests.prior)
+		limits.Lock()
+		defer limits.Unlock()
+		if limits.n--; limits.n == 0 {
+			debug.SetMemoryLimit(limits.prior)
 		}
 	}
 }
 
 func (m *Machine) ingest(ctx context.Context, st *store.Store, path string, o IngestOptions) (*IngestStats, error) {
-	defer limitHeap()()
+	defer limitHeap(ingestHeap)()
 	var claude, codex []string
 	if o.Roots != nil {
 		claude, codex = o.Roots[0], o.Roots[1]
