@@ -209,17 +209,21 @@ func Treemap(b *strings.Builder, root TreeNode, o TreemapOptions) {
 	// Colours: each node of HueKind (or each child of the root) by its
 	// place among them, the same in every view.
 	hues := map[*TreeNode]int{}
-	var paint func(n *TreeNode, depth int)
-	paint = func(n *TreeNode, depth int) {
+	next := 0
+	var paint func(n *TreeNode, depth, hue int)
+	paint = func(n *TreeNode, depth, hue int) {
 		for i := range n.Children {
 			c := &n.Children[i]
+			h := hue
 			if (o.HueKind == "" && depth == 0) || c.Kind == o.HueKind {
-				hues[c] = len(hues) % 8
+				h = next % 8
+				next++
 			}
-			paint(c, depth+1)
+			hues[c] = h
+			paint(c, depth+1, h)
 		}
 	}
-	paint(&root, 0)
+	paint(&root, 0, 0)
 
 	b.WriteString(`<div class="treemap" id="` + o.ID + `">` + "\n")
 	for vi, v := range views {
@@ -243,7 +247,7 @@ func Treemap(b *strings.Builder, root TreeNode, o TreemapOptions) {
 		for _, sz := range treemapSizes {
 			fmt.Fprintf(b, `<svg class="%s" viewBox="0 0 %g %g" role="img" aria-label="%s">`, sz.class, sz.w, sz.h, esc(treemapAria(o, v.node, v.path)))
 			tm := &tmDraw{b: b, ids: ids, unit: o.Unit, self: v.node, hues: hues, hueKind: o.HueKind}
-			tm.children(v.node, Rect{0, 0, sz.w, sz.h}, 0, o.Depth, v.path, -1)
+			tm.children(v.node, Rect{0, 0, sz.w, sz.h}, 0, o.Depth, v.path)
 			b.WriteString("</svg>\n")
 		}
 		var missing []string
@@ -286,7 +290,7 @@ type tmDraw struct {
 }
 
 // children lays n's children out in r and draws them, down to depth.
-func (t *tmDraw) children(n *TreeNode, r Rect, depth, maxDepth int, path []string, hue int) {
+func (t *tmDraw) children(n *TreeNode, r Rect, depth, maxDepth int, path []string) {
 	values := make([]float64, len(n.Children))
 	for i, c := range n.Children {
 		values[i] = float64(max(c.Value, 0))
@@ -297,13 +301,7 @@ func (t *tmDraw) children(n *TreeNode, r Rect, depth, maxDepth int, path []strin
 		if c.Value <= 0 {
 			continue
 		}
-		h := hue
-		if x, ok := t.hues[c]; ok {
-			h = x
-		} else if h < 0 {
-			h = 0
-		}
-		t.box(c, n, boxes[i], depth, maxDepth, append(append([]string(nil), path...), c.Label), h)
+		t.box(c, n, boxes[i], depth, maxDepth, append(append([]string(nil), path...), c.Label), t.hues[c])
 	}
 }
 
@@ -328,15 +326,19 @@ func (t *tmDraw) box(c, parent *TreeNode, r Rect, depth, maxDepth int, path []st
 		tip += "\nclick to zoom in"
 	}
 	fmt.Fprintf(b, `<title>%s</title>`, escLines(tip))
-	fmt.Fprintf(b, `<rect class="h%d d%d" x="%s" y="%s" width="%s" height="%s"/>`, hue, depth, f2(r.X), f2(r.Y), f2(r.W), f2(r.H))
 	nested := depth+1 < maxDepth && len(c.Children) > 0
 	inner := Rect{r.X + tmPad, r.Y + tmHeader, r.W - 2*tmPad, r.H - tmHeader - tmPad}
 	if nested && (inner.W < 8 || inner.H < 8) {
 		nested = false
 	}
+	shape := "leaf"
+	if nested {
+		shape = "parent"
+	}
+	fmt.Fprintf(b, `<rect class="h%d d%d %s" x="%s" y="%s" width="%s" height="%s"/>`, hue, depth, shape, f2(r.X), f2(r.Y), f2(r.W), f2(r.H))
 	t.label(c, r, nested)
 	if nested {
-		t.children(c, inner, depth+1, maxDepth, path, hue)
+		t.children(c, inner, depth+1, maxDepth, path)
 	}
 	b.WriteString("</g>")
 	if link != "" && c != t.self {
