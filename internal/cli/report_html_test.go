@@ -131,7 +131,9 @@ func (h *reportHome) run(t *testing.T, args ...string) (string, string) {
 	var stdout, stderr bytes.Buffer
 	env := &Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return h.vars[k] }, Environ: func() []string { return nil },
 		Now: func() time.Time { return h.now }}
-	args = append(args, "--db", h.db)
+	if args[0] == "report" {
+		args = append(args, "--db", h.db)
+	}
 	if code := Run(env, args); code != ExitOK {
 		t.Fatalf("mcpcost %s: exit %d\n%s", strings.Join(args, " "), code, stderr.String())
 	}
@@ -141,18 +143,18 @@ func (h *reportHome) run(t *testing.T, args ...string) (string, string) {
 // layout is what the probe measures in the browser.
 type layout struct {
 	ScrollWidth, ScrollHeight, InnerWidth int
-	MainLeft, MainRight                  float64
-	Resources, Violations                []string
-	ServerRects, ToolRects               []string
-	ServerBoxes                          []float64 // the server rects' areas, in their order
-	TreemapWidth, TreemapTop             float64
-	Wide, Narrow                         bool // which layout shows
-	Overflowing                          []string
-	FirstScreen                          string
-	Scripts                              int
-	FindingsSummaryTop, FirstFindingTop  float64
-	SortedFirst                          string // the servers table's first row after sorting by tokens
-	Markup                               int    // elements a stranger's name would make
+	MainLeft, MainRight                   float64
+	Resources, Violations                 []string
+	ServerRects, ToolRects                []string
+	ServerBoxes                           []float64 // the server rects' areas, in their order
+	TreemapWidth, TreemapTop              float64
+	Wide, Narrow                          bool // which layout shows
+	Overflowing                           []string
+	FirstScreen                           string
+	Scripts                               int
+	FindingsSummaryTop, FirstFindingTop   float64
+	SortedFirst                           string // the servers table's first row after sorting by tokens
+	Markup                                int    // elements a stranger's name would make
 }
 
 const layoutProbe = `(function () {
@@ -316,6 +318,31 @@ func TestReportHTMLOfFakeHome(t *testing.T) {
 				t.Errorf("1400 px: the first screen does not reach the treemap: %s", l.FirstScreen)
 			}
 		}
+		// A click on a server's box zooms in: its view alone shows, with
+		// a box per tool; the back link shows the whole map again.
+		var zoom struct {
+			Shown  []string
+			Tools  int
+			Back   bool
+			Server string
+		}
+		const zoomProbe = `(function () {
+var views = function () { return Array.prototype.filter.call(document.querySelectorAll(".tm-view"), function (v) { return getComputedStyle(v).display !== "none"; }); };
+var first = Array.prototype.filter.call(document.querySelectorAll(".tm-root a[href^='#tm-']"), function (a) { return a.querySelector(":scope > g.tm-server"); })[0];
+first.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, view: window}));
+var shown = views();
+var svg = Array.prototype.filter.call(shown[0].querySelectorAll("svg"), function (s) { return getComputedStyle(s).display !== "none"; })[0];
+var r = {Shown: shown.map(function (v) { return v.id; }), Tools: svg.querySelectorAll("g.tm-tool").length, Server: first.querySelector("title").textContent.split(":")[0]};
+shown[0].querySelector(".tm-trail a").dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, view: window}));
+r.Back = views().length === 1 && views()[0].id === "tm-0";
+return r; })()`
+		br.Eval(zoomProbe, &zoom)
+		name := strings.TrimPrefix(zoom.Server, "server Claude Code user (.claude.json) › ")
+		if len(zoom.Shown) != 1 || zoom.Shown[0] == "tm-0" || zoom.Tools != len(h.tools[name]) || !zoom.Back {
+			t.Errorf("%d px: zooming into %s shows %v with %d tool boxes (want %d), back to the whole map %v", w, name, zoom.Shown, zoom.Tools, len(h.tools[name]), zoom.Back)
+		}
+		br.Eval(`location.hash = ""; 0`, nil)
+
 		shot := filepath.Join(out, fmt.Sprintf("report-%d.png", w))
 		br.Screenshot(shot, size[0], size[1])
 		checkShot(t, shot, size[0], size[1])
@@ -372,5 +399,57 @@ func checkShot(t *testing.T, path string, w, h int) {
 	}
 	if len(colours) < 12 {
 		t.Errorf("%s has %d colours: little was painted", path, len(colours))
+	}
+}
+
+// TestMeasureHTML: measure --html draws one server's treemap, a box per
+// tool and per part, in headless Chromium, with its per-tool table, at
+// 420 px without overflow.
+func TestMeasureHTML(t *testing.T) {
+	h := newReportHome(t)
+	chrome := testpeers.NewChromium(t)
+	out := t.ArtifactDir()
+	tools, _ := json.Marshal(map[string]any{"tools": h.tools["github"]})
+	file := testpeers.WriteFile(t, t.TempDir(), "github.json", tools)
+	page := filepath.Join(out, "measure.html")
+	stdout, _ := h.run(t, "measure", file, "--html", page, "--name", "github", "--json")
+	var rep struct {
+		TotalTokens int
+		Tools       []struct {
+			Name  string
+			Parts []struct{ Name string }
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	parts := 0
+	for _, tl := range rep.Tools {
+		parts += len(tl.Parts)
+	}
+	br := chrome.Browser()
+	for _, w := range []int{420, 1400} {
+		br.Load(page, w, 900)
+		var l struct {
+			ScrollWidth, Tools, Parts, Rows int
+			Text                            string
+		}
+		br.Eval(`(function () {
+var svg = Array.prototype.filter.call(document.querySelectorAll(".tm-root svg"), function (s) { return getComputedStyle(s).display !== "none"; })[0];
+return {ScrollWidth: document.documentElement.scrollWidth, Tools: svg.querySelectorAll("g.tm-tool").length, Parts: svg.querySelectorAll("g.tm-part").length,
+  Rows: document.querySelectorAll("#tool-table tbody tr").length, Text: document.body.innerText}; })()`, &l)
+		if l.ScrollWidth > w {
+			t.Errorf("%d px: the page is %d px wide", w, l.ScrollWidth)
+		}
+		if l.Tools != len(rep.Tools) || l.Parts != parts || l.Rows != len(rep.Tools) {
+			t.Errorf("%d px: %d tool boxes, %d part boxes, %d table rows; want %d, %d, %d", w, l.Tools, l.Parts, l.Rows, len(rep.Tools), parts, len(rep.Tools))
+		}
+		if !strings.Contains(l.Text, num.Int(rep.TotalTokens)+" tokens in "+num.Int(len(rep.Tools))+" tools") {
+			t.Errorf("%d px: the headline is missing from the page's text", w)
+		}
+		if len(br.Requests) != 1 {
+			t.Errorf("%d px: requests %v", w, br.Requests)
+		}
+		br.Screenshot(filepath.Join(out, fmt.Sprintf("measure-%d.png", w)), w, 900)
 	}
 }

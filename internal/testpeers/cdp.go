@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha1"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -35,11 +34,6 @@ type Browser struct {
 	// itself included.
 	Requests []string
 	loaded   bool
-}
-
-func hash(js string) string {
-	h := sha256.Sum256([]byte(js))
-	return base64.StdEncoding.EncodeToString(h[:])
 }
 
 var devtoolsLine = regexp.MustCompile(`DevTools listening on (ws://[^\s]+)`)
