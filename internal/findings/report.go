@@ -57,15 +57,18 @@ func NewOverview(r *Report, static *audit.Report) *Overview {
 	if r.Timeline != nil {
 		o.Timeline = *r.Timeline
 	}
-	if static != nil && len(static.Configs) == len(r.Configs) {
-		// Each measured server's tools and their parts, for the treemap:
-		// on copies, so that the findings' report is not changed.
+	if static != nil {
+		// Each measured server's tools and their parts, for the treemap,
+		// from the audited config the join was made of: on copies, so that
+		// the findings' report is not changed.
 		o.Configs = make([]ConfigUse, len(r.Configs))
 		for i, c := range r.Configs {
 			c.Servers = append([]ServerUse(nil), c.Servers...)
-			for j := range c.Servers {
-				if j < len(static.Configs[i].Servers) && static.Configs[i].Servers[j].Name == c.Servers[j].Name {
-					c.Servers[j].Tools = toolSizes(static.Configs[i].Servers[j].Tools)
+			if ac := auditedConfig(static, c.ConfigRef); ac != nil {
+				for j := range c.Servers {
+					if j < len(ac.Servers) && ac.Servers[j].Name == c.Servers[j].Name {
+						c.Servers[j].Tools = toolSizes(ac.Servers[j].Tools)
+					}
 				}
 			}
 			o.Configs[i] = c
@@ -102,4 +105,15 @@ func toolSizes(tools []measure.Tool) []ToolSize {
 		out[i] = ToolSize{Name: t.Name, Tokens: t.Tokens, Parts: parts}
 	}
 	return out
+}
+
+// auditedConfig is the config of the audit a join was made of.
+func auditedConfig(static *audit.Report, ref ConfigRef) *audit.Config {
+	for i := range static.Configs {
+		c := &static.Configs[i]
+		if c.Client == ref.Client && c.Path == ref.Path && c.Scope == ref.Scope {
+			return c
+		}
+	}
+	return nil
 }

@@ -135,7 +135,11 @@ func configLabel(c findings.ConfigUse) string {
 	if s == "" {
 		s = c.Client
 	}
-	if c.Scope != "" && c.Scope != c.Client {
+	if c.Scope == "" {
+		// A client's session in a folder.
+		return s + " session (" + filepath.Base(c.Path) + ")"
+	}
+	if c.Scope != c.Client {
 		s += " " + c.Scope
 	}
 	return s + " (" + filepath.Base(c.Path) + ")"
