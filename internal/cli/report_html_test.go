@@ -350,6 +350,16 @@ return r; })()`
 		br.Screenshot(full, size[0], min(l.ScrollHeight, 9000))
 		checkShot(t, full, size[0], min(l.ScrollHeight, 9000))
 	}
+	// Dark: the page follows the system's theme.
+	br.Dark(true)
+	br.Load(page, 1400, 1000)
+	var bg string
+	br.Eval(`getComputedStyle(document.body).backgroundColor`, &bg)
+	if bg != "rgb(20, 23, 29)" {
+		t.Errorf("dark theme: the page's background is %s", bg)
+	}
+	br.Screenshot(filepath.Join(out, "report-1400-dark.png"), 1400, 1000)
+	br.Dark(false)
 	t.Logf("screenshots and the page in %s", out)
 }
 

@@ -200,6 +200,17 @@ func (b *Browser) Load(file string, width, height int) {
 	}
 }
 
+// Dark sets prefers-color-scheme to dark (true) or light for the pages
+// loaded after.
+func (b *Browser) Dark(dark bool) {
+	b.c.tb.Helper()
+	v := "light"
+	if dark {
+		v = "dark"
+	}
+	b.Call("Emulation.setEmulatedMedia", map[string]any{"features": []map[string]string{{"name": "prefers-color-scheme", "value": v}}}, nil)
+}
+
 // Eval runs a script's expression in the page (not bound by the page's
 // Content-Security-Policy) and decodes its value into out.
 func (b *Browser) Eval(expr string, out any) {
