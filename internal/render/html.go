@@ -39,7 +39,10 @@ func PageStart(b *strings.Builder, title string) {
 	b.WriteString(`<meta http-equiv="Content-Security-Policy" content="` + pageCSP + `">` + "\n")
 	b.WriteString(`<meta name="viewport" content="width=device-width, initial-scale=1">` + "\n")
 	b.WriteString(`<meta name="color-scheme" content="light dark">` + "\n")
-	b.WriteString("<title>" + esc(title) + "</title>\n<style>\n" + pageCSS + "</style>\n</head>\n<body>\n<main>\n")
+	b.WriteString("<title>" + esc(title) + "</title>\n<style>\n" + pageCSS + "</style>\n</head>\n<body>\n")
+	// The hatching that marks every other series of a chart, so that
+	// colour is not what tells two series apart.
+	b.WriteString(`<svg class="defs" width="0" height="0" aria-hidden="true"><defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect class="hatch-line" width="2" height="6"/></pattern></defs></svg>` + "\n<main>\n")
 }
 
 // PageEnd closes the page, with the script that sorts its tables.
@@ -226,8 +229,12 @@ func WriteBarChart(b *strings.Builder, c BarChart) {
 				if v == 0 {
 					continue
 				}
-				fmt.Fprintf(b, `<rect class="s%d" x="%s" y="%s" width="%s" height="%s"><title>%s</title></rect>`,
-					si%8, f2(x), f2(y(base+v)), f2(bw), f2(y(base)-y(base+v)), esc(c.Labels[i]+", "+s.Name+": "+c.Format(v)))
+				fmt.Fprintf(b, `<g><title>%s</title><rect class="s%d" x="%s" y="%s" width="%s" height="%s"/>`,
+					esc(c.Labels[i]+", "+s.Name+": "+c.Format(v)), si%8, f2(x), f2(y(base+v)), f2(bw), f2(y(base)-y(base+v)))
+				if si%2 == 1 {
+					fmt.Fprintf(b, `<rect class="hatch" x="%s" y="%s" width="%s" height="%s"/>`, f2(x), f2(y(base+v)), f2(bw), f2(y(base)-y(base+v)))
+				}
+				b.WriteString("</g>")
 				base += v
 			}
 			if i%every == 0 {
@@ -239,7 +246,11 @@ func WriteBarChart(b *strings.Builder, c BarChart) {
 	if len(c.Series) > 1 {
 		b.WriteString(`<ul class="legend">`)
 		for si, s := range c.Series {
-			fmt.Fprintf(b, `<li><svg viewBox="0 0 14 14" aria-hidden="true"><rect class="s%d" width="14" height="14"/></svg>%s</li>`, si%8, esc(s.Name))
+			hatch := ""
+			if si%2 == 1 {
+				hatch = `<rect class="hatch" width="14" height="14"/>`
+			}
+			fmt.Fprintf(b, `<li><svg viewBox="0 0 14 14" aria-hidden="true"><rect class="s%d" width="14" height="14"/>%s</svg>%s</li>`, si%8, hatch, esc(s.Name))
 		}
 		b.WriteString("</ul>\n")
 	}

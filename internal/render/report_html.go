@@ -258,13 +258,22 @@ func reportOverTime(b *strings.Builder, o *findings.Overview) {
 		}
 		return m
 	})
-	costs := topKeys(days, func(d findings.DayUse) map[string]float64 {
-		m := map[string]float64{}
+	// Cost by the same models, in the same order and colours.
+	costs := make([]Series, len(models))
+	for i, sr := range models {
+		costs[i] = Series{Name: sr.Name, Values: make([]float64, len(days))}
+	}
+	for di, d := range days {
 		for _, x := range d.Models {
-			m[displayModelName(x.Model)] += x.Cost
+			k := len(costs) - 1 // "other" (or the one series)
+			for i, sr := range costs {
+				if sr.Name == displayModelName(x.Model) {
+					k = i
+				}
+			}
+			costs[k].Values[di] += x.Cost
 		}
-		return m
-	})
+	}
 	servers := topKeys(days, func(d findings.DayUse) map[string]float64 {
 		m := map[string]float64{}
 		for _, x := range d.Results {

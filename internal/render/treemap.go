@@ -245,7 +245,7 @@ func Treemap(b *strings.Builder, root TreeNode, o TreemapOptions) {
 		}
 		b.WriteString("</p>\n")
 		for _, sz := range treemapSizes {
-			fmt.Fprintf(b, `<svg class="%s" viewBox="0 0 %g %g" role="img" aria-label="%s">`, sz.class, sz.w, sz.h, esc(treemapAria(o, v.node, v.path)))
+			fmt.Fprintf(b, `<svg class="%s" viewBox="0 0 %g %g" role="group" aria-label="%s">`, sz.class, sz.w, sz.h, esc(treemapAria(o, v.node, v.path)))
 			tm := &tmDraw{b: b, ids: ids, unit: o.Unit, self: v.node, hues: hues, hueKind: o.HueKind}
 			tm.children(v.node, Rect{0, 0, sz.w, sz.h}, 0, o.Depth, v.path)
 			b.WriteString("</svg>\n")

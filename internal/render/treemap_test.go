@@ -186,7 +186,7 @@ func FuzzReportHTML(f *testing.F) {
 		c.Servers[0].Tools[0].Name = tool
 		c.Servers[0].Tools[0].Tokens = tok
 		o.Findings[0].Title = title
-		o.Findings[1].ID = title
+		o.Findings[1].ID = "f-" + title
 		o.ServersCalled[0].Server = server
 		o.Days[0].Results[0].Server = server
 		o.Days[0].Models[0].Model = tool
