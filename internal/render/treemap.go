@@ -161,6 +161,7 @@ var treemapSizes = []struct {
 }{{"tm-wide", 1000, 540}, {"tm-narrow", 400, 520}}
 
 const (
+	minBox   = 0.25 // a box thinner than this is not drawn
 	tmFont   = 12.0
 	tmHeader = 17.0 // the strip a parent's label takes
 	tmPad    = 2.0
@@ -298,8 +299,8 @@ func (t *tmDraw) children(n *TreeNode, r Rect, depth, maxDepth int, path []strin
 	boxes := Squarify(values, r)
 	for i := range n.Children {
 		c := &n.Children[i]
-		if c.Value <= 0 {
-			continue
+		if c.Value <= 0 || boxes[i].W < minBox || boxes[i].H < minBox {
+			continue // no box, or one too small to see: the table has it
 		}
 		t.box(c, n, boxes[i], depth, maxDepth, append(append([]string(nil), path...), c.Label), t.hues[c])
 	}

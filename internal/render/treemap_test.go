@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpcost/mcpcost/internal/findings"
 	"github.com/mcpcost/mcpcost/internal/measure"
 )
 
@@ -89,13 +90,13 @@ func repeat(v float64, n int) []float64 {
 // node linked from its box, labels only where they fit, and lists the
 // nodes without a number.
 func TestTreemap(t *testing.T) {
-	small := TreeNode{Label: "a-very-long-tool-name-that-cannot-fit", Kind: "tool", Value: 1}
-	root := TreeNode{Label: "all", Kind: "root", Value: 10_001, Children: []TreeNode{
+	small := TreeNode{Label: "a-very-long-tool-name-that-cannot-fit", Kind: "tool", Value: 60}
+	root := TreeNode{Label: "all", Kind: "root", Value: 10_060, Children: []TreeNode{
 		{Label: "big", Kind: "server", Value: 10_000, Children: []TreeNode{
 			{Label: "t1", Kind: "tool", Value: 6000, Children: []TreeNode{{Label: "description", Kind: "part", Value: 5000}, {Label: "inputSchema", Kind: "part", Value: 1000}}},
 			{Label: "t2", Kind: "tool", Value: 4000},
 		}},
-		{Label: "tiny", Kind: "server", Value: 1, Children: []TreeNode{small}},
+		{Label: "tiny", Kind: "server", Value: 60, Children: []TreeNode{small}},
 		{Label: "down", Kind: "server", Missing: "not measured: timeout"},
 	}}
 	var b strings.Builder
@@ -125,7 +126,7 @@ func TestTreemap(t *testing.T) {
 	if zoomed := page[strings.Index(page, `id="x-2"`):]; !strings.Contains(zoomed, ">a-very-long-tool-name-that-cannot-fit<") {
 		t.Error("no label in the zoomed view, where the box is large")
 	}
-	if !strings.Contains(page, "a-very-long-tool-name-that-cannot-fit: 1 tokens") {
+	if !strings.Contains(page, "a-very-long-tool-name-that-cannot-fit: 60 tokens") {
 		t.Error("the small box has no tooltip")
 	}
 	if !strings.Contains(page, "down (not measured: timeout)") {
@@ -209,4 +210,46 @@ func hostileMeasureNamed(server, tool string, tokens int) *measure.Report {
 	r.Server, r.TotalTokens = server, tokens
 	r.Tools = []measure.Tool{{Name: tool, Tokens: tokens, Share: 1, Parts: []measure.Part{{Name: "description", Tokens: tokens / 2}, {Name: "inputSchema", Tokens: tokens - tokens/2}}}}
 	return r
+}
+
+// A report with nothing in it still makes a whole page, and says so.
+func TestReportHTMLEmpty(t *testing.T) {
+	o := findings.NewOverview(&findings.Report{Findings: []findings.Finding{}}, nil)
+	var b bytes.Buffer
+	if err := ReportHTML(&b, o); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	checkPage(t, page)
+	for _, want := range []string{"No MCP config with servers was found", "No requests in this window", "None: nothing crossed a threshold"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the empty page does not say %q", want)
+		}
+	}
+}
+
+// A server of 2,000 tools: every tool's box is drawn in the whole map's
+// wide layout, or is too small to see; the page grows with the tools, not
+// faster.
+func TestTreemapManyTools(t *testing.T) {
+	size := func(n int) (int, int) {
+		srv := TreeNode{Label: "big", Kind: "server"}
+		for i := range n {
+			v := int64(50 + i%400)
+			srv.Children = append(srv.Children, TreeNode{Label: "tool_" + strconv.Itoa(i), Kind: "tool", Value: v,
+				Children: []TreeNode{{Label: "description", Kind: "part", Value: v / 2}, {Label: "inputSchema", Kind: "part", Value: v - v/2}}})
+			srv.Value += v
+		}
+		var b strings.Builder
+		Treemap(&b, TreeNode{Label: "all", Value: srv.Value, Children: []TreeNode{srv}}, TreemapOptions{ID: "m", Title: "T", Depth: 2, ZoomKinds: []string{"server"}})
+		return b.Len(), strings.Count(b.String(), `class="tm-node tm-tool"`)
+	}
+	small, _ := size(200)
+	large, boxes := size(2000)
+	if large > 12*small {
+		t.Errorf("200 tools: %d bytes; 2,000 tools: %d bytes", small, large)
+	}
+	if boxes < 2*2000 { // the whole map and the server's view, in the wide layout at least
+		t.Errorf("%d tool boxes of 2,000 tools", boxes)
+	}
 }
