@@ -38,7 +38,8 @@ Output:
                          summary table, charts per day with their tables,
                          sortable tables of servers, sessions and projects
                          (inline CSS and SVG, one small inline script that
-                         sorts tables, nothing loaded)
+                         sorts tables and shows a box's figures on a tap,
+                         nothing loaded)
 
 ` + runtimeFlagsUsage + `
 

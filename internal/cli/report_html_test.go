@@ -323,8 +323,10 @@ func TestReportHTMLOfFakeHome(t *testing.T) {
 		var zoom struct {
 			Shown  []string
 			Tools  int
-			Back   bool
-			Server string
+			Back     bool
+			Server   string
+			Tip      string
+			TipRight float64
 		}
 		const zoomProbe = `(function () {
 var views = function () { return Array.prototype.filter.call(document.querySelectorAll(".tm-view"), function (v) { return getComputedStyle(v).display !== "none"; }); };
@@ -333,6 +335,11 @@ first.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, vi
 var shown = views();
 var svg = Array.prototype.filter.call(shown[0].querySelectorAll("svg"), function (s) { return getComputedStyle(s).display !== "none"; })[0];
 var r = {Shown: shown.map(function (v) { return v.id; }), Tools: svg.querySelectorAll("g.tm-tool").length, Server: first.querySelector("title").textContent.split(":")[0]};
+var part = svg.querySelector("g.tm-part rect"), pb = part.getBoundingClientRect();
+part.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, view: window, clientX: pb.left + 2, clientY: pb.top + 2}));
+var tip = document.querySelector(".tm-tip");
+r.Tip = tip.hidden ? "" : tip.textContent;
+r.TipRight = tip.getBoundingClientRect().right;
 shown[0].querySelector(".tm-trail a").dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, view: window}));
 r.Back = views().length === 1 && views()[0].id === "tm-0";
 return r; })()`
@@ -340,6 +347,10 @@ return r; })()`
 		name := strings.TrimPrefix(zoom.Server, "server Claude Code user (.claude.json) › ")
 		if len(zoom.Shown) != 1 || zoom.Shown[0] == "tm-0" || zoom.Tools != len(h.tools[name]) || !zoom.Back {
 			t.Errorf("%d px: zooming into %s shows %v with %d tool boxes (want %d), back to the whole map %v", w, name, zoom.Shown, zoom.Tools, len(h.tools[name]), zoom.Back)
+		}
+		// A tap on a part's box shows its figures, inside the window.
+		if !strings.HasPrefix(zoom.Tip, "part ") || !strings.Contains(zoom.Tip, " tokens (") || zoom.TipRight > float64(w) {
+			t.Errorf("%d px: the tap's tooltip %q ends at %.0f px", w, zoom.Tip, zoom.TipRight)
 		}
 		br.Eval(`location.hash = ""; 0`, nil)
 

@@ -45,7 +45,9 @@ func PageStart(b *strings.Builder, title string) {
 	b.WriteString(`<svg class="defs" width="0" height="0" aria-hidden="true"><defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect class="hatch-line" width="2" height="6"/></pattern></defs></svg>` + "\n<main>\n")
 }
 
-// PageEnd closes the page, with the script that sorts its tables.
+// PageEnd closes the page, with its one script: it sorts the tables and
+// shows a treemap box's figures on a tap (where no hover shows its
+// tooltip). The page reads the same without it.
 func PageEnd(b *strings.Builder) {
 	b.WriteString("</main>\n<script>" + pageJS + "</script>\n</body>\n</html>\n")
 }

@@ -22,3 +22,16 @@ document.querySelectorAll("table.sortable").forEach(function (t) {
     });
   });
 });
+var tip = document.createElement("div");
+tip.className = "tm-tip";
+tip.hidden = true;
+tip.setAttribute("role", "status");
+document.body.appendChild(tip);
+document.addEventListener("click", function (e) {
+  var g = e.target.closest ? e.target.closest("g.tm-node") : null;
+  if (!g || e.target.closest("a")) { tip.hidden = true; return; }
+  tip.textContent = g.querySelector("title").textContent;
+  tip.hidden = false;
+  tip.style.left = Math.max(4, Math.min(e.pageX + 8, document.documentElement.clientWidth - tip.offsetWidth - 4)) + "px";
+  tip.style.top = (e.pageY + 14) + "px";
+});
