@@ -321,8 +321,8 @@ func TestReportHTMLOfFakeHome(t *testing.T) {
 		// A click on a server's box zooms in: its view alone shows, with
 		// a box per tool; the back link shows the whole map again.
 		var zoom struct {
-			Shown  []string
-			Tools  int
+			Shown    []string
+			Tools    int
 			Back     bool
 			Server   string
 			Tip      string

@@ -68,12 +68,16 @@ type Cell struct {
 	Class string
 }
 
-// T is a text cell; N a number cell, written with thousands separators.
-func T(s string) Cell  { return Cell{Text: s} }
-func N(n int64) Cell   { return Cell{Text: num.Int(int(n)), Sort: float64(n)} }
-func D(v float64) Cell { return Cell{Text: USD(v), Sort: v} }
+// TextCell is a cell of text.
+func TextCell(s string) Cell { return Cell{Text: s} }
 
-// Table is a table of data: a caption, columns, rows.
+// NumCell is a count, written with thousands separators.
+func NumCell(n int64) Cell { return Cell{Text: num.Int(int(n)), Sort: float64(n)} }
+
+// USDCell is a cost in USD.
+func USDCell(v float64) Cell { return Cell{Text: USD(v), Sort: v} }
+
+// HTMLTable is a table of data: a caption, columns, rows.
 type HTMLTable struct {
 	ID      string
 	Caption string
@@ -265,7 +269,7 @@ func WriteBarChart(b *strings.Builder, c BarChart) {
 		t.Columns = append(t.Columns, Column{Head: "total", Num: true})
 	}
 	for i, l := range c.Labels {
-		row := []Cell{T(l)}
+		row := []Cell{TextCell(l)}
 		for _, s := range c.Series {
 			v := 0.0
 			if i < len(s.Values) {

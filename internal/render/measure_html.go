@@ -68,9 +68,9 @@ func MeasureHTML(w io.Writer, r *measure.Report) error {
 			t.Columns = append(t.Columns, Column{Head: p, Num: true})
 		}
 		for _, tl := range r.Tools {
-			row := []Cell{T(tl.Name), N(int64(tl.Tokens)), {Text: Percent(tl.Share), Sort: tl.Share}}
+			row := []Cell{TextCell(tl.Name), NumCell(int64(tl.Tokens)), {Text: Percent(tl.Share), Sort: tl.Share}}
 			for _, p := range parts {
-				row = append(row, N(int64(tl.PartTokens(p))))
+				row = append(row, NumCell(int64(tl.PartTokens(p))))
 			}
 			t.Rows = append(t.Rows, row)
 		}

@@ -151,17 +151,17 @@ func configServersTable(o *findings.Overview) HTMLTable {
 		{Head: "calls", Num: true}, {Head: "sessions", Num: true}, {Head: "result tokens", Num: true}, {Head: "carried", Num: true}, {Head: "carried $", Num: true}}}
 	for _, c := range o.Configs {
 		for _, s := range c.Servers {
-			row := []Cell{T(s.Name), T(configLabel(c)), T(s.Status)}
+			row := []Cell{TextCell(s.Name), TextCell(configLabel(c)), TextCell(s.Status)}
 			if s.Tokens != nil {
-				row = append(row, N(int64(*s.Tokens)))
+				row = append(row, NumCell(int64(*s.Tokens)))
 			} else {
 				row = append(row, Cell{Text: "not measured", Sort: -1})
 			}
 			tools := Cell{Text: "", Sort: -1}
 			if s.ToolCount != nil {
-				tools = N(int64(*s.ToolCount))
+				tools = NumCell(int64(*s.ToolCount))
 			}
-			row = append(row, tools, N(int64(s.PerRequestTokens)), N(int64(s.Calls)), N(int64(s.Sessions)), N(s.ResultTokens), N(s.CarriedTokens), D(s.CarriedUSD))
+			row = append(row, tools, NumCell(int64(s.PerRequestTokens)), NumCell(int64(s.Calls)), NumCell(int64(s.Sessions)), NumCell(s.ResultTokens), NumCell(s.CarriedTokens), USDCell(s.CarriedUSD))
 			t.Rows = append(t.Rows, row)
 		}
 	}
@@ -200,13 +200,13 @@ func reportFindings(b *strings.Builder, fs []findings.Finding, c findings.Counts
 	for _, f := range fs {
 		tok, usd := Cell{Text: "", Sort: -1}, Cell{Text: "", Sort: -1}
 		if s := f.EstimatedSaving; s != nil {
-			tok = N(s.Tokens)
+			tok = NumCell(s.Tokens)
 			if s.USD != nil {
-				usd = D(*s.USD)
+				usd = USDCell(*s.USD)
 			}
 		}
 		lvl := Cell{Text: strings.ToUpper(f.Level), Class: "lvl-" + f.Level, Sort: float64(findings.LevelRank(f.Level))}
-		t.Rows = append(t.Rows, []Cell{lvl, {Text: f.Title, Href: "#" + f.ID}, T(f.Type), tok, usd})
+		t.Rows = append(t.Rows, []Cell{lvl, {Text: f.Title, Href: "#" + f.ID}, TextCell(f.Type), tok, usd})
 	}
 	WriteTable(b, t)
 	// Kinds in the order of their first finding (the ranking's).
@@ -374,7 +374,7 @@ func reportTables(b *strings.Builder, o *findings.Overview) {
 			{Head: "server"}, {Head: "agent"}, {Head: "calls", Num: true}, {Head: "errors", Num: true}, {Head: "sessions", Num: true},
 			{Head: "tools", Num: true}, {Head: "result tokens", Num: true}, {Head: "in a config"}}}
 		for _, s := range o.ServersCalled {
-			t.Rows = append(t.Rows, []Cell{T(s.Server), T(agentName(s.Source)), N(int64(s.Calls)), N(int64(s.Errors)), N(int64(s.Sessions)), N(int64(s.Tools)), N(s.ResultTokens), T(yesNo(s.Configured))})
+			t.Rows = append(t.Rows, []Cell{TextCell(s.Server), TextCell(agentName(s.Source)), NumCell(int64(s.Calls)), NumCell(int64(s.Errors)), NumCell(int64(s.Sessions)), NumCell(int64(s.Tools)), NumCell(s.ResultTokens), TextCell(yesNo(s.Configured))})
 		}
 		WriteTable(b, t)
 	}
@@ -389,7 +389,7 @@ func reportTables(b *strings.Builder, o *findings.Overview) {
 			{Head: "session"}, {Head: "agent"}, {Head: "project"}, {Head: "start"}, {Head: "requests", Num: true}, {Head: "tokens", Num: true},
 			{Head: "cost", Num: true}, {Head: "MCP calls", Num: true}, {Head: "result tokens", Num: true}}}
 		for _, s := range rows {
-			t.Rows = append(t.Rows, []Cell{T(shortID(s.Session)), T(agentName(s.Source)), T(s.Project), T(shortTime(s.Start)), N(int64(s.Requests)), N(s.Tokens), D(s.Cost), N(int64(s.MCPCalls)), N(s.ResultTokens)})
+			t.Rows = append(t.Rows, []Cell{TextCell(shortID(s.Session)), TextCell(agentName(s.Source)), TextCell(s.Project), TextCell(shortTime(s.Start)), NumCell(int64(s.Requests)), NumCell(s.Tokens), USDCell(s.Cost), NumCell(int64(s.MCPCalls)), NumCell(s.ResultTokens)})
 		}
 		WriteTable(b, t)
 	}
@@ -402,7 +402,7 @@ func reportTables(b *strings.Builder, o *findings.Overview) {
 			if name == "" {
 				name = "(no project)"
 			}
-			t.Rows = append(t.Rows, []Cell{T(name), N(int64(p.Sessions)), N(int64(p.Requests)), N(p.Tokens), D(p.Cost), N(int64(p.MCPCalls)), N(p.ResultTokens)})
+			t.Rows = append(t.Rows, []Cell{TextCell(name), NumCell(int64(p.Sessions)), NumCell(int64(p.Requests)), NumCell(p.Tokens), USDCell(p.Cost), NumCell(int64(p.MCPCalls)), NumCell(p.ResultTokens)})
 		}
 		WriteTable(b, t)
 	}
