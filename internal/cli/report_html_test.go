@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,26 @@ func newReportHome(t *testing.T) *reportHome {
 	if _, err := transcripttest.Generate(h.home, transcripttest.Small()); err != nil {
 		t.Fatal(err)
 	}
+	// The sessions of one generated project are this folder's, the one
+	// report reads the configs of (a client's session is its servers in
+	// the project folder).
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(h.home, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(p, bytes.ReplaceAll(b, []byte(`"/home/dev/src/web-app"`), []byte(strconv.Quote(cwd))), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Servers the generated transcripts call, two they never call, and a
 	// remote one not in the cache.
 	sizes := map[string]int{"github": 26, "playwright": 21, "postgres": 3, "context7": 2, "sentry": 7, "memory": 9, evilServer: 2}
@@ -93,10 +114,6 @@ func newReportHome(t *testing.T) *reportHome {
 		h.tools[name] = tools
 	}
 	getenv := func(k string) string { return h.vars[k] }
-	cwd, err := os.Getwd() // the folder report reads configs for
-	if err != nil {
-		t.Fatal(err)
-	}
 	sys, err := clients.Local(getenv, cwd)
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +294,7 @@ func TestReportHTMLOfFakeHome(t *testing.T) {
 		for _, c := range ov.Configs {
 			for _, s := range c.Servers {
 				if s.Tokens != nil {
-					tok["server Claude Code user (.claude.json) › "+s.Name] = *s.Tokens
+					tok["server "+configTitle(c)+" › "+s.Name] = *s.Tokens
 					sum += float64(*s.Tokens)
 				}
 			}
@@ -344,7 +361,7 @@ shown[0].querySelector(".tm-trail a").dispatchEvent(new MouseEvent("click", {bub
 r.Back = views().length === 1 && views()[0].id === "tm-0";
 return r; })()`
 		br.Eval(zoomProbe, &zoom)
-		name := strings.TrimPrefix(zoom.Server, "server Claude Code user (.claude.json) › ")
+		name := strings.TrimPrefix(zoom.Server, "server "+configTitle(ov.Configs[0])+" › ")
 		if len(zoom.Shown) != 1 || zoom.Shown[0] == "tm-0" || zoom.Tools != len(h.tools[name]) || !zoom.Back {
 			t.Errorf("%d px: zooming into %s shows %v with %d tool boxes (want %d), back to the whole map %v", w, name, zoom.Shown, zoom.Tools, len(h.tools[name]), zoom.Back)
 		}
@@ -372,6 +389,14 @@ return r; })()`
 	br.Screenshot(filepath.Join(out, "report-1400-dark.png"), 1400, 1000)
 	br.Dark(false)
 	t.Logf("screenshots and the page in %s", out)
+}
+
+// configTitle is a config's (or session's) name in the treemap.
+func configTitle(c findings.ConfigUse) string {
+	if c.Scope == "" {
+		return c.ClientTitle + " session (" + filepath.Base(c.Path) + ")"
+	}
+	return c.ClientTitle + " " + c.Scope + " (" + filepath.Base(c.Path) + ")"
 }
 
 // wantFigures are figures of the report that its page must show.

@@ -107,8 +107,14 @@ func toolSizes(tools []measure.Tool) []ToolSize {
 	return out
 }
 
-// auditedConfig is the config of the audit a join was made of.
+// auditedConfig is the session or config of the audit a join was made of.
 func auditedConfig(static *audit.Report, ref ConfigRef) *audit.Config {
+	for i := range static.Sessions {
+		c := &static.Sessions[i].Config
+		if c.Client == ref.Client && c.Path == ref.Path && c.Scope == ref.Scope {
+			return c
+		}
+	}
 	for i := range static.Configs {
 		c := &static.Configs[i]
 		if c.Client == ref.Client && c.Path == ref.Path && c.Scope == ref.Scope {

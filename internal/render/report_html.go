@@ -39,7 +39,7 @@ func ReportHTML(w io.Writer, o *findings.Overview) error {
 		b.WriteString("<p>No MCP config with servers was found for this project.</p>\n")
 	} else {
 		b.WriteString(`<p class="muted">Each box's area is its definitions' tokens (o200k_base) among its neighbours. Hover for the figures; click a server to see its tools and their parts (description, inputSchema, ...).</p>` + "\n")
-		Treemap(&b, ReportTree(o), TreemapOptions{ID: "tm", Title: "Definitions of the configured servers", Depth: 3, ZoomKinds: []string{"config", "server"}, HueKind: "server"})
+		Treemap(&b, ReportTree(o), TreemapOptions{ID: "tm", Title: "Definitions of the servers", Depth: 3, ZoomKinds: []string{"session", "config", "server"}, HueKind: "server"})
 		for _, c := range o.Configs {
 			b.WriteString(`<p><strong>` + esc(configHeading(c)) + `:</strong> ` + esc(beforeTyping(c, o.ContextWindow)) + ". Used: " + esc(usedWords(c)) + ".</p>\n")
 		}
@@ -76,7 +76,7 @@ func reportHeadline(b *strings.Builder, o *findings.Overview) {
 		b.WriteString(`<li><span class="big">` + esc(big) + `</span><span class="what">` + esc(what) + "</span></li>")
 	}
 	b.WriteString(`<ul class="headline">`)
-	w := "tokens of definitions in " + num.Count(len(o.Configs), "config") + ", " + num.Count(servers, "server")
+	w := "tokens of definitions in " + num.Count(len(o.Configs), topWord(o)) + ", " + num.Count(servers, "server")
 	if missing > 0 {
 		w += " (" + num.Int(missing) + " not measured)"
 	}
@@ -92,9 +92,9 @@ func reportHeadline(b *strings.Builder, o *findings.Overview) {
 // per server, tool and part. The top level is a plain node, so that any
 // grouping (a session, a client) can stand there.
 func ReportTree(o *findings.Overview) TreeNode {
-	root := TreeNode{Label: "all configs", Kind: "root"}
+	root := TreeNode{Label: "all " + topWord(o) + "s", Kind: "root"}
 	for _, c := range o.Configs {
-		cn := TreeNode{Label: configLabel(c), Kind: "config", Note: c.Path}
+		cn := TreeNode{Label: configLabel(c), Kind: topWord(o), Note: c.Path}
 		for _, s := range c.Servers {
 			sn := ServerTree(s.Name, s.Status, s.Tokens, s.Tools)
 			cn.Children = append(cn.Children, sn)
@@ -128,6 +128,20 @@ func ServerTree(name, status string, tokens *int, tools []findings.ToolSize) Tre
 		n.Note = "its tools count " + num.Int(int(sum)) + " tokens each alone: tokens merge differently at the joins between tools"
 	}
 	return n
+}
+
+// topWord names the report's top level: "session" when its configs are
+// clients' sessions in the project folder (Scope empty), else "config".
+func topWord(o *findings.Overview) string {
+	for _, c := range o.Configs {
+		if c.Scope != "" {
+			return "config"
+		}
+	}
+	if len(o.Configs) == 0 {
+		return "config"
+	}
+	return "session"
 }
 
 func configLabel(c findings.ConfigUse) string {
