@@ -346,6 +346,56 @@ func validMode(m string) bool {
 	return false
 }
 
+// requestTokens are a stored request's counts and their total; false for
+// a request stored by an older mcpcost with a negative count, which no
+// report counts.
+func requestTokens(x store.Request) (Tokens, bool) {
+	t := Tokens{Input: x.Input, Output: x.Output, CacheWrite5m: x.CacheWrite5m, CacheWrite1h: x.CacheWrite1h, CacheRead: x.CacheRead, Reasoning: x.Reasoning}
+	if t.Input < 0 || t.Output < 0 || t.CacheWrite5m < 0 || t.CacheWrite1h < 0 || t.CacheRead < 0 {
+		return t, false
+	}
+	t.Total = addTokens(addTokens(addTokens(addTokens(t.Input, t.Output), t.CacheWrite5m), t.CacheWrite1h), t.CacheRead)
+	return t, true
+}
+
+// pricer finds requests' costs in one mode, looking a model's price up
+// once rather than per request.
+type pricer struct {
+	prices *Prices
+	mode   string
+	models map[string]modelPrice
+}
+
+type modelPrice struct {
+	mp ModelPrice
+	ok bool
+}
+
+func newPricer(p *Prices, mode string) *pricer {
+	return &pricer{prices: p, mode: mode, models: map[string]modelPrice{}}
+}
+
+// cost is x's cost (tokens t) and whether it has one: the cost recorded in
+// its line (recorded) unless in calculate mode, else from the price table
+// unless in display mode.
+func (p *pricer) cost(x store.Request, t Tokens) (usd float64, ok, recorded bool) {
+	if x.CostUSD != nil && p.mode != "calculate" {
+		return *x.CostUSD, true, true
+	}
+	if p.mode == "display" {
+		return 0, false, false
+	}
+	pr, seen := p.models[x.Model]
+	if !seen {
+		pr.mp, _, pr.ok = p.prices.Lookup(x.Model)
+		p.models[x.Model] = pr
+	}
+	if !pr.ok {
+		return 0, false, false
+	}
+	return pr.mp.Cost(t, x.Speed == "fast"), true, false
+}
+
 // costSum adds up the costs of a group's requests.
 type costSum struct {
 	usd      float64

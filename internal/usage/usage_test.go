@@ -458,3 +458,78 @@ func TestTokenSumsSaturate(t *testing.T) {
 		t.Errorf("cost %v; want a positive, finite cost", c)
 	}
 }
+
+// TestBlocksGolden renders the small tree's blocks at ten minutes after
+// its last Claude request, so that the last block is active: as text with
+// a token limit, compact, and JSON.
+func TestBlocksGolden(t *testing.T) {
+	s, m := smallStore(t)
+	var last time.Time
+	for _, r := range m.Requests {
+		if r.Source == "claude" && r.Time.After(last) {
+			last = r.Time
+		}
+	}
+	now := last.Add(10 * time.Minute)
+	for _, tc := range []struct {
+		name string
+		o    usage.BlocksOptions
+		form string
+	}{
+		{"blocks", usage.BlocksOptions{TokenLimit: 400000}, "text"},
+		{"blocks_compact", usage.BlocksOptions{Order: "desc", Location: time.FixedZone("UTC+9", 9*3600)}, "compact"},
+		{"blocks_active", usage.BlocksOptions{Active: true, TokenLimitMax: true}, "json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.o
+			o.Now = now
+			rep, err := usage.Blocks(context.Background(), s, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := rep.Active(); a == nil || a.Projection == nil {
+				t.Fatal("no active block with a projection")
+			}
+			var b bytes.Buffer
+			switch tc.form {
+			case "text":
+				err = rep.WriteText(&b)
+			case "compact":
+				err = rep.WriteCompact(&b)
+			case "json":
+				err = render.JSON(&b, rep)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", tc.name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(b.Bytes(), want) {
+				t.Errorf("differs from %s (-update to rewrite):\n%s", golden, b.String())
+			}
+		})
+	}
+	for _, tc := range []struct {
+		o    usage.BlocksOptions
+		want string
+	}{
+		{usage.BlocksOptions{Mode: "guess"}, `unknown mode "guess"`},
+		{usage.BlocksOptions{Order: "up"}, `unknown order "up"`},
+		{usage.BlocksOptions{Length: time.Second}, "from a minute to 24 hours"},
+		{usage.BlocksOptions{Length: 25 * time.Hour}, "from a minute to 24 hours"},
+		{usage.BlocksOptions{TokenLimit: -1}, "positive"},
+	} {
+		if _, err := usage.Blocks(context.Background(), s, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err %v, want %q", tc.o, err, tc.want)
+		}
+	}
+}
