@@ -211,27 +211,11 @@ func Blocks(ctx context.Context, st *store.Store, o BlocksOptions) (*BlocksRepor
 		Blocks:      []Block{},
 		loc:         o.Location,
 	}
-	pc := newPricer(o.Prices, o.Mode)
-	unpriced := map[string]bool{}
-	var entries []entry
-	for x, err := range st.Requests(ctx, store.Filter{Source: "claude", Order: store.ByIdentity}) {
-		if err != nil {
-			return nil, err
-		}
-		t, valid := requestTokens(x)
-		if !valid {
-			continue
-		}
-		cost, ok, _ := pc.cost(x, t)
-		if !ok && t.Total > 0 {
-			unpriced[displayModel(x.Model)] = true
-		}
-		entries = append(entries, entry{ts: x.TS, t: t, cost: cost, priced: ok || t.Total == 0, model: x.Model})
+	entries, unpriced, err := loadEntries(ctx, st, newPricer(o.Prices, o.Mode), time.Time{})
+	if err != nil {
+		return nil, err
 	}
-	for m := range unpriced {
-		r.Unpriced = append(r.Unpriced, m)
-	}
-	slices.Sort(r.Unpriced)
+	r.Unpriced = unpriced
 	blocks := drawBlocks(entries, o.Length, o.Now)
 	if err := blockTools(ctx, st, blocks); err != nil {
 		return nil, err
@@ -286,6 +270,89 @@ func Blocks(ctx context.Context, st *store.Store, o BlocksOptions) (*BlocksRepor
 		slices.Reverse(r.Blocks)
 	}
 	return r, nil
+}
+
+// loadEntries reads Claude Code's requests from since (zero for all) in
+// time order, priced; unpriced names the models without a price.
+func loadEntries(ctx context.Context, st *store.Store, pc *pricer, since time.Time) (entries []entry, unpriced []string, err error) {
+	models := map[string]bool{}
+	for x, err := range st.Requests(ctx, store.Filter{Source: "claude", Since: since, Order: store.ByIdentity}) {
+		if err != nil {
+			return nil, nil, err
+		}
+		t, valid := requestTokens(x)
+		if !valid {
+			continue
+		}
+		cost, ok, _ := pc.cost(x, t)
+		if !ok && t.Total > 0 {
+			models[displayModel(x.Model)] = true
+		}
+		entries = append(entries, entry{ts: x.TS, t: t, cost: cost, priced: ok || t.Total == 0, model: x.Model})
+	}
+	for m := range models {
+		unpriced = append(unpriced, m)
+	}
+	slices.Sort(unpriced)
+	return entries, unpriced, nil
+}
+
+// ActiveBlock is the block active at o.Now (with its burn rate and
+// projection), nil when none is, read from as few of the store's requests
+// as it takes: those of the last day, then of four times as long, and so
+// on, until a pause longer than a block comes before the last block (after
+// which blocks are drawn alike whatever came before), or all of them.
+// The other options but Prices, Mode and Length are not used.
+func ActiveBlock(ctx context.Context, st *store.Store, o BlocksOptions) (*Block, error) {
+	if o.Prices == nil {
+		o.Prices = DefaultPrices()
+	}
+	if o.Mode == "" {
+		o.Mode = "auto"
+	}
+	if o.Length == 0 {
+		o.Length = BlockLength
+	}
+	pc := newPricer(o.Prices, o.Mode)
+	span := o.Length.Milliseconds()
+	for back := 24 * time.Hour; ; back *= 4 {
+		since := o.Now.Add(-back)
+		all := back > 4*366*24*time.Hour
+		if all {
+			since = time.Time{}
+		}
+		entries, _, err := loadEntries(ctx, st, pc, since)
+		if err != nil {
+			return nil, err
+		}
+		blocks := drawBlocks(entries, o.Length, o.Now)
+		var last *Block
+		for i := len(blocks) - 1; i >= 0 && last == nil; i-- {
+			if !blocks[i].IsGap {
+				last = &blocks[i]
+			}
+		}
+		exact := all || last == nil
+		prev := since.UnixMilli()
+		for _, e := range entries {
+			if last != nil && e.ts > last.first {
+				break
+			}
+			if e.ts-prev > span {
+				exact = true
+			}
+			prev = e.ts
+		}
+		if !exact {
+			continue
+		}
+		if last == nil || !last.IsActive {
+			return nil, nil
+		}
+		last.BurnRate = burnRate(last)
+		last.Projection = project(last, o.Now)
+		return last, nil
+	}
 }
 
 // drawBlocks draws the blocks of entries (in time order) as ccusage does,
