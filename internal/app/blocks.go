@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpcost/mcpcost/internal/transcript"
 	"github.com/mcpcost/mcpcost/internal/usage"
@@ -14,7 +15,9 @@ import (
 type BlocksOptions struct {
 	// Window keeps the blocks that start in it (days and dates in TZ).
 	Window usage.WindowArgs
-	TZ     string
+	// Location names days and times; nil for the zone TZ names.
+	Location *time.Location
+	TZ       string
 	// Mode is how a request's cost is found (usage.Modes); "" for auto.
 	Mode string
 	// TokenLimit is a number of tokens, or "max" for the most a finished
@@ -55,7 +58,7 @@ func (m *Machine) Blocks(ctx context.Context, o BlocksOptions) (rep *usage.Block
 		}
 		bo.TokenLimit = n
 	}
-	if bo.Location, err = m.location(nil, o.TZ); err != nil {
+	if bo.Location, err = m.location(o.Location, o.TZ); err != nil {
 		return nil, nil, err
 	}
 	if bo.Since, bo.Until, err = m.window(o.Window, bo.Now, bo.Location); err != nil {

@@ -99,10 +99,11 @@ type Block struct {
 	Projection       *Projection       `json:"projection"`
 	TokenLimitStatus *TokenLimitStatus `json:"tokenLimitStatus,omitempty"`
 	// What ccusage does not report: tokens by kind (cache writes by
-	// lifetime), and the block's tool calls, those to MCP servers and
-	// their results' tokens.
+	// lifetime), and the block's tool calls and their results' tokens,
+	// and those of MCP servers.
 	Tokens          Tokens `json:"tokens"`
 	ToolCalls       int    `json:"toolCalls"`
+	ResultTokens    int64  `json:"resultTokens"`
 	MCPCalls        int    `json:"mcpCalls"`
 	MCPResultTokens int64  `json:"mcpResultTokens"`
 
@@ -492,6 +493,7 @@ func blockTools(ctx context.Context, st *store.Store, blocks []Block) error {
 		}
 		b := &blocks[i]
 		b.ToolCalls++
+		b.ResultTokens = addTokens(b.ResultTokens, x.ResultTokens)
 		if x.Server != "" {
 			b.MCPCalls++
 			b.MCPResultTokens = addTokens(b.MCPResultTokens, x.ResultTokens)
