@@ -30,8 +30,17 @@ func TestMain(m *testing.M) {
 	if db := os.Getenv("MCPCOST_STORE_TEST_READ"); db != "" {
 		os.Exit(readChild(db))
 	}
-	// A child process of TestTwoProcesses: ingest and exit.
+	// A child process of TestTwoProcesses and TestNewStoreManyProcesses:
+	// wait for the go file (when named), ingest and exit.
 	if db := os.Getenv("MCPCOST_STORE_TEST_CHILD"); db != "" {
+		if start := os.Getenv("MCPCOST_STORE_TEST_START"); start != "" {
+			for {
+				if _, err := os.Stat(start); err == nil {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
 		s, err := Open(db)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -481,6 +490,62 @@ func TestTwoProcesses(t *testing.T) {
 	s := open(t, path)
 	if got := totals(t, s); got != want {
 		t.Errorf("three processes:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestNewStoreManyProcesses starts two, then eight, processes that open
+// one brand-new store at the same moment (each waits for a file to
+// appear) and ingest into it, again and again: every one succeeds, and the
+// store holds what one ingest stores. A brand-new store is in rollback
+// journal mode until one of them switches it to WAL, and SQLite gives up
+// a lock upgrade that would deadlock at once, without waiting.
+func TestNewStoreManyProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	home := t.TempDir()
+	if _, err := transcripttest.Generate(home, transcripttest.Options{Seed: 3, Sessions: 1, Codex: 1, Projects: 1, Days: 1}); err != nil {
+		t.Fatal(err)
+	}
+	ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
+	ingest(t, ref, home)
+	want := totals(t, ref)
+	for _, tc := range []struct{ procs, rounds int }{{2, 12}, {8, 6}} {
+		t.Run(fmt.Sprint(tc.procs), func(t *testing.T) {
+			for round := 0; round < tc.rounds; round++ {
+				dir := t.TempDir()
+				path, start := filepath.Join(dir, "new", "usage.db"), filepath.Join(dir, "go")
+				var cmds []*exec.Cmd
+				var outs []*bytes.Buffer
+				for i := 0; i < tc.procs; i++ {
+					cmd := exec.Command(os.Args[0], "-test.run=^$")
+					cmd.Env = append(os.Environ(), "MCPCOST_STORE_TEST_CHILD="+path, "MCPCOST_STORE_TEST_HOME="+home,
+						"MCPCOST_STORE_TEST_START="+start)
+					var stderr bytes.Buffer
+					cmd.Stderr = &stderr
+					if err := cmd.Start(); err != nil {
+						t.Fatal(err)
+					}
+					cmds, outs = append(cmds, cmd), append(outs, &stderr)
+				}
+				if err := os.WriteFile(start, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				for i, c := range cmds {
+					if err := c.Wait(); err != nil {
+						t.Errorf("round %d, process %d of %d: %v: %s", round, i+1, tc.procs, err, outs[i])
+					}
+				}
+				if t.Failed() {
+					return
+				}
+				s := open(t, path)
+				if got := totals(t, s); got != want {
+					t.Fatalf("round %d: %d processes stored:\n%s\nwant:\n%s", round, tc.procs, got, want)
+				}
+				s.Close()
+			}
+		})
 	}
 }
 
