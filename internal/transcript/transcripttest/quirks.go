@@ -89,32 +89,36 @@ func (g *gen) gateway() error {
 	return nil
 }
 
-// resumed writes two sessions and their resumptions: Claude Code starts
+// resumed writes three sessions and their resumptions: Claude Code starts
 // the new session's file with copies of the old one's lines (which keep
 // the old sessionId), then goes on under the new id. Each copied request
 // and tool call is counted once, in the session whose file comes first in
 // path order, as ccusage counts it, whatever order the files are read in;
 // the new session's span starts at the copies it keeps, or at its own
-// first line when it keeps none.
+// first line when it keeps none. The first new session's file comes
+// first in path order, the second's last.
 //
-// The second pair is resumed while the old session is still writing a
+// The third pair is resumed while the old session is still writing a
 // response: the copy holds the response's tool call with an intermediate
 // output count, and only the old session goes on to write the response's
 // last line (the full count) and the tool's result. The old session's copy
 // of that request is then the larger and is kept, and so is its copy of
 // the tool call, wherever its file sorts.
 func (g *gen) resumed() error {
-	if err := g.resumedPair(false); err != nil {
-		return err
+	for _, k := range []struct{ live, newFirst bool }{{false, true}, {false, false}, {true, true}} {
+		if err := g.resumedPair(k.live, k.newFirst); err != nil {
+			return err
+		}
 	}
-	return g.resumedPair(true)
+	return nil
 }
 
-func (g *gen) resumedPair(live bool) error {
+func (g *gen) resumedPair(live, newFirst bool) error {
 	old := g.quirkSession("resume", 1, "claude-opus-4-5-20251101")
 	next := &cSession{id: g.uuid(), cwd: old.cwd, project: old.project, model: old.model}
-	if live && next.id > old.id {
-		// The copy's file first in path order: it keeps the other copies.
+	if (next.id < old.id) != newFirst {
+		// newFirst: the copy's file first in path order, keeping the
+		// copies that tie.
 		old.id, next.id = next.id, old.id
 	}
 	ow := &writer{rel: ".claude/projects/" + old.project + "/" + old.id + ".jsonl"}
