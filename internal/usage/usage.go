@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpcost/mcpcost/internal/findings"
 	"github.com/mcpcost/mcpcost/internal/store"
 )
 
@@ -60,8 +61,9 @@ type Options struct {
 	rows bool
 }
 
-// Modes are the ways a request's cost is found.
-var Modes = []string{"auto", "calculate", "display"}
+// Modes are the ways a request's cost is found: the findings' (which
+// price requests as usage does).
+var Modes = findings.Modes
 
 // Tokens are token counts by kind.
 type Tokens struct {
