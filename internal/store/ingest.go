@@ -93,8 +93,8 @@ type fileRow struct {
 // an older version is read again from the top, so that what that version
 // missed or miscounted (2: requests without a request id, lines without a
 // type, API-error placeholders, Codex exit codes and durations; 3: lines
-// copied into a resumed session, and the requests of tool calls' lines)
-// is right.
+// copied into a resumed session, the requests of tool calls' lines, and
+// Codex's local_shell_call items) is right.
 const readerVersion = 3
 
 // job is one file to read.

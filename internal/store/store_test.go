@@ -1176,3 +1176,41 @@ func (s *Store) path(t *testing.T) string {
 	}
 	return file
 }
+
+// TestCodexLocalShellIngest: an older Codex rollout's local_shell_call
+// items are tool calls of local_shell, with the outcome and run time their
+// outputs record (the outputs share the call's timestamp: only the
+// recorded duration tells how long each ran).
+func TestCodexLocalShellIngest(t *testing.T) {
+	home := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("..", "transcript", "testdata", "codex-local-shell.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(home, ".codex", "sessions", "2025", "05", "20")
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "rollout-2025-05-20T09-00-00-0196f0aa-2222-7333-8444-955556666777.jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	ingest(t, s, home)
+	var got []string
+	for c, err := range s.ToolCalls(context.Background(), Filter{Order: ByTime}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := "-"
+		if c.DurationMs != nil {
+			d = strconv.FormatInt(*c.DurationMs, 10)
+		}
+		got = append(got, fmt.Sprintf("%s %s %s builtin=%v result=%v error=%v %sms", c.Source, c.Session, c.Name, c.Server == "", c.HasResult, c.IsError, d))
+	}
+	want := []string{
+		"codex 0196f0aa-2222-7333-8444-955556666777 local_shell builtin=true result=true error=false 200ms",
+		"codex 0196f0aa-2222-7333-8444-955556666777 local_shell builtin=true result=true error=true 12500ms",
+		"codex 0196f0aa-2222-7333-8444-955556666777 local_shell builtin=true result=true error=false 0ms",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("tool calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
