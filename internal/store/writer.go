@@ -39,7 +39,7 @@ type writer struct {
 	paths map[string]string
 	gens  map[*job]int64 // each job's file generation after its first batch
 	// copiedIDs are the tool calls (source and call id) of which a row
-	// holds a copied line, loaded with dedup: a call of one of them may be
+	// holds a copied line, loaded once (see loadCopied): a call of one of them may be
 	// a copy, or the original, of another session's.
 	copiedIDs map[string]bool
 	// Per batch: the requests (source and message id) whose kept copy
@@ -261,11 +261,11 @@ func (w *writer) apply(ctx context.Context, b *batch) error {
 	if errors.Is(err, errRaced) {
 		w.st.Busy++
 		b.job.abort.Store(true)
-		w.loaded = false // the in-memory index may hold rows that were rolled back
+		w.loaded, w.copiedIDs = false, nil // the in-memory index may hold rows that were rolled back
 		return nil
 	}
 	if err != nil {
-		w.loaded = false
+		w.loaded, w.copiedIDs = false, nil
 		return fmt.Errorf("writing %s: %w", b.job.file.Path, err)
 	}
 	w.st.Requests += newRequests
@@ -324,6 +324,9 @@ func (w *writer) clearFile(tx *sql.Tx, id int64) error {
 	}
 	// The tool calls of the file that have copies elsewhere: which copy
 	// counts is settled again at the end of the batch.
+	if err := w.loadCopied(tx); err != nil {
+		return err
+	}
 	if err := w.collect(tx, `SELECT DISTINCT t.source, t.call_id FROM tool_calls t WHERE (t.call_file_id = ?1 OR t.result_file_id = ?1)
 		AND (t.copied <> 0 OR EXISTS (SELECT 1 FROM tool_calls o WHERE o.source = t.source AND o.call_id = t.call_id AND o.copied <> 0))`, id); err != nil {
 		return err
@@ -420,8 +423,8 @@ const upsertTool = `INSERT INTO tool_calls (source, session_id, call_id, agent_i
 	request_id = CASE WHEN excluded.call_file_id IS NOT NULL THEN excluded.request_id ELSE request_id END,
 	dedup_session = CASE WHEN excluded.call_file_id IS NOT NULL THEN excluded.dedup_session ELSE dedup_session END,
 	origin = coalesce(origin, excluded.origin),
-	copied = CASE WHEN excluded.call_file_id IS NOT NULL THEN (copied & ~1) | (excluded.copied & 1) ELSE copied END |
-		CASE WHEN excluded.result_file_id IS NOT NULL THEN (copied & ~2) | (excluded.copied & 2) ELSE copied END`
+	copied = CASE WHEN excluded.call_file_id IS NOT NULL THEN excluded.copied & 1 ELSE copied & 1 END |
+		CASE WHEN excluded.result_file_id IS NOT NULL THEN excluded.copied & 2 ELSE copied & 2 END`
 
 const upsertSession = `INSERT INTO sessions (source, session_id, project, first_ts, last_ts, file_id) VALUES (?, ?, ?, ?, ?, ?)
 	ON CONFLICT (source, session_id) DO UPDATE SET
@@ -631,7 +634,7 @@ func (w *writer) writeToolCalls(tx *sql.Tx, fileID int64, b *batch, sp *spans) e
 	if len(b.callOrder) == 0 {
 		return nil
 	}
-	if err := w.loadDedup(tx); err != nil {
+	if err := w.loadCopied(tx); err != nil {
 		return err
 	}
 	up, err := w.stmt(tx, upsertTool)
@@ -734,10 +737,6 @@ func (w *writer) loadDedup(tx *sql.Tx) error {
 	w.byFile = map[string][]dedupKey{}
 	w.paths = map[string]string{}
 	w.seeds = [3]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
-	w.copiedIDs = map[string]bool{}
-	if err := w.loadCopied(tx); err != nil {
-		return err
-	}
 	rows, err := tx.Query(`SELECT r.id, r.session_id, r.source, r.message_id, r.request_id, r.dedup_session, r.ts, r.sidechain,
 		r.input + r.output + r.cache_write_5m + r.cache_write_1h + r.cache_read, r.speed <> '', f.path, r.line
 		FROM requests r JOIN files f ON f.id = r.file_id WHERE r.message_id <> ''`)
@@ -790,8 +789,13 @@ func (w *writer) forget(path string) {
 	delete(w.byFile, path)
 }
 
-// loadCopied reads which tool calls have a row with a copied line.
+// loadCopied reads which tool calls have a row with a copied line, once
+// per ingest (and again after a transaction was rolled back).
 func (w *writer) loadCopied(tx *sql.Tx) error {
+	if w.copiedIDs != nil {
+		return nil
+	}
+	w.copiedIDs = map[string]bool{}
 	rows, err := tx.Query(`SELECT source, call_id FROM tool_calls WHERE copied <> 0`)
 	if err != nil {
 		return err
