@@ -1214,3 +1214,78 @@ func TestCodexLocalShellIngest(t *testing.T) {
 		t.Errorf("tool calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestCopiedCallMoves ingests each resumed pair of a tree one file at a
+// time, in both orders: when the copy that is kept arrives second, the
+// call (and the request) move to its session, and the session that lost
+// them no longer counts them or their times; the end is the same as one
+// ingest of both files.
+func TestCopiedCallMoves(t *testing.T) {
+	full := t.TempDir()
+	o := transcripttest.Small()
+	o.Quirks = true
+	m, err := transcripttest.Generate(full, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a store holds of one pair: the calls counted and the sessions'
+	// spans.
+	state := func(s *Store) string {
+		var b strings.Builder
+		for c, err := range s.ToolCalls(context.Background(), Filter{Order: ByTime}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&b, c.Session, c.Name, c.CallTS, c.HasResult, c.ResultTokens)
+		}
+		ss, err := s.Sessions(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sort.Slice(ss, func(i, j int) bool { return ss[i].ID < ss[j].ID })
+		for _, x := range ss {
+			fmt.Fprintln(&b, x.ID, x.FirstTS, x.LastTS)
+		}
+		return b.String()
+	}
+	for _, r := range m.Resumed {
+		rel := func(id string) string {
+			matches, _ := filepath.Glob(filepath.Join(full, ".claude", "projects", "*", id+".jsonl"))
+			if len(matches) != 1 {
+				t.Fatalf("session %s: files %q", id, matches)
+			}
+			p, _ := filepath.Rel(full, matches[0])
+			return p
+		}
+		files := []string{rel(r.From), rel(r.To)}
+		home := func(t *testing.T, files ...string) string {
+			h := t.TempDir()
+			for _, f := range files {
+				data, _ := os.ReadFile(filepath.Join(full, f))
+				os.MkdirAll(filepath.Dir(filepath.Join(h, f)), 0o755)
+				os.WriteFile(filepath.Join(h, f), data, 0o644)
+			}
+			return h
+		}
+		t.Run(r.To[:8], func(t *testing.T) {
+			ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
+			ingest(t, ref, home(t, files...))
+			want := state(ref)
+			if n := countRows(t, ref, "tool_calls WHERE lost = 1"); n < 1 {
+				t.Fatalf("%d lost copies", n)
+			}
+			for _, order := range [][]string{files, {files[1], files[0]}} {
+				h := home(t, order[0])
+				s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+				ingest(t, s, h)
+				data, _ := os.ReadFile(filepath.Join(full, order[1]))
+				os.MkdirAll(filepath.Dir(filepath.Join(h, order[1])), 0o755)
+				os.WriteFile(filepath.Join(h, order[1]), data, 0o644)
+				ingest(t, s, h)
+				if got := state(s); got != want {
+					t.Errorf("%s, then %s:\n%s\nwant (one ingest):\n%s", filepath.Base(order[0]), filepath.Base(order[1]), got, want)
+				}
+			}
+		})
+	}
+}
