@@ -24,7 +24,7 @@ type findingsIn struct {
 	Project string `json:"project,omitempty" jsonschema:"path or folder name"`
 	Launch  bool   `json:"launch,omitempty" jsonschema:"launch servers not in the measurement cache"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"default 10"`
-	Mode    string `json:"mode,omitempty" jsonschema:"costs: auto (default: recorded, else calculated), calculate or display"`
+	Mode    string `json:"mode,omitempty" jsonschema:"costs: auto (default), calculate or display"`
 }
 
 func (in findingsIn) subject() string {

@@ -615,8 +615,9 @@ func TestBadInput(t *testing.T) {
 
 // definitionsBudget is the most mcpcost's own tool definitions may cost
 // (o200k_base over the canonical JSON of tools/list, methodology 1.0): a
-// tool about context cost must not be a heavy one.
-const definitionsBudget = 2000
+// tool about context cost must not be a heavy one. (2,000 until the cost
+// mode argument of usage_summary and findings, 2,039 tokens in all.)
+const definitionsBudget = 2100
 
 func TestDefinitionsBudget(t *testing.T) {
 	// Measured as "mcpcost measure" and "mcpcost audit" measure any server:

@@ -29,7 +29,7 @@ type usageIn struct {
 	By      string `json:"by,omitempty" jsonschema:"server (default), tool, session, day, model or project"`
 	Project string `json:"project,omitempty" jsonschema:"path or folder name"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"rows; default 20"`
-	Mode    string `json:"mode,omitempty" jsonschema:"costs: auto (default: recorded, else calculated), calculate or display"`
+	Mode    string `json:"mode,omitempty" jsonschema:"costs: auto (default), calculate or display"`
 }
 
 func (in usageIn) subject() string {
