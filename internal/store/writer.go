@@ -39,8 +39,8 @@ type writer struct {
 	paths map[string]string
 	gens  map[*job]int64 // each job's file generation after its first batch
 	// copiedIDs are the tool calls (source and call id) of which a row
-	// holds a copied line, loaded once (see loadCopied): a call of one of them may be
-	// a copy, or the original, of another session's.
+	// holds a copied line (see loadCopied): a call of one of them may be a
+	// copy, or the original, of another session's.
 	copiedIDs map[string]bool
 	// Per batch: the requests (source and message id) whose kept copy
 	// moved to another session, and the tool calls whose copies are to be
