@@ -1289,3 +1289,23 @@ func TestCopiedCallMoves(t *testing.T) {
 		})
 	}
 }
+
+// TestMigrationNumbers holds the migrations' names to their place: a
+// store's schema version is how many have run, so a gap or a repeated
+// number (two changes landing with the same or a skipped number) would
+// make a later one run as another's version.
+func TestMigrationNumbers(t *testing.T) {
+	names, err := migrationList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) == 0 {
+		t.Fatal("no migrations")
+	}
+	for i, name := range names {
+		want := fmt.Sprintf("migrations/%03d_", i+1)
+		if !strings.HasPrefix(name, want) {
+			t.Errorf("migration %d is %s, want a name starting %s", i+1, name, want)
+		}
+	}
+}
