@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Transcript lines are large (tool results, often twice: Claude Code
@@ -301,12 +302,24 @@ func article(kind string) string {
 // does, quickly. It reports false for anything unusual (invalid UTF-8,
 // control characters, bad escapes), which callers hand to encoding/json.
 func unquote(b []byte) (string, bool) {
-	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+	out, ok := appendUnquote(make([]byte, 0, len(b)), b)
+	if !ok {
 		return "", false
 	}
+	// out is not used again: the string takes it over, as a
+	// strings.Builder's String does.
+	return unsafe.String(unsafe.SliceData(out), len(out)), true
+}
+
+// appendUnquote appends the decoding of the JSON string b (with its
+// quotes) to dst, as unquote decodes it. On false, dst's bytes past
+// len(dst) may have been written and the result is dst unchanged.
+func appendUnquote(dst, b []byte) ([]byte, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return dst, false
+	}
+	orig := dst
 	b = b[1 : len(b)-1]
-	var sb strings.Builder
-	sb.Grow(len(b))
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\\')
 		run := b
@@ -315,37 +328,37 @@ func unquote(b []byte) (string, bool) {
 		}
 		for _, c := range run {
 			if c < 0x20 || c == '"' {
-				return "", false
+				return orig, false
 			}
 		}
 		if !utf8.Valid(run) {
-			return "", false
+			return orig, false
 		}
-		sb.Write(run)
+		dst = append(dst, run...)
 		if i < 0 {
 			break
 		}
 		b = b[i:]
 		if len(b) < 2 {
-			return "", false
+			return orig, false
 		}
 		switch b[1] {
 		case '"', '\\', '/':
-			sb.WriteByte(b[1])
+			dst = append(dst, b[1])
 		case 'b':
-			sb.WriteByte('\b')
+			dst = append(dst, '\b')
 		case 'f':
-			sb.WriteByte('\f')
+			dst = append(dst, '\f')
 		case 'n':
-			sb.WriteByte('\n')
+			dst = append(dst, '\n')
 		case 'r':
-			sb.WriteByte('\r')
+			dst = append(dst, '\r')
 		case 't':
-			sb.WriteByte('\t')
+			dst = append(dst, '\t')
 		case 'u':
 			r, ok := hex4(b[2:])
 			if !ok {
-				return "", false
+				return orig, false
 			}
 			b = b[6:]
 			if utf16.IsSurrogate(r) {
@@ -355,22 +368,22 @@ func unquote(b []byte) (string, bool) {
 				}
 				if ok2 {
 					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						sb.WriteRune(dec)
+						dst = utf8.AppendRune(dst, dec)
 						b = b[6:]
 						continue
 					}
 				}
-				sb.WriteRune(utf8.RuneError)
+				dst = utf8.AppendRune(dst, utf8.RuneError)
 				continue
 			}
-			sb.WriteRune(r)
+			dst = utf8.AppendRune(dst, r)
 			continue
 		default:
-			return "", false
+			return orig, false
 		}
 		b = b[2:]
 	}
-	return sb.String(), true
+	return dst, true
 }
 
 func hex4(b []byte) (rune, bool) {
