@@ -312,39 +312,41 @@ func unquote(b []byte) (string, bool) {
 }
 
 // appendUnquote appends the decoding of the JSON string b (with its
-// quotes) to dst, as unquote decodes it. On false, dst's bytes past
-// len(dst) may have been written and the result is dst unchanged.
+// quotes) to dst, as unquote decodes it, in one pass: runs of plain ASCII
+// are copied whole, and each other byte is looked at once. On false,
+// dst's bytes past len(dst) may have been written and the result is dst
+// unchanged.
 func appendUnquote(dst, b []byte) ([]byte, bool) {
 	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
 		return dst, false
 	}
 	orig := dst
 	b = b[1 : len(b)-1]
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\\')
-		run := b
-		if i >= 0 {
-			run = b[:i]
+	for i := 0; i < len(b); {
+		j := i
+		for j < len(b) && !unquoteSpecial[b[j]] {
+			j++
 		}
-		for _, c := range run {
-			if c < 0x20 || c == '"' {
-				return orig, false
-			}
-		}
-		if !utf8.Valid(run) {
-			return orig, false
-		}
-		dst = append(dst, run...)
-		if i < 0 {
+		dst = append(dst, b[i:j]...)
+		if j == len(b) {
 			break
 		}
-		b = b[i:]
-		if len(b) < 2 {
-			return orig, false
+		c := b[j]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(b[j:])
+			if r == utf8.RuneError && size == 1 {
+				return orig, false
+			}
+			dst = append(dst, b[j:j+size]...)
+			i = j + size
+			continue
 		}
-		switch b[1] {
+		if c != '\\' || j+1 == len(b) {
+			return orig, false // a control character or '"'; a lone backslash
+		}
+		switch b[j+1] {
 		case '"', '\\', '/':
-			dst = append(dst, b[1])
+			dst = append(dst, b[j+1])
 		case 'b':
 			dst = append(dst, '\b')
 		case 'f':
@@ -356,21 +358,19 @@ func appendUnquote(dst, b []byte) ([]byte, bool) {
 		case 't':
 			dst = append(dst, '\t')
 		case 'u':
-			r, ok := hex4(b[2:])
+			r, ok := hex4(b[j+2:])
 			if !ok {
 				return orig, false
 			}
-			b = b[6:]
+			i = j + 6
 			if utf16.IsSurrogate(r) {
-				r2, ok2 := rune(0), false
-				if len(b) >= 6 && b[0] == '\\' && b[1] == 'u' {
-					r2, ok2 = hex4(b[2:])
-				}
-				if ok2 {
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						dst = utf8.AppendRune(dst, dec)
-						b = b[6:]
-						continue
+				if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+					if r2, ok2 := hex4(b[i+2:]); ok2 {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							dst = utf8.AppendRune(dst, dec)
+							i += 6
+							continue
+						}
 					}
 				}
 				dst = utf8.AppendRune(dst, utf8.RuneError)
@@ -381,10 +381,19 @@ func appendUnquote(dst, b []byte) ([]byte, bool) {
 		default:
 			return orig, false
 		}
-		b = b[2:]
+		i = j + 2
 	}
 	return dst, true
 }
+
+// unquoteSpecial marks the bytes appendUnquote stops at: control
+// characters, '"', the backslash and every byte of a multi-byte sequence.
+var unquoteSpecial = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf
+	}
+	return t
+}()
 
 func hex4(b []byte) (rune, bool) {
 	if len(b) < 4 {
