@@ -541,7 +541,9 @@ func Command(argv []string, sc *Scrubber) string {
 
 // DSN removes the secrets from a database's connection string, in either
 // of the forms libpq (and pgx) read: a URL (postgres://user:PW@host/db?…,
-// as [URL] redacts it) or keyword=value pairs separated by spaces, whose
+// whose password and secret query values are hidden, as [URL] hides them,
+// while its user, hosts and database name, which are not secrets, are
+// kept) or keyword=value pairs separated by spaces, whose
 // values may be single-quoted with backslash escapes (host=h
 // password='a b'), where the value of every keyword that mentions a secret
 // word (password, sslpassword, sslkey, …) is hidden. What is not a secret
@@ -557,7 +559,7 @@ func DSNSecrets(dsn string) []string {
 
 func (h *hider) dsn(dsn string) string {
 	if schemeRE.MatchString(dsn) {
-		return h.url(dsn)
+		return h.dsnURL(dsn)
 	}
 	var b strings.Builder
 	i := 0
@@ -624,6 +626,31 @@ func (h *hider) dsn(dsn string) string {
 		b.WriteString(raw)
 	}
 	return b.String()
+}
+
+// dsnURL redacts a database URL: the password of its user info and its
+// secret query values.
+func (h *hider) dsnURL(raw string) string {
+	i := strings.Index(raw, "://")
+	scheme, rest := raw[:i+3], raw[i+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	authority, rest := rest[:end], rest[end:]
+	if at := strings.LastIndex(authority, "@"); at >= 0 {
+		if user, pw, ok := strings.Cut(authority[:at], ":"); ok {
+			authority = user + ":" + h.hideEscaped(pw) + authority[at:]
+		}
+	}
+	path, query, frag := rest, "", ""
+	if j := strings.Index(path, "#"); j >= 0 {
+		path, frag = path[:j], path[j:]
+	}
+	if j := strings.Index(path, "?"); j >= 0 {
+		path, query = path[:j], "?"+h.query(path[j+1:])
+	}
+	return scheme + authority + path + query + frag
 }
 
 func isDSNSpace(c byte) bool {

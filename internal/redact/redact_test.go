@@ -197,7 +197,9 @@ func TestDSN(t *testing.T) {
 	const canary = "Canary-pw-7f3a"
 	cases := []struct{ in, want string }{
 		{"postgres://u:" + canary + "@h:5432/db?sslmode=verify-full", "postgres://u:***@h:5432/db?sslmode=verify-full"},
-		{"postgresql://u@h/db", "postgresql://***@h/db"},
+		{"postgresql://u@h/db", "postgresql://u@h/db"},
+		{"postgres://u:@h1:5432,h2/mcpcost_test_3f9a2b7c8d1e4f5a", "postgres://u:@h1:5432,h2/mcpcost_test_3f9a2b7c8d1e4f5a"},
+		{"postgres://u:p%2Fw@h/db?sslpassword=x&application_name=a", "postgres://u:***@h/db?sslpassword=***&application_name=a"},
 		{"postgres://h/db?password=" + canary + "&sslmode=require", "postgres://h/db?password=***&sslmode=require"},
 		{"host=h user=u password=" + canary + " dbname=db", "host=h user=u password=*** dbname=db"},
 		{"host=h password = '" + canary + " with \\' quote' sslmode=require", "host=h password = *** sslmode=require"},
