@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"os"
@@ -14,60 +12,33 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcost/mcpcost/internal/testpeers"
 	"github.com/mcpcost/mcpcost/internal/transcript/transcripttest"
 )
 
-// pgURL is a PostgreSQL server for the tests: MCPCOST_TEST_PG, else one
-// answering on 127.0.0.1:5432. Without one the test is skipped, or fails
-// under MCPCOST_REQUIRE_PEERS=1.
-func pgURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("MCPCOST_TEST_PG")
-	if u == "" {
-		u = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable&connect_timeout=5"
-	}
-	db, err := sql.Open("pgx", u)
-	if err == nil {
-		err = db.Ping()
-		db.Close()
-	}
-	if err != nil {
-		if os.Getenv("MCPCOST_REQUIRE_PEERS") == "1" {
-			t.Fatalf("no PostgreSQL server (MCPCOST_TEST_PG or 127.0.0.1:5432): %v", err)
-		}
-		t.Skipf("no PostgreSQL server (MCPCOST_TEST_PG or 127.0.0.1:5432): %v", err)
-	}
-	return u
-}
-
-// pgDatabase creates a database of a random name on the test server,
-// dropped when the test ends, and returns its URL.
+// pgDatabase creates a database of its own on the test server (see
+// testpeers.PostgresServer), dropped when the test ends, and returns its
+// URL. Without a server the test is skipped, or fails under
+// MCPCOST_REQUIRE_PEERS=1.
 func pgDatabase(t *testing.T) string {
 	t.Helper()
-	server := pgURL(t)
-	var b [8]byte
-	rand.Read(b[:])
-	name := "mcpcost_test_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("pgx", server)
+	server, err := testpeers.PostgresServer()
 	if err != nil {
-		t.Fatal(err)
+		if os.Getenv("MCPCOST_REQUIRE_PEERS") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
 	}
-	if _, err := admin.Exec(`CREATE DATABASE ` + name); err != nil {
-		admin.Close()
+	u, drop, err := testpeers.PostgresDatabase(server)
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if _, err := admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`); err != nil {
-			t.Errorf("dropping %s: %v", name, err)
+		if err := drop(); err != nil {
+			t.Errorf("dropping the test database: %v", err)
 		}
-		admin.Close()
 	})
-	u, err := url.Parse(server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return u
 }
 
 // totalQueries are the counts and sums a store's content is compared by,
