@@ -144,4 +144,3 @@ func uvVersion(pkg, home string) string {
 	}
 	return ""
 }
-

@@ -31,7 +31,9 @@ type Entry struct {
 }
 
 // Measured reports whether the entry has a number.
-func (e Entry) Measured() bool { return e.File != nil && status.Status(e.File.Status).OK() && e.File.TotalTokens != nil }
+func (e Entry) Measured() bool {
+	return e.File != nil && status.Status(e.File.Status).OK() && e.File.TotalTokens != nil
+}
 
 // Tokens is the headline number, 0 when not measured.
 func (e Entry) Tokens() int {
