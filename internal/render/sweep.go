@@ -155,8 +155,8 @@ func LeaderboardMarkdown(entries []sweep.Entry, date string) []byte {
 	measured, not := sweep.Ranked(entries)
 	var b strings.Builder
 	b.WriteString("# MCP server context cost\n\n")
-	fmt.Fprintf(&b, "Tokens = o200k_base count of the canonical `tools/list` bytes (methodology %s). Measured %d/%d candidates; swept %s.\n\n", measure.MethodologyVersion, len(measured), len(entries), md(date))
-	b.WriteString("Session start = what a client that defers tool definitions loads up front: the tool names and the server's instructions (`≥` where the instructions were never captured). Claude = the published count_tokens figure of this exact capture, where there is one.\n\n")
+	fmt.Fprintf(&b, "Tokens = o200k_base count of the canonical tools/list bytes (methodology %s). Measured %d/%d candidates; swept %s.\n\n", measure.MethodologyVersion, len(measured), len(entries), md(date))
+	b.WriteString("Session start = what a client that defers tool definitions loads up front: the tool names and the server's instructions (≥ where the instructions were never captured). Claude = the published count_tokens figure of this exact capture, where there is one.\n\n")
 	b.WriteString("| # | server | tokens | session start | claude | tools | largest tool | status | category |\n|---:|---|---:|---:|---:|---:|---|---|---|\n")
 	for i, e := range measured {
 		fig := e.Figures()

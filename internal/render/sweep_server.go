@@ -112,7 +112,7 @@ func SweepServerHTML(e sweep.Entry, date string) []byte {
 	b.WriteString(`<p><a href="../index.html">All servers</a></p>` + "\n")
 	b.WriteString("<h1>" + esc(headline(e)) + "</h1>\n")
 	band := bandOf(e)
-	b.WriteString(`<p class="sub"><span class="band" style="background:` + band.Hex + `">` + esc(band.Label) + "</span> " + esc("o200k_base tokens of its tools/list definitions, as of "+date) + "</p>\n")
+	b.WriteString(`<p class="sub"><span class="band band-` + band.Color + `">` + esc(band.Label) + "</span> " + esc("o200k_base tokens of its tools/list definitions, as of "+date) + "</p>\n")
 	ft := HTMLTable{ID: "facts", Caption: "Facts", Columns: []Column{{Head: "fact"}, {Head: "value"}}}
 	for _, f := range serverFacts(e) {
 		ft.Rows = append(ft.Rows, []Cell{TextCell(f[0]), TextCell(f[1])})
