@@ -414,3 +414,51 @@ func TestSweepSandbox(t *testing.T) {
 		t.Errorf("history %q", h)
 	}
 }
+
+// TestSweepPublishedAsBaselines: mcp-context-cost's 79 published files,
+// read as a sweep's previous results with nothing swept, make the
+// leaderboard of its 69 measured servers and its 10 failures.
+func TestSweepPublishedAsBaselines(t *testing.T) {
+	pub := filepath.Join(testpeers.Shared(t), "published")
+	dirs, err := os.ReadDir(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	var servers []sweep.Server
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(pub, d.Name(), "measurement.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(out, "results", d.Name()), 0o755)
+		os.WriteFile(filepath.Join(out, "results", d.Name(), "measurement.json"), b, 0o644)
+		servers = append(servers, sweep.Server{Name: d.Name(), Command: "npx", Args: []string{d.Name()}, CommandLine: "npx " + d.Name()})
+	}
+	if len(servers) != 79 {
+		t.Fatalf("%d published servers", len(servers))
+	}
+	res, err := sweepMachine(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)).Sweep(context.Background(), SweepOptions{Servers: servers, Swept: map[string]bool{}, Out: out, Date: "2026-12-01"})
+	if err != nil || len(res.Measured) != 0 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	lb, _ := os.ReadFile(filepath.Join(out, "leaderboard.md"))
+	if !strings.Contains(string(lb), "Measured 69/79 candidates") || !strings.Contains(string(lb), "| 1 | [github](servers/github.md) | 54,422 | 556 | 18,406 |") {
+		t.Errorf("leaderboard.md:\n%.1500s", lb)
+	}
+	// The published files are left as they were, and still verify.
+	for _, s := range servers {
+		a, _ := os.ReadFile(filepath.Join(pub, s.Name, "measurement.json"))
+		b, _ := os.ReadFile(filepath.Join(out, "results", s.Name, "measurement.json"))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s was rewritten", s.Name)
+		}
+	}
+	h, _ := os.ReadFile(filepath.Join(out, "history.csv"))
+	if string(h) != strings.Join(sweep.HistoryHeader, ",")+"\n" {
+		t.Errorf("nothing measured adds no history: %q", h)
+	}
+}

@@ -272,3 +272,26 @@ func TestGuard(t *testing.T) {
 		t.Errorf("%+v", v)
 	}
 }
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("servers:\n  - name: a\n    command: x 'y z'\n    env: [A]\n    envValues: {A: b}\n"))
+	f.Add([]byte("servers:\n  - name: r\n    url: http://127.0.0.1/mcp\n    headers: [X]\n"))
+	f.Add([]byte("servers: [{name: a, remote: true}]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		servers, err := Parse(data, "f.yaml")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.yaml") {
+				t.Fatalf("an error that does not name the file: %v", err)
+			}
+			return
+		}
+		for _, s := range servers {
+			if why := CheckName(s.Name); why != "" {
+				t.Fatalf("a name passed that is unsafe: %q: %s", s.Name, why)
+			}
+			if !s.Measurable() && !s.Remote {
+				t.Fatalf("%s: nothing to launch", s.Name)
+			}
+		}
+	})
+}
