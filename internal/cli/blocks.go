@@ -45,7 +45,8 @@ Flags:
                    warning (above 80%) or exceeds
   --live           redraw the active block in place every --refresh seconds
                    until interrupted (Ctrl-C); where the output is not a
-                   terminal, each refresh is printed after the one before
+                   terminal, each refresh is printed after the one before;
+                   not with --json
   --refresh S      seconds between redraws with --live: 1 to 3600 (default 5)
   --days N         the blocks that started in the last N days (in --tz)
   --since DATE     the blocks that started from DATE (YYYY-MM-DD, YYYYMMDD
@@ -102,6 +103,11 @@ func runBlocks(env *Env, args []string) int {
 	}
 	if *refresh < 1 || *refresh > 3600 {
 		return usageError(env, "blocks", "--refresh must be from 1 to 3600 seconds, not %d", *refresh)
+	}
+	if *live && *asJSON {
+		// Frames of indented JSON one after another are no document a
+		// reader can parse; a program polls --active --json instead.
+		return usageError(env, "blocks", "--live redraws a table: for JSON, run 'mcpcost blocks --active --json' as often as needed")
 	}
 	if *live && *recent {
 		return usageError(env, "blocks", "--live shows the active block: it excludes --recent")
