@@ -133,8 +133,8 @@ func TestHostileNames(t *testing.T) {
 	}{
 		{"AuditText", false, func(b *bytes.Buffer) error { return AuditText(b, hostileAudit()) }},
 		{"AuditMarkdown", true, func(b *bytes.Buffer) error { return AuditMarkdown(b, hostileAudit()) }},
-		{"MeasureText", false, func(b *bytes.Buffer) error { return MeasureText(b, hostileMeasure()) }},
-		{"DiffText", false, func(b *bytes.Buffer) error { return DiffText(b, d) }},
+		{"MeasureText", false, func(b *bytes.Buffer) error { return MeasureText(b, hostileMeasure(), Screen{}) }},
+		{"DiffText", false, func(b *bytes.Buffer) error { return DiffText(b, d, Screen{}) }},
 		{"DiffMarkdown", true, func(b *bytes.Buffer) error { return DiffMarkdown(b, d) }},
 		{"GateFailureMarkdown", true, func(b *bytes.Buffer) error {
 			return GateFailureMarkdown(b, diff.LoadFailure(0, errors.New(hostile)))
@@ -145,9 +145,9 @@ func TestHostileNames(t *testing.T) {
 			b.WriteString(sb.String())
 			return nil
 		}},
-		{"FindingsText", false, func(b *bytes.Buffer) error { return FindingsText(b, hostileFindings()) }},
+		{"FindingsText", false, func(b *bytes.Buffer) error { return FindingsText(b, hostileFindings(), Screen{}, true) }},
 		{"FindingsMarkdown", true, func(b *bytes.Buffer) error { return FindingsMarkdown(b, hostileFindings()) }},
-		{"ReportText", false, func(b *bytes.Buffer) error { return ReportText(b, hostileOverview()) }},
+		{"ReportText", false, func(b *bytes.Buffer) error { return ReportText(b, hostileOverview(), Screen{}) }},
 		{"ReportMarkdown", true, func(b *bytes.Buffer) error { return ReportMarkdown(b, hostileOverview()) }},
 		{"ReportHTML", false, func(b *bytes.Buffer) error { return ReportHTML(b, hostileOverview()) }},
 	}

@@ -18,6 +18,13 @@ type table struct {
 	header []string
 	align  []render.Align
 	rows   [][]string
+	// drop and min are, per column, the rank in which a narrow terminal
+	// leaves the column out and how narrow its cells may be cut
+	// (render.Table's Drop and Min).
+	drop, min []int
+	// total is the TOTAL row, under the tables of days, sessions,
+	// projects and models.
+	total []string
 }
 
 func (r *Report) table() table {
@@ -36,6 +43,12 @@ func (r *Report) table() table {
 		}
 		t.header = append(first, "CALLS", "ERRORS", "SESSIONS", "RESULT TOKENS", "AVG", "MAX", "P50", "P95")
 		t.align = append(al, R, R, R, R, R, R, R, R)
+		t.min = []int{14, 14}
+		if r.By == "tool" {
+			t.drop = []int{0, 0, 0, 3, 5, 0, 7, 4, 6, 0}
+		} else {
+			t.drop = []int{0, 2, 0, 3, 5, 0, 7, 4, 6, 0}
+		}
 		for _, x := range r.Tools {
 			name := x.Server
 			if x.BuiltIn {
@@ -61,12 +74,20 @@ func (r *Report) table() table {
 		first := strings.ToUpper(r.By)
 		t.header = []string{first, "REQUESTS", "INPUT", "OUTPUT", "CACHE WRITE", "CACHE READ", "TOTAL", "COST", "TOOL CALLS", "RESULT TOKENS"}
 		t.align = []render.Align{L, R, R, R, R, R, R, R, R, R}
+		// Left out first on a narrow terminal: the cache columns, then
+		// the requests, the input and the result tokens; never the key,
+		// the output, the total or the cost.
+		t.drop = []int{0, 4, 2, 0, 6, 5, 0, 0, 1, 3}
+		t.min = []int{20}
 		if r.By == "model" {
 			t.header = t.header[:8]
+			t.drop = t.drop[:8]
 		}
 		if r.By == "session" {
 			t.header = append([]string{"SESSION", "STARTED", "PROJECT"}, t.header[1:]...)
 			t.align = append([]render.Align{L, L, L}, t.align[1:]...)
+			t.drop = append([]int{0, 0, 0}, t.drop[1:]...)
+			t.min = []int{0, 0, 12}
 		}
 		// Reasoning, a part of output, where the agent records it (Codex).
 		reasoning := r.Totals.Tokens.Reasoning > 0
@@ -74,6 +95,7 @@ func (r *Report) table() table {
 			i := slices.Index(t.header, "OUTPUT") + 1
 			t.header = slices.Insert(t.header, i, "REASONING")
 			t.align = slices.Insert(t.align, i, R)
+			t.drop = slices.Insert(t.drop, i, 7)
 		}
 		for _, u := range r.Usage {
 			var row []string
@@ -97,6 +119,23 @@ func (r *Report) table() table {
 				row = append(row, render.Int(u.ToolCalls), render.Int(int(u.ResultTokens)))
 			}
 			t.rows = append(t.rows, row)
+		}
+		if len(r.Usage) > 0 {
+			tt := r.Totals
+			row := []string{"TOTAL"}
+			if r.By == "session" {
+				row = append(row, "", "")
+			}
+			row = append(row, render.Int(tt.Requests), render.Int(int(tt.Tokens.Input)), render.Int(int(tt.Tokens.Output)))
+			if reasoning {
+				row = append(row, render.Int(int(tt.Tokens.Reasoning)))
+			}
+			row = append(row, render.Int(int(tt.Tokens.CacheWrite5m+tt.Tokens.CacheWrite1h)), render.Int(int(tt.Tokens.CacheRead)), render.Int(int(tt.Tokens.Total)),
+				cost(tt.Cost, tt.CostPartial))
+			if r.By != "model" {
+				row = append(row, render.Int(tt.ToolCalls), render.Int(int(tt.ResultTokens)))
+			}
+			t.total = row
 		}
 	}
 	return t
@@ -214,28 +253,44 @@ func (r *Report) notes() []string {
 	return n
 }
 
-// WriteText prints the report for a terminal.
-func (r *Report) WriteText(w io.Writer) error {
+// WriteText prints the report for a terminal, fitted to its width and in
+// colour when it has it.
+func (r *Report) WriteText(w io.Writer, s render.Screen) error {
 	var b strings.Builder
-	for _, l := range r.summary() {
-		b.WriteString(textsafe.Text(l) + "\n")
+	for i, l := range r.summary() {
+		indent := "  "
+		if i == 0 {
+			indent = ""
+		}
+		for _, line := range render.Wrap("", textsafe.Text(l), indent, s.Width) {
+			b.WriteString(line + "\n")
+		}
 	}
 	b.WriteString("\n")
 	t := r.table()
 	if len(t.rows) == 0 {
 		b.WriteString("Nothing in this period.\n")
 	} else {
-		tb := render.Table{Header: t.header, Align: t.align, Rows: t.rows}
-		if err := tb.Write(&b); err != nil {
-			return err
+		tb := render.Table{Header: t.header, Align: t.align, Rows: t.rows, Drop: t.drop, Min: t.min}
+		if t.total != nil {
+			tb.Footer = [][]string{t.total}
 		}
+		tb.Fit(s)
+		tb.Tint = func(_, _ int, cell string) render.Tint {
+			if cell == "unpriced" || strings.HasSuffix(cell, "*") {
+				return render.Warn
+			}
+			return render.Plain
+		}
+		b.WriteString(tb.String())
 	}
 	b.WriteString("\n")
 	for _, n := range r.notes() {
-		b.WriteString(textsafe.Text(n) + "\n")
+		for _, line := range render.Wrap("", textsafe.Text(n), "  ", s.Width) {
+			b.WriteString(line + "\n")
+		}
 	}
-	_, err := io.WriteString(w, textsafe.Lines(b.String()))
-	return err
+	return render.Emit(w, b.String(), s.Color)
 }
 
 // WriteMarkdown prints the report as Markdown.
@@ -264,7 +319,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			}
 		}
 		b.WriteString("\n")
-		for _, row := range t.rows {
+		rows := t.rows
+		if t.total != nil {
+			rows = append(slices.Clip(rows), t.total)
+		}
+		for _, row := range rows {
 			b.WriteString("|")
 			for _, c := range row {
 				b.WriteString(" " + cell(c) + " |")

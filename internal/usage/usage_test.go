@@ -145,7 +145,7 @@ func TestGolden(t *testing.T) {
 			var b bytes.Buffer
 			switch tc.form {
 			case "text":
-				err = rep.WriteText(&b)
+				err = rep.WriteText(&b, render.Screen{})
 			case "markdown":
 				err = rep.WriteMarkdown(&b)
 			case "json":
@@ -267,7 +267,7 @@ func TestSplitAgents(t *testing.T) {
 		t.Errorf("reasoning %d, want %d", joined.Totals.Tokens.Reasoning, reasoning)
 	}
 	var text bytes.Buffer
-	if err := split.WriteText(&text); err != nil {
+	if err := split.WriteText(&text, render.Screen{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"REASONING", render.Int(int(reasoning)) + " of it reasoning", "claude:agent-"} {
