@@ -195,11 +195,11 @@ func (b *baselineFlags) finishMeasure(env *Env, rep *measure.Report, jsonOut boo
 		err = jsonTo(env, measureWithDiff{rep, d})
 	} else {
 		if measured {
-			err = render.MeasureText(env.Stdout, rep)
+			err = render.MeasureText(env.Stdout, rep, env.Screen())
 			fmt.Fprintln(env.Stdout)
 		}
 		if err == nil {
-			err = render.DiffText(env.Stdout, d)
+			err = render.DiffText(env.Stdout, d, env.Screen())
 		}
 	}
 	if err != nil {
@@ -247,7 +247,7 @@ func (b *baselineFlags) writeAudit(env *Env, rep *audit.Report, jsonOut, mdOut b
 	default:
 		if err = render.AuditText(env.Stdout, rep); err == nil {
 			fmt.Fprintln(env.Stdout)
-			err = render.DiffText(env.Stdout, d)
+			err = render.DiffText(env.Stdout, d, env.Screen())
 		}
 	}
 	return b.exitCode(d), err

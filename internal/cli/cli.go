@@ -37,6 +37,10 @@ type Env struct {
 	Now func() time.Time
 	// StdoutTTY and StderrTTY say whether those streams are terminals.
 	StdoutTTY, StderrTTY bool
+	// Columns is the width of the terminal stdout is, 0 when unknown.
+	Columns int
+	// Color is the global --color flag: auto (or empty), always or never.
+	Color string
 }
 
 // Progress returns where progress lines go: stderr when it is a terminal,
@@ -96,6 +100,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Now:       time.Now,
 		StdoutTTY: isTerminal(stdout),
 		StderrTTY: isTerminal(stderr),
+		Columns:   terminalColumns(stdout),
 	}
 	return Run(env, args)
 }
@@ -116,6 +121,12 @@ func wantsHelp(args []string) bool {
 
 // Run dispatches args to a command.
 func Run(env *Env, args []string) int {
+	args, err := globalFlags(env, args)
+	if err != nil {
+		errorf(env, "%v", err)
+		hintf(env, "run 'mcpcost help' for usage")
+		return ExitError
+	}
 	name := defaultCommand
 	if len(args) > 0 {
 		switch a := args[0]; {

@@ -95,7 +95,7 @@ func runDiff(env *Env, args []string) int {
 	case *mdFlag:
 		err = render.DiffMarkdown(env.Stdout, d)
 	default:
-		err = render.DiffText(env.Stdout, d)
+		err = render.DiffText(env.Stdout, d, env.Screen())
 	}
 	if err != nil {
 		return fail(env, err)

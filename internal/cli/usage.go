@@ -139,7 +139,7 @@ func runUsage(env *Env, args []string) int {
 	case *asMarkdown:
 		err = rep.WriteMarkdown(env.Stdout)
 	default:
-		err = rep.WriteText(env.Stdout)
+		err = rep.WriteText(env.Stdout, env.Screen())
 	}
 	if err != nil {
 		return fail(env, err)

@@ -55,11 +55,35 @@ func (s Screen) Paint(t Tint, text string) string {
 // (a last guard for data a renderer left unescaped), and its colour marks
 // as escape sequences when color is set, else not at all.
 func Emit(w io.Writer, s string, color bool) error {
-	_, err := io.WriteString(w, finish(s, color))
+	return Screen{Color: color}.Emit(w, s)
+}
+
+// Emit writes a text rendering for the screen: as the package's [Emit]
+// does, with any line still wider than the screen wrapped under its own
+// indent.
+func (scr Screen) Emit(w io.Writer, s string) error {
+	s = guard(s)
+	if scr.Width > 0 {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if Width(l) <= scr.Width {
+				out = append(out, l)
+				continue
+			}
+			indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+			if Width(indent) > scr.Width/2 {
+				indent = ""
+			}
+			out = append(out, Wrap(indent, l, indent+"  ", scr.Width)...)
+		}
+		s = strings.Join(out, "\n")
+	}
+	_, err := io.WriteString(w, marks(s, scr.Color))
 	return err
 }
 
-func finish(s string, color bool) string {
+// guard escapes s with [textsafe.Lines], but for its colour marks.
+func guard(s string) string {
 	if !strings.ContainsFunc(s, isMark) {
 		return textsafe.Lines(s)
 	}
@@ -71,16 +95,29 @@ func finish(s string, color bool) string {
 			return b.String()
 		}
 		b.WriteString(textsafe.Lines(s[:i]))
-		r := []rune(s[i : i+3])[0]
-		if color {
-			if r == markEnd {
-				b.WriteString(reset)
-			} else {
-				b.WriteString(sgr[r-markEnd])
-			}
-		}
-		s = s[i+3:] // each mark is three bytes of UTF-8
+		b.WriteString(s[i : i+3]) // each mark is three bytes of UTF-8
+		s = s[i+3:]
 	}
+}
+
+// marks turns the colour marks of s into escape sequences, or drops them.
+func marks(s string, color bool) string {
+	if !strings.ContainsFunc(s, isMark) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case !isMark(r):
+			b.WriteRune(r)
+		case !color:
+		case r == markEnd:
+			b.WriteString(reset)
+		default:
+			b.WriteString(sgr[r-markEnd])
+		}
+	}
+	return b.String()
 }
 
 // write writes a rendering through [Emit], without colour.

@@ -83,7 +83,7 @@ func DiffText(w io.Writer, d *diff.Diff, scr Screen) error {
 		b.WriteString("\n")
 		GateText(&b, d.Gate)
 	}
-	return Emit(w, b.String(), scr.Color)
+	return scr.Emit(w, b.String())
 }
 
 // GateText writes the gate's verdict: one line when it passes, the line

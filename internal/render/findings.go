@@ -28,14 +28,14 @@ func FindingsText(w io.Writer, r *findings.Report, s Screen, verbose bool) error
 	}
 	if len(r.Findings) == 0 {
 		b.WriteString("\nNo findings: nothing crossed a threshold in this window.\n")
-		return Emit(w, b.String(), s.Color)
+		return s.Emit(w, b.String())
 	}
 	if verbose {
 		for _, f := range r.Findings {
 			b.WriteString("\n")
 			writeFindingText(&b, f, s)
 		}
-		return Emit(w, b.String(), s.Color)
+		return s.Emit(w, b.String())
 	}
 	b.WriteString("\n")
 	t := Table{Header: []string{"LEVEL", "ID", "FINDING", "SAVING (ESTIMATE)"}, Min: []int{0, 0, 16, 12}, Drop: []int{0, 0, 0, 1}}
@@ -58,7 +58,7 @@ func FindingsText(w io.Writer, r *findings.Report, s Screen, verbose bool) error
 	for _, l := range Wrap("", "'mcpcost findings show ID' gives a finding's evidence, rule and confidence; 'mcpcost findings --verbose' gives every finding's.", "", s.Width) {
 		b.WriteString(l + "\n")
 	}
-	return Emit(w, b.String(), s.Color)
+	return s.Emit(w, b.String())
 }
 
 // FindingText writes one finding whole: its evidence, recommendation,
@@ -66,7 +66,7 @@ func FindingsText(w io.Writer, r *findings.Report, s Screen, verbose bool) error
 func FindingText(w io.Writer, f findings.Finding, s Screen) error {
 	var b strings.Builder
 	writeFindingText(&b, f, s)
-	return Emit(w, b.String(), s.Color)
+	return s.Emit(w, b.String())
 }
 
 func writeFindingText(b *strings.Builder, f findings.Finding, s Screen) {

@@ -83,7 +83,7 @@ func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 		b.WriteString("\n")
 		wrap(&b, capitalize(r.Note)+". Parts count each field with its key (\"description\":\"...\"), so a tool's parts add up to about its count.", "  ", scr.Width)
 	}
-	return Emit(w, b.String(), scr.Color)
+	return scr.Emit(w, b.String())
 }
 
 func sourceLine(s *measure.Source) string {

@@ -79,7 +79,7 @@ func ReportText(w io.Writer, o *findings.Overview, scr Screen) error {
 			b.WriteString(l + "\n")
 		}
 	}
-	return Emit(w, b.String(), scr.Color)
+	return scr.Emit(w, b.String())
 }
 
 func writeTable(b *strings.Builder, t *Table) error {

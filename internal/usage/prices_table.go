@@ -180,5 +180,5 @@ func (t *PriceTable) WriteText(w io.Writer, scr render.Screen) error {
 			para("  - ", n, "    ")
 		}
 	}
-	return render.Emit(w, b.String(), scr.Color)
+	return scr.Emit(w, b.String())
 }

@@ -290,7 +290,7 @@ func (r *Report) WriteText(w io.Writer, s render.Screen) error {
 			b.WriteString(line + "\n")
 		}
 	}
-	return render.Emit(w, b.String(), s.Color)
+	return s.Emit(w, b.String())
 }
 
 // WriteMarkdown prints the report as Markdown.
