@@ -99,9 +99,8 @@ func Truncate(s string, w int) string {
 	return b.String()
 }
 
-// padRight and padLeft fill s with spaces to w columns.
+// padRight fills s with spaces to w columns.
 func padRight(s string, w int) string { return s + strings.Repeat(" ", max(0, w-Width(s))) }
-func padLeft(s string, w int) string  { return strings.Repeat(" ", max(0, w-Width(s))) + s }
 
 // Wrap breaks text (escaped already) into lines of at most width columns:
 // at spaces, and inside a word longer than a line. The first line starts
