@@ -152,6 +152,8 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"recorder":     cmdRecorder,
 			"mkfifo":       cmdMkfifo,
+			"pty":          cmdPty,
+			"genhome":      cmdGenhome,
 			"gen":          cmdGen,
 			"safetext":     cmdSafe(textsafetest.CheckText),
 			"safemarkdown": cmdSafe(textsafetest.CheckMarkdown),

@@ -74,9 +74,9 @@ func (r *Report) table() table {
 		first := strings.ToUpper(r.By)
 		t.header = []string{first, "REQUESTS", "INPUT", "OUTPUT", "CACHE WRITE", "CACHE READ", "TOTAL", "COST", "TOOL CALLS", "RESULT TOKENS"}
 		t.align = []render.Align{L, R, R, R, R, R, R, R, R, R}
-		// Left out first on a narrow terminal: the cache columns, then
-		// the requests, the input and the result tokens; never the key,
-		// the output, the total or the cost.
+		// Left out first on a narrow terminal: reasoning, the cache
+		// columns, then the requests, the result tokens, the input and the
+		// tool calls; never the key, the output, the total or the cost.
 		t.drop = []int{0, 4, 2, 0, 6, 5, 0, 0, 1, 3}
 		t.min = []int{20}
 		if r.By == "model" {
