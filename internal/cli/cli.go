@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -131,7 +132,7 @@ func Run(env *Env, args []string) int {
 	if len(args) > 0 {
 		switch a := args[0]; {
 		case a == "-h" || a == "--help" || a == "-help":
-			printHelp(env.Stdout)
+			printHelp(env.Stdout, env.Screen().Width)
 			return ExitOK
 		case a == "--version" || a == "-version":
 			fmt.Fprintf(env.Stdout, "mcpcost %s\n", Version())
@@ -158,7 +159,9 @@ func Run(env *Env, args []string) int {
 	return c.Run(env, args)
 }
 
-func printHelp(w io.Writer) {
+// printHelp prints the command list, each command's line wrapped to
+// width under its description.
+func printHelp(w io.Writer, width int) {
 	fmt.Fprintf(w, "mcpcost %s: what your MCP servers cost in an agent's context window\n\n", Version())
 	fmt.Fprintf(w, "Usage:\n\n  mcpcost [command] [flags] [arguments]\n\nCommands:\n\n")
 	names := make([]string, 0, len(commands))
@@ -169,8 +172,11 @@ func printHelp(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].Short)
+		for _, l := range render.Wrap(fmt.Sprintf("  %-10s ", n), commands[n].Short, strings.Repeat(" ", 13), width) {
+			fmt.Fprintln(w, l)
+		}
 	}
+	fmt.Fprintf(w, "\nFlags of every command:\n\n  --color=WHEN  colour: auto (on a terminal, unless NO_COLOR is set or\n                TERM=dumb), always or never\n")
 	fmt.Fprintf(w, "\nWith no command, mcpcost runs %q.\nRun 'mcpcost help COMMAND' for a command's manual.\n", defaultCommand)
 }
 
@@ -181,7 +187,7 @@ func init() {
 		Usage: "mcpcost help [COMMAND]",
 		Run: func(env *Env, args []string) int {
 			if len(args) == 0 {
-				printHelp(env.Stdout)
+				printHelp(env.Stdout, env.Screen().Width)
 				return ExitOK
 			}
 			c, ok := commands[args[0]]

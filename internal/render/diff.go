@@ -81,7 +81,7 @@ func DiffText(w io.Writer, d *diff.Diff, scr Screen) error {
 	}
 	if d.Gate != nil {
 		b.WriteString("\n")
-		GateText(&b, d.Gate)
+		GateText(&b, d.Gate, scr)
 	}
 	return scr.Emit(w, b.String())
 }
@@ -100,12 +100,12 @@ func deltaTint(cell string) Tint {
 	return Plain
 }
 
-func GateText(b *strings.Builder, g *diff.Gate) {
+func GateText(b *strings.Builder, g *diff.Gate, scr Screen) {
 	if g.Pass {
-		fmt.Fprintf(b, "increase gate: pass: %s, within the %s allowed\n", increaseWords(g.Increase), num.Int(g.MaxIncrease))
+		fmt.Fprintf(b, "increase gate: %s: %s, within the %s allowed\n", scr.Paint(Good, "pass"), increaseWords(g.Increase), num.Int(g.MaxIncrease))
 		return
 	}
-	fmt.Fprintf(b, "increase gate: FAIL (max increase %s per request): %d %s\n", num.Int(g.MaxIncrease), len(g.Reasons), num.Plural(len(g.Reasons), "reason", "reasons"))
+	fmt.Fprintf(b, "increase gate: %s (max increase %s per request): %d %s\n", scr.Paint(Bad, "FAIL"), num.Int(g.MaxIncrease), len(g.Reasons), num.Plural(len(g.Reasons), "reason", "reasons"))
 	for _, r := range g.Reasons {
 		fmt.Fprintf(b, "  %s\n", textsafe.Text(r.String()))
 	}

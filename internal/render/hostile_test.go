@@ -141,7 +141,7 @@ func TestHostileNames(t *testing.T) {
 		}},
 		{"GateText", false, func(b *bytes.Buffer) error {
 			var sb strings.Builder
-			GateText(&sb, diff.LoadFailure(0, errors.New(hostile)))
+			GateText(&sb, diff.LoadFailure(0, errors.New(hostile)), Screen{})
 			b.WriteString(sb.String())
 			return nil
 		}},

@@ -19,7 +19,7 @@ func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 	fmt.Fprintf(&b, "%s: %s tokens in %s %s (%s, methodology %s)\n",
 		textsafe.Text(r.Server), num.Int(r.TotalTokens), num.Int(r.ToolCount), num.Plural(r.ToolCount, "tool", "tools"), textsafe.Text(r.Encoding), textsafe.Text(r.MethodologyVersion))
 	if status.Status(r.Status) != status.Measured {
-		fmt.Fprintf(&b, "  status: %s", textsafe.Text(r.Status))
+		fmt.Fprintf(&b, "  status: %s", scr.Paint(Warn, textsafe.Text(r.Status)))
 		if r.Detail != "" {
 			fmt.Fprintf(&b, ": %s", textsafe.Text(r.Detail))
 		}
