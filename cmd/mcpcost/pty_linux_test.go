@@ -94,7 +94,7 @@ func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 		}()
 	}
 	cmd := exec.Command(path, args[4:]...)
-	cmd.Dir = ts.Getenv("PWD")
+	cmd.Dir = ts.MkAbs(".")
 	for _, k := range ptyEnv {
 		if v := ts.Getenv(k); v != "" {
 			cmd.Env = append(cmd.Env, k+"="+v)
@@ -119,6 +119,7 @@ func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 	case neg && err == nil:
 		ts.Fatalf("pty: %s exited 0", args[3])
 	case !neg && err != nil:
+		ts.Logf("[stderr]\n%s", outs[1].String())
 		ts.Fatalf("pty: %s: %v", args[3], err)
 	}
 }
