@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/render"
@@ -42,28 +43,13 @@ type Env struct {
 	Columns int
 	// Color is the global --color flag: auto (or empty), always or never.
 	Color string
-}
+	// Quiet is the global --quiet flag: no progress on stderr.
+	Quiet bool
+	// ErrColumns is the width of the terminal stderr is, 0 when unknown.
+	ErrColumns int
 
-// Progress returns where progress lines go: stderr when it is a terminal,
-// nowhere otherwise. Progress lines name servers and files: each write is
-// escaped with textsafe.Lines, but for the carriage returns it starts with,
-// which redraw a line in place.
-func (e *Env) Progress() io.Writer {
-	if e.StderrTTY {
-		return progressWriter{e.Stderr}
-	}
-	return io.Discard
-}
-
-type progressWriter struct{ w io.Writer }
-
-func (p progressWriter) Write(b []byte) (int, error) {
-	s := string(b)
-	body := strings.TrimLeft(s, "\r")
-	if _, err := io.WriteString(p.w, s[:len(s)-len(body)]+textsafe.Lines(body)); err != nil {
-		return 0, err
-	}
-	return len(b), nil
+	progressMu   sync.Mutex
+	progressOpen bool // a progress line is on the terminal, to clear
 }
 
 // A Command is one subcommand.
@@ -93,15 +79,16 @@ const defaultCommand = "audit"
 // exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	env := &Env{
-		Stdin:     stdin,
-		Stdout:    stdout,
-		Stderr:    stderr,
-		Getenv:    os.Getenv,
-		Environ:   os.Environ,
-		Now:       time.Now,
-		StdoutTTY: isTerminal(stdout),
-		StderrTTY: isTerminal(stderr),
-		Columns:   terminalColumns(stdout),
+		Stdin:      stdin,
+		Stdout:     stdout,
+		Stderr:     stderr,
+		Getenv:     os.Getenv,
+		Environ:    os.Environ,
+		Now:        time.Now,
+		StdoutTTY:  isTerminal(stdout),
+		StderrTTY:  isTerminal(stderr),
+		Columns:    terminalColumns(stdout),
+		ErrColumns: terminalColumns(stderr),
 	}
 	return Run(env, args)
 }
@@ -176,7 +163,7 @@ func printHelp(w io.Writer, width int) {
 			fmt.Fprintln(w, l)
 		}
 	}
-	fmt.Fprintf(w, "\nFlags of every command:\n\n  --color=WHEN  colour: auto (on a terminal, unless NO_COLOR is set or\n                TERM=dumb), always or never\n")
+	fmt.Fprintf(w, "\nFlags of every command:\n\n  --color=WHEN  colour: auto (on a terminal, unless NO_COLOR is set or\n                TERM=dumb), always or never\n  --quiet, -q   no progress on stderr\n")
 	fmt.Fprintf(w, "\nWith no command, mcpcost runs %q.\nRun 'mcpcost help COMMAND' for a command's manual.\n", defaultCommand)
 }
 
@@ -227,6 +214,7 @@ func warnf(env *Env, format string, a ...any) { diagnostic(env, "warning", forma
 // paths and server output: the message is escaped with textsafe.Text, so
 // that it stays one line and drives no terminal.
 func diagnostic(env *Env, kind, format string, a []any) {
+	env.endProgress()
 	fmt.Fprintf(env.Stderr, "mcpcost: %s: %s\n", kind, textsafe.Text(fmt.Sprintf(format, a...)))
 }
 

@@ -14,7 +14,8 @@ import (
 var colorModes = []string{"auto", "always", "never"}
 
 // globalFlags takes the flags every command has out of args, wherever they
-// stand before a "--": --color=auto|always|never (or --color MODE).
+// stand before a "--": --color=auto|always|never (or --color MODE) and
+// --quiet (-q).
 func globalFlags(env *Env, args []string) ([]string, error) {
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
@@ -22,6 +23,10 @@ func globalFlags(env *Env, args []string) ([]string, error) {
 		if a == "--" {
 			out = append(out, args[i:]...)
 			break
+		}
+		if a == "--quiet" || a == "-quiet" || a == "-q" {
+			env.Quiet = true
+			continue
 		}
 		name, value, hasValue := strings.Cut(a, "=")
 		if name != "--color" && name != "-color" {

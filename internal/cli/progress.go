@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/mcpcost/mcpcost/internal/app"
+	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
+)
+
+// Progress is where slow work tells how it goes, on stderr: on a terminal
+// one line redrawn in place (a carriage return, the line cleared) and
+// cleared when the work ends; elsewhere one plain line as each piece of
+// work starts and as each server ends (an ingest's start and end, not its
+// steps); nothing with --quiet. Names are escaped with textsafe.Text.
+func (e *Env) Progress() app.Progress {
+	if e.Quiet || e.Stderr == nil {
+		return nil
+	}
+	return e.progress
+}
+
+func (e *Env) progress(ev app.ProgressEvent) {
+	e.progressMu.Lock()
+	defer e.progressMu.Unlock()
+	line := "mcpcost: " + textsafe.Text(ev.String())
+	if !e.StderrTTY {
+		if ev.Work == app.WorkIngest && ev.Phase == app.PhaseStep {
+			return
+		}
+		fmt.Fprintln(e.Stderr, line)
+		return
+	}
+	width := e.ErrColumns
+	if width <= 0 {
+		width = 80
+	}
+	// The last column stays free: a terminal that wraps there would
+	// scroll instead of redrawing.
+	io.WriteString(e.Stderr, "\r\x1b[K"+render.Truncate(line, width-1))
+	e.progressOpen = true
+	if ev.Phase == app.PhaseEnd || ev.Work == app.WorkMeasure && ev.Phase == app.PhaseStep && ev.Done == ev.Total {
+		io.WriteString(e.Stderr, "\r\x1b[K")
+		e.progressOpen = false
+	}
+}
+
+// status prints one line of progress that is no step of a count
+// ("measuring NAME"): as Progress prints lines.
+func (e *Env) status(msg string) {
+	if e.Quiet || e.Stderr == nil {
+		return
+	}
+	e.progressMu.Lock()
+	defer e.progressMu.Unlock()
+	if e.progressOpen {
+		io.WriteString(e.Stderr, "\r\x1b[K")
+		e.progressOpen = false
+	}
+	fmt.Fprintln(e.Stderr, "mcpcost: "+textsafe.Text(msg))
+}
+
+// endProgress clears a progress line left on the terminal, before a
+// diagnostic is written.
+func (e *Env) endProgress() {
+	e.progressMu.Lock()
+	defer e.progressMu.Unlock()
+	if e.progressOpen {
+		io.WriteString(e.Stderr, "\r\x1b[K")
+		e.progressOpen = false
+	}
+}
