@@ -245,7 +245,7 @@ func (b *baselineFlags) writeAudit(env *Env, rep *audit.Report, jsonOut, mdOut b
 			_, err = fmt.Fprint(env.Stdout, sb.String())
 		}
 	default:
-		if err = render.AuditText(env.Stdout, rep); err == nil {
+		if err = render.AuditText(env.Stdout, rep, env.Screen()); err == nil {
 			fmt.Fprintln(env.Stdout)
 			err = render.DiffText(env.Stdout, d, env.Screen())
 		}

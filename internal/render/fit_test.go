@@ -33,6 +33,7 @@ func TestRenderersFitTheWidth(t *testing.T) {
 		name string
 		fn   func(*bytes.Buffer, Screen) error
 	}{
+		{"AuditText", func(b *bytes.Buffer, s Screen) error { return AuditText(b, hostileAudit(), s) }},
 		{"MeasureText", func(b *bytes.Buffer, s Screen) error { return MeasureText(b, hostileMeasure(), s) }},
 		{"DiffText", func(b *bytes.Buffer, s Screen) error { return DiffText(b, d, s) }},
 		{"FindingsText", func(b *bytes.Buffer, s Screen) error { return FindingsText(b, hostileFindings(), s, false) }},

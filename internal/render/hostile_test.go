@@ -131,7 +131,7 @@ func TestHostileNames(t *testing.T) {
 		markdown bool
 		render   func(*bytes.Buffer) error
 	}{
-		{"AuditText", false, func(b *bytes.Buffer) error { return AuditText(b, hostileAudit()) }},
+		{"AuditText", false, func(b *bytes.Buffer) error { return AuditText(b, hostileAudit(), Screen{}) }},
 		{"AuditMarkdown", true, func(b *bytes.Buffer) error { return AuditMarkdown(b, hostileAudit()) }},
 		{"MeasureText", false, func(b *bytes.Buffer) error { return MeasureText(b, hostileMeasure(), Screen{}) }},
 		{"DiffText", false, func(b *bytes.Buffer) error { return DiffText(b, d, Screen{}) }},
