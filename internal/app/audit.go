@@ -14,6 +14,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/claude"
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
+	"github.com/mcpcost/mcpcost/internal/token"
 )
 
 // AuditOptions configure [Machine.Audit].
@@ -67,6 +68,8 @@ type AuditOptions struct {
 	// cacheOptional goes on Offline without a cache, with a warning:
 	// the servers are then not judged.
 	cacheOptional bool
+	// counter counts tokens; nil for o200k_base, loaded at once.
+	counter token.Counter
 }
 
 // DefaultTimeout bounds the measurement of one server.
@@ -176,6 +179,7 @@ func (m *Machine) audit(ctx context.Context, o AuditOptions) (*auditRun, []error
 			ProtocolVersion: o.ProtocolVersion,
 			ClientVersion:   m.version(),
 		},
+		Counter:      o.counter,
 		Concurrency:  o.Concurrency,
 		ClaudeColumn: o.Claude,
 		Claude:       claudeClient,

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,6 +26,17 @@ type UsageOptions struct {
 	// SplitAgents, by session, lists Claude Code's older sub-agent files
 	// as sessions of their own.
 	SplitAgents bool
+	// StartOfWeek names the first day of a week, by week (usage.Weekdays);
+	// "" for ccusage's: Sunday for Claude Code alone (as "ccusage claude
+	// weekly"), Monday otherwise (as "ccusage weekly").
+	StartOfWeek string
+	// Breakdown adds each row's figures per model.
+	Breakdown bool
+	// Order is asc or desc ("" for asc), for rows in time.
+	Order string
+	// Last keeps the last Last days, weeks or months, the current one
+	// included; 0 for all.
+	Last int
 	// PricesFile is a price table instead of the embedded one.
 	PricesFile string
 	Store      StoreOptions
@@ -59,6 +71,9 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 	if uo.SplitAgents && uo.By != "session" {
 		return nil, nil, optionErrorf("%s goes with %s session", m.flag("split-agents"), m.flag("by"))
 	}
+	if err := m.periodOptions(o, &uo); err != nil {
+		return nil, nil, err
+	}
 	if uo.Location, err = m.location(o.Location, o.TZ); err != nil {
 		return nil, nil, err
 	}
@@ -80,6 +95,50 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 		rep.Ingest = ingested
 	}
 	return rep, ingested, nil
+}
+
+// periodOptions checks and sets the options of rows in time: the first
+// day of a week, the order, the last periods and the breakdown.
+func (m *Machine) periodOptions(o UsageOptions, uo *usage.Options) error {
+	switch {
+	case o.StartOfWeek != "":
+		if uo.By != "week" {
+			return optionErrorf("%s goes with %s week", m.flag("start-of-week"), m.flag("by"))
+		}
+		d, ok := usage.ParseWeekday(o.StartOfWeek)
+		if !ok {
+			return optionErrorf("%s must be one of %s, not %q", m.flag("start-of-week"), strings.Join(usage.Weekdays, ", "), o.StartOfWeek)
+		}
+		uo.StartOfWeek = d
+	case uo.Source == "claude":
+		uo.StartOfWeek = time.Sunday
+	default:
+		uo.StartOfWeek = time.Monday
+	}
+	uo.Order = o.Order
+	if uo.Order != "" && !slices.Contains(usage.Orders, uo.Order) {
+		return optionErrorf("%s must be asc or desc, not %q", m.flag("order"), uo.Order)
+	}
+	if uo.Order == "desc" && uo.By != "session" && !slices.Contains(usage.Periods, uo.By) {
+		return optionErrorf("%s desc goes with %s day, week, month or session, not %s", m.flag("order"), m.flag("by"), uo.By)
+	}
+	if o.Last != 0 {
+		if !slices.Contains(usage.Periods, uo.By) {
+			return optionErrorf("%s goes with %s day, week or month, not %s", m.flag("last"), m.flag("by"), uo.By)
+		}
+		if o.Last < 1 || o.Last > usage.MaxDays {
+			return optionErrorf("%s must be from 1 (this %s alone) to %d, not %d", m.flag("last"), uo.By, usage.MaxDays, o.Last)
+		}
+		if o.Window.Days > 0 {
+			return optionErrorf("%s and %s exclude each other", m.flag("last"), m.flag("days"))
+		}
+		uo.Last = o.Last
+	}
+	uo.Breakdown = o.Breakdown
+	if uo.Breakdown && (uo.By == "server" || uo.By == "tool" || uo.By == "model") {
+		return optionErrorf("%s goes with %s day, week, month, session or project, not %s", m.flag("breakdown"), m.flag("by"), uo.By)
+	}
+	return nil
 }
 
 // location is loc, or the zone tz names.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -50,6 +51,9 @@ Flags:
                      (or mcp-context-cost verify) re-derives it
   --name NAME        the server's name in the report (default: derived from
                      the file, or the server's own name)
+  --html FILE        also write the measurement as one self-contained HTML
+                     page: a treemap of the tools and their parts, the
+                     per-tool table
   --max-bytes SIZE   refuse inputs larger than SIZE (default 256M); memory
                      stays proportional to the input (about 3.5x at its
                      peak: 352 MB measured for a 100 MB tools list)
@@ -93,6 +97,7 @@ func runMeasure(env *Env, args []string) int {
 	jsonFlag := f.Bool("json", "")
 	outFlag := f.String("out", "", "")
 	nameFlag := f.String("name", "", "")
+	htmlFlag := f.String("html", "", "")
 	maxBytes := byteSize(measure.DefaultMaxBytes)
 	f.Var(&maxBytes, "max-bytes", "")
 	live := addLiveFlags(f)
@@ -111,6 +116,9 @@ func runMeasure(env *Env, args []string) int {
 	case len(pos) > 1:
 		return usageError(env, "measure", "measure takes one target, got %d", len(pos))
 	}
+	if f.Set("html") && *htmlFlag == "" {
+		return usageError(env, "measure", "--html takes a file name")
+	}
 	if code, ok := bl.prepare(env, "measure", true); !ok {
 		return code
 	}
@@ -126,7 +134,7 @@ func runMeasure(env *Env, args []string) int {
 		if *live.timeout <= 0 {
 			return usageError(env, "measure", "--timeout must be positive, such as 30s or 2m")
 		}
-		return measureLive(env, t, live, *nameFlag, *jsonFlag, *outFlag, bl)
+		return measureLive(env, t, live, *nameFlag, *jsonFlag, *outFlag, *htmlFlag, bl)
 	}
 	for _, fl := range []string{"header", "header-env", "env", "cwd", "timeout", "protocol-version", "transport", "once"} {
 		if f.Set(fl) {
@@ -181,10 +189,25 @@ func runMeasure(env *Env, args []string) int {
 	if err := addClaude(env, rep, name, capture.Tools, nil, spans, live); err != nil {
 		warnf(env, "%v", err)
 	}
+	if err := writeMeasureHTML(*htmlFlag, rep); err != nil {
+		return fail(env, err)
+	}
 	if bl.active() {
 		return bl.finishMeasure(env, rep, *jsonFlag)
 	}
 	return writeMeasureReport(env, rep, *jsonFlag)
+}
+
+// writeMeasureHTML writes the measurement's page to path ("" for none).
+func writeMeasureHTML(path string, rep *measure.Report) error {
+	if path == "" {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := render.MeasureHTML(&buf, rep); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, buf.Bytes())
 }
 
 func isURL(s string) bool {

@@ -185,7 +185,7 @@ func defaultLiveName(t app.Target) string {
 
 // measureLive measures a running server and reports like measure does for
 // files.
-func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool, out string, bl *baselineFlags) int {
+func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool, out, htmlOut string, bl *baselineFlags) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	display := t.Display()
@@ -217,6 +217,9 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 			if err := writeFile(out, f); err != nil {
 				return fail(env, err)
 			}
+		}
+		if err := writeMeasureHTML(htmlOut, measure.FailedReport(name, live.Status, live.Detail, src)); err != nil {
+			return fail(env, err)
 		}
 		if jsonOut && !bl.active() {
 			rep := measure.FailedReport(name, live.Status, live.Detail, src)
@@ -266,6 +269,9 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 		if err := writeFile(out, f); err != nil {
 			return fail(env, err)
 		}
+	}
+	if err := writeMeasureHTML(htmlOut, rep); err != nil {
+		return fail(env, err)
 	}
 	if bl.active() {
 		return bl.finishMeasure(env, rep, jsonOut)

@@ -32,8 +32,14 @@ measured from the measurement cache (launching nothing unless --launch).
 Output:
   --json                 the report as JSON (schema mcpcost.report/v1)
   --markdown             the report as Markdown
-  --html FILE            write the report as one self-contained HTML file
-                         (inline CSS, no script, no external asset)
+  --html FILE            write the report as one self-contained HTML file:
+                         a treemap of the definitions (config, server, tool,
+                         part; click to zoom), the findings by kind under a
+                         summary table, charts per day with their tables,
+                         sortable tables of servers, sessions and projects
+                         (inline CSS and SVG, one small inline script that
+                         sorts tables and shows a box's figures on a tap,
+                         nothing loaded)
 
 ` + runtimeFlagsUsage + `
 

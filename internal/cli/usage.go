@@ -14,8 +14,10 @@ func init() {
 	register(&Command{
 		Name:  "usage",
 		Short: "what the sessions you ran cost: requests, tokens, prices, per MCP server and tool",
-		Usage: `mcpcost usage [--by server|tool|session|day|model|project] [--split-agents] [--days N | --since DATE --until DATE]
-              [--project PATH] [--source claude|codex|all] [--tz ZONE] [--json | --markdown]
+		Usage: `mcpcost usage [--by server|tool|session|day|week|month|model|project] [--split-agents]
+              [--days N | --last N | --since DATE --until DATE] [--start-of-week DAY]
+              [--breakdown] [--order asc|desc] [--project PATH] [--source claude|codex|all]
+              [--tz ZONE] [--json | --markdown | --csv | --compact]
               [--db PATH] [--no-ingest] [--prices FILE] [--mode auto|calculate|display]
               [--claude-dir DIR]... [--codex-dir DIR]...
 
@@ -50,11 +52,25 @@ the transcript records (Codex shell commands), else from the call to its
 result as the agent logged them (this includes any wait for the user's
 permission). A Codex shell command that exits non-zero is an error. Arguments are never stored, only a keyed hash of them.
 
+By week and by month, the periods, tokens and costs equal ccusage's weekly
+and monthly reports: weeks start on Monday as in "ccusage weekly", or on
+Sunday with --source claude as in "ccusage claude weekly"; --start-of-week
+changes it. A week is named by its first day, a month as YYYY-MM.
+
 Flags:
-  --by DIM         server (default), tool, session, day, model or project
+  --by DIM         server (default), tool, session, day, week, month, model
+                   or project
   --split-agents   by session: older sub-agent files as sessions of their own
   --days N         the last N days, today included (in --tz); 1 to 36525,
                    0 or none for all history
+  --last N         by day, week or month: the last N periods, the current
+                   one included (1 is today, this week or this month)
+  --start-of-week DAY  by week: sunday, monday, ... (default: monday, or
+                   sunday with --source claude, as ccusage)
+  --breakdown      each day's, week's, month's, session's or project's
+                   figures per model, under it
+  --order O        asc (default: oldest first) or desc, by day, week, month
+                   or session
   --since DATE     from DATE (YYYY-MM-DD, YYYYMMDD or RFC 3339)
   --until DATE     to DATE, inclusive for a day; after --since
   --project P      one project: its full path or its folder's name
@@ -62,6 +78,9 @@ Flags:
   --tz ZONE        time zone for days and dates (default: local)
   --json           the report as JSON (schema mcpcost.usage/v1)
   --markdown       the report as Markdown
+  --csv            the rows as CSV, numbers unformatted (a breakdown's models
+                   as lines of their own, naming the model)
+  --compact        a narrow table: key, models, input, output, total, cost
   --db PATH        the usage store (default: in the user's data folder)
   --no-ingest      report from the store without reading transcripts
   --prices FILE    a price table: mcpcost's format, or LiteLLM's
@@ -94,6 +113,12 @@ func runUsage(env *Env, args []string) int {
 	tz := f.String("tz", "", "")
 	asJSON := f.Bool("json", "")
 	asMarkdown := f.Bool("markdown", "")
+	asCSV := f.Bool("csv", "")
+	compact := f.Bool("compact", "")
+	last := f.Int("last", 0, "")
+	startOfWeek := f.String("start-of-week", "", "")
+	breakdown := f.Bool("breakdown", "")
+	order := f.String("order", "", "")
 	dbPath := f.String("db", "", "")
 	noIngest := f.Bool("no-ingest", "")
 	pricesFile := f.String("prices", "", "")
@@ -107,8 +132,8 @@ func runUsage(env *Env, args []string) int {
 	if len(pos) > 0 || len(rest) > 0 {
 		return usageError(env, "usage", "usage takes no arguments (got %q)", append(pos, rest...)[0])
 	}
-	if *asJSON && *asMarkdown {
-		return usageError(env, "usage", "--json and --markdown exclude each other")
+	if forms := countTrue(*asJSON, *asMarkdown, *asCSV, *compact); forms > 1 {
+		return usageError(env, "usage", "--json, --markdown, --csv and --compact exclude each other")
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
@@ -120,6 +145,10 @@ func runUsage(env *Env, args []string) int {
 		Source:      *source,
 		Mode:        *mode,
 		SplitAgents: *splitAgents,
+		StartOfWeek: *startOfWeek,
+		Breakdown:   *breakdown,
+		Order:       *order,
+		Last:        *last,
 		PricesFile:  *pricesFile,
 		Store:       app.StoreOptions{NoIngest: *noIngest, Progress: env.Progress()},
 	})
@@ -138,6 +167,10 @@ func runUsage(env *Env, args []string) int {
 		err = render.JSON(env.Stdout, rep)
 	case *asMarkdown:
 		err = rep.WriteMarkdown(env.Stdout)
+	case *asCSV:
+		err = rep.WriteCSV(env.Stdout)
+	case *compact:
+		err = rep.WriteCompact(env.Stdout, env.Screen())
 	default:
 		err = rep.WriteText(env.Stdout, env.Screen())
 	}
@@ -148,6 +181,17 @@ func runUsage(env *Env, args []string) int {
 		hintf(env, "no Claude Code or Codex transcripts were found; name their folders with --claude-dir or --codex-dir")
 	}
 	return ExitOK
+}
+
+// countTrue counts the flags set among bs.
+func countTrue(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // reportIngest prints what the ingest could not do.

@@ -103,6 +103,7 @@ func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Optio
 		}
 	}
 	r.Configs = joinConfigs(static, d, o)
+	r.Timeline = timeline(d, r.Configs, o.Location)
 	r.ServersCalled = serversCalled(d.calls, r.Configs)
 
 	t := o.Thresholds

@@ -65,6 +65,9 @@ type ServerUse struct {
 	// estimated cost at the rates those requests paid.
 	CarriedTokens int64   `json:"carriedTokens"`
 	CarriedUSD    float64 `json:"carriedUsd"`
+	// Tools are its tools, heaviest first, with their parts: in the
+	// combined report only (Overview), not in the findings' JSON.
+	Tools []ToolSize `json:"tools,omitempty"`
 }
 
 // sourceOf is the transcript source of a client.

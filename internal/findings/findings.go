@@ -268,6 +268,9 @@ type Report struct {
 	// ServersCalled is every MCP server called in the window, configured
 	// in an audited config or not, most result tokens first.
 	ServersCalled []ServerCalls `json:"serversCalled"`
+	// Timeline is the window by day, session and project, for the
+	// combined report (Overview); not part of the findings' JSON.
+	Timeline *Timeline `json:"-"`
 }
 
 // ServerCalls is one MCP server's calls in the window.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/measure"
 )
 
 // ReportSchema is the version of the combined report's JSON.
@@ -30,6 +31,9 @@ type Overview struct {
 	// Offline is set when the configs were measured from the cache only.
 	Offline bool     `json:"offline"`
 	Notes   []string `json:"notes"`
+	// Timeline is the window by day, session and project (the charts'
+	// and tables' data).
+	Timeline
 }
 
 // NewOverview puts findings and the static audit they were computed from
@@ -48,6 +52,27 @@ func NewOverview(r *Report, static *audit.Report) *Overview {
 		Findings:      r.Findings,
 		Partial:       r.Partial,
 		Notes:         r.Notes,
+		Timeline:      Timeline{Days: []DayUse{}, Sessions: []SessionUse{}, Projects: []ProjectUse{}},
+	}
+	if r.Timeline != nil {
+		o.Timeline = *r.Timeline
+	}
+	if static != nil {
+		// Each measured server's tools and their parts, for the treemap,
+		// from the audited config the join was made of: on copies, so that
+		// the findings' report is not changed.
+		o.Configs = make([]ConfigUse, len(r.Configs))
+		for i, c := range r.Configs {
+			c.Servers = append([]ServerUse(nil), c.Servers...)
+			if ac := auditedConfig(static, c.ConfigRef); ac != nil {
+				for j := range c.Servers {
+					if j < len(ac.Servers) && ac.Servers[j].Name == c.Servers[j].Name {
+						c.Servers[j].Tools = toolSizes(ac.Servers[j].Tools)
+					}
+				}
+			}
+			o.Configs[i] = c
+		}
 	}
 	if static != nil {
 		o.ContextWindow = static.ContextWindow
@@ -58,4 +83,43 @@ func NewOverview(r *Report, static *audit.Report) *Overview {
 		}
 	}
 	return o
+}
+
+// ToolSize is one tool's definition tokens, with its parts'.
+type ToolSize struct {
+	Name   string         `json:"name"`
+	Tokens int            `json:"tokens"`
+	Parts  []measure.Part `json:"parts"`
+}
+
+func toolSizes(tools []measure.Tool) []ToolSize {
+	if len(tools) == 0 {
+		return nil
+	}
+	out := make([]ToolSize, len(tools))
+	for i, t := range tools {
+		parts := t.Parts
+		if parts == nil {
+			parts = []measure.Part{}
+		}
+		out[i] = ToolSize{Name: t.Name, Tokens: t.Tokens, Parts: parts}
+	}
+	return out
+}
+
+// auditedConfig is the session or config of the audit a join was made of.
+func auditedConfig(static *audit.Report, ref ConfigRef) *audit.Config {
+	for i := range static.Sessions {
+		c := &static.Sessions[i].Config
+		if c.Client == ref.Client && c.Path == ref.Path && c.Scope == ref.Scope {
+			return c
+		}
+	}
+	for i := range static.Configs {
+		c := &static.Configs[i]
+		if c.Client == ref.Client && c.Path == ref.Path && c.Scope == ref.Scope {
+			return c
+		}
+	}
+	return nil
 }

@@ -135,7 +135,10 @@ func TestHTTPClasses(t *testing.T) {
 			if !strings.Contains(r.Detail, tc.detail) {
 				t.Errorf("detail %q does not say %q", r.Detail, tc.detail)
 			}
-			if elapsed > tc.bound {
+			// Only a timeout's wall time is the behaviour under test (it
+			// ends at the budget, not a multiple of it); any other class
+			// is proved by its status, and a loaded machine stretches it.
+			if tc.status == StatusTimeout && elapsed > tc.bound {
 				t.Errorf("took %v, bound %v", elapsed, tc.bound)
 			}
 			if r.OK() && (r.First == nil || r.Second == nil) {

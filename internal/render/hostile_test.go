@@ -150,6 +150,7 @@ func TestHostileNames(t *testing.T) {
 		{"ReportText", false, func(b *bytes.Buffer) error { return ReportText(b, hostileOverview(), Screen{}) }},
 		{"ReportMarkdown", true, func(b *bytes.Buffer) error { return ReportMarkdown(b, hostileOverview()) }},
 		{"ReportHTML", false, func(b *bytes.Buffer) error { return ReportHTML(b, hostileOverview()) }},
+		{"MeasureHTML", false, func(b *bytes.Buffer) error { return MeasureHTML(b, hostileMeasure()) }},
 	}
 	for _, r := range renders {
 		t.Run(r.name, func(t *testing.T) {
@@ -169,8 +170,11 @@ func TestHostileNames(t *testing.T) {
 			if strings.HasSuffix(r.name, "Text") && !strings.Contains(out, `evil\x1b[2J\x1b[H\x1b]0;pwned\x07\rmcpcost: all servers OK\n\u202eevil\u2066\u2028`) {
 				t.Errorf("the escapes are not visible:\n%s", out)
 			}
-			if r.name == "ReportHTML" && strings.Contains(out, "<script>") {
-				t.Errorf("raw HTML from the data")
+			if strings.HasSuffix(r.name, "HTML") {
+				if strings.Count(out, "<script") != 1 || strings.Contains(out, "<script>alert") {
+					t.Errorf("raw HTML from the data")
+				}
+				checkPage(t, out)
 			}
 		})
 	}

@@ -1,9 +1,7 @@
 package render
 
 import (
-	_ "embed"
 	"fmt"
-	"html/template"
 	"io"
 	"strings"
 
@@ -203,49 +201,5 @@ func ReportMarkdown(w io.Writer, o *findings.Overview) error {
 	}
 	fmt.Fprintf(&b, "### Findings: %d high, %d warn, %d info\n\n", o.Counts.High, o.Counts.Warn, o.Counts.Info)
 	writeFindingsMarkdown(&b, o.Findings, "####")
-	return write(w, b.String())
-}
-
-//go:embed report.html.tmpl
-var reportHTML string
-
-var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"int":     func(n any) string { return num.Int(toInt(n)) },
-	"usd":     USD,
-	"upper":   strings.ToUpper,
-	"period":  periodWords,
-	"window":  windowLine,
-	"heading": configHeading,
-	"before":  beforeTyping,
-	"used":    usedWords,
-	"cells":   serverCells,
-	"agent":   agentName,
-	"yesno":   yesNo,
-	"saving":  savingWords,
-}).Parse(reportHTML))
-
-func toInt(n any) int {
-	switch v := n.(type) {
-	case int:
-		return v
-	case int64:
-		return int(v)
-	case *int:
-		if v != nil {
-			return *v
-		}
-	}
-	return 0
-}
-
-// ReportHTML writes the combined report as one self-contained HTML file:
-// inline CSS, no external assets, no script. html/template escapes the
-// data for HTML; [textsafe.Lines] then writes control and bidi characters
-// visibly, as everywhere else.
-func ReportHTML(w io.Writer, o *findings.Overview) error {
-	var b strings.Builder
-	if err := reportTemplate.Execute(&b, o); err != nil {
-		return err
-	}
 	return write(w, b.String())
 }

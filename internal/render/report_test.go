@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/findings"
+	"github.com/mcpcost/mcpcost/internal/measure"
 )
 
 // overview is a report with a config, a server called outside it, and
@@ -64,7 +65,32 @@ func overview() *findings.Overview {
 				EstimatedSaving: &findings.Saving{Tokens: 80, Assumption: "if reused; not priced"}},
 		},
 	}
-	return findings.NewOverview(r, &audit.Report{ContextWindow: 200_000, Problems: []audit.Problem{}})
+	r.Timeline = &findings.Timeline{
+		Days: []findings.DayUse{
+			{Day: "2026-11-27", Requests: 10, MainRequests: 10, Tokens: 210_000, Cost: 0.12, Models: []findings.ModelUse{{Model: "claude-sonnet-4-5", Tokens: 210_000, Cost: 0.12}},
+				MCPCalls: 10, Results: []findings.ServerTotal{{Server: "filesystem", Tokens: 300}}, CarriedTokens: 52_010, IdleTokens: 23_780},
+			{Day: "2026-11-28", Results: []findings.ServerTotal{}, Models: []findings.ModelUse{}},
+			{Day: "2026-11-29", Requests: 14, MainRequests: 14, Tokens: 380_000, Cost: 0.1951, Models: []findings.ModelUse{{Model: "claude-sonnet-4-5", Tokens: 300_000, Cost: 0.17}, {Model: "claude-haiku-4-5", Tokens: 80_000, Cost: 0.0251}},
+				MCPCalls: 16, Results: []findings.ServerTotal{{Server: "filesystem", Tokens: 456}, {Server: "github", Tokens: 120}}, CarriedTokens: 72_814, IdleTokens: 33_292},
+		},
+		Sessions: []findings.SessionUse{{Source: "claude", Session: "5e550000-0000-4000-8000-000000000000", Project: "/home/u/proj", Start: "2026-11-29T09:00:00Z", End: "2026-11-29T10:00:00Z", Requests: 14, Tokens: 380_000, Cost: 0.1951, MCPCalls: 16, ResultTokens: 576}},
+		Projects: []findings.ProjectUse{{Project: "/home/u/proj", Sessions: 3, Requests: 24, Tokens: 590_000, Cost: 0.3151, MCPCalls: 26, ResultTokens: 876}},
+	}
+	part := func(n ...int) []measure.Part {
+		names := []string{"name", "description", "inputSchema"}
+		var out []measure.Part
+		for i, v := range n {
+			out = append(out, measure.Part{Name: names[i], Tokens: v})
+		}
+		return out
+	}
+	static := &audit.Report{ContextWindow: 200_000, Problems: []audit.Problem{}, Configs: []audit.Config{{Client: "claude-code", Path: "/home/u/proj/.mcp.json", Scope: "project",
+		Servers: []audit.Server{
+			{Name: "filesystem", Tools: []measure.Tool{{Name: "read_text_file", Tokens: 1500, Parts: part(8, 900, 590)}, {Name: "write_file", Tokens: 1323, Parts: part(7, 700, 614)}}},
+			{Name: "memory", Tools: []measure.Tool{{Name: "create_entities", Tokens: 2000, Parts: part(8, 1200, 790)}, {Name: "read_graph", Tokens: 378, Parts: part(7, 300, 70)}}},
+			{Name: "remote"},
+		}}}}
+	return findings.NewOverview(r, static)
 }
 
 func golden(t *testing.T, name string, got []byte) {
@@ -105,20 +131,40 @@ func TestReportGolden(t *testing.T) {
 	}
 }
 
-// The HTML file stands alone: it parses, its elements balance, it holds
-// no script and loads nothing, and text is escaped.
+// The HTML file stands alone: it parses, its elements balance, its one
+// script is the page's own, it links only within itself, and text is
+// escaped.
 func TestReportHTML(t *testing.T) {
 	var b bytes.Buffer
 	if err := ReportHTML(&b, overview()); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
+	ids := checkPage(t, page)
+	for _, id := range []string{"idle-0123abcd", "rep-4567ef01", "tm", "tm-0", "servers", "findings-summary"} {
+		if !ids[id] {
+			t.Errorf("no element with id %s", id)
+		}
+	}
+	if !strings.Contains(page, "&lt;script&gt;") || !strings.Contains(page, "<style>") {
+		t.Error("the title is not escaped, or the CSS is not inline")
+	}
+}
+
+// checkPage parses an HTML page and fails when its elements do not
+// balance, it loads or links anything outside itself, it has an event
+// handler or a script other than the page's own, or one of its SVG
+// drawings is not well-formed XML. It returns the page's ids.
+func checkPage(t testing.TB, page string) map[string]bool {
+	t.Helper()
 	d := xml.NewDecoder(strings.NewReader(page))
 	d.Strict = false
 	d.AutoClose = xml.HTMLAutoClose
 	d.Entity = xml.HTMLEntity
 	var stack []string
 	ids := map[string]bool{}
+	var hrefs []string
+	scripts := 0
 	for {
 		tok, err := d.Token()
 		if errors.Is(err, io.EOF) {
@@ -131,17 +177,26 @@ func TestReportHTML(t *testing.T) {
 		case xml.StartElement:
 			name := strings.ToLower(e.Name.Local)
 			switch name {
-			case "script", "link", "img", "iframe", "object", "embed":
+			case "script":
+				scripts++
+			case "link", "img", "iframe", "object", "embed", "image", "use", "foreignobject", "base", "form":
 				t.Errorf("the page has a <%s> element", name)
 			}
 			for _, a := range e.Attr {
-				switch strings.ToLower(a.Name.Local) {
-				case "src", "href":
-					t.Errorf("the page loads %s", a.Value)
-				case "id":
+				switch k := strings.ToLower(a.Name.Local); {
+				case k == "src" || k == "srcset" || k == "action" || k == "formaction" || k == "style":
+					t.Errorf("the page has %s=%q", k, a.Value)
+				case k == "href":
+					if !strings.HasPrefix(a.Value, "#") {
+						t.Errorf("the page links outside itself: %s", a.Value)
+					}
+					hrefs = append(hrefs, a.Value[min(1, len(a.Value)):])
+				case k == "id":
+					if ids[a.Value] {
+						t.Errorf("two elements with id %q", a.Value)
+					}
 					ids[a.Value] = true
-				}
-				if strings.HasPrefix(strings.ToLower(a.Name.Local), "on") {
+				case strings.HasPrefix(k, "on"):
 					t.Errorf("the page has an event handler %s", a.Name.Local)
 				}
 			}
@@ -162,14 +217,42 @@ func TestReportHTML(t *testing.T) {
 	if len(stack) != 0 {
 		t.Errorf("unclosed elements: %v", stack)
 	}
-	for _, id := range []string{"idle-0123abcd", "rep-4567ef01"} {
-		if !ids[id] {
-			t.Errorf("no element with id %s", id)
+	if scripts != 1 || strings.Count(page, "<script>"+pageJS+"</script>") != 1 {
+		t.Errorf("%d scripts, want the page's one", scripts)
+	}
+	if !strings.Contains(page, `<meta http-equiv="Content-Security-Policy" content="default-src 'none';`) {
+		t.Error("no Content-Security-Policy that loads nothing")
+	}
+	for _, h := range hrefs {
+		if !ids[h] {
+			t.Errorf("a link to #%s, which is not in the page", h)
 		}
 	}
-	if !strings.Contains(page, "&lt;script&gt;") || !strings.Contains(page, "<style>") {
-		t.Error("the title is not escaped, or the CSS is not inline")
+	// Each SVG drawing is well-formed XML on its own.
+	for rest := page; ; {
+		i := strings.Index(rest, "<svg")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(rest[i:], "</svg>")
+		if j < 0 {
+			t.Fatal("an <svg> without its end")
+		}
+		svg := rest[i : i+j+len("</svg>")]
+		sd := xml.NewDecoder(strings.NewReader(svg))
+		sd.Entity = map[string]string{}
+		for {
+			_, err := sd.Token()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("an SVG drawing is not well-formed XML: %v\n%s", err, svg[:min(len(svg), 400)])
+			}
+		}
+		rest = rest[i+j:]
 	}
+	return ids
 }
 
 // A real browser renders the page: headless Chromium parses it (the DOM

@@ -8,7 +8,11 @@
 // once, where it meets the output format, with package textsafe: text with
 // [textsafe.Text] (table cells and wrapped paragraphs are escaped by
 // [Table.Write] and the wrapping helpers), Markdown with
-// [textsafe.Markdown] and [textsafe.Code], HTML with html/template. The
+// [textsafe.Markdown] and [textsafe.Code], HTML and SVG with one helper
+// (textsafe.Text, then HTML's five characters as references, then the two
+// characters XML forbids written visibly), through which every piece of
+// the pages ([PageStart], [WriteTable], [WriteBarChart], [Treemap]) writes
+// its text and attributes. The
 // helpers that phrase data into sentences return raw text, for each format
 // to escape. Every rendering then passes through [textsafe.Lines] (JSON
 // through [textsafe.JSON]) as it is written, a last guard.

@@ -145,6 +145,7 @@ func New(o Options) *mcp.Server {
 	s.addMeasure(srv)
 	s.addUsage(srv)
 	s.addFindings(srv)
+	s.addPrompts(srv)
 	srv.AddReceivingMiddleware(recoverPanics, escapeText, unknownToolAsToolError)
 	return srv
 }

@@ -429,6 +429,42 @@ func TestUsageTools(t *testing.T) {
 	if byDay.Since == "" || byDay.Requests != u.Requests {
 		t.Errorf("by day over all days: %+v", byDay)
 	}
+	// By week (from Monday) and by month, as the command line's: the rows
+	// add up to the totals.
+	for _, by := range []string{"week", "month"} {
+		var r UsageResult
+		text := call(t, cs, toolUsage, map[string]any{"by": by}, &r)
+		want, err := usage.Build(context.Background(), st, usage.Options{By: by, StartOfWeek: time.Monday, Source: "all", Location: time.UTC, Now: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		requests := 0
+		for i, row := range r.Rows {
+			requests += row.Requests
+			if i < len(want.Usage) && (row.Key != want.Usage[i].Key || row.Tokens != want.Usage[i].Tokens.Total) {
+				t.Errorf("by %s row %d: %+v, usage %+v", by, i, row, want.Usage[i])
+			}
+		}
+		if r.By != by || len(r.Rows) != len(want.Usage) || requests != u.Requests || !strings.Contains(text, "by "+by+":") {
+			t.Errorf("by %s: %+v\n%s", by, r, text)
+		}
+	}
+	// By block: Claude Code's billing blocks, newest first, Claude's
+	// requests all in them.
+	var byBlock UsageResult
+	text = call(t, cs, toolUsage, map[string]any{"by": "block"}, &byBlock)
+	claude := 0
+	for _, r := range f.manifest.Requests {
+		if r.Source == "claude" {
+			claude++
+		}
+	}
+	if byBlock.By != "block" || len(byBlock.Rows) < 2 || byBlock.Requests != claude || byBlock.Rows[0].Key < byBlock.Rows[1].Key {
+		t.Errorf("by block: %+v\n%s", byBlock, text)
+	}
+	if text := callErr(t, cs, toolUsage, map[string]any{"by": "block", "project": "x"}); !strings.Contains(text, "by block takes no project") {
+		t.Errorf("by block with a project: %s", text)
+	}
 
 	var recent SessionsResult
 	call(t, cs, toolRecent, map[string]any{"limit": 3}, &recent)
@@ -552,7 +588,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"no_such_tool", map[string]any{}, `unknown tool "no_such_tool"; this server has audit_config`},
 		{toolUsage, map[string]any{"days": "seven"}, "days"},
-		{toolUsage, map[string]any{"by": "week"}, "by must be one of server, tool, session, day, model, project"},
+		{toolUsage, map[string]any{"by": "fortnight"}, "by must be one of server, tool, session, day, week, month, model, project, block"},
 		{toolUsage, map[string]any{"days": -1}, "days must be from 0 (all history) to 36525 (100 years), not -1"},
 		{toolUsage, map[string]any{"days": json.RawMessage("1e18")}, "days must be from 0 (all history) to 36525 (100 years), not 1000000000000000000"},
 		{toolUsage, map[string]any{"days": int64(1e18)}, "days must be from 0 (all history) to 36525 (100 years), not 1000000000000000000"},
@@ -768,5 +804,42 @@ func TestIngestInterval(t *testing.T) {
 	_, later, _ := l.fresh(context.Background(), nil)
 	if later == first || later.Requests != 0 || later.Files != first.Files {
 		t.Errorf("after the interval: %+v (first %+v)", later, first)
+	}
+}
+
+// TestPrompts: the prompts for the common questions are listed, each
+// names only tools this server has, and takes no arguments.
+func TestPrompts(t *testing.T) {
+	f := newFixture(t, false)
+	cs, _ := connect(t, f.opts)
+	ctx := context.Background()
+	list, err := cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Prompts) != len(prompts) {
+		t.Fatalf("%d prompts, want %d", len(list.Prompts), len(prompts))
+	}
+	for _, p := range list.Prompts {
+		got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: p.Name})
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		text := got.Messages[0].Content.(*mcp.TextContent).Text
+		named := 0
+		for name := range toolNames {
+			if strings.Contains(text, name) {
+				named++
+			}
+		}
+		if named == 0 || p.Title == "" || p.Description == "" {
+			t.Errorf("%s: names %d tools: %s", p.Name, named, text)
+		}
+		if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: p.Name, Arguments: map[string]string{"x": "1"}}); err == nil {
+			t.Errorf("%s takes an argument", p.Name)
+		}
+	}
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "nope"}); err == nil {
+		t.Error("an unknown prompt is answered")
 	}
 }

@@ -75,8 +75,8 @@ type UsageResult struct {
 	Notes []string `json:"notes"`
 }
 
-// Row is one group: a server, a server's tool, a session, a day, a model or
-// a project.
+// Row is one group: a server, a server's tool, a session, a day, a week
+// (its Monday), a month (YYYY-MM), a model or a project.
 type Row struct {
 	Key          string   `json:"key"`
 	Requests     int      `json:"requests,omitempty"`
@@ -208,12 +208,15 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 	if in.By == "" {
 		in.By = "server"
 	}
+	if in.By == "block" {
+		return s.blockSummary(ctx, req, in)
+	}
 	valid := false
 	for _, d := range usage.Dimensions {
 		valid = valid || d == in.By
 	}
 	if !valid {
-		return nil, nil, fmt.Errorf("by must be one of %s, not %q", strings.Join(usage.Dimensions, ", "), in.By)
+		return nil, nil, fmt.Errorf("by must be one of %s, block, not %q", strings.Join(usage.Dimensions, ", "), in.By)
 	}
 	limit, err := limitOr(in.Limit, 20)
 	if err != nil {
@@ -243,6 +246,66 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	for _, u := range rep.Usage {
 		out.Rows = append(out.Rows, Row{Key: u.Key, Requests: u.Requests, Tokens: u.Tokens.Total, Cost: roundCost(u.Cost), Calls: u.ToolCalls, ResultTokens: u.ResultTokens})
+	}
+	if len(out.Rows) > limit {
+		out.More = len(out.Rows) - limit
+		out.Rows = out.Rows[:limit]
+	}
+	return textResult(usageText(out)), out, nil
+}
+
+// blockSummary is usage_summary by block: Claude Code's 5-hour billing
+// blocks of the period, newest first, gaps left out, a row each (keyed by
+// its start, RFC 3339 in UTC, the active one marked), and the active
+// block's burn rate and projection in the notes.
+func (s *server) blockSummary(ctx context.Context, req *mcp.CallToolRequest, in usageIn) (*mcp.CallToolResult, *UsageResult, error) {
+	if in.Project != "" {
+		return nil, nil, fmt.Errorf("by block takes no project: a billing block holds every project's requests")
+	}
+	limit, err := limitOr(in.Limit, 20)
+	if err != nil {
+		return nil, nil, err
+	}
+	var notes []string
+	rep, _, err := s.m.Blocks(ctx, app.BlocksOptions{Window: usage.WindowArgs{Days: in.Days}, Location: s.o.Location, Order: "desc",
+		TokenLimit: "max", Store: s.store(req, &notes)})
+	if err != nil {
+		return nil, nil, queryError(err)
+	}
+	out := &UsageResult{Schema: UsageSchema, By: "block", Rows: []Row{}, Notes: notes}
+	if len(rep.Blocks) > 0 && in.Days > 0 {
+		out.Since = rep.Blocks[len(rep.Blocks)-1].StartTime.Format(time.RFC3339)
+	}
+	var total float64
+	for _, b := range rep.Blocks {
+		if b.IsGap {
+			continue
+		}
+		key := b.StartTime.UTC().Format(time.RFC3339)
+		if b.IsActive {
+			key += " (active)"
+			if br, p := b.BurnRate, b.Projection; br != nil && p != nil {
+				n := fmt.Sprintf("active block: %s tokens a minute, $%.2f an hour; projected %s tokens, $%.2f by its end in %s",
+					num.Int(int64(br.TokensPerMinute+0.5)), br.CostPerHour, num.Int(p.TotalTokens), p.TotalCost, num.Count(int(p.RemainingMinutes), "minute"))
+				if st := b.TokenLimitStatus; st != nil {
+					n += fmt.Sprintf(", %.0f%% of the largest earlier block (%s)", st.PercentUsed, st.Status)
+				}
+				out.Notes = append(out.Notes, n)
+			}
+		}
+		cost := round(b.CostUSD)
+		total += b.CostUSD
+		out.Requests += b.Entries
+		out.Tokens += b.TotalTokens
+		out.ToolCalls += b.ToolCalls
+		out.ResultTokens += b.ResultTokens
+		out.MCPResultTokens += b.MCPResultTokens
+		out.Rows = append(out.Rows, Row{Key: key, Requests: b.Entries, Tokens: b.TotalTokens, Cost: &cost, Calls: b.ToolCalls, ResultTokens: b.ResultTokens})
+	}
+	t := round(total)
+	out.Cost = &t
+	if len(rep.Unpriced) > 0 {
+		out.Notes = append(out.Notes, "no price for "+strings.Join(rep.Unpriced, ", ")+": not in the cost")
 	}
 	if len(out.Rows) > limit {
 		out.More = len(out.Rows) - limit
@@ -281,7 +344,7 @@ func usageText(u *UsageResult) string {
 		render.Int(u.ToolCalls), render.Int(int(u.ResultTokens)), render.Int(int(u.MCPResultTokens)))
 	fmt.Fprintf(&b, "by %s:\n", u.By)
 	for _, r := range u.Rows {
-		if r.Requests > 0 || u.By == "session" || u.By == "day" || u.By == "model" || u.By == "project" {
+		if r.Requests > 0 || (u.By != "server" && u.By != "tool") {
 			fmt.Fprintf(&b, "  %s: %s, %s tokens, %s, %s, results %s tokens\n", textsafe.Text(r.Key), num.Count(r.Requests, "request"), render.Int(int(r.Tokens)), usd(r.Cost), num.Count(r.Calls, "tool call"), render.Int(int(r.ResultTokens)))
 			continue
 		}

@@ -35,8 +35,8 @@ func rolledUp(o Options) bool {
 // in one day of the report: always, but in a time zone whose offset is
 // not a whole number of quarter hours.
 func rollupDay(o Options, bucket int64) bool {
-	if o.By != "day" {
-		return true
+	if o.By != "day" && o.By != "week" && o.By != "month" {
+		return true // weeks and months start at midnight too
 	}
 	first := time.UnixMilli(bucket).In(o.Location)
 	last := time.UnixMilli(bucket + store.RollupBucket.Milliseconds() - 1).In(o.Location)

@@ -27,7 +27,11 @@ type table struct {
 	total []string
 }
 
-func (r *Report) table() table {
+func (r *Report) table() table { return r.tableOf(false) }
+
+// tableOf is the main table; compact keeps a group's key, input,
+// output, total and cost, for narrow terminals as ccusage's --compact.
+func (r *Report) tableOf(compact bool) table {
 	R, L := render.Right, render.Left
 	var t table
 	switch r.By {
@@ -119,6 +123,23 @@ func (r *Report) table() table {
 				row = append(row, render.Int(u.ToolCalls), render.Int(int(u.ResultTokens)))
 			}
 			t.rows = append(t.rows, row)
+			// A breakdown's models under their group, in the same columns.
+			for _, b := range u.Breakdown {
+				mrow := make([]string, len(t.header))
+				mrow[0] = "  - " + b.Model
+				at := slices.Index(t.header, "REQUESTS")
+				cells := []string{render.Int(b.Requests), render.Int(int(b.Tokens.Input)), render.Int(int(b.Tokens.Output))}
+				if reasoning {
+					cells = append(cells, render.Int(int(b.Tokens.Reasoning)))
+				}
+				cells = append(cells, render.Int(int(b.Tokens.CacheWrite5m+b.Tokens.CacheWrite1h)), render.Int(int(b.Tokens.CacheRead)),
+					render.Int(int(b.Tokens.Total)), cost(b.Cost, b.CostPartial))
+				copy(mrow[at:], cells)
+				t.rows = append(t.rows, mrow)
+			}
+		}
+		if compact {
+			t = t.keep(0, "INPUT", "OUTPUT", "TOTAL", "COST")
 		}
 		if len(r.Usage) > 0 {
 			tt := r.Totals
@@ -139,6 +160,32 @@ func (r *Report) table() table {
 		}
 	}
 	return t
+}
+
+// keep is t with its first columns (up to lead) and the columns named.
+func (t table) keep(lead int, names ...string) table {
+	var cols []int
+	for i := 0; i <= lead; i++ {
+		cols = append(cols, i)
+	}
+	for _, n := range names {
+		if i := slices.Index(t.header, n); i >= 0 {
+			cols = append(cols, i)
+		}
+	}
+	var k table
+	for _, c := range cols {
+		k.header = append(k.header, t.header[c])
+		k.align = append(k.align, t.align[c])
+	}
+	for _, row := range t.rows {
+		var kr []string
+		for _, c := range cols {
+			kr = append(kr, row[c])
+		}
+		k.rows = append(k.rows, kr)
+	}
+	return k
 }
 
 // short shortens a session id to its first 8 characters; an older
@@ -202,7 +249,14 @@ func (r *Report) summary() []string {
 	if src == "" {
 		src = r.Source
 	}
-	head := fmt.Sprintf("Usage by %s, %s (%s), %s", r.By, r.period(), r.Timezone, src)
+	by := r.By
+	if r.StartOfWeek != "" {
+		by += " (from " + strings.ToUpper(r.StartOfWeek[:1]) + r.StartOfWeek[1:] + ")"
+	}
+	if r.Last > 0 {
+		by += ", the last " + num.Count(r.Last, r.By)
+	}
+	head := fmt.Sprintf("Usage by %s, %s (%s), %s", by, r.period(), r.Timezone, src)
 	if r.Project != "" {
 		head += ", project " + r.Project
 	}
@@ -255,7 +309,14 @@ func (r *Report) notes() []string {
 
 // WriteText prints the report for a terminal, fitted to its width and in
 // colour when it has it.
-func (r *Report) WriteText(w io.Writer, s render.Screen) error {
+func (r *Report) WriteText(w io.Writer, s render.Screen) error { return r.writeText(w, s, false) }
+
+// WriteCompact prints the report for a narrow terminal: by day, week,
+// month, session, model or project, each group's key, input, output,
+// total and cost (by server and tool, as WriteText).
+func (r *Report) WriteCompact(w io.Writer, s render.Screen) error { return r.writeText(w, s, true) }
+
+func (r *Report) writeText(w io.Writer, s render.Screen, compact bool) error {
 	var b strings.Builder
 	for i, l := range r.summary() {
 		indent := "  "
@@ -267,7 +328,7 @@ func (r *Report) WriteText(w io.Writer, s render.Screen) error {
 		}
 	}
 	b.WriteString("\n")
-	t := r.table()
+	t := r.tableOf(compact)
 	if len(t.rows) == 0 {
 		b.WriteString("Nothing in this period.\n")
 	} else {

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,7 +29,14 @@ import (
 const Schema = "mcpcost.usage/v1"
 
 // Dimensions a report can be grouped by.
-var Dimensions = []string{"server", "tool", "session", "day", "model", "project"}
+var Dimensions = []string{"server", "tool", "session", "day", "week", "month", "model", "project"}
+
+// Periods are the dimensions whose rows are periods of time, in order:
+// they take Options.Last and Options.Order.
+var Periods = []string{"day", "week", "month"}
+
+// Orders are the orders of rows in time (Options.Order).
+var Orders = []string{"asc", "desc"}
 
 // Options select and group what a report covers.
 type Options struct {
@@ -54,6 +62,20 @@ type Options struct {
 	// its own, keyed by the file's name, as ccusage lists them, instead of
 	// adding it to the session that started it.
 	SplitAgents bool
+	// StartOfWeek is the first day of a week, by week. ccusage's unified
+	// weekly report starts weeks on Monday and its Claude report ("ccusage
+	// claude weekly") on Sunday unless told otherwise; the caller picks.
+	StartOfWeek time.Weekday
+	// Breakdown adds each row's figures per model (UsageRow.Breakdown), by
+	// day, week, month, session and project.
+	Breakdown bool
+	// Order is "asc" (the default: oldest first) or "desc", for rows in
+	// time (by day, week, month and session).
+	Order string
+	// Last keeps the last Last periods, the current one included (1 is
+	// today, this week or this month at Now in Location), by day, week or
+	// month; 0 for no such bound. It narrows Since, never widens it.
+	Last int
 
 	// rows reads the store's rows even where its rollups would answer
 	// (for tests, which check that both give the same report).
@@ -109,10 +131,16 @@ type Report struct {
 	Project     string    `json:"project,omitempty"`
 	// SplitAgents is set when older sub-agent files are sessions of their
 	// own (Options.SplitAgents).
-	SplitAgents bool      `json:"splitAgents,omitempty"`
-	Prices      PriceInfo `json:"prices"`
-	Mode        string    `json:"mode"`
-	Totals      Totals    `json:"totals"`
+	SplitAgents bool `json:"splitAgents,omitempty"`
+	// StartOfWeek names the first day of a week ("monday"), by week.
+	StartOfWeek string `json:"startOfWeek,omitempty"`
+	// Order is "desc" when the rows run newest first; omitted for "asc".
+	Order string `json:"order,omitempty"`
+	// Last is the number of periods kept (Options.Last), when bounded.
+	Last   int       `json:"last,omitempty"`
+	Prices PriceInfo `json:"prices"`
+	Mode   string    `json:"mode"`
+	Totals Totals    `json:"totals"`
 	// Usage rows, for by day, session, model and project.
 	Usage []UsageRow `json:"usage,omitempty"`
 	// Tools rows, for by server and tool.
@@ -172,6 +200,19 @@ type UsageRow struct {
 	// Tool calls in the group, and their result tokens.
 	ToolCalls    int   `json:"toolCalls"`
 	ResultTokens int64 `json:"resultTokens"`
+	// Breakdown is the group's figures per model (Options.Breakdown):
+	// the costliest first.
+	Breakdown []ModelRow `json:"breakdown,omitempty"`
+}
+
+// ModelRow is one model's part of a group.
+type ModelRow struct {
+	Model       string   `json:"model"`
+	Requests    int      `json:"requests"`
+	Tokens      Tokens   `json:"tokens"`
+	Cost        *float64 `json:"cost"`
+	CostPartial bool     `json:"costPartial,omitempty"`
+	Unpriced    int      `json:"unpriced,omitempty"`
 }
 
 // ToolRow is one MCP server (or the built-in tools), or one tool.
@@ -228,6 +269,35 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Report, error) {
 	if !validMode(o.Mode) {
 		return nil, fmt.Errorf("unknown mode %q (want one of %s)", o.Mode, strings.Join(Modes, ", "))
 	}
+	if o.Order == "" {
+		o.Order = "asc"
+	}
+	if !slices.Contains(Orders, o.Order) {
+		return nil, fmt.Errorf("unknown order %q (want asc or desc)", o.Order)
+	}
+	if o.Order == "desc" && !inTime(o.By) {
+		return nil, fmt.Errorf("an order goes with rows in time (by %s or session), not by %s", strings.Join(Periods, ", "), o.By)
+	}
+	if o.Last < 0 || o.Last > MaxDays {
+		return nil, fmt.Errorf("the last periods must be from 1 to %d, not %d", MaxDays, o.Last)
+	}
+	if o.Last > 0 {
+		if !slices.Contains(Periods, o.By) {
+			return nil, fmt.Errorf("the last periods go with rows by %s, not by %s", strings.Join(Periods, ", "), o.By)
+		}
+		if from := PeriodStart(o.By, o.Now, o.Location, o.StartOfWeek, o.Last); from.After(o.Since) {
+			o.Since = from
+		}
+		if !o.Until.IsZero() && !o.Since.Before(o.Until) {
+			o.Until = o.Since // an empty window: nothing in it
+		}
+	}
+	if o.StartOfWeek < time.Sunday || o.StartOfWeek > time.Saturday {
+		return nil, fmt.Errorf("unknown first day of the week %d", o.StartOfWeek)
+	}
+	if o.Breakdown && (o.By == "server" || o.By == "tool" || o.By == "model") {
+		return nil, fmt.Errorf("a breakdown per model goes with rows by day, week, month, session or project, not by %s", o.By)
+	}
 	r := &Report{
 		Schema:      Schema,
 		GeneratedAt: o.Now.UTC(),
@@ -238,8 +308,15 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Report, error) {
 		SplitAgents: o.SplitAgents && o.By == "session",
 		Prices:      PriceInfo{Updated: o.Prices.Updated, File: o.Prices.File, Sources: o.Prices.Sources},
 		Mode:        o.Mode,
+		Last:        o.Last,
 		Usage:       []UsageRow{},
 		Tools:       []ToolRow{},
+	}
+	if o.By == "week" {
+		r.StartOfWeek = strings.ToLower(o.StartOfWeek.String())
+	}
+	if o.Order == "desc" {
+		r.Order = "desc"
 	}
 	if !o.Since.IsZero() {
 		r.Since = o.Since.In(o.Location).Format(time.RFC3339)
@@ -269,6 +346,56 @@ func validMode(m string) bool {
 	return false
 }
 
+// requestTokens are a stored request's counts and their total; false for
+// a request stored by an older mcpcost with a negative count, which no
+// report counts.
+func requestTokens(x store.Request) (Tokens, bool) {
+	t := Tokens{Input: x.Input, Output: x.Output, CacheWrite5m: x.CacheWrite5m, CacheWrite1h: x.CacheWrite1h, CacheRead: x.CacheRead, Reasoning: x.Reasoning}
+	if t.Input < 0 || t.Output < 0 || t.CacheWrite5m < 0 || t.CacheWrite1h < 0 || t.CacheRead < 0 {
+		return t, false
+	}
+	t.Total = addTokens(addTokens(addTokens(addTokens(t.Input, t.Output), t.CacheWrite5m), t.CacheWrite1h), t.CacheRead)
+	return t, true
+}
+
+// pricer finds requests' costs in one mode, looking a model's price up
+// once rather than per request.
+type pricer struct {
+	prices *Prices
+	mode   string
+	models map[string]modelPrice
+}
+
+type modelPrice struct {
+	mp ModelPrice
+	ok bool
+}
+
+func newPricer(p *Prices, mode string) *pricer {
+	return &pricer{prices: p, mode: mode, models: map[string]modelPrice{}}
+}
+
+// cost is x's cost (tokens t) and whether it has one: the cost recorded in
+// its line (recorded) unless in calculate mode, else from the price table
+// unless in display mode.
+func (p *pricer) cost(x store.Request, t Tokens) (usd float64, ok, recorded bool) {
+	if x.CostUSD != nil && p.mode != "calculate" {
+		return *x.CostUSD, true, true
+	}
+	if p.mode == "display" {
+		return 0, false, false
+	}
+	pr, seen := p.models[x.Model]
+	if !seen {
+		pr.mp, _, pr.ok = p.prices.Lookup(x.Model)
+		p.models[x.Model] = pr
+	}
+	if !pr.ok {
+		return 0, false, false
+	}
+	return pr.mp.Cost(t, x.Speed == "fast"), true, false
+}
+
 // costSum adds up the costs of a group's requests.
 type costSum struct {
 	usd      float64
@@ -296,6 +423,9 @@ func (c costSum) result() (*float64, bool) {
 	v := roundCost(c.usd)
 	return &v, c.unpriced > 0
 }
+
+// inTime says whether rows by by run in time, and so take an order.
+func inTime(by string) bool { return by == "session" || slices.Contains(Periods, by) }
 
 func validBy(by string) bool {
 	for _, d := range Dimensions {
@@ -345,6 +475,14 @@ type usageAcc struct {
 	unpriced map[string]bool
 	// A model's price, looked up once per model rather than per request.
 	priced map[string]price
+	// breakdown is each group's part per model (Options.Breakdown).
+	breakdown map[string]map[string]*modelAgg
+}
+
+// modelAgg is one model's part of a group.
+type modelAgg struct {
+	row  ModelRow
+	cost costSum
 }
 
 type price struct {
@@ -354,7 +492,8 @@ type price struct {
 
 func newUsageAcc(o Options, r *Report) *usageAcc {
 	return &usageAcc{o: o, r: r, groups: map[string]*UsageRow{}, costs: map[string]*costSum{}, models: map[string]map[string]bool{},
-		parents: map[string]string{}, sessions: map[string]bool{}, unpriced: map[string]bool{}, priced: map[string]price{}}
+		parents: map[string]string{}, sessions: map[string]bool{}, unpriced: map[string]bool{}, priced: map[string]price{},
+		breakdown: map[string]map[string]*modelAgg{}}
 }
 
 // requests are n requests of one group (nonzero of them with tokens)
@@ -426,6 +565,21 @@ func (a *usageAcc) add(x requests) {
 	g.Tokens.add(t)
 	a.costs[key].add(cost, ok, x.n, x.nonzero)
 	a.models[key][x.model] = true
+	if o.Breakdown {
+		b := a.breakdown[key]
+		if b == nil {
+			b = map[string]*modelAgg{}
+			a.breakdown[key] = b
+		}
+		ma := b[x.model]
+		if ma == nil {
+			ma = &modelAgg{row: ModelRow{Model: displayModel(x.model)}}
+			b[x.model] = ma
+		}
+		ma.row.Requests += x.n
+		ma.row.Tokens.add(t)
+		ma.cost.add(cost, ok, x.n, x.nonzero)
+	}
 }
 
 // finish fills in the report's totals and usage rows.
@@ -445,6 +599,13 @@ func (a *usageAcc) finish(sessions map[string]sessionInfo) {
 		sort.Strings(g.Models)
 		g.Cost, g.CostPartial = a.costs[key].result()
 		g.Unpriced = a.costs[key].unpriced
+		for _, ma := range a.breakdown[key] {
+			mr := ma.row
+			mr.Cost, mr.CostPartial = ma.cost.result()
+			mr.Unpriced = ma.cost.unpriced
+			g.Breakdown = append(g.Breakdown, mr)
+		}
+		sortUsage("model", g.Breakdown)
 		if o.By == "session" {
 			src, id, _ := strings.Cut(key, ":")
 			if parent, ok := a.parents[key]; ok {
@@ -462,6 +623,9 @@ func (a *usageAcc) finish(sessions map[string]sessionInfo) {
 		r.Usage = append(r.Usage, *g)
 	}
 	sortUsage(o.By, r.Usage)
+	if o.Order == "desc" {
+		slices.Reverse(r.Usage)
+	}
 }
 
 // usageRows sums the requests from the store's rollups where they answer
@@ -515,6 +679,10 @@ func groupKey(o Options, src, sess, model, project string, ts int64) string {
 	switch o.By {
 	case "day":
 		return time.UnixMilli(ts).In(o.Location).Format("2006-01-02")
+	case "week":
+		return WeekStart(time.UnixMilli(ts), o.Location, o.StartOfWeek).Format("2006-01-02")
+	case "month":
+		return time.UnixMilli(ts).In(o.Location).Format("2006-01")
 	case "session":
 		return src + ":" + sess
 	case "model":
@@ -528,25 +696,42 @@ func groupKey(o Options, src, sess, model, project string, ts int64) string {
 	return ""
 }
 
-func sortUsage(by string, rows []UsageRow) {
+// row is what sortUsage sorts by: a group's or a model's key, first and
+// figures.
+type row interface {
+	sortKey() (key string, first *time.Time, cost *float64, total int64)
+}
+
+func (u UsageRow) sortKey() (string, *time.Time, *float64, int64) {
+	return u.Key, u.First, u.Cost, u.Tokens.Total
+}
+
+func (m ModelRow) sortKey() (string, *time.Time, *float64, int64) {
+	return m.Model, nil, m.Cost, m.Tokens.Total
+}
+
+// sortUsage sorts rows by time (by day, week, month or session) or, for
+// the other groupings and a breakdown's models, the costliest first.
+func sortUsage[R row](by string, rows []R) {
 	sort.Slice(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
+		ak, af, ac, at := rows[i].sortKey()
+		bk, bf, bc, bt := rows[j].sortKey()
 		switch by {
-		case "day":
-			return a.Key < b.Key
+		case "day", "week", "month":
+			return ak < bk
 		case "session":
-			if a.First != nil && b.First != nil && !a.First.Equal(*b.First) {
-				return a.First.Before(*b.First)
+			if af != nil && bf != nil && !af.Equal(*bf) {
+				return af.Before(*bf)
 			}
-			return a.Key < b.Key
+			return ak < bk
 		}
-		if ca, cb := costOf(a.Cost), costOf(b.Cost); ca != cb {
+		if ca, cb := costOf(ac), costOf(bc); ca != cb {
 			return ca > cb
 		}
-		if a.Tokens.Total != b.Tokens.Total {
-			return a.Tokens.Total > b.Tokens.Total
+		if at != bt {
+			return at > bt
 		}
-		return a.Key < b.Key
+		return ak < bk
 	})
 }
 

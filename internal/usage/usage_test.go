@@ -131,6 +131,13 @@ func TestGolden(t *testing.T) {
 		{"project", usage.Options{By: "project", Project: "infra"}, "text"},
 		{"period", usage.Options{By: "day", Since: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)}, "text"},
 		{"tz", usage.Options{By: "day", Location: time.FixedZone("UTC+9", 9*3600)}, "text"},
+		{"week", usage.Options{By: "week", StartOfWeek: time.Monday, Breakdown: true}, "text"},
+		{"week_sunday_desc", usage.Options{By: "week", StartOfWeek: time.Sunday, Order: "desc"}, "markdown"},
+		{"month_compact", usage.Options{By: "month", Breakdown: true}, "compact"},
+		{"week_csv", usage.Options{By: "week", StartOfWeek: time.Monday, Breakdown: true}, "csv"},
+		{"session_csv", usage.Options{By: "session", Source: "codex"}, "csv"},
+		{"tool_csv", usage.Options{By: "tool"}, "csv"},
+		{"day_last", usage.Options{By: "day", Last: 30, Breakdown: true}, "json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := tc.o
@@ -148,6 +155,10 @@ func TestGolden(t *testing.T) {
 				err = rep.WriteText(&b, render.Screen{})
 			case "markdown":
 				err = rep.WriteMarkdown(&b)
+			case "compact":
+				err = rep.WriteCompact(&b, render.Screen{})
+			case "csv":
+				err = rep.WriteCSV(&b)
 			case "json":
 				err = render.JSON(&b, rep)
 			}
@@ -177,6 +188,112 @@ func TestBuildRejectsUnknownGrouping(t *testing.T) {
 	s, _ := smallStore(t)
 	if _, err := usage.Build(context.Background(), s, usage.Options{By: "color"}); err == nil || !strings.Contains(err.Error(), "color") {
 		t.Errorf("err = %v", err)
+	}
+	for _, tc := range []struct {
+		o    usage.Options
+		want string
+	}{
+		{usage.Options{By: "day", Order: "up"}, `unknown order "up"`},
+		{usage.Options{By: "server", Order: "desc"}, "not by server"},
+		{usage.Options{By: "model", Last: 2}, "not by model"},
+		{usage.Options{By: "week", Last: -1}, "from 1 to 36525, not -1"},
+		{usage.Options{By: "week", Last: usage.MaxDays + 1}, "not 36526"},
+		{usage.Options{By: "tool", Breakdown: true}, "not by tool"},
+		{usage.Options{By: "week", StartOfWeek: 7}, "first day of the week 7"},
+	} {
+		if _, err := usage.Build(context.Background(), s, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err = %v, want %q", tc.o, err, tc.want)
+		}
+	}
+}
+
+// TestPeriods checks the reports by week and month against the
+// generator's record of every request: each period holds the requests of
+// its days, the rows add up to the totals, a breakdown's models add up to
+// their period, --last keeps the periods from the one it names, and desc
+// is asc reversed.
+func TestPeriods(t *testing.T) {
+	s, m := smallStore(t)
+	loc := time.FixedZone("UTC-11", -11*3600) // the small tree's late evenings fall on the day before
+	for _, tc := range []struct {
+		by    string
+		first time.Weekday
+		key   func(time.Time) string
+	}{
+		{"week", time.Monday, func(t time.Time) string { return usage.WeekStart(t, loc, time.Monday).Format("2006-01-02") }},
+		{"week", time.Sunday, func(t time.Time) string { return usage.WeekStart(t, loc, time.Sunday).Format("2006-01-02") }},
+		{"week", time.Tuesday, func(t time.Time) string { return usage.WeekStart(t, loc, time.Tuesday).Format("2006-01-02") }},
+		{"month", 0, func(t time.Time) string { return t.In(loc).Format("2006-01") }},
+	} {
+		t.Run(tc.by+"-"+tc.first.String(), func(t *testing.T) {
+			want := map[string]int64{}
+			for _, r := range m.Requests {
+				want[tc.key(r.Time)] += r.Input + r.Output + r.Cache5m + r.Cache1h + r.CacheRead
+			}
+			o := usage.Options{By: tc.by, StartOfWeek: tc.first, Location: loc, Now: fixedNow, Breakdown: true}
+			rep, err := usage.Build(context.Background(), s, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Usage) != len(want) || len(want) < 2 {
+				t.Errorf("%d rows, want %d", len(rep.Usage), len(want))
+			}
+			var sum int64
+			for i, u := range rep.Usage {
+				if u.Tokens.Total != want[u.Key] {
+					t.Errorf("%s: %d tokens, want %d", u.Key, u.Tokens.Total, want[u.Key])
+				}
+				if i > 0 && rep.Usage[i-1].Key >= u.Key {
+					t.Errorf("%s after %s", u.Key, rep.Usage[i-1].Key)
+				}
+				var parts int64
+				var cost float64
+				for _, b := range u.Breakdown {
+					parts += b.Tokens.Total
+					cost += *b.Cost
+				}
+				if parts != u.Tokens.Total || math.Abs(cost-*u.Cost) > 1e-6 {
+					t.Errorf("%s: the models add up to %d tokens $%f, the period %d $%f", u.Key, parts, cost, u.Tokens.Total, *u.Cost)
+				}
+				sum += u.Tokens.Total
+			}
+			if sum != rep.Totals.Tokens.Total {
+				t.Errorf("rows %d, totals %d", sum, rep.Totals.Tokens.Total)
+			}
+			o.Order = "desc"
+			desc, err := usage.Build(context.Background(), s, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, u := range desc.Usage {
+				if u.Key != rep.Usage[len(rep.Usage)-1-i].Key {
+					t.Errorf("desc row %d is %s", i, u.Key)
+				}
+			}
+			// The last periods: those from the start of the one Last names.
+			o.Order = ""
+			for n := 1; n <= 6; n++ {
+				o.Last = n
+				last, err := usage.Build(context.Background(), s, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				from := tc.key(usage.PeriodStart(tc.by, fixedNow, loc, tc.first, n))
+				var keep []string
+				for _, u := range rep.Usage {
+					if u.Key >= from {
+						keep = append(keep, u.Key)
+					}
+				}
+				var got []string
+				for _, u := range last.Usage {
+					got = append(got, u.Key)
+				}
+				if strings.Join(got, " ") != strings.Join(keep, " ") {
+					t.Errorf("last %d: %v, want %v", n, got, keep)
+				}
+			}
+		})
 	}
 }
 
@@ -339,5 +456,80 @@ func TestTokenSumsSaturate(t *testing.T) {
 	}
 	if c := rep.Totals.Cost; c == nil || *c <= 0 || math.IsInf(*c, 0) {
 		t.Errorf("cost %v; want a positive, finite cost", c)
+	}
+}
+
+// TestBlocksGolden renders the small tree's blocks at ten minutes after
+// its last Claude request, so that the last block is active: as text with
+// a token limit, compact, and JSON.
+func TestBlocksGolden(t *testing.T) {
+	s, m := smallStore(t)
+	var last time.Time
+	for _, r := range m.Requests {
+		if r.Source == "claude" && r.Time.After(last) {
+			last = r.Time
+		}
+	}
+	now := last.Add(10 * time.Minute)
+	for _, tc := range []struct {
+		name string
+		o    usage.BlocksOptions
+		form string
+	}{
+		{"blocks", usage.BlocksOptions{TokenLimit: 400000}, "text"},
+		{"blocks_compact", usage.BlocksOptions{Order: "desc", Location: time.FixedZone("UTC+9", 9*3600)}, "compact"},
+		{"blocks_active", usage.BlocksOptions{Active: true, TokenLimitMax: true}, "json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.o
+			o.Now = now
+			rep, err := usage.Blocks(context.Background(), s, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := rep.Active(); a == nil || a.Projection == nil {
+				t.Fatal("no active block with a projection")
+			}
+			var b bytes.Buffer
+			switch tc.form {
+			case "text":
+				err = rep.WriteText(&b)
+			case "compact":
+				err = rep.WriteCompact(&b)
+			case "json":
+				err = render.JSON(&b, rep)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", tc.name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(b.Bytes(), want) {
+				t.Errorf("differs from %s (-update to rewrite):\n%s", golden, b.String())
+			}
+		})
+	}
+	for _, tc := range []struct {
+		o    usage.BlocksOptions
+		want string
+	}{
+		{usage.BlocksOptions{Mode: "guess"}, `unknown mode "guess"`},
+		{usage.BlocksOptions{Order: "up"}, `unknown order "up"`},
+		{usage.BlocksOptions{Length: time.Second}, "from a minute to 24 hours"},
+		{usage.BlocksOptions{Length: 25 * time.Hour}, "from a minute to 24 hours"},
+		{usage.BlocksOptions{TokenLimit: -1}, "positive"},
+	} {
+		if _, err := usage.Blocks(context.Background(), s, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err %v, want %q", tc.o, err, tc.want)
+		}
 	}
 }

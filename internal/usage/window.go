@@ -2,6 +2,7 @@ package usage
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -71,4 +72,41 @@ func ParseDate(s string, loc *time.Location, end bool) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("%q is not a date (YYYY-MM-DD, YYYYMMDD or RFC 3339)", s)
+}
+
+// WeekStart is the midnight in loc that starts t's week, weeks starting
+// on first.
+func WeekStart(t time.Time, loc *time.Location, first time.Weekday) time.Time {
+	d := t.In(loc)
+	back := (int(d.Weekday()) - int(first) + 7) % 7
+	return time.Date(d.Year(), d.Month(), d.Day()-back, 0, 0, 0, 0, loc)
+}
+
+// PeriodStart is the start of the n-th last period by by (day, week or
+// month) at now in loc, the current one being the first: n = 1 is today's
+// midnight, the start of this week or the first of this month.
+func PeriodStart(by string, now time.Time, loc *time.Location, first time.Weekday, n int) time.Time {
+	d := now.In(loc)
+	switch by {
+	case "week":
+		w := WeekStart(now, loc, first)
+		return time.Date(w.Year(), w.Month(), w.Day()-7*(n-1), 0, 0, 0, 0, loc)
+	case "month":
+		return time.Date(d.Year(), d.Month()-time.Month(n-1), 1, 0, 0, 0, 0, loc)
+	}
+	return time.Date(d.Year(), d.Month(), d.Day()-(n-1), 0, 0, 0, 0, loc)
+}
+
+// Weekdays names the days a week can start on, as --start-of-week takes
+// them.
+var Weekdays = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
+
+// ParseWeekday reads a day's name (Weekdays, any case).
+func ParseWeekday(s string) (time.Weekday, bool) {
+	for i, d := range Weekdays {
+		if strings.EqualFold(s, d) {
+			return time.Weekday(i), true
+		}
+	}
+	return 0, false
 }

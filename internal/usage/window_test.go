@@ -52,3 +52,62 @@ func TestWindow(t *testing.T) {
 		t.Errorf("tool argument: %v", err)
 	}
 }
+
+func TestWeekStartAndPeriodStart(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(y int, m time.Month, d, h int, loc *time.Location) time.Time {
+		return time.Date(y, m, d, h, 0, 0, 0, loc)
+	}
+	for _, tc := range []struct {
+		t     time.Time
+		loc   *time.Location
+		first time.Weekday
+		want  string
+	}{
+		{at(2026, 11, 1, 12, time.UTC), time.UTC, time.Sunday, "2026-11-01"}, // a Sunday
+		{at(2026, 11, 1, 12, time.UTC), time.UTC, time.Monday, "2026-10-26"},
+		{at(2026, 11, 2, 0, time.UTC), time.UTC, time.Monday, "2026-11-02"},   // the first instant
+		{at(2026, 11, 1, 23, time.UTC), time.UTC, time.Monday, "2026-10-26"},  // the last hour before it
+		{at(2026, 11, 2, 3, time.UTC), ny, time.Monday, "2026-10-26"},         // still Sunday in New York
+		{at(2026, 11, 2, 5, time.UTC), ny, time.Monday, "2026-11-02"},         // Monday, after DST ended
+		{at(2026, 1, 1, 12, time.UTC), time.UTC, time.Saturday, "2025-12-27"}, // across a year
+		{at(2026, 3, 1, 12, time.UTC), time.UTC, time.Tuesday, "2026-02-24"},  // across February
+	} {
+		got := WeekStart(tc.t, tc.loc, tc.first)
+		if got.Format("2006-01-02") != tc.want || got.Hour() != 0 || got.Weekday() != tc.first {
+			t.Errorf("WeekStart(%s in %s, %s) = %s, want %s at midnight", tc.t, tc.loc, tc.first, got, tc.want)
+		}
+	}
+	now := at(2026, 3, 10, 1, time.UTC) // Monday 9 March in New York
+	for _, tc := range []struct {
+		by   string
+		n    int
+		want time.Time
+	}{
+		{"day", 1, at(2026, 3, 9, 0, ny)},
+		{"day", 10, at(2026, 2, 28, 0, ny)},
+		{"week", 1, at(2026, 3, 9, 0, ny)},
+		{"week", 2, at(2026, 3, 2, 0, ny)},
+		{"month", 1, at(2026, 3, 1, 0, ny)},
+		{"month", 3, at(2026, 1, 1, 0, ny)},
+		{"month", 4, at(2025, 12, 1, 0, ny)},
+		{"month", 15, at(2025, 1, 1, 0, ny)},
+	} {
+		if got := PeriodStart(tc.by, now, ny, time.Monday, tc.n); !got.Equal(tc.want) {
+			t.Errorf("PeriodStart(%s, %d) = %s, want %s", tc.by, tc.n, got, tc.want)
+		}
+	}
+	for i, name := range Weekdays {
+		if d, ok := ParseWeekday(strings.ToUpper(name)); !ok || d != time.Weekday(i) {
+			t.Errorf("ParseWeekday(%s) = %v %v", name, d, ok)
+		}
+	}
+	for _, bad := range []string{"", "mon", "sundays", "7"} {
+		if _, ok := ParseWeekday(bad); ok {
+			t.Errorf("ParseWeekday(%q) reads a day", bad)
+		}
+	}
+}

@@ -38,6 +38,9 @@ type Options struct {
 	Projects int
 	Days     int
 	Start    time.Time
+	// Span, when set, starts sessions within Span of Start rather than
+	// within Days days (a tree of the last hours, for billing blocks).
+	Span time.Duration
 	// TotalBytes, when set, scales sessions to about this many bytes of
 	// Claude transcripts in all, with lognormal session sizes.
 	TotalBytes int64
@@ -195,6 +198,14 @@ func (g *gen) subagentOdds() int {
 		return 40
 	}
 	return 3
+}
+
+// offset is when a session starts after Start: within Span, or Days days.
+func (g *gen) offset() time.Duration {
+	if g.o.Span > 0 {
+		return time.Duration(g.rnd.Int64N(int64(g.o.Span)/int64(time.Millisecond))) * time.Millisecond
+	}
+	return time.Duration(g.rnd.IntN(g.o.Days*24*3600)) * time.Second
 }
 
 func (g *gen) id(prefix string) string {
@@ -407,7 +418,7 @@ func (g *gen) claudeSession(i, turns int) error {
 		return '-'
 	}, cwd)
 	s := &cSession{id: g.uuid(), cwd: cwd, project: dir,
-		now:   g.o.Start.Add(time.Duration(g.rnd.IntN(g.o.Days*24*3600)) * time.Second),
+		now:   g.o.Start.Add(g.offset()),
 		model: claudeModels[i%len(claudeModels)], context: 12000}
 	w := &writer{rel: ".claude/projects/" + dir + "/" + s.id + ".jsonl"}
 	w.add(map[string]any{"type": "summary", "summary": "Earlier work on " + projectNames[p%len(projectNames)], "leafUuid": g.uuid()})
@@ -747,7 +758,7 @@ var codexTools = []string{"shell", "shell", "mcp__github__search_issues", "ns:mc
 func (g *gen) codexSession(i int) error {
 	id := g.uuid()
 	cwd := "/home/dev/src/" + projectNames[i%g.o.Projects%len(projectNames)]
-	now := g.o.Start.Add(time.Duration(g.rnd.IntN(g.o.Days*24*3600)) * time.Second)
+	now := g.o.Start.Add(g.offset())
 	rel := fmt.Sprintf(".codex/sessions/%s/rollout-%s-%s.jsonl", now.Format("2006/01/02"), now.Format("2006-01-02T15-04-05"), id)
 	w := &writer{rel: rel}
 	model := codexModels[i%len(codexModels)]

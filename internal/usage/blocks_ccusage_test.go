@@ -1,0 +1,292 @@
+package usage_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/store"
+	"github.com/mcpcost/mcpcost/internal/token"
+	"github.com/mcpcost/mcpcost/internal/transcript/transcripttest"
+	"github.com/mcpcost/mcpcost/internal/usage"
+)
+
+// ccusageBlock is one block of "ccusage blocks --json".
+type ccusageBlock struct {
+	ID            string  `json:"id"`
+	StartTime     string  `json:"startTime"`
+	EndTime       string  `json:"endTime"`
+	ActualEndTime *string `json:"actualEndTime"`
+	IsActive      bool    `json:"isActive"`
+	IsGap         bool    `json:"isGap"`
+	Entries       int     `json:"entries"`
+	TokenCounts   struct {
+		InputTokens              int64 `json:"inputTokens"`
+		OutputTokens             int64 `json:"outputTokens"`
+		CacheCreationInputTokens int64 `json:"cacheCreationInputTokens"`
+		CacheReadInputTokens     int64 `json:"cacheReadInputTokens"`
+	} `json:"tokenCounts"`
+	TotalTokens      int64                   `json:"totalTokens"`
+	CostUSD          float64                 `json:"costUSD"`
+	Models           []string                `json:"models"`
+	BurnRate         *usage.BurnRate         `json:"burnRate"`
+	Projection       *usage.Projection       `json:"projection"`
+	TokenLimitStatus *usage.TokenLimitStatus `json:"tokenLimitStatus"`
+}
+
+// blocksTree writes two days of Claude Code sessions ending some hours
+// ago (with the shapes readers get wrong: gateways, resumed sessions,
+// older sub-agent files, API-error placeholders) and two sessions of the
+// last three hours, so that one block is active.
+func blocksTree(t *testing.T, now time.Time) (st *store.Store, home, dbPath string) {
+	t.Helper()
+	home = t.TempDir()
+	o := transcripttest.Small()
+	o.Sessions, o.Codex, o.Days, o.Quirks = 10, 2, 2, true
+	o.Start = now.Add(-52 * time.Hour)
+	if _, err := transcripttest.Generate(home, o); err != nil {
+		t.Fatal(err)
+	}
+	o.Sessions, o.Codex, o.Quirks, o.Seed = 2, 0, false, 9
+	o.Start, o.Span = now.Add(-3*time.Hour), 80*time.Minute
+	if _, err := transcripttest.Generate(home, o); err != nil {
+		t.Fatal(err)
+	}
+	dbPath = filepath.Join(t.TempDir(), "usage.db")
+	s, err := store.Open(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.Ingest(context.Background(), store.IngestOptions{
+		ClaudeRoots: []string{filepath.Join(home, ".claude", "projects")},
+		CodexRoots:  []string{filepath.Join(home, ".codex", "sessions")},
+		Count:       token.O200k().Count,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return s, home, dbPath
+}
+
+// collapsedRequests are the requests that ccusage's blocks report (as its
+// session report) leaves out and its daily report and mcpcost count: those
+// a gateway recorded without a request id under a message id already seen
+// in the same session, all but the largest.
+func collapsedRequests(t *testing.T, dbPath string) []usage.Tokens {
+	t.Helper()
+	raw, err := sql.Open("sqlite", "file:"+filepath.ToSlash(dbPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	rows, err := raw.Query(`SELECT ts, input, output, cache_write_5m + cache_write_1h, cache_read FROM (
+		SELECT ts, input, output, cache_write_5m, cache_write_1h, cache_read, row_number() OVER (
+			PARTITION BY source, dedup_session, message_id ORDER BY input + output + cache_write_5m + cache_write_1h + cache_read DESC, ts, id) AS n
+		FROM requests WHERE source = 'claude' AND message_id <> '' AND request_id = '') WHERE n > 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []usage.Tokens
+	for rows.Next() {
+		var ts int64
+		var c usage.Tokens
+		if err := rows.Scan(&ts, &c.Input, &c.Output, &c.CacheWrite5m, &c.CacheRead); err != nil {
+			t.Fatal(err)
+		}
+		c.Total = c.Input + c.Output + c.CacheWrite5m + c.CacheRead
+		c.Reasoning = ts // the time, to find its block
+		out = append(out, c)
+	}
+	return out
+}
+
+// TestAgainstCcusageBlocks compares the billing blocks with "ccusage
+// blocks --json" (20.0.24) on the same tree: the same blocks and gaps in
+// the same order, each with its times, requests, tokens exactly, models
+// in the order they first appear, cost within 0.5%; for the active block,
+// the burn rate, the projection (to the minute the two clocks can differ
+// by) and the token limit's status, for a number and for max; and the
+// selections --active, --recent, --since and --order desc.
+func TestAgainstCcusageBlocks(t *testing.T) {
+	now := time.Now()
+	s, home, dbPath := blocksTree(t, now)
+	collapsed := collapsedRequests(t, dbPath)
+	placeholders := syntheticLines(t, home)
+	if len(placeholders) == 0 {
+		t.Fatal("the tree has no API-error placeholder")
+	}
+	if len(collapsed) == 0 {
+		t.Fatal("no gateway requests share a message id within a session")
+	}
+	var all []ccusageBlock
+	if err := json.Unmarshal(ccusageJSON(t, home, "UTC", "blocks")["blocks"], &all); err != nil {
+		t.Fatal(err)
+	}
+	var active *ccusageBlock
+	for i := range all {
+		if all[i].IsActive {
+			active = &all[i]
+		}
+	}
+	if active == nil || active.Projection == nil || len(all) < 6 || !slices.ContainsFunc(all, func(b ccusageBlock) bool { return b.IsGap }) {
+		t.Fatalf("the tree has no active block, no gap or few blocks: %d blocks", len(all))
+	}
+	// A limit that the projection comes within 80% to 100% of: a warning.
+	warn := strconv.FormatInt(int64(float64(active.Projection.TotalTokens)/0.9), 10)
+	since := now.AddDate(0, 0, -1).UTC()
+	for _, tc := range []struct {
+		name string
+		o    usage.BlocksOptions
+		args []string
+	}{
+		{"all", usage.BlocksOptions{}, nil},
+		{"token-limit-max", usage.BlocksOptions{TokenLimitMax: true}, []string{"--token-limit", "max"}},
+		{"token-limit-ok", usage.BlocksOptions{TokenLimit: 1 << 40}, []string{"--token-limit", strconv.FormatInt(1<<40, 10)}},
+		{"token-limit-warning", usage.BlocksOptions{TokenLimit: mustInt(t, warn)}, []string{"--token-limit", warn}},
+		{"token-limit-exceeds", usage.BlocksOptions{TokenLimit: 1000}, []string{"--token-limit", "1000"}},
+		{"active", usage.BlocksOptions{Active: true}, []string{"--active"}},
+		{"recent-desc", usage.BlocksOptions{Recent: true, Order: "desc"}, []string{"--recent", "--order", "desc"}},
+		{"since", usage.BlocksOptions{Since: time.Date(since.Year(), since.Month(), since.Day(), 0, 0, 0, 0, time.UTC)}, []string{"--since", since.Format("20060102")}},
+		{"calculate", usage.BlocksOptions{Mode: "calculate"}, []string{"--mode", "calculate"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var want []ccusageBlock
+			if err := json.Unmarshal(ccusageJSON(t, home, "UTC", append([]string{"blocks"}, tc.args...)...)["blocks"], &want); err != nil {
+				t.Fatal(err)
+			}
+			o := tc.o
+			o.Now, o.Location = time.Now(), time.UTC
+			rep, err := usage.Blocks(context.Background(), s, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Blocks) != len(want) || len(want) == 0 {
+				t.Fatalf("%d blocks, ccusage has %d", len(rep.Blocks), len(want))
+			}
+			for i, w := range want {
+				g := rep.Blocks[i]
+				js, _ := json.Marshal(g)
+				var gc ccusageBlock
+				if err := json.Unmarshal(js, &gc); err != nil {
+					t.Fatal(err)
+				}
+				// Less what ccusage leaves out.
+				less := false
+				for _, c := range collapsed {
+					if !g.IsGap && c.Reasoning >= g.StartTime.UnixMilli() && c.Reasoning < g.EndTime.UnixMilli() {
+						gc.Entries--
+						gc.TokenCounts.InputTokens -= c.Input
+						gc.TokenCounts.OutputTokens -= c.Output
+						gc.TokenCounts.CacheCreationInputTokens -= c.CacheWrite5m
+						gc.TokenCounts.CacheReadInputTokens -= c.CacheRead
+						gc.TotalTokens -= c.Total
+						less = true
+					}
+				}
+				if less {
+					gc.CostUSD, gc.Models = w.CostUSD, w.Models // checked by the daily report's test
+				}
+				// Plus what ccusage counts and mcpcost does not: Claude
+				// Code's placeholders for an API error, no request, no
+				// tokens, within the block's requests.
+				for _, p := range placeholders {
+					if !g.IsGap && !p.Before(g.StartTime) && !p.After(*g.ActualEndTime) {
+						gc.Entries++
+					}
+				}
+				if gc.ID != w.ID || gc.StartTime != w.StartTime || gc.EndTime != w.EndTime || !equalPtr(gc.ActualEndTime, w.ActualEndTime) ||
+					gc.IsActive != w.IsActive || gc.IsGap != w.IsGap || gc.Entries != w.Entries || gc.TokenCounts != w.TokenCounts ||
+					gc.TotalTokens != w.TotalTokens || !slices.Equal(gc.Models, w.Models) {
+					t.Errorf("block %d:\n got %s\nwant %+v", i, js, w)
+					continue
+				}
+				if math.Abs(gc.CostUSD-w.CostUSD) > 0.005*w.CostUSD {
+					t.Errorf("%s: cost %f, ccusage %f", w.ID, gc.CostUSD, w.CostUSD)
+				}
+				if (gc.BurnRate == nil) != (w.BurnRate == nil) || (gc.Projection == nil) != (w.Projection == nil) ||
+					(gc.TokenLimitStatus == nil) != (w.TokenLimitStatus == nil) {
+					t.Errorf("%s: burn rate, projection, limit %v %v %v; ccusage %v %v %v", w.ID, gc.BurnRate, gc.Projection, gc.TokenLimitStatus,
+						w.BurnRate, w.Projection, w.TokenLimitStatus)
+					continue
+				}
+				if w.BurnRate != nil {
+					gb, wb := gc.BurnRate, w.BurnRate
+					if !near(gb.TokensPerMinute, wb.TokensPerMinute, 1e-9) || !near(gb.TokensPerMinuteForIndicator, wb.TokensPerMinuteForIndicator, 1e-9) ||
+						!near(gb.CostPerHour, wb.CostPerHour, 0.005) {
+						t.Errorf("%s: burn rate %+v, ccusage %+v", w.ID, *gb, *wb)
+					}
+				}
+				if w.Projection != nil {
+					gp, wp := gc.Projection, w.Projection
+					// The two clocks are read a moment apart: a minute at most.
+					if d := gp.RemainingMinutes - wp.RemainingMinutes; d < -1 || d > 1 ||
+						math.Abs(float64(gp.TotalTokens-wp.TotalTokens)) > w.BurnRate.TokensPerMinute+1 ||
+						math.Abs(gp.TotalCost-wp.TotalCost) > 0.01+0.005*wp.TotalCost+w.BurnRate.CostPerHour/60 {
+						t.Errorf("%s: projection %+v, ccusage %+v", w.ID, *gp, *wp)
+					}
+				}
+				if w.TokenLimitStatus != nil {
+					gs, ws := gc.TokenLimitStatus, w.TokenLimitStatus
+					if gs.Limit != ws.Limit || gs.Status != ws.Status || math.Abs(gs.PercentUsed-ws.PercentUsed) > 100*(w.BurnRate.TokensPerMinute+1)/float64(ws.Limit) {
+						t.Errorf("%s: limit %+v, ccusage %+v", w.ID, *gs, *ws)
+					}
+				}
+			}
+		})
+	}
+}
+
+func mustInt(t *testing.T, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// syntheticLines are the times of Claude Code's placeholders for an API
+// error (model <synthetic>) in home's transcripts.
+func syntheticLines(t *testing.T, home string) []time.Time {
+	t.Helper()
+	var out []time.Time
+	filepath.WalkDir(filepath.Join(home, ".claude"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<26)
+		for sc.Scan() {
+			var l struct {
+				Timestamp time.Time `json:"timestamp"`
+				Message   struct {
+					Model string `json:"model"`
+				} `json:"message"`
+			}
+			if json.Unmarshal(sc.Bytes(), &l) == nil && l.Message.Model == "<synthetic>" {
+				out = append(out, l.Timestamp)
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+func equalPtr(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Abs(b)+1e-12 }
