@@ -36,6 +36,10 @@ type Table struct {
 	// Drop ranks, per column, the columns a narrow width leaves out: the
 	// highest first; 0 (or a missing entry) is never left out.
 	Drop []int
+	// Compact, above 0, leaves out every column ranked Compact or higher
+	// in Drop at any width, with no note under the table: a narrow table
+	// asked for (ccusage's --compact). A narrower width leaves out more.
+	Compact int
 	// Min is, per column, the narrowest its cells may be cut to; 0 (or a
 	// missing entry) is never cut. Cut cells end in an ellipsis.
 	Min []int
@@ -148,9 +152,11 @@ func (t *Table) render(emit func(row int, line string)) {
 
 // fit chooses the columns and their widths.
 func (t *Table) fit(n int, natural, headerW, headerMin []int) (layout, bool) {
-	cols := make([]int, n)
-	for i := range cols {
-		cols[i] = i
+	var cols []int
+	for i := range n {
+		if t.Compact <= 0 || at(t.Drop, i) < t.Compact {
+			cols = append(cols, i)
+		}
 	}
 	var dropped []int
 	for {
@@ -297,6 +303,9 @@ func (t *Table) writeBlocks(emit func(int, string), header []string, rows [][]st
 			emit(-1, "")
 		}
 		for c, cell := range r {
+			if t.Compact > 0 && at(t.Drop, c) >= t.Compact {
+				continue
+			}
 			head := padRight(Truncate(at(header, c), label), label) + "  "
 			indent := strings.Repeat(" ", label+2)
 			var tint Tint

@@ -22,16 +22,18 @@ type table struct {
 	// leaves the column out and how narrow its cells may be cut
 	// (render.Table's Drop and Min).
 	drop, min []int
+	// compact is the lowest of the ranks that --compact leaves out at
+	// any width (render.Table's Compact); 0 where it leaves out none.
+	compact int
 	// total is the TOTAL row, under the tables of days, sessions,
 	// projects and models.
 	total []string
 }
 
-func (r *Report) table() table { return r.tableOf(false) }
-
-// tableOf is the main table; compact keeps a group's key, input,
-// output, total and cost, for narrow terminals as ccusage's --compact.
-func (r *Report) tableOf(compact bool) table {
+// table is the report's main table. By day, week, month, session, model
+// and project, --compact keeps a group's key, input, output, total and
+// cost: the columns a narrow terminal leaves out last.
+func (r *Report) table() table {
 	R, L := render.Right, render.Left
 	var t table
 	switch r.By {
@@ -79,9 +81,11 @@ func (r *Report) tableOf(compact bool) table {
 		t.header = []string{first, "REQUESTS", "INPUT", "OUTPUT", "CACHE WRITE", "CACHE READ", "TOTAL", "COST", "TOOL CALLS", "RESULT TOKENS"}
 		t.align = []render.Align{L, R, R, R, R, R, R, R, R, R}
 		// Left out first on a narrow terminal: reasoning, the cache
-		// columns, then the requests, the result tokens, the input and the
-		// tool calls; never the key, the output, the total or the cost.
-		t.drop = []int{0, 4, 2, 0, 6, 5, 0, 0, 1, 3}
+		// columns, then the requests, the result tokens, the tool calls
+		// (all of them with --compact) and the input; never the key, the
+		// output, the total or the cost.
+		t.drop = []int{0, 4, 1, 0, 6, 5, 0, 0, 2, 3}
+		t.compact = 2
 		t.min = []int{20}
 		if r.By == "model" {
 			t.header = t.header[:8]
@@ -138,9 +142,6 @@ func (r *Report) tableOf(compact bool) table {
 				t.rows = append(t.rows, mrow)
 			}
 		}
-		if compact {
-			t = t.keep(0, "INPUT", "OUTPUT", "TOTAL", "COST")
-		}
 		if len(r.Usage) > 0 {
 			tt := r.Totals
 			row := []string{"TOTAL"}
@@ -160,32 +161,6 @@ func (r *Report) tableOf(compact bool) table {
 		}
 	}
 	return t
-}
-
-// keep is t with its first columns (up to lead) and the columns named.
-func (t table) keep(lead int, names ...string) table {
-	var cols []int
-	for i := 0; i <= lead; i++ {
-		cols = append(cols, i)
-	}
-	for _, n := range names {
-		if i := slices.Index(t.header, n); i >= 0 {
-			cols = append(cols, i)
-		}
-	}
-	var k table
-	for _, c := range cols {
-		k.header = append(k.header, t.header[c])
-		k.align = append(k.align, t.align[c])
-	}
-	for _, row := range t.rows {
-		var kr []string
-		for _, c := range cols {
-			kr = append(kr, row[c])
-		}
-		k.rows = append(k.rows, kr)
-	}
-	return k
 }
 
 // short shortens a session id to its first 8 characters; an older
@@ -328,11 +303,14 @@ func (r *Report) writeText(w io.Writer, s render.Screen, compact bool) error {
 		}
 	}
 	b.WriteString("\n")
-	t := r.tableOf(compact)
+	t := r.table()
 	if len(t.rows) == 0 {
 		b.WriteString("Nothing in this period.\n")
 	} else {
 		tb := render.Table{Header: t.header, Align: t.align, Rows: t.rows, Drop: t.drop, Min: t.min}
+		if compact {
+			tb.Compact = t.compact
+		}
 		if t.total != nil {
 			tb.Footer = [][]string{t.total}
 		}
