@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/mcpcost/mcpcost/internal/app"
-	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -32,16 +31,10 @@ func (e *Env) progress(ev app.ProgressEvent) {
 		fmt.Fprintln(e.Stderr, line)
 		return
 	}
-	width := e.ErrColumns
-	if width <= 0 {
-		width = 80
-	}
-	// The last column stays free: a terminal that wraps there would
-	// scroll instead of redrawing.
-	io.WriteString(e.Stderr, "\r\x1b[K"+render.Truncate(line, width-1))
+	io.WriteString(e.Stderr, redrawLine(line, e.ErrColumns))
 	e.progressOpen = true
 	if ev.Phase == app.PhaseEnd || ev.Work == app.WorkMeasure && ev.Phase == app.PhaseStep && ev.Done == ev.Total {
-		io.WriteString(e.Stderr, "\r\x1b[K")
+		io.WriteString(e.Stderr, eraseLine)
 		e.progressOpen = false
 	}
 }
@@ -55,7 +48,7 @@ func (e *Env) status(msg string) {
 	e.progressMu.Lock()
 	defer e.progressMu.Unlock()
 	if e.progressOpen {
-		io.WriteString(e.Stderr, "\r\x1b[K")
+		io.WriteString(e.Stderr, eraseLine)
 		e.progressOpen = false
 	}
 	fmt.Fprintln(e.Stderr, "mcpcost: "+textsafe.Text(msg))
@@ -67,7 +60,7 @@ func (e *Env) endProgress() {
 	e.progressMu.Lock()
 	defer e.progressMu.Unlock()
 	if e.progressOpen {
-		io.WriteString(e.Stderr, "\r\x1b[K")
+		io.WriteString(e.Stderr, eraseLine)
 		e.progressOpen = false
 	}
 }

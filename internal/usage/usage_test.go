@@ -493,9 +493,9 @@ func TestBlocksGolden(t *testing.T) {
 			var b bytes.Buffer
 			switch tc.form {
 			case "text":
-				err = rep.WriteText(&b)
+				err = rep.WriteText(&b, render.Screen{})
 			case "compact":
-				err = rep.WriteCompact(&b)
+				err = rep.WriteCompact(&b, render.Screen{})
 			case "json":
 				err = render.JSON(&b, rep)
 			}
