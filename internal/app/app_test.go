@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,6 +83,9 @@ func TestOptionErrors(t *testing.T) {
 			if !errors.As(err, &oe) {
 				t.Errorf("%+v: %v, want an option error", o, err)
 			}
+		}
+		if _, err := m.Findings(t.Context(), FindingsOptions{Mode: "guess"}); !errors.As(err, new(*OptionError)) || !strings.Contains(err.Error(), prefix+"mode must be one of auto, calculate, display") {
+			t.Errorf("findings with mode guess: %v, want an option error", err)
 		}
 		if _, err := os.Stat(m.DBPath); !os.IsNotExist(err) {
 			t.Errorf("a store was created for options given wrong: %v", err)

@@ -27,6 +27,9 @@ type FindingsOptions struct {
 	Project, Folder string
 	// PricesFile is a price table instead of the embedded one.
 	PricesFile string
+	// Mode is how a request's cost is found (usage.Modes), as for usage;
+	// "" for auto.
+	Mode string
 	// Thresholds: zero fields take findings.Defaults(), but for the
 	// output limit, read from Claude Code's settings or the environment
 	// when not given (clients.ClaudeOutputLimit).
@@ -73,6 +76,9 @@ func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, e
 	defer limitHeap(findingsHeap)()
 	fo := findings.Options{Project: o.Project, Now: m.now(), Thresholds: o.Thresholds}
 	var err error
+	if fo.Mode, err = m.mode(o.Mode); err != nil {
+		return nil, err
+	}
 	if fo.Location, err = m.location(o.Location, o.TZ); err != nil {
 		return nil, err
 	}

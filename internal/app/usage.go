@@ -46,15 +46,9 @@ type UsageOptions struct {
 // o.Store.NoIngest) and reports from it. ingested is that read's stats,
 // nil without one; the report carries them too.
 func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report, ingested *IngestStats, err error) {
-	uo := usage.Options{By: o.By, Project: o.Project, Source: o.Source, Mode: o.Mode, SplitAgents: o.SplitAgents, Now: m.now()}
-	if uo.Mode != "" {
-		valid := false
-		for _, mode := range usage.Modes {
-			valid = valid || mode == uo.Mode
-		}
-		if !valid {
-			return nil, nil, optionErrorf("%s must be one of %s, not %q", m.flag("mode"), strings.Join(usage.Modes, ", "), uo.Mode)
-		}
+	uo := usage.Options{By: o.By, Project: o.Project, Source: o.Source, SplitAgents: o.SplitAgents, Now: m.now()}
+	if uo.Mode, err = m.mode(o.Mode); err != nil {
+		return nil, nil, err
 	}
 	switch uo.Source {
 	case "claude", "codex", "all":
@@ -169,4 +163,16 @@ func (m *Machine) Prices(file string) (*usage.Prices, error) {
 		return usage.DefaultPrices(), nil
 	}
 	return usage.LoadPrices(file)
+}
+
+// mode checks how requests' costs are to be found (usage.Modes), the same
+// for usage and findings; "" is auto.
+func (m *Machine) mode(mode string) (string, error) {
+	if mode == "" {
+		return "auto", nil
+	}
+	if !slices.Contains(usage.Modes, mode) {
+		return "", optionErrorf("%s must be one of %s, not %q", m.flag("mode"), strings.Join(usage.Modes, ", "), mode)
+	}
+	return mode, nil
 }

@@ -16,7 +16,7 @@ import (
 type runtimeFlags struct {
 	days                        *int
 	since, until, project, tz   *string
-	dbPath, pricesFile          *string
+	dbPath, pricesFile, mode    *string
 	noIngest, launch            *bool
 	trustProject                *bool
 	claudeDirs, codexDirs       *[]string
@@ -37,6 +37,7 @@ func addRuntimeFlags(f *flags) *runtimeFlags {
 		tz:           f.String("tz", "", ""),
 		dbPath:       f.String("db", "", ""),
 		pricesFile:   f.String("prices", "", ""),
+		mode:         f.String("mode", "auto", ""),
 		noIngest:     f.Bool("no-ingest", ""),
 		launch:       f.Bool("launch", ""),
 		trustProject: f.Bool("trust-project", ""),
@@ -71,6 +72,9 @@ const runtimeFlagsUsage = `Window and data:
   --claude-dir DIR       Claude Code folder; repeatable
   --codex-dir DIR        Codex folder; repeatable
   --prices FILE          a price table: mcpcost's format or LiteLLM's JSON (see 'mcpcost help prices')
+  --mode M               how a request's cost is found, as for 'mcpcost usage':
+                         auto (default: the cost Claude Code recorded, else
+                         from the prices), calculate or display
   --config PATH          judge this config file instead of those discovered
                          (repeatable)
   --client NAME          only this client's configs (repeatable)
@@ -120,6 +124,7 @@ func compute(env *Env, cmd string, f *flags, rf *runtimeFlags) (out *app.Finding
 		TZ:         *rf.tz,
 		Project:    *rf.project,
 		PricesFile: *rf.pricesFile,
+		Mode:       *rf.mode,
 		Thresholds: findings.Thresholds{
 			IdleMinRequests: *rf.idleMin, ResultAvgTokens: *rf.resultAvg, RepeatWindow: *rf.repeatWindow, RepeatMin: *rf.repeatMin,
 			SlowP50: *rf.slowP50, SessionUSD: *rf.sessionUSD, CacheRatio: *rf.cacheRatio, ToolTokens: *rf.toolTokens, HighUSD: *rf.hiU,

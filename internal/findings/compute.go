@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,7 +29,14 @@ func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Optio
 		o.Location = time.UTC
 	}
 	o.Thresholds = o.Thresholds.withDefaults()
+	if o.Mode == "" {
+		o.Mode = "auto"
+	}
+	if !slices.Contains(Modes, o.Mode) {
+		return nil, fmt.Errorf("unknown mode %q (want one of %s)", o.Mode, strings.Join(Modes, ", "))
+	}
 	r := &Report{
+		Mode:          o.Mode,
 		Schema:        Schema,
 		GeneratedAt:   o.Now.UTC(),
 		PricesUpdated: o.PricesUpdated,
@@ -84,7 +92,11 @@ func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Optio
 	}
 	sort.Strings(r.Window.UnpricedModels)
 	if len(r.Window.UnpricedModels) > 0 {
-		r.Notes = append(r.Notes, "models without a price ("+strings.Join(r.Window.UnpricedModels, ", ")+") count no cost: USD figures are lower bounds")
+		what := "models without a price"
+		if o.Mode == "display" {
+			what = "requests without a recorded cost (display mode), of models"
+		}
+		r.Notes = append(r.Notes, what+" ("+strings.Join(r.Window.UnpricedModels, ", ")+") count no cost: USD figures are lower bounds")
 	}
 
 	if static == nil {

@@ -250,11 +250,13 @@ type Window struct {
 
 // Report is the findings of one run.
 type Report struct {
-	Schema        string     `json:"schema"`
-	GeneratedAt   time.Time  `json:"generatedAt"`
-	Window        Window     `json:"window"`
-	PricesUpdated string     `json:"pricesUpdated"`
-	Thresholds    Thresholds `json:"thresholds"`
+	Schema        string    `json:"schema"`
+	GeneratedAt   time.Time `json:"generatedAt"`
+	Window        Window    `json:"window"`
+	PricesUpdated string    `json:"pricesUpdated"`
+	// Mode is how requests' costs were found (see Options.Mode).
+	Mode       string     `json:"mode"`
+	Thresholds Thresholds `json:"thresholds"`
 	// Static is set when a static audit of the configs was joined.
 	Static bool `json:"static"`
 	// Partial is set when some part could not be judged; Notes say which.
@@ -325,8 +327,16 @@ type Options struct {
 	// dates the table behind it.
 	Pricing       Pricing
 	PricesUpdated string
-	Thresholds    Thresholds
-	Now           time.Time
+	// Mode is how a request's cost is found, as usage's (and ccusage's)
+	// --mode: "auto" or "" (the cost Claude Code recorded in the line, when
+	// it did, else from Pricing), "calculate" (always from Pricing) or
+	// "display" (only the recorded cost; a request without one has none).
+	// A request's rates are Pricing's, scaled where its cost is the one
+	// recorded so that they add up to it, so that every estimate of what
+	// its tokens cost agrees with its cost.
+	Mode       string
+	Thresholds Thresholds
+	Now        time.Time
 	// Descriptions returns a server's tool descriptions by tool name, for
 	// the exact 2 KB cut; nil (or a nil map) when unknown, and the cut is
 	// then judged on the description's UTF-8 length.
@@ -345,6 +355,10 @@ type Options struct {
 type Rates struct {
 	Input, Output, CacheWrite5m, CacheWrite1h, CacheRead float64
 }
+
+// Modes are the ways a request's cost is found (see Options.Mode), as
+// usage.Modes.
+var Modes = []string{"auto", "calculate", "display"}
 
 // Pricing returns the rates a request of model paid, given all its input
 // tokens (uncached, cache writes and reads: long-context rates depend on

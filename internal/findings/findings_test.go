@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -325,6 +326,58 @@ func TestExpensiveSession(t *testing.T) {
 		t.Errorf("level %s title %q", f.Level, f.Title)
 	}
 	none(t, compute(t, build(300_000), nil, Options{}))
+}
+
+// TestModes: the findings price requests as usage's --mode does: the cost
+// Claude Code recorded where there is one (auto), the price table's
+// (calculate), or only the recorded one (display); an expensive session's
+// cost by kind adds up to its cost in each.
+func TestModes(t *testing.T) {
+	h := newHome(t)
+	s := h.session("sess-recorded-1", proj, start)
+	recorded := 7.25
+	s.cost = &recorded
+	s.request(model, use{in: 1000, out: 100_000, cr: 0}) // $1.503 from the table
+	s.request(model, use{in: 1000, out: 100_000, cr: 0})
+	st := h.ingest(t, filepath.Join(t.TempDir(), "usage.db"))
+	run := func(mode string) *Report {
+		r, err := Compute(context.Background(), st, nil, Options{Now: now, Pricing: prices(t), Cwd: proj, Mode: mode, Thresholds: Thresholds{SessionUSD: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		mode     string
+		cost     float64
+		unpriced bool
+	}{
+		{"", 7.25 + 1.503, false},
+		{"auto", 7.25 + 1.503, false},
+		{"calculate", 2 * 1.503, false},
+		{"display", 7.25, true},
+	} {
+		r := run(tc.mode)
+		want := tc.mode
+		if want == "" {
+			want = "auto"
+		}
+		if r.Mode != want || math.Abs(r.Window.Cost-tc.cost) > 1e-9 || (len(r.Window.UnpricedModels) > 0) != tc.unpriced {
+			t.Errorf("mode %q: mode %q, cost %v, unpriced %q; want %v", tc.mode, r.Mode, r.Window.Cost, r.Window.UnpricedModels, tc.cost)
+		}
+		if tc.unpriced && !strings.Contains(strings.Join(r.Notes, "\n"), "without a recorded cost") {
+			t.Errorf("mode %q: notes %q", tc.mode, r.Notes)
+		}
+		f := only(t, r, TypeExpensiveSession)
+		ev := f.Evidence.(SessionEvidence)
+		k := ev.CostByKind
+		if math.Abs(ev.Cost-round4(tc.cost)) > 1e-9 || math.Abs(k.Input+k.Output+k.CacheWrite+k.CacheRead-ev.Cost) > 0.0005 {
+			t.Errorf("mode %q: session cost %v, by kind %+v", tc.mode, ev.Cost, k)
+		}
+	}
+	if _, err := Compute(context.Background(), st, nil, Options{Now: now, Mode: "guess"}); err == nil || !strings.Contains(err.Error(), "guess") {
+		t.Errorf("mode guess: %v", err)
+	}
 }
 
 func TestCacheInefficiency(t *testing.T) {

@@ -34,6 +34,8 @@ type session struct {
 	at    time.Time
 	lines []string
 	seq   int
+	// cost, when set, is the costUSD the next request records.
+	cost *float64
 }
 
 func (h *home) session(id, cwd string, start time.Time) *session {
@@ -77,7 +79,7 @@ func (s *session) request(model string, u use, calls ...tcall) {
 	if len(content) == 0 {
 		content = append(content, map[string]any{"type": "text", "text": "ok"})
 	}
-	s.add(map[string]any{
+	line := map[string]any{
 		"type": "assistant", "sessionId": s.id, "cwd": s.cwd, "isSidechain": s.agent != "", "agentId": s.agent,
 		"timestamp": s.at.UTC().Format("2006-01-02T15:04:05.000Z"), "requestId": fmt.Sprintf("req_%s_%d", s.id, s.seq),
 		"uuid": fmt.Sprintf("a_%s_%d", s.id, s.seq),
@@ -85,7 +87,11 @@ func (s *session) request(model string, u use, calls ...tcall) {
 			"usage": map[string]any{"input_tokens": u.in, "output_tokens": u.out, "cache_read_input_tokens": u.cr,
 				"cache_creation_input_tokens": u.cw5m + u.cw1h,
 				"cache_creation":              map[string]any{"ephemeral_5m_input_tokens": u.cw5m, "ephemeral_1h_input_tokens": u.cw1h}}},
-	})
+	}
+	if s.cost != nil {
+		line["costUSD"], s.cost = *s.cost, nil
+	}
+	s.add(line)
 	last := s.at
 	for i, c := range calls {
 		at := s.at.Add(c.latency)

@@ -90,12 +90,24 @@ func load(ctx context.Context, st *store.Store, o Options) (*data, error) {
 			model: in.s(x.Model), project: in.s(x.Project),
 			t: tokens{Input: x.Input, Output: x.Output, CacheWrite5m: x.CacheWrite5m, CacheWrite1h: x.CacheWrite1h, CacheRead: x.CacheRead}}
 		r.t.Total = r.t.Input + r.t.Output + r.t.CacheWrite5m + r.t.CacheWrite1h + r.t.CacheRead
-		if rates, ok := o.Pricing(r.model, r.inputTokens(), x.Speed == "fast"); ok {
-			r.priced = true
-			r.rates = rates
-			r.cost = (float64(r.t.Input)*rates.Input + float64(r.t.Output)*rates.Output + float64(r.t.CacheWrite5m)*rates.CacheWrite5m +
+		rates, ok := o.Pricing(r.model, r.inputTokens(), x.Speed == "fast")
+		calculated := 0.0
+		if ok {
+			calculated = (float64(r.t.Input)*rates.Input + float64(r.t.Output)*rates.Output + float64(r.t.CacheWrite5m)*rates.CacheWrite5m +
 				float64(r.t.CacheWrite1h)*rates.CacheWrite1h + float64(r.t.CacheRead)*rates.CacheRead) / 1e6
-		} else if r.t.Total > 0 {
+		}
+		switch {
+		case x.CostUSD != nil && o.Mode != "calculate":
+			// The recorded cost; the rates scaled to it.
+			r.priced, r.cost = true, *x.CostUSD
+			if ok && calculated > 0 {
+				f := r.cost / calculated
+				r.rates = Rates{Input: rates.Input * f, Output: rates.Output * f, CacheWrite5m: rates.CacheWrite5m * f,
+					CacheWrite1h: rates.CacheWrite1h * f, CacheRead: rates.CacheRead * f}
+			}
+		case ok && o.Mode != "display":
+			r.priced, r.rates, r.cost = true, rates, calculated
+		case r.t.Total > 0:
 			d.unpriced[r.model] = true
 		}
 		d.requests = append(d.requests, r)

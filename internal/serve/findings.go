@@ -24,6 +24,7 @@ type findingsIn struct {
 	Project string `json:"project,omitempty" jsonschema:"path or folder name"`
 	Launch  bool   `json:"launch,omitempty" jsonschema:"launch servers not in the measurement cache"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"default 10"`
+	Mode    string `json:"mode,omitempty" jsonschema:"costs: auto (default), calculate or display"`
 }
 
 func (in findingsIn) subject() string {
@@ -91,6 +92,7 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 		Location: s.o.Location,
 		Project:  in.Project,
 		Folder:   s.o.Project,
+		Mode:     in.Mode,
 		Launch:   in.Launch,
 		MaxAge:   s.o.MaxAge,
 		Timeout:  s.o.Timeout,

@@ -29,6 +29,7 @@ type usageIn struct {
 	By      string `json:"by,omitempty" jsonschema:"server (default), tool, session, day, model or project"`
 	Project string `json:"project,omitempty" jsonschema:"path or folder name"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"rows; default 20"`
+	Mode    string `json:"mode,omitempty" jsonschema:"costs: auto (default), calculate or display"`
 }
 
 func (in usageIn) subject() string {
@@ -224,7 +225,7 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	var notes []string
 	rep, _, err := s.m.Usage(ctx, app.UsageOptions{Window: usage.WindowArgs{Days: in.Days}, Location: s.o.Location,
-		By: in.By, Project: in.Project, Source: "all", Store: s.store(req, &notes)})
+		By: in.By, Project: in.Project, Source: "all", Mode: in.Mode, Store: s.store(req, &notes)})
 	if err != nil {
 		return nil, nil, queryError(err)
 	}

@@ -108,8 +108,10 @@ type fileRow struct {
 // readerVersion is the version of the transcript readers. A file read by
 // an older version is read again from the top, so that what that version
 // missed or miscounted (2: requests without a request id, lines without a
-// type, API-error placeholders, Codex exit codes and durations) is right.
-const readerVersion = 2
+// type, API-error placeholders, Codex exit codes and durations; 3: lines
+// copied into a resumed session, the requests of tool calls' lines, and
+// Codex's local_shell_call items) is right.
+const readerVersion = 3
 
 // job is one file to read.
 type job struct {
@@ -168,6 +170,12 @@ type toolRow struct {
 	durationMs                  *int64 // recorded run time, when the result says
 	argsHash                    []byte
 	callLine, resultLine        int
+	// The request of the call's line (see dedupEntry), and whether the
+	// call's and the result's lines were copied from another session
+	// (origin, the one the call's line names).
+	messageID, requestID, dedupSession string
+	callCopied, resultCopied           bool
+	origin                             string
 }
 
 // Ingest reads what is new in the transcripts under the roots.
@@ -674,6 +682,14 @@ func (s *Store) addTools(b *batch, src transcript.Source, line int, rec *transcr
 		t.callTS = rec.Time.UnixMilli()
 		t.callLine = line
 		t.argsHash = hashes[i]
+		t.messageID, t.requestID, t.dedupSession = rec.MessageID, rec.RequestID, ""
+		if rec.MessageID != "" && rec.RequestID == "" {
+			t.dedupSession = rec.LineSession // as the request's (see writer.addRequest)
+		}
+		t.callCopied, t.origin = rec.Copied, ""
+		if rec.Copied {
+			t.origin = rec.LineSession
+		}
 	}
 	for _, r := range rec.Results {
 		t := row(r.ID)
@@ -683,6 +699,7 @@ func (s *Store) addTools(b *batch, src transcript.Source, line int, rec *transcr
 		t.isError, t.spilled = r.IsError, r.Spilled
 		t.durationMs = r.DurationMs
 		t.resultLine = line
+		t.resultCopied = rec.Copied
 		if t.project == "" {
 			t.project = rec.Cwd
 		}

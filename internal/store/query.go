@@ -91,9 +91,25 @@ type Session struct {
 	FirstTS, LastTS     int64
 }
 
+// sessionsQuery is every session with its span: the span of its own
+// lines (those that name it), widened by the lines copied into it from
+// another session (a resumed Claude Code session starts with copies of the
+// lines of the one it resumes) of which its copy is the one kept: its
+// requests and tool calls, not the copies another session won.
+const sessionsQuery = `(WITH copies AS (
+		SELECT source, session_id, min(t) AS first, max(t) AS last FROM (
+			SELECT source, session_id, ts AS t FROM requests WHERE copied <> 0
+			UNION ALL SELECT source, session_id, call_ts FROM tool_calls WHERE copied <> 0 AND copied & 1 AND lost = 0
+			UNION ALL SELECT source, session_id, result_ts FROM tool_calls WHERE copied <> 0 AND copied & 2 AND lost = 0
+		) WHERE t IS NOT NULL GROUP BY source, session_id)
+	SELECT s.source AS source, s.session_id AS session_id, s.project AS project,
+		coalesce(min(s.first_ts, c.first), s.first_ts, c.first, 0) AS first_ts,
+		coalesce(max(s.last_ts, c.last), s.last_ts, c.last, 0) AS last_ts
+	FROM sessions s LEFT JOIN copies c ON c.source = s.source AND c.session_id = s.session_id)`
+
 // Sessions returns every session.
 func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT source, session_id, project, coalesce(first_ts, 0), coalesce(last_ts, 0) FROM sessions`)
+	rows, err := s.db.QueryContext(ctx, `SELECT source, session_id, project, first_ts, last_ts FROM `+sessionsQuery)
 	if err != nil {
 		return nil, fmt.Errorf("reading sessions: %w", err)
 	}
@@ -103,8 +119,8 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 // LastSession returns the session active last, and false when there is
 // none.
 func (s *Store) LastSession(ctx context.Context) (Session, bool, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT source, session_id, project, coalesce(first_ts, 0), coalesce(last_ts, 0) FROM sessions
-		ORDER BY coalesce(last_ts, 0) DESC, session_id LIMIT 1`)
+	rows, err := s.db.QueryContext(ctx, `SELECT source, session_id, project, first_ts, last_ts FROM `+sessionsQuery+`
+		ORDER BY last_ts DESC, session_id LIMIT 1`)
 	if err != nil {
 		return Session{}, false, fmt.Errorf("reading sessions: %w", err)
 	}
@@ -120,7 +136,7 @@ func (s *Store) LastSession(ctx context.Context) (Session, bool, error) {
 // by source and id.
 func (s *Store) SessionsByID(ctx context.Context, source, id string, limit int) ([]Session, error) {
 	pattern := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(id) + "%"
-	rows, err := s.db.QueryContext(ctx, `SELECT source, session_id, project, coalesce(first_ts, 0), coalesce(last_ts, 0) FROM sessions
+	rows, err := s.db.QueryContext(ctx, `SELECT source, session_id, project, first_ts, last_ts FROM `+sessionsQuery+`
 		WHERE (session_id = ? OR session_id LIKE ? ESCAPE '\') AND (? = '' OR source = ?)
 		ORDER BY session_id = ? DESC, source, session_id LIMIT ?`, id, pattern, source, source, id, limit)
 	if err != nil {
@@ -282,6 +298,13 @@ func (c *ToolCall) TS() int64 {
 // sequence.
 func (s *Store) ToolCalls(ctx context.Context, f Filter) iter.Seq2[ToolCall, error] {
 	where, args := f.where("coalesce(call_ts, result_ts)")
+	// A copy of a call that another session's copy stands for is not
+	// counted (see writer.settle).
+	if where == "" {
+		where = " WHERE lost = 0"
+	} else {
+		where += " AND lost = 0"
+	}
 	if f.Order != AsStored {
 		where += ` ORDER BY coalesce(call_ts, result_ts), id`
 	}
@@ -345,7 +368,7 @@ type ToolUse struct {
 func (s *Store) SessionTools(ctx context.Context, source, id string) ([]ToolUse, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT coalesce(server, ''), coalesce(nullif(tool, ''), nullif(name, ''), '(unknown tool)'), count(*),
 		sum(coalesce(is_error, 0)), sum(coalesce(result_tokens, 0)), max(coalesce(result_tokens, 0))
-		FROM tool_calls WHERE source = ? AND session_id = ?
+		FROM tool_calls WHERE source = ? AND session_id = ? AND lost = 0
 		GROUP BY 1, 2 ORDER BY 5 DESC, 1, 2`, source, id)
 	if err != nil {
 		return nil, fmt.Errorf("reading the session's tool calls: %w", err)

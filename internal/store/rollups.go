@@ -45,7 +45,7 @@ SELECT coalesce(t.call_ts, t.result_ts) - ((coalesce(t.call_ts, t.result_ts) % 9
 	coalesce(t.project, ''), coalesce(t.server, '') <> '',
 	1, coalesce(t.is_error, 0) <> 0, coalesce(t.result_tokens, 0)
 FROM tool_calls t
-WHERE coalesce(t.call_ts, t.result_ts) IS NOT NULL
+WHERE coalesce(t.call_ts, t.result_ts) IS NOT NULL AND t.lost = 0
 ORDER BY t.id
 ON CONFLICT (bucket, source, session_id, agent_file, project, mcp) DO UPDATE SET
 	calls = calls + 1, errors = errors + excluded.errors, result_tokens = result_tokens + excluded.result_tokens;

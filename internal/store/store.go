@@ -36,11 +36,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 )
@@ -67,13 +69,18 @@ func Open(path string) (*Store, error) {
 			return nil, fmt.Errorf("creating the store's folder: %w", err)
 		}
 	}
+	// The journal mode is set by setWAL, not here: see there.
 	dsn := "file:" + filepath.ToSlash(path) +
-		"?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+		"?_pragma=busy_timeout(30000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	s := &Store{db: db}
+	if err := setWAL(context.Background(), db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
 	if err := s.migrate(context.Background()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening %s: %w", path, err)
@@ -94,6 +101,37 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// walWait bounds how long setWAL retries, as busy_timeout bounds a wait
+// for a lock.
+const walWait = 30 * time.Second
+
+// setWAL puts the store in WAL mode (which the file then keeps), retrying
+// while another process holds a lock. A brand-new store starts in
+// rollback-journal mode, where the switch reads the file under a shared
+// lock and then needs an exclusive one; when another process is doing the
+// same, SQLite refuses the upgrade at once (SQLITE_BUSY, without its busy
+// handler, which would deadlock), so that processes creating a store at
+// the same moment failed with "database is locked". Once the file is in
+// WAL mode the statement only reads, and succeeds at once.
+func setWAL(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(walWait)
+	for attempt := 0; ; attempt++ {
+		var mode string
+		err := db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return busy(err)
+		}
+		// A short wait that grows, with jitter so that the processes do not
+		// meet again.
+		wait := time.Duration(1+mrand.N(5*min(attempt+1, 20))) * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // OpenReadOnly opens the store at path for reading only: it writes
@@ -359,9 +397,14 @@ func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return busy(tx.Commit())
 }
 
+// isBusy reports whether err is SQLite's "database is locked".
+func isBusy(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked"))
+}
+
 // busy explains SQLite's "database is locked".
 func busy(err error) error {
-	if err != nil && (strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked")) {
+	if isBusy(err) {
 		return fmt.Errorf("the store is busy (another mcpcost process holds it): %w", err)
 	}
 	return err

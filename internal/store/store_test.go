@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,8 +32,17 @@ func TestMain(m *testing.M) {
 	if db := os.Getenv("MCPCOST_STORE_TEST_READ"); db != "" {
 		os.Exit(readChild(db))
 	}
-	// A child process of TestTwoProcesses: ingest and exit.
+	// A child process of TestTwoProcesses and TestNewStoreManyProcesses:
+	// wait for the go file (when named), ingest and exit.
 	if db := os.Getenv("MCPCOST_STORE_TEST_CHILD"); db != "" {
+		if start := os.Getenv("MCPCOST_STORE_TEST_START"); start != "" {
+			for {
+				if _, err := os.Stat(start); err == nil {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
 		s, err := Open(db)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -142,9 +153,9 @@ func totalsOf(s *Store) (string, error) {
 	for _, query := range []string{
 		`SELECT source, session_id, agent_id, count(*), sum(input), sum(output), sum(cache_write_5m), sum(cache_write_1h), sum(cache_read)
 		FROM requests GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
-		`SELECT source, session_id, call_id, name, server, call_ts, result_ts, result_tokens, result_bytes, non_text, estimated_tokens, is_error, spilled
+		`SELECT source, session_id, call_id, name, server, call_ts, result_ts, result_tokens, result_bytes, non_text, estimated_tokens, is_error, spilled, lost
 		FROM tool_calls ORDER BY 1, 2, 3`,
-		`SELECT source, session_id, project, first_ts, last_ts FROM sessions ORDER BY 1, 2`,
+		`SELECT source, session_id, project, first_ts, last_ts FROM ` + sessionsQuery + ` ORDER BY 1, 2`,
 		`SELECT source, session_id, ts, trigger, pre_tokens FROM compactions ORDER BY 1, 2, 3`,
 	} {
 		if err := q(query); err != nil {
@@ -218,7 +229,7 @@ func testIngestMatchesManifest(t *testing.T, o transcripttest.Options) {
 
 	// Tool calls: every one, with its exact result tokens and latency.
 	var calls int
-	s.db.QueryRow(`SELECT count(*) FROM tool_calls WHERE call_ts IS NOT NULL AND result_ts IS NOT NULL`).Scan(&calls)
+	s.db.QueryRow(`SELECT count(*) FROM tool_calls WHERE call_ts IS NOT NULL AND result_ts IS NOT NULL AND lost = 0`).Scan(&calls)
 	if calls != len(m.Calls) {
 		t.Errorf("%d paired calls, want %d", calls, len(m.Calls))
 	}
@@ -252,6 +263,27 @@ func testIngestMatchesManifest(t *testing.T, o transcripttest.Options) {
 			t.Errorf("identical arguments hash differently")
 		}
 		hashes[c.Args] = hash
+	}
+
+	// Resumed sessions: each session's span is that of its own lines and
+	// of the copies it keeps, never of those another session keeps.
+	if o.Quirks && len(m.Resumed) < 2 {
+		t.Errorf("%d resumed sessions", len(m.Resumed))
+	}
+	ss, err := s.Sessions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := map[string][2]int64{}
+	for _, x := range ss {
+		spans[x.ID] = [2]int64{x.FirstTS, x.LastTS}
+	}
+	for _, r := range m.Resumed {
+		for id, want := range map[string][2]time.Time{r.From: r.FromSpan, r.To: r.ToSpan} {
+			if got := spans[id]; got != [2]int64{want[0].UnixMilli(), want[1].UnixMilli()} {
+				t.Errorf("session %s (resumed %s → %s, copies kept by the new one %v): span %v, want %v", id, r.From, r.To, r.Kept, got, want)
+			}
+		}
 	}
 
 	// Nothing new: nothing read.
@@ -484,6 +516,62 @@ func TestTwoProcesses(t *testing.T) {
 	}
 }
 
+// TestNewStoreManyProcesses starts two, then eight, processes that open
+// one brand-new store at the same moment (each waits for a file to
+// appear) and ingest into it, again and again: every one succeeds, and the
+// store holds what one ingest stores. A brand-new store is in rollback
+// journal mode until one of them switches it to WAL, and SQLite gives up
+// a lock upgrade that would deadlock at once, without waiting.
+func TestNewStoreManyProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	home := t.TempDir()
+	if _, err := transcripttest.Generate(home, transcripttest.Options{Seed: 3, Sessions: 1, Codex: 1, Projects: 1, Days: 1}); err != nil {
+		t.Fatal(err)
+	}
+	ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
+	ingest(t, ref, home)
+	want := totals(t, ref)
+	for _, tc := range []struct{ procs, rounds int }{{2, 12}, {8, 6}} {
+		t.Run(fmt.Sprint(tc.procs), func(t *testing.T) {
+			for round := 0; round < tc.rounds; round++ {
+				dir := t.TempDir()
+				path, start := filepath.Join(dir, "new", "usage.db"), filepath.Join(dir, "go")
+				var cmds []*exec.Cmd
+				var outs []*bytes.Buffer
+				for i := 0; i < tc.procs; i++ {
+					cmd := exec.Command(os.Args[0], "-test.run=^$")
+					cmd.Env = append(os.Environ(), "MCPCOST_STORE_TEST_CHILD="+path, "MCPCOST_STORE_TEST_HOME="+home,
+						"MCPCOST_STORE_TEST_START="+start)
+					var stderr bytes.Buffer
+					cmd.Stderr = &stderr
+					if err := cmd.Start(); err != nil {
+						t.Fatal(err)
+					}
+					cmds, outs = append(cmds, cmd), append(outs, &stderr)
+				}
+				if err := os.WriteFile(start, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				for i, c := range cmds {
+					if err := c.Wait(); err != nil {
+						t.Errorf("round %d, process %d of %d: %v: %s", round, i+1, tc.procs, err, outs[i])
+					}
+				}
+				if t.Failed() {
+					return
+				}
+				s := open(t, path)
+				if got := totals(t, s); got != want {
+					t.Fatalf("round %d: %d processes stored:\n%s\nwant:\n%s", round, tc.procs, got, want)
+				}
+				s.Close()
+			}
+		})
+	}
+}
+
 func TestLeaseWaitsThenSkips(t *testing.T) {
 	home := t.TempDir()
 	transcripttest.Generate(home, transcripttest.Small())
@@ -686,9 +774,29 @@ func TestIngestOrder(t *testing.T) {
 		}
 		return b.String()
 	}
+	// The tool calls counted, where, and the sessions' spans.
+	calls := func(s *Store) string {
+		var b strings.Builder
+		for c, err := range s.ToolCalls(context.Background(), Filter{Order: ByTime}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&b, c.Source, c.Session, c.Name, c.CallTS, c.ResultTS, c.ResultTokens)
+		}
+		ss, err := s.Sessions(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sort.Slice(ss, func(i, j int) bool { return ss[i].Source+ss[i].ID < ss[j].Source+ss[j].ID })
+		for _, x := range ss {
+			fmt.Fprintln(&b, x.Source, x.ID, x.Project, x.FirstTS, x.LastTS)
+		}
+		return b.String()
+	}
 	ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
 	ingest(t, ref, full)
 	want := rows(ref)
+	wantCalls := calls(ref)
 	if !strings.Contains(want, " msg_gw_0  ") {
 		t.Fatal("the tree has no gateway requests")
 	}
@@ -713,6 +821,9 @@ func TestIngestOrder(t *testing.T) {
 				}
 				order = order[n:]
 				ingest(t, s, home)
+			}
+			if got := calls(s); got != wantCalls {
+				t.Errorf("tool calls or spans differ from one ingest of the whole tree:\n%s\nwant:\n%s", got, wantCalls)
 			}
 			if got := rows(s); got != want {
 				t.Errorf("requests differ from one ingest of the whole tree:\n%s\nwant:\n%s", got, want)
@@ -957,6 +1068,249 @@ func TestCutAnywhere(t *testing.T) {
 		st := ingest(t, s, home)
 		if got := totals(t, s); got != want || st.FilesReread != 0 {
 			t.Errorf("seed %d: %d files read again; totals:\n%s\nwant:\n%s", seed, st.FilesReread, got, want)
+		}
+	}
+}
+
+// TestMigrateCopiedCalls opens a store of schema version 4, which kept a
+// tool call copied into a resumed session once per session, as that
+// version's writer left it for a tree with resumed sessions: migration 5
+// counts each call once, where a store built now counts it, both when the
+// transcripts are gone (the migration alone) and when they are still
+// there (read again, with the readers of this version).
+func TestMigrateCopiedCalls(t *testing.T) {
+	home := t.TempDir()
+	o := transcripttest.Small()
+	o.Quirks = true
+	m, err := transcripttest.Generate(home, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
+	ingest(t, ref, home)
+	calls := func(s *Store) (string, int) {
+		var b strings.Builder
+		n := 0
+		for c, err := range s.ToolCalls(context.Background(), Filter{Order: ByTime}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&b, c.Source, c.Session, c.Name, c.CallTS, c.ResultTS, c.ResultTokens, c.IsError)
+			n++
+		}
+		return b.String(), n
+	}
+	want, n := calls(ref)
+	if n != len(m.Calls)+countRows(t, ref, "tool_calls WHERE result_ts IS NULL AND lost = 0") {
+		t.Fatalf("%d calls, the tree has %d", n, len(m.Calls))
+	}
+	var copies int
+	ref.db.QueryRow(`SELECT count(*) FROM tool_calls WHERE lost = 1`).Scan(&copies)
+	if copies < 4 {
+		t.Fatalf("%d lost copies: the tree has too few copied calls", copies)
+	}
+	// What version 4 stored: every row, each session's copy of a call
+	// among them.
+	old := func(t *testing.T) string {
+		path := filepath.Join(t.TempDir(), "old.db")
+		db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		names, _ := migrationList()
+		for _, name := range names[:4] {
+			body, _ := migrations.ReadFile(name)
+			if _, err := db.Exec(string(body)); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+		for _, q := range []string{
+			`PRAGMA user_version = 4`,
+			`ATTACH DATABASE '` + filepath.ToSlash(ref.path(t)) + `' AS ref`,
+			`INSERT INTO meta SELECT * FROM ref.meta`,
+			`INSERT INTO files SELECT id, path, source, session_id, agent_id, size, mtime_ns, offset, lines, head_hash, tail_start, tail_hash,
+				state, corrupt, generation, ingested_at, 2, edge_hash FROM ref.files`,
+			`INSERT INTO sessions SELECT * FROM ref.sessions`,
+			`INSERT INTO requests SELECT id, source, session_id, agent_id, sidechain, file_id, line, ts, model, project, message_id, request_id,
+				input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, web_search, web_fetch, speed, cost_usd, dedup_session FROM ref.requests`,
+			`INSERT INTO tool_calls SELECT id, source, session_id, call_id, agent_id, sidechain, name, tool, server, plugin, builtin, project,
+				call_ts, result_ts, result_tokens, result_bytes, non_text, estimated_tokens, is_error, spilled, args_hash,
+				call_file_id, call_line, result_file_id, result_line, duration_ms FROM ref.tool_calls`,
+			`INSERT INTO compactions SELECT id, source, session_id, agent_id, file_id, line, ts, trigger, pre_tokens FROM ref.compactions`,
+			`DETACH DATABASE ref`,
+		} {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		return path
+	}
+	t.Run("transcripts gone", func(t *testing.T) {
+		path := old(t)
+		gone := t.TempDir() // no transcripts: nothing is read again
+		s := open(t, path)
+		if got, _ := calls(s); got != want {
+			t.Errorf("after the migration:\n%s\nwant:\n%s", got, want)
+		}
+		if st := ingest(t, s, gone); st.FilesRead != 0 {
+			t.Errorf("%d files read", st.FilesRead)
+		}
+	})
+	t.Run("transcripts there", func(t *testing.T) {
+		s := open(t, old(t))
+		st := ingest(t, s, home)
+		if st.FilesReread != m.Files {
+			t.Errorf("%d files read again, want %d", st.FilesReread, m.Files)
+		}
+		if got, _ := calls(s); got != want {
+			t.Errorf("after the migration and an ingest:\n%s\nwant:\n%s", got, want)
+		}
+		if got, want := totals(t, s), totals(t, ref); got != want {
+			t.Errorf("after the migration and an ingest:\n%s\nwant:\n%s", got, want)
+		}
+	})
+}
+
+// path is the store's file.
+func (s *Store) path(t *testing.T) string {
+	var seq int
+	var name, file string
+	if err := s.db.QueryRow(`PRAGMA database_list`).Scan(&seq, &name, &file); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// TestCodexLocalShellIngest: an older Codex rollout's local_shell_call
+// items are tool calls of local_shell, with the outcome and run time their
+// outputs record (the outputs share the call's timestamp: only the
+// recorded duration tells how long each ran).
+func TestCodexLocalShellIngest(t *testing.T) {
+	home := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("..", "transcript", "testdata", "codex-local-shell.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(home, ".codex", "sessions", "2025", "05", "20")
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "rollout-2025-05-20T09-00-00-0196f0aa-2222-7333-8444-955556666777.jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	ingest(t, s, home)
+	var got []string
+	for c, err := range s.ToolCalls(context.Background(), Filter{Order: ByTime}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := "-"
+		if c.DurationMs != nil {
+			d = strconv.FormatInt(*c.DurationMs, 10)
+		}
+		got = append(got, fmt.Sprintf("%s %s %s builtin=%v result=%v error=%v %sms", c.Source, c.Session, c.Name, c.Server == "", c.HasResult, c.IsError, d))
+	}
+	want := []string{
+		"codex 0196f0aa-2222-7333-8444-955556666777 local_shell builtin=true result=true error=false 200ms",
+		"codex 0196f0aa-2222-7333-8444-955556666777 local_shell builtin=true result=true error=true 12500ms",
+		"codex 0196f0aa-2222-7333-8444-955556666777 local_shell builtin=true result=true error=false 0ms",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("tool calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestCopiedCallMoves ingests each resumed pair of a tree one file at a
+// time, in both orders: when the copy that is kept arrives second, the
+// call (and the request) move to its session, and the session that lost
+// them no longer counts them or their times; the end is the same as one
+// ingest of both files.
+func TestCopiedCallMoves(t *testing.T) {
+	full := t.TempDir()
+	o := transcripttest.Small()
+	o.Quirks = true
+	m, err := transcripttest.Generate(full, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a store holds of one pair: the calls counted and the sessions'
+	// spans.
+	state := func(s *Store) string {
+		var b strings.Builder
+		for c, err := range s.ToolCalls(context.Background(), Filter{Order: ByTime}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&b, c.Session, c.Name, c.CallTS, c.HasResult, c.ResultTokens)
+		}
+		ss, err := s.Sessions(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sort.Slice(ss, func(i, j int) bool { return ss[i].ID < ss[j].ID })
+		for _, x := range ss {
+			fmt.Fprintln(&b, x.ID, x.FirstTS, x.LastTS)
+		}
+		return b.String()
+	}
+	for _, r := range m.Resumed {
+		rel := func(id string) string {
+			matches, _ := filepath.Glob(filepath.Join(full, ".claude", "projects", "*", id+".jsonl"))
+			if len(matches) != 1 {
+				t.Fatalf("session %s: files %q", id, matches)
+			}
+			p, _ := filepath.Rel(full, matches[0])
+			return p
+		}
+		files := []string{rel(r.From), rel(r.To)}
+		home := func(t *testing.T, files ...string) string {
+			h := t.TempDir()
+			for _, f := range files {
+				data, _ := os.ReadFile(filepath.Join(full, f))
+				os.MkdirAll(filepath.Dir(filepath.Join(h, f)), 0o755)
+				os.WriteFile(filepath.Join(h, f), data, 0o644)
+			}
+			return h
+		}
+		t.Run(r.To[:8], func(t *testing.T) {
+			ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
+			ingest(t, ref, home(t, files...))
+			want := state(ref)
+			if n := countRows(t, ref, "tool_calls WHERE lost = 1"); n < 1 {
+				t.Fatalf("%d lost copies", n)
+			}
+			for _, order := range [][]string{files, {files[1], files[0]}} {
+				h := home(t, order[0])
+				s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+				ingest(t, s, h)
+				data, _ := os.ReadFile(filepath.Join(full, order[1]))
+				os.MkdirAll(filepath.Dir(filepath.Join(h, order[1])), 0o755)
+				os.WriteFile(filepath.Join(h, order[1]), data, 0o644)
+				ingest(t, s, h)
+				if got := state(s); got != want {
+					t.Errorf("%s, then %s:\n%s\nwant (one ingest):\n%s", filepath.Base(order[0]), filepath.Base(order[1]), got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestMigrationNumbers holds the migrations' names to their place: a
+// store's schema version is how many have run, so a gap or a repeated
+// number (two changes landing with the same or a skipped number) would
+// make a later one run as another's version.
+func TestMigrationNumbers(t *testing.T) {
+	names, err := migrationList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) == 0 {
+		t.Fatal("no migrations")
+	}
+	for i, name := range names {
+		want := fmt.Sprintf("migrations/%03d_", i+1)
+		if !strings.HasPrefix(name, want) {
+			t.Errorf("migration %d is %s, want a name starting %s", i+1, name, want)
 		}
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/transcript"
@@ -32,9 +35,18 @@ type writer struct {
 	// was in it, so that a file read again from the top drops its own
 	// entries instead of the whole index being loaded again.
 	byFile map[string][]dedupKey
-	// paths interns the files' paths the index names.
+	// paths interns the files' paths (and the sessions) the index names.
 	paths map[string]string
 	gens  map[*job]int64 // each job's file generation after its first batch
+	// copiedIDs are the tool calls (source and call id) of which a row
+	// holds a copied line (see loadCopied): a call of one of them may be a
+	// copy, or the original, of another session's.
+	copiedIDs map[string]bool
+	// Per batch: the requests (source and message id) whose kept copy
+	// moved to another session, and the tool calls whose copies are to be
+	// settled (see settle).
+	moved    map[string]bool
+	affected map[string]bool
 
 	lastProgress time.Time
 
@@ -135,6 +147,7 @@ func (e dedupEntry) matches(q *transcript.Request, reqID, session uint64, ts int
 // whether another copy replaces it.
 type dedupSlot struct {
 	id        int64
+	session   string // the session of the kept copy's file
 	sidechain bool
 	total     int64
 	speed     bool
@@ -190,6 +203,7 @@ func (w *writer) apply(ctx context.Context, b *batch) error {
 	}
 	newRequests, dups := 0, 0
 	err := w.s.tx(ctx, func(tx *sql.Tx) error {
+		w.moved, w.affected = map[string]bool{}, map[string]bool{}
 		now := time.Now()
 		if _, err := w.exec(tx, `UPDATE ingest_lock SET expires_at = ? WHERE id = 1 AND owner = ?`, now.Add(leaseTime).UnixMilli(), w.owner); err != nil {
 			return err
@@ -246,11 +260,11 @@ func (w *writer) apply(ctx context.Context, b *batch) error {
 	if errors.Is(err, errRaced) {
 		w.st.Busy++
 		b.job.abort.Store(true)
-		w.loaded = false // the in-memory index may hold rows that were rolled back
+		w.loaded, w.copiedIDs = false, nil // the in-memory index may hold rows that were rolled back
 		return nil
 	}
 	if err != nil {
-		w.loaded = false
+		w.loaded, w.copiedIDs = false, nil
 		return fmt.Errorf("writing %s: %w", b.job.file.Path, err)
 	}
 	w.st.Requests += newRequests
@@ -306,6 +320,15 @@ func (w *writer) clearFile(tx *sql.Tx, id int64) error {
 	if _, err := tx.Exec(`DELETE FROM temp.cleared`); err != nil {
 		return err
 	}
+	// The tool calls of the file that have copies elsewhere: which copy
+	// counts is settled again at the end of the batch.
+	if err := w.loadCopied(tx); err != nil {
+		return err
+	}
+	if err := w.collect(tx, `SELECT DISTINCT t.source, t.call_id FROM tool_calls t WHERE (t.call_file_id = ?1 OR t.result_file_id = ?1)
+		AND (t.copied <> 0 OR EXISTS (SELECT 1 FROM tool_calls o WHERE o.source = t.source AND o.call_id = t.call_id AND o.copied <> 0))`, id); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(`INSERT INTO temp.cleared SELECT source, session_id FROM requests WHERE file_id = ?1
 		UNION SELECT source, session_id FROM tool_calls WHERE call_file_id = ?1 OR result_file_id = ?1
 		UNION SELECT source, session_id FROM compactions WHERE file_id = ?1
@@ -316,9 +339,10 @@ func (w *writer) clearFile(tx *sql.Tx, id int64) error {
 		`DELETE FROM requests WHERE file_id = ?`,
 		`DELETE FROM compactions WHERE file_id = ?`,
 		`UPDATE tool_calls SET agent_id = NULL, sidechain = NULL, name = NULL, tool = NULL, server = NULL, plugin = NULL, builtin = NULL,
-			call_ts = NULL, args_hash = NULL, call_file_id = NULL, call_line = NULL WHERE call_file_id = ?`,
+			call_ts = NULL, args_hash = NULL, call_file_id = NULL, call_line = NULL,
+			message_id = NULL, request_id = NULL, dedup_session = NULL, copied = copied & ~1 WHERE call_file_id = ?`,
 		`UPDATE tool_calls SET result_ts = NULL, result_tokens = NULL, result_bytes = NULL, non_text = NULL, estimated_tokens = NULL,
-			is_error = NULL, spilled = NULL, duration_ms = NULL, result_file_id = NULL, result_line = NULL WHERE result_file_id = ?`,
+			is_error = NULL, spilled = NULL, duration_ms = NULL, result_file_id = NULL, result_line = NULL, copied = copied & ~2 WHERE result_file_id = ?`,
 		`DELETE FROM tool_calls WHERE call_file_id IS NULL AND result_file_id IS NULL`,
 		`UPDATE sessions SET file_id = NULL WHERE file_id = ?1`,
 	} {
@@ -326,12 +350,14 @@ func (w *writer) clearFile(tx *sql.Tx, id int64) error {
 			return err
 		}
 	}
+	// A session's own span: its lines, not those copied into it (see
+	// Sessions).
 	_, err := tx.Exec(`WITH spans AS (
 			SELECT source, session_id, min(t) AS first, max(t) AS last FROM (
-				SELECT source, session_id, ts AS t FROM requests
-				UNION ALL SELECT source, session_id, call_ts FROM tool_calls
-				UNION ALL SELECT source, session_id, result_ts FROM tool_calls
-				UNION ALL SELECT source, session_id, ts FROM compactions
+				SELECT source, session_id, ts AS t FROM requests WHERE copied = 0
+				UNION ALL SELECT source, session_id, call_ts FROM tool_calls WHERE copied & 1 = 0
+				UNION ALL SELECT source, session_id, result_ts FROM tool_calls WHERE copied & 2 = 0
+				UNION ALL SELECT source, session_id, ts FROM compactions WHERE copied = 0
 			) WHERE (source, session_id) IN (SELECT source, session_id FROM temp.cleared)
 			GROUP BY source, session_id)
 		UPDATE sessions SET
@@ -341,22 +367,42 @@ func (w *writer) clearFile(tx *sql.Tx, id int64) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(`DELETE FROM sessions WHERE first_ts IS NULL`)
+	_, err = tx.Exec(`DELETE FROM sessions WHERE first_ts IS NULL
+		AND NOT EXISTS (SELECT 1 FROM requests r WHERE r.source = sessions.source AND r.session_id = sessions.session_id)
+		AND NOT EXISTS (SELECT 1 FROM tool_calls t WHERE t.source = sessions.source AND t.session_id = sessions.session_id)`)
 	return err
 }
 
+// collect adds the tool calls (source, call id) that query returns to
+// the batch's calls to settle.
+func (w *writer) collect(tx *sql.Tx, query string, args ...any) error {
+	rows, err := tx.Query(query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var src, id string
+		if err := rows.Scan(&src, &id); err != nil {
+			return err
+		}
+		w.affected[src+"\x00"+id] = true
+	}
+	return rows.Err()
+}
+
 const insertRequest = `INSERT INTO requests (source, session_id, agent_id, sidechain, file_id, line, ts, model, project, message_id, request_id,
-	input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, web_search, web_fetch, speed, cost_usd, dedup_session)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, web_search, web_fetch, speed, cost_usd, dedup_session, copied)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const updateRequest = `UPDATE requests SET source = ?, session_id = ?, agent_id = ?, sidechain = ?, file_id = ?, line = ?, ts = ?, model = ?,
 	project = ?, message_id = ?, request_id = ?, input = ?, output = ?, cache_write_5m = ?, cache_write_1h = ?, cache_read = ?,
-	reasoning = ?, web_search = ?, web_fetch = ?, speed = ?, cost_usd = ?, dedup_session = ? WHERE id = ?`
+	reasoning = ?, web_search = ?, web_fetch = ?, speed = ?, cost_usd = ?, dedup_session = ?, copied = ? WHERE id = ?`
 
 const upsertTool = `INSERT INTO tool_calls (source, session_id, call_id, agent_id, sidechain, name, tool, server, plugin, builtin, project,
 	call_ts, result_ts, result_tokens, result_bytes, non_text, estimated_tokens, is_error, spilled, args_hash,
-	call_file_id, call_line, result_file_id, result_line, duration_ms)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	call_file_id, call_line, result_file_id, result_line, duration_ms, message_id, request_id, dedup_session, origin, copied)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (source, session_id, call_id) DO UPDATE SET
 	agent_id = coalesce(excluded.agent_id, agent_id), sidechain = coalesce(excluded.sidechain, sidechain),
 	name = coalesce(excluded.name, name), tool = coalesce(excluded.tool, tool),
@@ -370,13 +416,19 @@ const upsertTool = `INSERT INTO tool_calls (source, session_id, call_id, agent_i
 	args_hash = coalesce(excluded.args_hash, args_hash),
 	call_file_id = coalesce(excluded.call_file_id, call_file_id), call_line = coalesce(excluded.call_line, call_line),
 	result_file_id = coalesce(excluded.result_file_id, result_file_id), result_line = coalesce(excluded.result_line, result_line),
-	duration_ms = CASE WHEN excluded.result_file_id IS NOT NULL THEN excluded.duration_ms ELSE duration_ms END`
+	duration_ms = CASE WHEN excluded.result_file_id IS NOT NULL THEN excluded.duration_ms ELSE duration_ms END,
+	message_id = CASE WHEN excluded.call_file_id IS NOT NULL THEN excluded.message_id ELSE message_id END,
+	request_id = CASE WHEN excluded.call_file_id IS NOT NULL THEN excluded.request_id ELSE request_id END,
+	dedup_session = CASE WHEN excluded.call_file_id IS NOT NULL THEN excluded.dedup_session ELSE dedup_session END,
+	origin = coalesce(origin, excluded.origin),
+	copied = CASE WHEN excluded.call_file_id IS NOT NULL THEN excluded.copied & 1 ELSE copied & 1 END |
+		CASE WHEN excluded.result_file_id IS NOT NULL THEN excluded.copied & 2 ELSE copied & 2 END`
 
 const upsertSession = `INSERT INTO sessions (source, session_id, project, first_ts, last_ts, file_id) VALUES (?, ?, ?, ?, ?, ?)
 	ON CONFLICT (source, session_id) DO UPDATE SET
 	project = CASE WHEN project = '' OR (excluded.file_id IS NOT NULL AND excluded.project <> '' AND file_id IS NULL) THEN excluded.project ELSE project END,
-	first_ts = min(coalesce(first_ts, excluded.first_ts), excluded.first_ts),
-	last_ts = max(coalesce(last_ts, excluded.last_ts), excluded.last_ts),
+	first_ts = coalesce(min(first_ts, excluded.first_ts), first_ts, excluded.first_ts),
+	last_ts = coalesce(max(last_ts, excluded.last_ts), last_ts, excluded.last_ts),
 	file_id = coalesce(file_id, excluded.file_id)`
 
 // write stores a batch's records; it returns the new requests and the
@@ -400,7 +452,11 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 	for _, lr := range b.recs {
 		rec := lr.rec
 		t := rec.Time.UnixMilli()
-		sp.touch(rec.SessionID, rec.Cwd, t)
+		if rec.Copied {
+			sp.note(rec.SessionID, rec.Cwd) // its time counts where it is kept (see Sessions)
+		} else {
+			sp.touch(rec.SessionID, rec.Cwd, t)
+		}
 		if err := w.writeCompaction(tx, fileID, b, lr); err != nil {
 			return 0, 0, err
 		}
@@ -424,6 +480,9 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 	if err := w.writeToolCalls(tx, fileID, b, &sp); err != nil {
 		return 0, 0, err
 	}
+	if err := w.settleAll(tx); err != nil {
+		return 0, 0, err
+	}
 	if err := w.writeSessions(tx, fileID, b, &sp); err != nil {
 		return 0, 0, err
 	}
@@ -439,24 +498,35 @@ type spans struct {
 
 type span struct {
 	project     string
+	timed       bool // first and last are set
 	first, last int64
 }
 
 // touch adds a line of session id, run in folder cwd, at time t.
 func (s *spans) touch(id, cwd string, t int64) {
+	sp := s.note(id, cwd)
+	if !sp.timed {
+		sp.first, sp.last, sp.timed = t, t, true
+	}
+	sp.first, sp.last = min(sp.first, t), max(sp.last, t)
+}
+
+// note adds a line of session id, run in folder cwd, whose time is not
+// the session's own (a line copied from another session).
+func (s *spans) note(id, cwd string) *span {
 	if s.m == nil {
 		s.m = map[string]*span{}
 	}
 	sp := s.m[id]
 	if sp == nil {
-		sp = &span{first: t, last: t}
+		sp = &span{}
 		s.m[id] = sp
 		s.order = append(s.order, id)
 	}
 	if sp.project == "" {
 		sp.project = cwd
 	}
-	sp.first, sp.last = min(sp.first, t), max(sp.last, t)
+	return sp
 }
 
 // writeCompaction stores the compaction a line records, if any.
@@ -465,8 +535,8 @@ func (w *writer) writeCompaction(tx *sql.Tx, fileID int64, b *batch, lr lineRec)
 	if c == nil {
 		return nil
 	}
-	_, err := w.exec(tx, `INSERT OR IGNORE INTO compactions (source, session_id, agent_id, file_id, line, ts, trigger, pre_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		string(b.job.file.Source), rec.SessionID, rec.AgentID, fileID, lr.line, rec.Time.UnixMilli(), c.Trigger, c.PreTokens)
+	_, err := w.exec(tx, `INSERT OR IGNORE INTO compactions (source, session_id, agent_id, file_id, line, ts, trigger, pre_tokens, copied) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		string(b.job.file.Source), rec.SessionID, rec.AgentID, fileID, lr.line, rec.Time.UnixMilli(), c.Trigger, c.PreTokens, rec.Copied)
 	return err
 }
 
@@ -482,7 +552,7 @@ func (w *writer) addRequest(tx *sql.Tx, upd *sql.Stmt, fileID int64, b *batch, l
 		dedupSession = q.Session
 	}
 	args := []any{src, rec.SessionID, rec.AgentID, rec.Sidechain, fileID, lr.line, t, q.Model, rec.Cwd, q.MessageID, q.RequestID,
-		u.Input, u.Output, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Reasoning, u.WebSearch, u.WebFetch, q.Speed, q.CostUSD, dedupSession}
+		u.Input, u.Output, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Reasoning, u.WebSearch, u.WebFetch, q.Speed, q.CostUSD, dedupSession, rec.Copied}
 	if q.MessageID == "" {
 		return &pendingRequest{args: args}, false, nil
 	}
@@ -495,7 +565,7 @@ func (w *writer) addRequest(tx *sql.Tx, upd *sql.Stmt, fileID int64, b *batch, l
 	if q.RequestID == "" {
 		entry.session, entry.ts = w.hash(q.Session), t
 	}
-	cand := dedupSlot{sidechain: rec.Sidechain, total: u.Total(), speed: q.Speed != "", path: w.intern(b.job.file.Path), line: lr.line}
+	cand := dedupSlot{session: w.intern(rec.SessionID), sidechain: rec.Sidechain, total: u.Total(), speed: q.Speed != "", path: w.intern(b.job.file.Path), line: lr.line}
 	var match *dedupSlot
 	for _, e := range entries {
 		if e.matches(q, entry.requestID, entry.session, t) {
@@ -523,7 +593,10 @@ func (w *writer) addRequest(tx *sql.Tx, upd *sql.Stmt, fileID int64, b *batch, l
 			if match.path != cand.path {
 				w.byFile[cand.path] = append(w.byFile[cand.path], key)
 			}
-			match.sidechain, match.total, match.speed, match.path, match.line = cand.sidechain, cand.total, cand.speed, cand.path, cand.line
+			if match.session != cand.session {
+				w.moved[src+"\x00"+q.MessageID] = true // its tool calls follow it
+			}
+			match.session, match.sidechain, match.total, match.speed, match.path, match.line = cand.session, cand.sidechain, cand.total, cand.speed, cand.path, cand.line
 		}
 		return nil, true, nil
 	}
@@ -559,6 +632,9 @@ func (w *writer) writeToolCalls(tx *sql.Tx, fileID int64, b *batch, sp *spans) e
 	if len(b.callOrder) == 0 {
 		return nil
 	}
+	if err := w.loadCopied(tx); err != nil {
+		return err
+	}
 	up, err := w.stmt(tx, upsertTool)
 	if err != nil {
 		return err
@@ -570,12 +646,17 @@ func (w *writer) writeToolCalls(tx *sql.Tx, fileID int64, b *batch, sp *spans) e
 			agent, name, tool, server, plugin, project                      any
 			sidechain, builtin, callTS, callFile, callLine, argsHash        any
 			resultTS, tokens, nbytes, nonText, est, isErr, spilled, resFile any
-			resLine, duration                                               any
+			resLine, duration, msg, req, dsess                              any
+			copied                                                          int
 		)
 		if c.hasCall {
 			agent, sidechain, name, tool, plugin, builtin = c.agent, c.sidechain, c.name, c.tool, nullIf(c.plugin), c.builtin
 			server = nullIf(c.server)
 			callTS, callFile, callLine, argsHash = c.callTS, fileID, c.callLine, c.argsHash
+			msg, req, dsess = nullIf(c.messageID), c.requestID, c.dedupSession
+			if c.callCopied {
+				copied |= 1
+			}
 		}
 		if c.project != "" {
 			project = c.project
@@ -586,16 +667,29 @@ func (w *writer) writeToolCalls(tx *sql.Tx, fileID int64, b *batch, sp *spans) e
 			if c.durationMs != nil {
 				duration = *c.durationMs
 			}
+			if c.resultCopied {
+				copied |= 2
+			}
 		}
 		if _, err := up.Exec(c.source, c.session, c.callID, agent, sidechain, name, tool, server, plugin, builtin, project,
-			callTS, resultTS, tokens, nbytes, nonText, est, isErr, spilled, argsHash, callFile, callLine, resFile, resLine, duration); err != nil {
+			callTS, resultTS, tokens, nbytes, nonText, est, isErr, spilled, argsHash, callFile, callLine, resFile, resLine, duration,
+			msg, req, dsess, nullIf(c.origin), copied); err != nil {
 			return err
 		}
-		t := c.callTS
-		if !c.hasCall {
-			t = c.resultTS
+		sp.note(c.session, c.project)
+		if c.hasCall && !c.callCopied {
+			sp.touch(c.session, c.project, c.callTS)
 		}
-		sp.touch(c.session, c.project, t)
+		if c.hasResult && !c.resultCopied {
+			sp.touch(c.session, c.project, c.resultTS)
+		}
+		key := c.source + "\x00" + c.callID
+		if copied != 0 {
+			w.copiedIDs[key] = true
+		}
+		if w.copiedIDs[key] {
+			w.affected[key] = true
+		}
 	}
 	return nil
 }
@@ -607,14 +701,17 @@ func (w *writer) writeSessions(tx *sql.Tx, fileID int64, b *batch, sp *spans) er
 	main := b.job.file.AgentID == ""
 	for _, id := range sp.order {
 		s := sp.m[id]
-		var file any
+		var file, first, last any
 		if main && b.job.file.Source == transcript.Claude && id == b.job.file.SessionID {
 			file = fileID
 		}
 		if b.job.file.Source == transcript.Codex {
 			file = fileID
 		}
-		if _, err := w.exec(tx, upsertSession, string(b.job.file.Source), id, s.project, s.first, s.last, file); err != nil {
+		if s.timed {
+			first, last = s.first, s.last
+		}
+		if _, err := w.exec(tx, upsertSession, string(b.job.file.Source), id, s.project, first, last, file); err != nil {
 			return err
 		}
 	}
@@ -638,7 +735,7 @@ func (w *writer) loadDedup(tx *sql.Tx) error {
 	w.byFile = map[string][]dedupKey{}
 	w.paths = map[string]string{}
 	w.seeds = [3]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
-	rows, err := tx.Query(`SELECT r.id, r.source, r.message_id, r.request_id, r.dedup_session, r.ts, r.sidechain,
+	rows, err := tx.Query(`SELECT r.id, r.session_id, r.source, r.message_id, r.request_id, r.dedup_session, r.ts, r.sidechain,
 		r.input + r.output + r.cache_write_5m + r.cache_write_1h + r.cache_read, r.speed <> '', f.path, r.line
 		FROM requests r JOIN files f ON f.id = r.file_id WHERE r.message_id <> ''`)
 	if err != nil {
@@ -651,10 +748,11 @@ func (w *writer) loadDedup(tx *sql.Tx) error {
 			e                              dedupEntry
 			src, msg, reqID, session, path string
 		)
-		if err := rows.Scan(&slot.id, &src, &msg, &reqID, &session, &e.ts, &slot.sidechain, &slot.total, &slot.speed, &path, &slot.line); err != nil {
+		var sessionID string
+		if err := rows.Scan(&slot.id, &sessionID, &src, &msg, &reqID, &session, &e.ts, &slot.sidechain, &slot.total, &slot.speed, &path, &slot.line); err != nil {
 			return err
 		}
-		slot.path = w.intern(path)
+		slot.path, slot.session = w.intern(path), w.intern(sessionID)
 		e.requestID, e.session, e.slot = w.hash(reqID), w.hash(session), &slot
 		if reqID != "" {
 			e.session, e.ts = 0, 0
@@ -687,4 +785,191 @@ func (w *writer) forget(path string) {
 		}
 	}
 	delete(w.byFile, path)
+}
+
+// loadCopied reads which tool calls have a row with a copied line, once
+// per ingest (and again after a transaction was rolled back).
+func (w *writer) loadCopied(tx *sql.Tx) error {
+	if w.copiedIDs != nil {
+		return nil
+	}
+	w.copiedIDs = map[string]bool{}
+	rows, err := tx.Query(`SELECT source, call_id FROM tool_calls WHERE copied <> 0`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var src, id string
+		if err := rows.Scan(&src, &id); err != nil {
+			return err
+		}
+		w.copiedIDs[src+"\x00"+id] = true
+	}
+	return rows.Err()
+}
+
+// settleAll settles the tool calls the batch touched that have copies,
+// and those of the requests whose kept copy moved to another session, in
+// a fixed order.
+func (w *writer) settleAll(tx *sql.Tx) error {
+	if len(w.moved) > 0 {
+		moved := make([]string, 0, len(w.moved))
+		for k := range w.moved {
+			moved = append(moved, k)
+		}
+		sort.Strings(moved)
+		for _, k := range moved {
+			src, msg, _ := strings.Cut(k, "\x00")
+			if err := w.collect(tx, `SELECT source, call_id FROM tool_calls WHERE source = ? AND message_id = ? AND copied <> 0`, src, msg); err != nil {
+				return err
+			}
+		}
+	}
+	if len(w.affected) == 0 {
+		return nil
+	}
+	if err := w.loadDedup(tx); err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(w.affected))
+	for k := range w.affected {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		src, id, _ := strings.Cut(k, "\x00")
+		if err := w.settle(tx, src, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// toolCopy is a stored row of a tool call, as settle sees it.
+type toolCopy struct {
+	id                 int64
+	session            string
+	hasCall, resCopied bool
+	msg, req, dsess    string
+	ts                 int64
+	sidechain          bool
+	path               string
+	line               int
+	lost               bool
+}
+
+// settle decides which copy of a tool call counts, among the rows that
+// hold a copied line of it and the rows of the sessions those lines were
+// copied from. Copies are the rows whose call lines carry the same request
+// (message id and request id; without a request id, also the session the
+// line names and its time): of those, the row in the session whose copy
+// of the request is kept counts, so that a call is where its request is;
+// when none is there (that request is not stored, or its kept copy's
+// session has no copy of the call), the row outside a sidechain, then
+// the first in path order, then by line, as for requests. A row that
+// holds only a copied result counts only when no row holds a call of
+// that id. Every other copy is lost: not counted, and not in its
+// session's span.
+func (w *writer) settle(tx *sql.Tx, src, callID string) error {
+	rows, err := tx.Query(`SELECT t.id, t.session_id, t.call_file_id IS NOT NULL, t.copied & 2 <> 0, coalesce(t.message_id, ''),
+			coalesce(t.request_id, ''), coalesce(t.dedup_session, ''), coalesce(t.call_ts, 0), coalesce(t.sidechain, 0),
+			coalesce(f.path, ''), coalesce(t.call_line, 0), t.lost
+		FROM tool_calls t LEFT JOIN files f ON f.id = t.call_file_id
+		WHERE t.source = ?1 AND t.call_id = ?2 AND (t.copied <> 0 OR t.session_id IN
+			(SELECT o.origin FROM tool_calls o WHERE o.source = ?1 AND o.call_id = ?2 AND o.copied <> 0 AND o.origin IS NOT NULL))`, src, callID)
+	if err != nil {
+		return err
+	}
+	var all []*toolCopy
+	for rows.Next() {
+		c := &toolCopy{}
+		if err := rows.Scan(&c.id, &c.session, &c.hasCall, &c.resCopied, &c.msg, &c.req, &c.dsess, &c.ts, &c.sidechain, &c.path, &c.line, &c.lost); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	lost := map[int64]bool{}
+	classes := map[string][]*toolCopy{}
+	var order []string
+	anyCall := false
+	for _, c := range all {
+		anyCall = anyCall || c.hasCall
+		if !c.hasCall || c.msg == "" {
+			continue
+		}
+		key := c.msg + "\x00" + c.req
+		if c.req == "" {
+			key += "\x00" + c.dsess + "\x00" + strconv.FormatInt(c.ts, 10)
+		}
+		if classes[key] == nil {
+			order = append(order, key)
+		}
+		classes[key] = append(classes[key], c)
+	}
+	for _, c := range all {
+		lost[c.id] = !c.hasCall && c.resCopied && anyCall
+	}
+	for _, key := range order {
+		class := classes[key]
+		first := class[0]
+		kept := w.keptSession(src, first.msg, first.req, first.dsess, first.ts)
+		var win *toolCopy
+		for _, c := range class {
+			if kept != "" && c.session == kept {
+				win = c
+				break
+			}
+		}
+		if win == nil {
+			for _, c := range class {
+				if win == nil || c.before(win) {
+					win = c
+				}
+			}
+		}
+		for _, c := range class {
+			lost[c.id] = c != win
+		}
+	}
+	for _, c := range all {
+		if lost[c.id] != c.lost {
+			if _, err := w.exec(tx, `UPDATE tool_calls SET lost = ? WHERE id = ?`, lost[c.id], c.id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// before orders copies where no kept request decides: outside a
+// sidechain first, then by path and line (and session, for lines of one
+// file).
+func (c *toolCopy) before(k *toolCopy) bool {
+	switch {
+	case c.sidechain != k.sidechain:
+		return k.sidechain
+	case c.path != k.path:
+		return c.path < k.path
+	case c.line != k.line:
+		return c.line < k.line
+	}
+	return c.session < k.session
+}
+
+// keptSession is the session of the kept copy of the request with these
+// ids (see dedupEntry), or "" when none is stored.
+func (w *writer) keptSession(src, msg, req, dsess string, ts int64) string {
+	reqID, session := w.hash(req), w.hash(dsess)
+	for _, e := range w.dedup[w.key(src, msg)] {
+		if e.requestID == reqID && (req != "" || (e.session == session && e.ts == ts)) {
+			return e.slot.session
+		}
+	}
+	return ""
 }

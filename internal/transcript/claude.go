@@ -352,6 +352,12 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 	if rec.SessionID == "" {
 		rec.SessionID = l.SessionID
 	}
+	rec.LineSession = l.SessionID
+	rec.Copied = l.SessionID != "" && l.SessionID != rec.SessionID
+	if l.Message != nil {
+		rec.MessageID = l.Message.ID
+	}
+	rec.RequestID = l.RequestID
 	if rec.AgentID == "" && l.IsSidechain {
 		rec.AgentID = l.AgentID
 	}

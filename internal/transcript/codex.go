@@ -77,6 +77,9 @@ type codexPayload struct {
 	Input     json.RawMessage `json:"input"`
 	CallID    string          `json:"call_id"`
 	Output    json.RawMessage `json:"output"`
+	// local_shell_call: the command to run ({"type": "exec", "command":
+	// [...], ...}).
+	Action json.RawMessage `json:"action"`
 }
 
 var (
@@ -85,13 +88,19 @@ var (
 	patSessionMeta = []byte(`"session_meta"`)
 	patTurnContext = []byte(`"turn_context"`)
 	patCompacted   = []byte(`"compacted"`)
+	patLocalShell  = []byte(`"local_shell_call"`)
 )
 
 func codexWanted(line []byte) bool {
 	return bytes.Contains(line, patCallID) || bytes.Contains(line, patTokenCount) ||
 		bytes.Contains(line, patSessionMeta) || bytes.Contains(line, patTurnContext) ||
-		bytes.Contains(line, patCompacted)
+		bytes.Contains(line, patCompacted) || bytes.Contains(line, patLocalShell)
 }
+
+// localShell is the name Codex gives the call of a local_shell_call item
+// (the Responses API's local shell tool, which older Codex versions and
+// codex-mini-latest use): its tool is "local_shell".
+const localShell = "local_shell"
 
 // ParseLine implements Parser.
 //
@@ -225,7 +234,21 @@ func (p *CodexParser) ParseLine(line []byte) (*Record, error) {
 			}
 		}
 		rec.Calls = []ToolCall{{ID: pl.CallID, Name: name, Tool: ParseToolName(name), Args: args}}
-	case l.Type == "response_item" && (pl.Type == "function_call_output" || pl.Type == "custom_tool_call_output") && pl.CallID != "":
+	case l.Type == "response_item" && pl.Type == "local_shell_call":
+		// {"type": "local_shell_call", "id": ..., "call_id": ..., "status":
+		// ..., "action": {"type": "exec", "command": [...], ...}}. Codex
+		// joins it to its output by call_id, or by id where there is no
+		// call_id; the output is a function_call_output, whose text holds
+		// the exit code and the run time (see shellOutcome).
+		id := pl.CallID
+		if id == "" {
+			id = pl.ID
+		}
+		if id == "" {
+			return nil, nil
+		}
+		rec.Calls = []ToolCall{{ID: id, Name: localShell, Tool: ParseToolName(localShell), Args: pl.Action}}
+	case l.Type == "response_item" && (pl.Type == "function_call_output" || pl.Type == "custom_tool_call_output" || pl.Type == "local_shell_call_output") && pl.CallID != "":
 		r := ToolResult{ID: pl.CallID}
 		codexOutput(&r, pl.Output)
 		rec.Results = []ToolResult{r}

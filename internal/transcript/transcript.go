@@ -173,6 +173,17 @@ type Record struct {
 	Calls      []ToolCall   `json:"calls,omitempty"`
 	Results    []ToolResult `json:"results,omitempty"`
 	Compaction *Compaction  `json:"compaction,omitempty"`
+	// LineSession is the sessionId the line names (Claude Code), "" when
+	// it names none. Copied is set when that is another session than its
+	// file's (SessionID): Claude Code copied the line into a resumed
+	// session from the one it names.
+	LineSession string `json:"-"`
+	Copied      bool   `json:"copied,omitempty"`
+	// MessageID and RequestID are the line's message and request ids,
+	// whether or not its usage counts: a tool call is a copy of another
+	// when the requests of their lines are (see the store).
+	MessageID string `json:"-"`
+	RequestID string `json:"-"`
 	// UsageSkipped is set when the line has usage that is not counted,
 	// because ccusage does not count it (see ClaudeParser). A line with
 	// nothing else gives a Record with only this set.

@@ -505,6 +505,7 @@ func FuzzClaudeLine(f *testing.F) {
 
 func FuzzCodexLine(f *testing.F) {
 	seed(f, "testdata/codex.jsonl")
+	seed(f, "testdata/codex-local-shell.jsonl")
 	addBoundaryCodexLines(f)
 	f.Fuzz(func(t *testing.T, line []byte) {
 		p := &transcript.CodexParser{State: transcript.CodexState{SessionID: "s"}}
@@ -784,6 +785,70 @@ func TestLineErrorsWordedForUsers(t *testing.T) {
 		_, err := (&transcript.ClaudeParser{}).ParseLine([]byte(c.line))
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "transcript.") || strings.Contains(err.Error(), "int64") {
 			t.Errorf("%s: %v; want %q", c.line, err, c.want)
+		}
+	}
+}
+
+// TestCodexLocalShell reads a rollout of an older Codex (codex-mini-latest,
+// the Responses API's local shell tool): each local_shell_call is a call of
+// local_shell, joined to its output by call_id (by id where it has no
+// call_id), with the exit code and run time its output records; one with
+// neither id is no call.
+func TestCodexLocalShell(t *testing.T) {
+	path := filepath.Join("testdata", "codex-local-shell.jsonl")
+	p, err := transcript.NewParser(transcript.File{Path: path, Source: transcript.Codex, SessionID: "from-path"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		name, args string
+		result     bool
+		isError    bool
+		durationMs int64
+	}
+	calls := map[string]*got{}
+	var order []string
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		rec, err := p.ParseLine([]byte(line))
+		if err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		if rec == nil {
+			continue
+		}
+		for _, c := range rec.Calls {
+			if !c.Tool.BuiltIn || c.Tool.Name != "local_shell" || rec.SessionID != "0196f0aa-2222-7333-8444-955556666777" {
+				t.Errorf("line %d: call %+v in %s", i+1, c, rec.SessionID)
+			}
+			calls[c.ID] = &got{name: c.Name, args: string(c.Args)}
+			order = append(order, c.ID)
+		}
+		for _, r := range rec.Results {
+			g := calls[r.ID]
+			if g == nil {
+				t.Fatalf("line %d: a result of %s, which was not called", i+1, r.ID)
+			}
+			g.result, g.isError = true, r.IsError
+			if r.DurationMs != nil {
+				g.durationMs = *r.DurationMs
+			}
+		}
+	}
+	want := map[string]got{
+		"call_ls1": {name: "local_shell", args: `{"type":"exec","command":["bash","-lc","ls -la"],"timeout_ms":10000,"working_directory":"/home/u/old-proj","env":{},"user":null}`, result: true, durationMs: 200},
+		"call_ls2": {name: "local_shell", args: `{"type":"exec","command":["bash","-lc","go test ./..."],"timeout_ms":null,"working_directory":null,"env":null,"user":null}`, result: true, isError: true, durationMs: 12500},
+		"lsh_0a1d": {name: "local_shell", args: `{"type":"exec","command":["cat","go.mod"]}`, result: true, durationMs: 0},
+	}
+	if len(order) != len(want) {
+		t.Errorf("calls %q, want %d", order, len(want))
+	}
+	for id, w := range want {
+		if g := calls[id]; g == nil || *g != w {
+			t.Errorf("%s: %+v, want %+v", id, g, w)
 		}
 	}
 }

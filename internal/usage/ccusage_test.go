@@ -38,6 +38,8 @@ type ccusageRow struct {
 	TotalTokens         int64    `json:"totalTokens"`
 	TotalCost           *float64 `json:"totalCost"`
 	CostUSD             *float64 `json:"costUSD"`
+	FirstActivity       string   `json:"firstActivity"` // the session report's
+	LastActivity        string   `json:"lastActivity"`
 }
 
 func (r ccusageRow) cost() float64 {
@@ -342,6 +344,73 @@ func TestAgainstCcusageQuirks(t *testing.T) {
 			}
 		})
 	}
+	// Resumed sessions: a session's span is that of the lines it keeps, as
+	// ccusage's session report has it (its first and last activity), the
+	// copies another session keeps left out. Where ccusage and mcpcost
+	// differ: ccusage lists no session that kept none of its requests, and
+	// dates a session from the requests it keeps, where mcpcost dates it
+	// from all its own lines (a session whose first requests were copied
+	// into a resumed session that keeps them still began when it began).
+	spans := func(t *testing.T, got map[string]usage.UsageRow, want []ccusageRow) {
+		t.Helper()
+		byID := map[string]ccusageRow{}
+		for _, w := range want {
+			byID[w.SessionID] = w
+		}
+		at := func(s string) time.Time {
+			v, err := time.Parse(time.RFC3339Nano, s)
+			if err != nil {
+				t.Fatalf("ccusage's time %q: %v", s, err)
+			}
+			return v
+		}
+		span := func(id string) (time.Time, time.Time) {
+			g, ok := got[id]
+			if !ok || g.First == nil || g.Last == nil {
+				t.Fatalf("session %s: no row or no span (%+v)", id, g)
+			}
+			return g.First.UTC(), g.Last.UTC()
+		}
+		for _, r := range m.Resumed {
+			first, last := span(r.To)
+			w := byID[r.To]
+			if !first.Equal(r.ToSpan[0]) || !last.Equal(r.ToSpan[1]) || !first.Equal(at(w.FirstActivity)) || !last.Equal(at(w.LastActivity)) {
+				t.Errorf("resumed session %s: %v to %v; want %v to %v; ccusage %s to %s", r.To, first, last, r.ToSpan[0], r.ToSpan[1], w.FirstActivity, w.LastActivity)
+			}
+			_, listed := byID[r.From]
+			_, ours := got[r.From]
+			switch {
+			case r.Kept && !r.Live:
+				// Every request of the old session is kept by the new one.
+				if listed || ours {
+					t.Errorf("session %s, whose every request the resumed one keeps: listed by ccusage %v, by mcpcost %v", r.From, listed, ours)
+				}
+			case r.Live:
+				// It keeps the request that was being written, and those
+				// after it: ccusage dates it from the first of those.
+				first, last := span(r.From)
+				w := byID[r.From]
+				if !first.Equal(r.FromSpan[0]) || !last.Equal(r.FromSpan[1]) || !last.Equal(at(w.LastActivity)) || !at(w.FirstActivity).After(first) {
+					t.Errorf("session %s: %v to %v; want %v to %v; ccusage %s to %s, from a later start", r.From, first, last, r.FromSpan[0], r.FromSpan[1], w.FirstActivity, w.LastActivity)
+				}
+			default:
+				first, last := span(r.From)
+				w := byID[r.From]
+				if !first.Equal(r.FromSpan[0]) || !last.Equal(r.FromSpan[1]) || !first.Equal(at(w.FirstActivity)) || !last.Equal(at(w.LastActivity)) {
+					t.Errorf("session %s: %v to %v; want %v to %v; ccusage %s to %s", r.From, first, last, r.FromSpan[0], r.FromSpan[1], w.FirstActivity, w.LastActivity)
+				}
+			}
+		}
+	}
+	t.Run("claude-session-resumed-spans", func(t *testing.T) {
+		if len(m.Resumed) < 2 {
+			t.Fatalf("%d resumed sessions", len(m.Resumed))
+		}
+		for _, r := range m.Resumed {
+			t.Logf("%s resumed in %s: copies kept by the new session %v, while writing %v", r.From, r.To, r.Kept, r.Live)
+		}
+		spans(t, build(t, "session", "claude", true), ccusage(t, home, "claude", "session"))
+	})
 	// Without --split-agents, an older sub-agent file is in its session:
 	// the session's row is ccusage's session and agent rows together.
 	t.Run("claude-session-parents", func(t *testing.T) {
@@ -425,6 +494,7 @@ func TestAgainstCcusageQuirks(t *testing.T) {
 			for _, w := range want {
 				check(t, w.SessionID, got[w.SessionID], w, collapsed[w.SessionID])
 			}
+			spans(t, got, want)
 		})
 	}
 }

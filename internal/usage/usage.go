@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpcost/mcpcost/internal/findings"
 	"github.com/mcpcost/mcpcost/internal/store"
 )
 
@@ -82,8 +83,9 @@ type Options struct {
 	rows bool
 }
 
-// Modes are the ways a request's cost is found.
-var Modes = []string{"auto", "calculate", "display"}
+// Modes are the ways a request's cost is found: the findings' (which
+// price requests as usage does).
+var Modes = findings.Modes
 
 // Tokens are token counts by kind.
 type Tokens struct {

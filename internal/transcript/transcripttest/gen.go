@@ -81,6 +81,23 @@ type Manifest struct {
 	Compactions int      `json:"compactions"`
 	Files       int      `json:"files"`
 	Bytes       int64    `json:"bytes"`
+	// Resumed lists the resumed sessions of Options.Quirks.
+	Resumed []Resumption `json:"resumed,omitempty"`
+}
+
+// Resumption is a session resumed in another: the new session's file
+// starts with copies of the old one's lines. Kept is set when the new
+// session keeps the copies (its file comes first in path order). FromSpan
+// is the first and last time of the old session's own lines; ToSpan those
+// of the new session's own lines and the copies it keeps. Live is set
+// when the old session was still writing a response when it was resumed.
+type Resumption struct {
+	From     string       `json:"from"`
+	To       string       `json:"to"`
+	Kept     bool         `json:"kept"`
+	Live     bool         `json:"live,omitempty"`
+	FromSpan [2]time.Time `json:"fromSpan"`
+	ToSpan   [2]time.Time `json:"toSpan"`
 }
 
 // Request is one distinct request.
