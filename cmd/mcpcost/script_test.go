@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/mcpcost/mcpcost/internal/testpeers"
 	"net"
 	"net/http"
 	"os"
@@ -158,9 +159,13 @@ func TestScript(t *testing.T) {
 			"safetext":     cmdSafe(textsafetest.CheckText),
 			"safemarkdown": cmdSafe(textsafetest.CheckMarkdown),
 			"jsonstring":   cmdJSONString,
+			"pgdb":         cmdPGDB,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
+			case "pg":
+				_, err := testpeers.PostgresServer()
+				return err == nil || os.Getenv("MCPCOST_REQUIRE_PEERS") == "1", nil
 			case "shared":
 				_, err := os.Stat(filepath.Join(shared, "corpus"))
 				return err == nil, nil
@@ -255,4 +260,21 @@ func cmdJSONString(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		ts.Fatalf("%s does not hold %q", args[0], want)
 	}
+}
+
+// cmdPGDB creates a PostgreSQL database of its own on the test server
+// (testpeers.PostgresServer) for the rest of the script, sets $PGURL to
+// its URL, and drops it at the end. Scripts run it under [pg]: true when
+// a server answers, and under MCPCOST_REQUIRE_PEERS=1 (then pgdb fails
+// without one).
+func cmdPGDB(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: pgdb")
+	}
+	server, err := testpeers.PostgresServer()
+	ts.Check(err)
+	u, drop, err := testpeers.PostgresDatabase(server)
+	ts.Check(err)
+	ts.Defer(func() { ts.Check(drop()) })
+	ts.Setenv("PGURL", u)
 }

@@ -47,6 +47,9 @@ type AuditOptions struct {
 	// the cache (ErrNoCache without one); NoLaunch lists what would be
 	// launched.
 	Refresh, Offline, NoLaunch bool
+	// Strict launches each server twice, as measure does; by default each
+	// is launched once (see audit.Options.Strict).
+	Strict bool
 	// MaxAge is how long a cached measurement is used; 0 for
 	// audit.DefaultMaxAge.
 	MaxAge time.Duration
@@ -169,6 +172,7 @@ func (m *Machine) audit(ctx context.Context, o AuditOptions) (*auditRun, []error
 		Refresh:         o.Refresh,
 		Offline:         o.Offline,
 		NoLaunch:        o.NoLaunch,
+		Strict:          o.Strict,
 		// Discovered configs are every file of each client here: their
 		// sessions are the headline and what the gates judge. Files given
 		// are judged alone.

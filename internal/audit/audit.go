@@ -30,6 +30,14 @@ const (
 	StatusNotCached     = string(status.NotCached)
 )
 
+// DefaultConcurrency is how many servers an audit launches at once by
+// default: every server of a usual config (a handful, rarely more than a
+// dozen) together, since a measurement mostly waits on the server's
+// start-up and answers, so that the audit takes about as long as its
+// slowest server; and a bound on the processes (a Node server holds some
+// 50 MB) and pipes for the rare config with dozens.
+const DefaultConcurrency = 16
+
 // Options tune an audit.
 type Options struct {
 	ContextWindow   int
@@ -45,6 +53,12 @@ type Options struct {
 	Offline bool
 	// NoLaunch launches nothing and lists what would be launched.
 	NoLaunch bool
+	// Strict launches each server twice (two captures, as measure does).
+	// By default each is launched once and listed twice in that session:
+	// a server whose tools change from one list to the next is found so,
+	// and one whose tools change only from launch to launch is found only
+	// against its previous capture in the cache, or with Strict.
+	Strict bool
 	// Sessions builds the session view of each client in Folder, the
 	// project folder, from the configs (discovered, so each client's files
 	// are all there, settled by its precedence), and has the gates judge
@@ -52,7 +66,9 @@ type Options struct {
 	Sessions bool
 	Folder   string
 
-	Measure     mcpclient.Options
+	Measure mcpclient.Options
+	// Concurrency bounds the servers launched at once (<= 0:
+	// DefaultConcurrency).
 	Concurrency int
 	// Posture returns a client's deferral posture (nil: every client is
 	// read as having no record).
@@ -105,6 +121,9 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 	if opts.Measurer == nil {
 		opts.Measurer = mcpclient.MeasureAll
 	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
+	}
 	now := opts.Now()
 	rep := &Report{
 		Schema:             Schema,
@@ -129,6 +148,9 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 		rand.Read(hkey)
 	}
 	caps := map[string]*capture{}
+	// prev holds the cached capture of a launch measured again (stale, or
+	// Refresh): what a single launch is compared with.
+	prev := map[string]*Entry{}
 	var todo []string
 	targets := map[string]mcpclient.Target{}
 	// keys[i][j] is the launch key of configs[i].Servers[j], computed once.
@@ -146,7 +168,8 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 			}
 			targets[k] = targetOf(s)
 			if opts.Cache != nil && !opts.Refresh {
-				if e, fresh := opts.Cache.Get(k, now); e != nil && (fresh || opts.Offline) {
+				e, fresh := opts.Cache.Get(k, now)
+				if e != nil && (fresh || opts.Offline) {
 					if c := fromEntry(e); c != nil {
 						// An entry written by an older mcpcost may hold
 						// what its scrubber missed.
@@ -157,6 +180,11 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 						caps[k] = c
 						continue
 					}
+				}
+			}
+			if opts.Cache != nil && !opts.Strict {
+				if e, _ := opts.Cache.Get(k, now); e != nil && status.Status(e.Status).OK() {
+					prev[k] = e
 				}
 			}
 			switch {
@@ -178,11 +206,19 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 		}
 		mo := opts.Measure
 		mo.Progress = opts.Progress
+		mo.Once, mo.Relist = !opts.Strict, !opts.Strict
 		results := opts.Measurer(ctx, ts, mo, opts.Concurrency)
+		rep.Launch = &LaunchInfo{PerServer: 2, Note: "each server launched twice (--strict): a server whose tools/list differs between the launches is dynamic"}
+		if !opts.Strict {
+			rep.Launch = &LaunchInfo{PerServer: 1, Note: "each server launched once and listed twice: a server whose tools/list changes from one list to the next is dynamic; one that changes only from launch to launch is found against its previous capture in the cache (--refresh, or after --max-age) or with --strict"}
+		}
 		for i, k := range todo {
 			r := results[i]
 			r.Target = ts[i] // what FromLive scrubs the server's words with
 			c := fromResult(r, opts.Counter, now)
+			if e := prev[k]; e != nil {
+				againstCache(c, e)
+			}
 			caps[k] = c
 			if opts.Cache != nil && c.ok() {
 				_ = opts.Cache.Put(k, toEntry(c, now))
@@ -332,6 +368,26 @@ func fromResult(r mcpclient.Result, c token.Counter, now time.Time) *capture {
 	cp.serverName, cp.version = live.ServerName, live.ServerVersion
 	cp.changed, cp.warnings = live.ChangedTools, live.Warnings
 	return cp
+}
+
+// againstCache marks c, a single launch's capture, dynamic when its tools
+// differ from e, the cached capture of the same launch, while the server
+// names the same name and version (a new version is a new server, not a
+// dynamic one).
+func againstCache(c *capture, e *Entry) {
+	if c.status != status.Measured || c.serverName != e.ServerName || c.version != e.ServerVersion {
+		return
+	}
+	v, err := canon.Parse(e.Tools)
+	if err != nil || v.Kind() != canon.Array {
+		return
+	}
+	if string(canon.Marshal(v)) == string(canon.Marshal(canon.NewArray(c.tools))) {
+		return
+	}
+	c.status = status.Dynamic
+	c.changed = measure.ChangedTools(v.Elems(), c.tools)
+	c.detail = "tools/list differed from the previous capture of the same launch (measured " + e.MeasuredAt.UTC().Format(time.RFC3339) + "); the number is this capture's"
 }
 
 func toEntry(c *capture, now time.Time) *Entry {

@@ -62,6 +62,9 @@ type Report struct {
 	Offline bool `json:"offline,omitempty"`
 	// NoLaunch is set when nothing was launched (--no-launch).
 	NoLaunch bool `json:"noLaunch,omitempty"`
+	// Launch says how the servers measured in this run were launched, and
+	// what that can tell of a dynamic server; nil when none was launched.
+	Launch *LaunchInfo `json:"launch,omitempty"`
 
 	// Claude says where the claude column comes from (--claude).
 	Claude *ClaudeInfo `json:"claude,omitempty"`
@@ -278,4 +281,12 @@ type ThresholdGate struct {
 	// Of is what was judged: the tools of the sessions, or of the configs.
 	Of    string    `json:"of"`
 	Tools []ToolRef `json:"tools"`
+}
+
+// LaunchInfo is how an audit launched the servers it measured.
+type LaunchInfo struct {
+	// PerServer is the launches of each server: 1 by default, 2 with
+	// --strict.
+	PerServer int    `json:"perServer"`
+	Note      string `json:"note"`
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -340,5 +341,65 @@ func TestSessions(t *testing.T) {
 	files := run(t, m, configs, Options{Posture: posture, Budget: 5200})
 	if len(files.Sessions) != 0 || files.Budget.Of != OfConfigs || !files.Budget.Pass {
 		t.Errorf("files: %d sessions, budget %+v; want none, and the files judged and passing", len(files.Sessions), files.Budget)
+	}
+}
+
+// TestOneLaunchAgainstTheCache checks the options a default and a strict
+// audit measure with, and that a single launch whose tools differ from
+// the cached capture of the same launch is dynamic, naming what changed,
+// unless the server's version changed (a new server) or nothing did.
+func TestOneLaunchAgainstTheCache(t *testing.T) {
+	fs, mem := page(t, "testdata/filesystem.jsonl"), page(t, "testdata/memory.jsonl")
+	cfg := []clients.Config{{Client: clients.ClaudeCode, Path: "/a/.mcp.json", Servers: []clients.Server{server("fs", "fs")}}}
+	for _, tc := range []struct {
+		name          string
+		strict        bool
+		before, after json.RawMessage
+		version       string
+		want          string
+		wantLaunch    int
+	}{
+		{name: "same tools", before: fs, after: fs, want: "measured", wantLaunch: 1},
+		{name: "other tools", before: fs, after: mem, want: "dynamic", wantLaunch: 1},
+		{name: "other version", before: fs, after: mem, version: "2", want: "measured", wantLaunch: 1},
+		{name: "strict", strict: true, before: fs, after: mem, want: "measured", wantLaunch: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cache, err := OpenCache(t.TempDir(), time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []mcpclient.Options
+			measurer := func(p json.RawMessage, version string) func(context.Context, []mcpclient.Target, mcpclient.Options, int) []mcpclient.Result {
+				return func(_ context.Context, ts []mcpclient.Target, o mcpclient.Options, _ int) []mcpclient.Result {
+					got = append(got, o)
+					c := &mcpclient.Capture{ServerName: "fs", ServerVersion: version, ToolsPages: []json.RawMessage{p}, Transport: "stdio"}
+					return []mcpclient.Result{{Target: ts[0], Status: mcpclient.StatusMeasured, First: c}}
+				}
+			}
+			now := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+			opts := Options{Cache: cache, Strict: tc.strict, Now: func() time.Time { return now }, Measurer: measurer(tc.before, "1")}
+			rep := Run(context.Background(), cfg, opts)
+			if s := rep.Configs[0].Servers[0]; s.Status != "measured" {
+				t.Fatalf("first audit: %s %s", s.Status, s.Detail)
+			}
+			opts.Refresh, opts.Measurer = true, measurer(tc.after, cmp.Or(tc.version, "1"))
+			rep = Run(context.Background(), cfg, opts)
+			s := rep.Configs[0].Servers[0]
+			if s.Status != tc.want {
+				t.Errorf("status %s (%s), want %s", s.Status, s.Detail, tc.want)
+			}
+			if tc.want == "dynamic" && (len(s.ChangedTools) == 0 || !strings.Contains(s.Detail, "previous capture of the same launch")) {
+				t.Errorf("changed %v, detail %q", s.ChangedTools, s.Detail)
+			}
+			for _, o := range got {
+				if o.Once == tc.strict || o.Relist == tc.strict {
+					t.Errorf("strict %v: measured with Once %v Relist %v", tc.strict, o.Once, o.Relist)
+				}
+			}
+			if rep.Launch == nil || rep.Launch.PerServer != tc.wantLaunch || !strings.Contains(rep.Launch.Note, "--strict") {
+				t.Errorf("launch %+v, want %d per server", rep.Launch, tc.wantLaunch)
+			}
+		})
 	}
 }

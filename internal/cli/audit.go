@@ -94,9 +94,15 @@ Flags:
   --refresh              measure again, ignoring the cache
   --offline              report only from the cache; launch nothing
   --no-launch            launch nothing: list what would be launched
+  --strict               launch each server twice, as measure does, to find
+                         a server whose tools change from launch to launch
+                         (by default each is launched once and listed twice,
+                         and such a server is found only against its
+                         previous capture in the cache)
   --max-age DURATION     how long a cached measurement is used (default 24h)
   --timeout DURATION     the whole measurement of each server (default 60s)
-  --concurrency N        servers measured at once (default: 2 per core)
+  --concurrency N        servers launched at once (default: every server of
+                         the audit, up to 16)
   --protocol-version V   offer this MCP protocol version
   --claude               add Claude's own counts of what Claude Code sends:
                          with ANTHROPIC_API_KEY set, from Anthropic's
@@ -126,6 +132,7 @@ func runAudit(env *Env, args []string) int {
 	refresh := f.Bool("refresh", "")
 	offline := f.Bool("offline", "")
 	noLaunch := f.Bool("no-launch", "")
+	strict := f.Bool("strict", "")
 	maxAge := f.fs.Duration("max-age", audit.DefaultMaxAge, "")
 	timeout := f.fs.Duration("timeout", app.DefaultTimeout, "")
 	concurrency := f.Int("concurrency", 0, "")
@@ -179,6 +186,7 @@ func runAudit(env *Env, args []string) int {
 		Refresh:         *refresh,
 		Offline:         *offline,
 		NoLaunch:        *noLaunch,
+		Strict:          *strict,
 		MaxAge:          *maxAge,
 		Timeout:         *timeout,
 		Concurrency:     *concurrency,

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,6 +20,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpcost/mcpcost/internal/testpeers"
 )
 
 // canaryServerEnv selects the hostile stdio server this test binary runs
@@ -378,6 +382,40 @@ func TestCanaryWalk(t *testing.T) {
 	run("usage")
 	run("usage", "--json", "--by", "server")
 	run("usage", "--markdown", "--by", "tool")
+	// push: the password of the shared store's URL, in either form, and
+	// what a push writes there.
+	run("push", "--no-ingest", "--machine", "m", "--store", "postgres://app:"+secret("push-url")+"@127.0.0.1:1/db?sslmode=disable&connect_timeout=5")
+	run("push", "--no-ingest", "--store", "host=127.0.0.1 password="+secret("push-kv"))
+	if server, err := testpeers.PostgresServer(); err == nil {
+		u, drop, err := testpeers.PostgresDatabase(server)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer drop()
+		pu, err := url.Parse(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pu.User = url.UserPassword(pu.User.Username(), secret("push-real")) // trust auth takes any
+		run("push", "--no-ingest", "--machine", "m", "--store", pu.String())
+		db, err := sql.Open("pgx", u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tbl := range []string{"machines", "held", "requests", "tool_calls", "sessions", "compactions"} {
+			var dump sql.NullString
+			if err := db.QueryRow(`SELECT string_agg(row_to_json(t)::text, E'\n') FROM ` + tbl + ` t`).Scan(&dump); err != nil {
+				t.Fatal(err)
+			}
+			if tbl == "requests" && dump.String == "" {
+				t.Error("the push sent no requests")
+			}
+			leaks("the shared store's "+tbl, []byte(dump.String))
+		}
+		db.Close()
+	} else if os.Getenv("MCPCOST_REQUIRE_PEERS") == "1" {
+		t.Fatal(err)
+	}
 
 	// Every file mcpcost wrote: measurement.json, the HTML page, the
 	// measurement cache, the usage store and its WAL (read while serve

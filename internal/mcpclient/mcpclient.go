@@ -103,6 +103,12 @@ type Options struct {
 	ProtocolVersion string
 	// Once skips the second capture.
 	Once bool
+	// Relist asks tools/list a second time in the same session, after the
+	// first list, and keeps its pages in Capture.RelistPages: a server whose
+	// list changes from one call to the next is then told apart without a
+	// second launch. (A server whose list changes only from one launch to
+	// the next needs the second capture.)
+	Relist bool
 	// Progress is told of MeasureAll's steps: once before any target
 	// starts (Done 0), then once per finished target; may be nil.
 	Progress func(Step)
@@ -155,6 +161,7 @@ type Capture struct {
 	Instructions    *string // nil = none sent
 
 	ToolsPages             []json.RawMessage // raw result of each tools/list page, in order
+	RelistPages            []json.RawMessage // with Options.Relist: the pages of the second tools/list of the session
 	PromptsPages           []json.RawMessage // nil when the capability is absent or the call failed
 	ResourcesPages         []json.RawMessage
 	ResourceTemplatesPages []json.RawMessage

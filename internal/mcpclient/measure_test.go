@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -59,6 +60,56 @@ func TestOnceTakesOneCapture(t *testing.T) {
 	r := Measure(context.Background(), Target{Command: bin(t, "stdioserver"), Args: []string{"dynamic"}, Env: map[string]string{"STATEFILE": state}}, o)
 	if r.Status != StatusMeasured || r.First == nil || r.Second != nil {
 		t.Fatalf("%s: first %v second %v", r.Status, r.First != nil, r.Second != nil)
+	}
+}
+
+// TestRelistListsTwiceInOneSession checks that Relist asks tools/list a
+// second time in the one launch: the same pages from a steady server,
+// other pages from one that changes on every call, and the same from one
+// that changes only from launch to launch.
+func TestRelistListsTwiceInOneSession(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mode string
+		same bool
+	}{
+		{"ok", true},
+		{"full", true},
+		{"dynamic-call", false},
+		{"dynamic", true},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			o := testOptions()
+			o.Once, o.Relist = true, true
+			state := filepath.Join(t.TempDir(), "state")
+			r := Measure(context.Background(), Target{Command: bin(t, "stdioserver"), Args: []string{tc.mode}, Env: map[string]string{"STATEFILE": state}}, o)
+			if r.Status != StatusMeasured || r.First == nil || r.Second != nil {
+				t.Fatalf("%s: %s", r.Status, r.Detail)
+			}
+			if len(r.First.RelistPages) != len(r.First.ToolsPages) {
+				t.Fatalf("%d pages listed again, want %d", len(r.First.RelistPages), len(r.First.ToolsPages))
+			}
+			same := true
+			for i := range r.First.ToolsPages {
+				same = same && string(r.First.ToolsPages[i]) == string(r.First.RelistPages[i])
+			}
+			if same != tc.same {
+				t.Errorf("the two lists are the same: %v, want %v", same, tc.same)
+			}
+			if tc.mode == "dynamic" {
+				if n, _ := os.ReadFile(state); string(n) != "1" {
+					t.Errorf("launched %q times, want 1", n)
+				}
+			}
+		})
+	}
+	// Without Relist there is no second list.
+	o := testOptions()
+	o.Once = true
+	r := Measure(context.Background(), Target{Command: bin(t, "stdioserver"), Args: []string{"ok"}}, o)
+	if r.Status != StatusMeasured || r.First.RelistPages != nil {
+		t.Fatalf("%s: relist %v", r.Status, r.First != nil && r.First.RelistPages != nil)
 	}
 }
 

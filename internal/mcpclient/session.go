@@ -182,6 +182,21 @@ func (s *session) capture(cs *mcp.ClientSession, start time.Time) sessionOutcome
 	if f := checkTools(pages, o.MaxTools); f != nil {
 		return sessionOutcome{fail: f}
 	}
+	if o.Relist && pages != nil {
+		again, f := s.list("tools/list", "tools", func(ctx context.Context, cursor string) error {
+			_, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+			return err
+		}, true)
+		if f == nil {
+			f = checkTools(again, o.MaxTools)
+		}
+		if f != nil {
+			second := *f
+			second.detail = "second tools/list of the session: " + f.detail
+			return sessionOutcome{fail: &second}
+		}
+		c.RelistPages = again
+	}
 
 	if caps["prompts"] {
 		c.PromptsPages, f = s.list("prompts/list", "prompts", func(ctx context.Context, cursor string) error {

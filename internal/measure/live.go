@@ -90,6 +90,18 @@ func fromLive(r mcpclient.Result, c token.Counter) *Live {
 			l.ChangedTools = changedTools(tools, second)
 			l.Detail = "tools/list differed between two captures; the number is the first capture's"
 		}
+	} else if first.RelistPages != nil {
+		again, err := pagesItems(first.RelistPages, "tools/list (second list of the session)", "tools", true)
+		if err != nil {
+			l.Status, l.Detail = mcpclient.StatusProtocolError, err.Error()
+			l.Result = nil
+			return l
+		}
+		if b := canon.Marshal(canon.NewArray(again)); string(b) != string(l.Result.Canonical) {
+			l.Status = mcpclient.StatusDynamic
+			l.ChangedTools = changedTools(tools, again)
+			l.Detail = "tools/list differed between two lists in the same session; the number is the first list's"
+		}
 	}
 	x := &Extras{}
 	if l.Instructions != nil && *l.Instructions != "" {
@@ -153,6 +165,10 @@ func countItems(pages []json.RawMessage, key string, c token.Counter) (n, tokens
 	}
 	return len(items), c.Count(string(canon.Marshal(canon.NewArray(items))))
 }
+
+// ChangedTools names the tools that differ between two lists of the same
+// server (added, removed or changed), sorted.
+func ChangedTools(a, b []*canon.Value) []string { return changedTools(a, b) }
 
 // changedTools names the tools that were added, removed or changed between
 // two captures, sorted.

@@ -538,3 +538,121 @@ func Command(argv []string, sc *Scrubber) string {
 	}
 	return strings.Join(red, " ")
 }
+
+// DSN removes the secrets from a database's connection string, in either
+// of the forms libpq (and pgx) read: a URL (postgres://user:PW@host/db?…,
+// whose password and secret query values are hidden, as [URL] hides them,
+// while its user, hosts and database name, which are not secrets, are
+// kept) or keyword=value pairs separated by spaces, whose
+// values may be single-quoted with backslash escapes (host=h
+// password='a b'), where the value of every keyword that mentions a secret
+// word (password, sslpassword, sslkey, …) is hidden. What is not a secret
+// reads as it was written.
+func DSN(dsn string) string { return (&hider{}).dsn(dsn) }
+
+// DSNSecrets returns the values DSN hides in dsn.
+func DSNSecrets(dsn string) []string {
+	h := &hider{}
+	h.dsn(dsn)
+	return h.hidden
+}
+
+func (h *hider) dsn(dsn string) string {
+	if schemeRE.MatchString(dsn) {
+		return h.dsnURL(dsn)
+	}
+	var b strings.Builder
+	i := 0
+	for i < len(dsn) {
+		// Spaces between pairs, kept as written.
+		j := i
+		for j < len(dsn) && isDSNSpace(dsn[j]) {
+			j++
+		}
+		b.WriteString(dsn[i:j])
+		i = j
+		if i == len(dsn) {
+			break
+		}
+		// The keyword, to "=" (spaces around it are allowed).
+		eq := strings.IndexByte(dsn[i:], '=')
+		if eq < 0 {
+			// Not a pair: the rest is redacted as free text.
+			b.WriteString(Text(dsn[i:]))
+			break
+		}
+		key := strings.TrimSpace(dsn[i : i+eq])
+		b.WriteString(dsn[i : i+eq+1])
+		i += eq + 1
+		for i < len(dsn) && isDSNSpace(dsn[i]) {
+			b.WriteByte(dsn[i])
+			i++
+		}
+		// The value: quoted (to the closing quote, \' and \\ escaped) or
+		// to the next space.
+		start := i
+		var val strings.Builder
+		if i < len(dsn) && dsn[i] == '\'' {
+			i++
+			for i < len(dsn) && dsn[i] != '\'' {
+				if dsn[i] == '\\' && i+1 < len(dsn) {
+					i++
+				}
+				val.WriteByte(dsn[i])
+				i++
+			}
+			if i < len(dsn) {
+				i++ // the closing quote
+			}
+		} else {
+			for i < len(dsn) && !isDSNSpace(dsn[i]) {
+				if dsn[i] == '\\' && i+1 < len(dsn) {
+					i++
+				}
+				val.WriteByte(dsn[i])
+				i++
+			}
+		}
+		raw := dsn[start:i]
+		if raw != "" && (secretWord.MatchString(key) || LooksSecret(val.String())) {
+			if val.Len() > 0 {
+				h.hide(val.String())
+			}
+			if raw != val.String() {
+				h.hide(raw)
+			}
+			raw = Marker
+		}
+		b.WriteString(raw)
+	}
+	return b.String()
+}
+
+// dsnURL redacts a database URL: the password of its user info and its
+// secret query values.
+func (h *hider) dsnURL(raw string) string {
+	i := strings.Index(raw, "://")
+	scheme, rest := raw[:i+3], raw[i+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	authority, rest := rest[:end], rest[end:]
+	if at := strings.LastIndex(authority, "@"); at >= 0 {
+		if user, pw, ok := strings.Cut(authority[:at], ":"); ok {
+			authority = user + ":" + h.hideEscaped(pw) + authority[at:]
+		}
+	}
+	path, query, frag := rest, "", ""
+	if j := strings.Index(path, "#"); j >= 0 {
+		path, frag = path[:j], path[j:]
+	}
+	if j := strings.Index(path, "?"); j >= 0 {
+		path, query = path[:j], "?"+h.query(path[j+1:])
+	}
+	return scheme + authority + path + query + frag
+}
+
+func isDSNSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}

@@ -192,3 +192,33 @@ func TestLaunchDisplay(t *testing.T) {
 		t.Errorf("Command = %q", got)
 	}
 }
+
+func TestDSN(t *testing.T) {
+	const canary = "Canary-pw-7f3a"
+	cases := []struct{ in, want string }{
+		{"postgres://u:" + canary + "@h:5432/db?sslmode=verify-full", "postgres://u:***@h:5432/db?sslmode=verify-full"},
+		{"postgresql://u@h/db", "postgresql://u@h/db"},
+		{"postgres://u:@h1:5432,h2/mcpcost_test_3f9a2b7c8d1e4f5a", "postgres://u:@h1:5432,h2/mcpcost_test_3f9a2b7c8d1e4f5a"},
+		{"postgres://u:p%2Fw@h/db?sslpassword=x&application_name=a", "postgres://u:***@h/db?sslpassword=***&application_name=a"},
+		{"postgres://h/db?password=" + canary + "&sslmode=require", "postgres://h/db?password=***&sslmode=require"},
+		{"host=h user=u password=" + canary + " dbname=db", "host=h user=u password=*** dbname=db"},
+		{"host=h password = '" + canary + " with \\' quote' sslmode=require", "host=h password = *** sslmode=require"},
+		{"host=h password=" + canary, "host=h password=***"},
+		{"host=h sslpassword=" + canary + " sslmode=verify-ca", "host=h sslpassword=*** sslmode=verify-ca"},
+		{"password=a\\ " + canary + " host=h", "password=*** host=h"},
+		{"host=h password=", "host=h password="},
+		{"host=h password=''", "host=h password=***"},
+		{"host=h dangling " + canary, "host=h dangling " + canary},
+		{"sqlite:/home/u/usage.db", "sqlite:/home/u/usage.db"},
+		{"", ""},
+	}
+	for _, c := range cases {
+		if got := DSN(c.in); got != c.want {
+			t.Errorf("DSN(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	got := DSNSecrets("host=h password='" + canary + " x'")
+	if !slices.Contains(got, canary+" x") {
+		t.Errorf("DSNSecrets = %q, want the quoted password", got)
+	}
+}

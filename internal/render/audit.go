@@ -60,6 +60,10 @@ func AuditText(w io.Writer, r *audit.Report, scr Screen) error {
 		b.WriteString("\n")
 		wrap(&b, "claude: "+r.Claude.Note+".", "", prose(scr))
 	}
+	if r.Launch != nil {
+		b.WriteString("\n")
+		wrap(&b, "launch: "+r.Launch.Note+".", "", 80)
+	}
 	b.WriteString("\n")
 	wrap(&b, "Tokens: o200k_base counts of each server's canonical tools/list, as sent on the wire; what a model is billed differs by provider and client.", "", prose(scr))
 	return scr.Emit(w, b.String())

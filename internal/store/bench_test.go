@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/mcpcost/mcpcost/internal/testpeers"
 	"github.com/mcpcost/mcpcost/internal/token"
 )
 
@@ -70,5 +71,47 @@ func BenchmarkRerun(b *testing.B) {
 		if st.FilesRead != 0 {
 			b.Fatalf("a re-run read %d files", st.FilesRead)
 		}
+	}
+}
+
+// BenchmarkPush ingests the home named by MCPCOST_BENCH_HOME once, then
+// times pushes of the store into a new database of the test PostgreSQL
+// server each time (a first push; compare with BenchmarkFirstIngest).
+func BenchmarkPush(b *testing.B) {
+	home := os.Getenv("MCPCOST_BENCH_HOME")
+	if home == "" {
+		b.Skip("MCPCOST_BENCH_HOME names no generated home")
+	}
+	server, err := testpeers.PostgresServer()
+	if err != nil {
+		b.Skip(err)
+	}
+	s, err := Open(filepath.Join(b.TempDir(), "usage.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Ingest(context.Background(), IngestOptions{
+		ClaudeRoots: []string{filepath.Join(home, ".claude", "projects")},
+		CodexRoots:  []string{filepath.Join(home, ".codex", "sessions")},
+		Count:       token.O200k().Count,
+		Workers:     benchWorkers(),
+	}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		u, drop, err := testpeers.PostgresDatabase(server)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, err := s.Push(context.Background(), u, PushOptions{Machine: "bench", User: "bench"}); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		drop()
+		b.StartTimer()
 	}
 }

@@ -279,8 +279,11 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// Each reader counts through its own cache of counts.
+			wo := o
+			wo.Count = newCountCache(o.Count).Count
 			for j := range next {
-				s.readGuarded(ctx, j, o, batches)
+				s.readGuarded(ctx, j, wo, batches)
 			}
 		}()
 	}
@@ -535,6 +538,11 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 	if err != nil {
 		start, lines, reset = 0, 0, j.row != nil
 		parser, _ = transcript.NewParser(j.file, nil)
+	}
+	if c, ok := parser.(*transcript.ClaudeParser); ok {
+		// The texts are counted and dropped in parseLine, before the next
+		// line is read into the same buffer.
+		c.ReuseText = true
 	}
 	// After a last line read without its newline, the newline written
 	// since belongs to that line: reading goes on past it, while the

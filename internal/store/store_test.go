@@ -32,6 +32,18 @@ func TestMain(m *testing.M) {
 	if db := os.Getenv("MCPCOST_STORE_TEST_READ"); db != "" {
 		os.Exit(readChild(db))
 	}
+	// A child process of TestPushKilled: push and exit.
+	if db := os.Getenv("MCPCOST_STORE_TEST_PUSH"); db != "" {
+		s, err := OpenReadOnly(db)
+		if err == nil {
+			_, err = s.Push(context.Background(), os.Getenv("MCPCOST_STORE_TEST_PG"), PushOptions{Machine: "killed", User: "dev"})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		os.Exit(0)
+	}
 	// A child process of TestTwoProcesses and TestNewStoreManyProcesses:
 	// wait for the go file (when named), ingest and exit.
 	if db := os.Getenv("MCPCOST_STORE_TEST_CHILD"); db != "" {

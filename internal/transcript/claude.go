@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // ClaudeParser parses the lines of one Claude Code transcript file.
@@ -30,6 +31,53 @@ type ClaudeParser struct {
 	SessionID string
 	// AgentID is the sub-agent that wrote the file; empty for a main file.
 	AgentID string
+	// ReuseText makes the text parts of a record's tool results views of
+	// the line and of a buffer the parser reuses: they are valid only until
+	// the next ParseLine and while the line's bytes are unchanged. Without
+	// it every text is a copy of its own.
+	ReuseText bool
+
+	arena textArena
+}
+
+// A textArena holds the decoded text parts of one line's tool results,
+// from line to line in the same buffer; a nil *textArena copies each text
+// into a string of its own.
+type textArena struct{ buf []byte }
+
+// maxArena is the largest buffer kept from one line to the next; a longer
+// line's is let go, so that one huge result does not stay in memory.
+const maxArena = 4 << 20
+
+// text decodes a string member as str does: the same text, or the same
+// error. Through a textArena, a text without escapes is the member's own
+// bytes, and one with escapes is decoded into the buffer.
+func (a *textArena) text(key string, v []byte) (string, error) {
+	if a == nil {
+		return str(key, v)
+	}
+	n := len(v)
+	if n < 2 || v[0] != '"' || v[n-1] != '"' {
+		return str(key, v)
+	}
+	if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
+		return unsafe.String(unsafe.SliceData(v[1:]), n-2), nil
+	}
+	start := len(a.buf)
+	buf, ok := appendUnquote(a.buf, v)
+	if !ok {
+		return str(key, v)
+	}
+	a.buf = buf
+	return unsafe.String(unsafe.SliceData(buf[start:]), len(buf)-start), nil
+}
+
+// reset makes the buffer free for the next line.
+func (a *textArena) reset() {
+	if cap(a.buf) > maxArena {
+		a.buf = nil
+	}
+	a.buf = a.buf[:0]
 }
 
 // claudeLine is the part of a Claude Code line that matters here.
@@ -291,6 +339,11 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 		}
 		return nil, nil
 	}
+	var arena *textArena
+	if p.ReuseText {
+		arena = &p.arena
+		arena.reset()
+	}
 	var l claudeLine
 	err := splitObject(line, func(key string, val []byte) error {
 		var err error
@@ -403,10 +456,10 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 			}
 		}
 		if l.Type == "" {
-			rec.Results = toolResults(l.Message.Content)
+			rec.Results = toolResults(l.Message.Content, arena)
 		}
 	case l.Type == "user" && l.Message != nil:
-		rec.Results = toolResults(l.Message.Content)
+		rec.Results = toolResults(l.Message.Content, arena)
 	case l.Type == "system" && (l.Subtype == "compact_boundary" || l.Subtype == "microcompact_boundary"):
 		c := &Compaction{Trigger: l.Subtype}
 		if m := l.CompactMetadata; m != nil {
@@ -501,13 +554,14 @@ func syntheticError(l *claudeLine) bool {
 	return zero
 }
 
-// toolResults reads the tool_result blocks of a message's content.
-func toolResults(content []byte) []ToolResult {
+// toolResults reads the tool_result blocks of a message's content, their
+// texts decoded through arena.
+func toolResults(content []byte, arena *textArena) []ToolResult {
 	var rs []ToolResult
 	for _, b := range blocks(content) {
 		if b.Type == "tool_result" && b.ToolUseID != "" {
 			r := ToolResult{ID: b.ToolUseID, IsError: b.IsError}
-			r.addContent(b.Content)
+			r.addContent(b.Content, arena)
 			rs = append(rs, r)
 		}
 	}

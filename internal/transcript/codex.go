@@ -279,12 +279,12 @@ func codexOutput(r *ToolResult, out json.RawMessage) {
 	}
 	switch out[0] {
 	case '"':
-		r.addContent(out)
+		r.addContent(out, nil)
 		if len(r.Texts) == 1 {
 			shellOutcome(r, r.Texts[0])
 		}
 	case '[':
-		r.addContent(out)
+		r.addContent(out, nil)
 	case '{':
 		var o struct {
 			Content  json.RawMessage `json:"content"`
@@ -300,9 +300,9 @@ func codexOutput(r *ToolResult, out json.RawMessage) {
 		defer o.Metadata.apply(r)
 		switch {
 		case len(o.Content) > 0:
-			r.addContent(o.Content)
+			r.addContent(o.Content, nil)
 		case len(o.Output) > 0:
-			r.addContent(o.Output)
+			r.addContent(o.Output, nil)
 		default:
 			r.addOther(out)
 		}

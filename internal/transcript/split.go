@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Transcript lines are large (tool results, often twice: Claude Code
@@ -301,77 +302,98 @@ func article(kind string) string {
 // does, quickly. It reports false for anything unusual (invalid UTF-8,
 // control characters, bad escapes), which callers hand to encoding/json.
 func unquote(b []byte) (string, bool) {
-	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+	out, ok := appendUnquote(make([]byte, 0, len(b)), b)
+	if !ok {
 		return "", false
 	}
+	// out is not used again: the string takes it over, as a
+	// strings.Builder's String does.
+	return unsafe.String(unsafe.SliceData(out), len(out)), true
+}
+
+// appendUnquote appends the decoding of the JSON string b (with its
+// quotes) to dst, as unquote decodes it, in one pass: runs of plain ASCII
+// are copied whole, and each other byte is looked at once. On false,
+// dst's bytes past len(dst) may have been written and the result is dst
+// unchanged.
+func appendUnquote(dst, b []byte) ([]byte, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return dst, false
+	}
+	orig := dst
 	b = b[1 : len(b)-1]
-	var sb strings.Builder
-	sb.Grow(len(b))
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\\')
-		run := b
-		if i >= 0 {
-			run = b[:i]
+	for i := 0; i < len(b); {
+		j := i
+		for j < len(b) && !unquoteSpecial[b[j]] {
+			j++
 		}
-		for _, c := range run {
-			if c < 0x20 || c == '"' {
-				return "", false
-			}
-		}
-		if !utf8.Valid(run) {
-			return "", false
-		}
-		sb.Write(run)
-		if i < 0 {
+		dst = append(dst, b[i:j]...)
+		if j == len(b) {
 			break
 		}
-		b = b[i:]
-		if len(b) < 2 {
-			return "", false
-		}
-		switch b[1] {
-		case '"', '\\', '/':
-			sb.WriteByte(b[1])
-		case 'b':
-			sb.WriteByte('\b')
-		case 'f':
-			sb.WriteByte('\f')
-		case 'n':
-			sb.WriteByte('\n')
-		case 'r':
-			sb.WriteByte('\r')
-		case 't':
-			sb.WriteByte('\t')
-		case 'u':
-			r, ok := hex4(b[2:])
-			if !ok {
-				return "", false
+		c := b[j]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(b[j:])
+			if r == utf8.RuneError && size == 1 {
+				return orig, false
 			}
-			b = b[6:]
+			dst = append(dst, b[j:j+size]...)
+			i = j + size
+			continue
+		}
+		if c != '\\' || j+1 == len(b) {
+			return orig, false // a control character or '"'; a lone backslash
+		}
+		switch b[j+1] {
+		case '"', '\\', '/':
+			dst = append(dst, b[j+1])
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, ok := hex4(b[j+2:])
+			if !ok {
+				return orig, false
+			}
+			i = j + 6
 			if utf16.IsSurrogate(r) {
-				r2, ok2 := rune(0), false
-				if len(b) >= 6 && b[0] == '\\' && b[1] == 'u' {
-					r2, ok2 = hex4(b[2:])
-				}
-				if ok2 {
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						sb.WriteRune(dec)
-						b = b[6:]
-						continue
+				if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+					if r2, ok2 := hex4(b[i+2:]); ok2 {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							dst = utf8.AppendRune(dst, dec)
+							i += 6
+							continue
+						}
 					}
 				}
-				sb.WriteRune(utf8.RuneError)
+				dst = utf8.AppendRune(dst, utf8.RuneError)
 				continue
 			}
-			sb.WriteRune(r)
+			dst = utf8.AppendRune(dst, r)
 			continue
 		default:
-			return "", false
+			return orig, false
 		}
-		b = b[2:]
+		i = j + 2
 	}
-	return sb.String(), true
+	return dst, true
 }
+
+// unquoteSpecial marks the bytes appendUnquote stops at: control
+// characters, '"', the backslash and every byte of a multi-byte sequence.
+var unquoteSpecial = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf
+	}
+	return t
+}()
 
 func hex4(b []byte) (rune, bool) {
 	if len(b) < 4 {

@@ -107,15 +107,16 @@ func imageBlockTokens(data string) int {
 // addContent adds a result's content (a string or an array of blocks) to r.
 // Text blocks are counted exactly later; images are estimated from their
 // size; any other block is estimated as the o200k count of its compact JSON,
-// which count gives (nil: a byte estimate, one token per 4 bytes).
-func (r *ToolResult) addContent(content json.RawMessage) {
+// which count gives (nil: a byte estimate, one token per 4 bytes). The
+// texts are decoded through arena (nil: each a string of its own).
+func (r *ToolResult) addContent(content json.RawMessage, arena *textArena) {
 	content = bytes.TrimSpace(content)
 	if len(content) == 0 || string(content) == "null" {
 		return
 	}
 	switch content[0] {
 	case '"':
-		if s, err := str("content", content); err == nil {
+		if s, err := arena.text("content", content); err == nil {
 			r.addText(s)
 		}
 		return
@@ -131,7 +132,7 @@ func (r *ToolResult) addContent(content json.RawMessage) {
 					typ, err = str(key, v)
 				case "text":
 					hasText = len(v) > 0 && v[0] == '"'
-					text, err = str(key, v)
+					text, err = arena.text(key, v)
 				case "data":
 					data = v
 				case "source":

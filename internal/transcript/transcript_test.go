@@ -852,3 +852,53 @@ func TestCodexLocalShell(t *testing.T) {
 		}
 	}
 }
+
+// FuzzClaudeLineReuse checks that a parser that decodes tool results'
+// texts into a reused buffer (ReuseText) gives what the copying parser
+// gives, text for text, or the same error, also after a previous line
+// has filled the buffer.
+func FuzzClaudeLineReuse(f *testing.F) {
+	data, err := os.ReadFile("testdata/claude.jsonl")
+	if err != nil {
+		f.Fatal(err)
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	for i, l := range lines {
+		f.Add(lines[(i+len(lines)-1)%len(lines)], l)
+	}
+	for _, text := range []string{`plain`, `a\nb\t\"c\"`, `\u00e9\ud83d\ude00 \ud800 x`, "raw \x01 control", `bad \x escape`, `\/tool-results\/x`, `C:\\tool-results\\x`, "\xff invalid", ``} {
+		line := `{"type":"user","sessionId":"s","timestamp":"2026-01-02T03:04:05Z","message":{"role":"user","content":[` +
+			`{"type":"tool_result","tool_use_id":"t1","content":"` + text + `"},` +
+			`{"type":"tool_result","tool_use_id":"t2","content":[{"type":"text","text":"` + text + `"},{"type":"text","text":"` + text + text + `"}]}]}}`
+		f.Add([]byte(line), []byte(line))
+	}
+	f.Fuzz(func(t *testing.T, prev, line []byte) {
+		want, werr := (&transcript.ClaudeParser{}).ParseLine(bytes.Clone(line))
+		p := &transcript.ClaudeParser{ReuseText: true}
+		p.ParseLine(bytes.Clone(prev))
+		got, gerr := p.ParseLine(line)
+		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+			t.Fatalf("errors: copying %v, reusing %v", werr, gerr)
+		}
+		if (want == nil) != (got == nil) {
+			t.Fatalf("records: copying %v, reusing %v", want, got)
+		}
+		if want == nil {
+			return
+		}
+		if len(want.Results) != len(got.Results) {
+			t.Fatalf("results: copying %d, reusing %d", len(want.Results), len(got.Results))
+		}
+		for i := range want.Results {
+			w, g := want.Results[i], got.Results[i]
+			if strings.Join(w.Texts, "\x00|") != strings.Join(g.Texts, "\x00|") || len(w.Texts) != len(g.Texts) {
+				t.Fatalf("result %d texts: copying %q, reusing %q", i, w.Texts, g.Texts)
+			}
+		}
+		wj, _ := json.Marshal(want)
+		gj, _ := json.Marshal(got)
+		if !bytes.Equal(wj, gj) {
+			t.Fatalf("copying %s\nreusing %s", wj, gj)
+		}
+	})
+}

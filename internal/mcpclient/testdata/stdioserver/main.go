@@ -29,6 +29,7 @@
 //	ignore-stdin    serves, then ignores stdin closing and SIGTERM
 //	spawn-child     starts a child that ignores SIGTERM, and never exits on its own
 //	dynamic         a different tool list on every launch (counter in $STATEFILE)
+//	dynamic-call    a different tool list on every tools/list call, the same on every launch
 //	env             reports the names (not values) of its environment in a tool description
 //	echo-secret     writes the value of $SECRET to stderr, then exits 1
 //	exit            exits at once with status 0 (start-up cost alone)
@@ -63,8 +64,9 @@ import (
 )
 
 var (
-	mode string
-	out  = bufio.NewWriter(os.Stdout)
+	mode      string
+	listCalls int // tools/list calls answered, in dynamic-call mode
+	out       = bufio.NewWriter(os.Stdout)
 )
 
 func send(v any) {
@@ -383,6 +385,9 @@ func listTools(id json.RawMessage, cursor string, generation int, pending *json.
 		os.Exit(3)
 	case "dynamic":
 		result(id, map[string]any{"tools": []any{tool("alpha", "launch "+strconv.Itoa(generation))}})
+	case "dynamic-call":
+		listCalls++
+		result(id, map[string]any{"tools": []any{tool("alpha", "call "+strconv.Itoa(listCalls))}})
 	case "env":
 		var names []string
 		for _, kv := range os.Environ() {

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mcpcost/mcpcost/internal/app"
+	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
+)
+
+func init() {
+	register(&Command{
+		Name:  "push",
+		Short: "send the local usage store to a shared PostgreSQL store",
+		Usage: `mcpcost push [--store URL] [--machine NAME] [--db PATH] [--no-ingest] [--json]
+
+Reads what is new in the transcripts into the local usage store (as usage
+does), then sends what the local store holds to a shared PostgreSQL store,
+for a team whose machines ingest on their own (offline too) and sync
+later. A push is one transaction: it adds the rows the shared store lacks
+(a request, tool call, session or compaction that another machine pushed
+already is not added again), drops the rows this machine pushed before and
+no longer holds, unless another machine holds them, and records the
+machine and the OS user. Pushing an unchanged store changes nothing. A
+push that fails (the server cannot be reached, the database is read-only)
+changes nothing there and nothing in the local store: push again later.
+
+What is sent is what the local store holds, and nothing else: per request
+the session id, agent, model, project folder, time, token counts and the
+cost recorded; per tool call its name, server, times, result size in
+tokens and bytes and an HMAC of its arguments under the local store's own
+key. No prompt, response, tool argument or result text is stored locally,
+so none is sent.
+
+Flags:
+  --store URL      the shared store (default: MCPCOST_STORE): a postgres://
+                   or postgresql:// URL as libpq reads it; its sslmode (and
+                   sslrootcert, ...) are honoured; its password is never
+                   printed
+  --machine NAME   this machine's name in the shared store (default: the
+                   host name)
+  --db PATH        the local usage store (default: usage.db in the data folder)
+  --no-ingest      push the local store as it is, without reading transcripts
+  --claude-dir DIR Claude Code folder to ingest from; repeatable
+  --codex-dir DIR  Codex folder to ingest from; repeatable
+  --json           the result as JSON (schema mcpcost.push/v1: schema, store,
+                   machine, user, rows, added, dropped)`,
+		Run: runPush,
+	})
+}
+
+func runPush(env *Env, args []string) int {
+	f := newFlags("push")
+	storeURL := f.String("store", "", "")
+	machineName := f.String("machine", "", "")
+	dbPath := f.String("db", "", "")
+	noIngest := f.Bool("no-ingest", "")
+	claudeDirs := f.Strings("claude-dir", "")
+	codexDirs := f.Strings("codex-dir", "")
+	asJSON := f.Bool("json", "")
+	pos, rest, ok := f.parseOrUsage(env, args)
+	if !ok {
+		return ExitError
+	}
+	if len(pos) > 0 || len(rest) > 0 {
+		return usageError(env, "push", "push takes no arguments")
+	}
+	m := machine(env)
+	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
+	res, err := m.Push(context.Background(), app.PushOptions{
+		URL: *storeURL, Machine: *machineName, NoIngest: *noIngest, Progress: env.Progress(),
+	})
+	var noStore *app.NoStoreError
+	if errors.As(err, &noStore) {
+		return fail(env, withHint(err, "run 'mcpcost push' without --no-ingest to create it"))
+	}
+	if err != nil {
+		return failCall(env, "push", err)
+	}
+	if *asJSON {
+		err = render.JSON(env.Stdout, res)
+	} else {
+		_, err = fmt.Fprintf(env.Stdout, "pushed %d rows to %s as %s (user %s): %d added, %d dropped\n",
+			res.Rows, textsafe.Text(res.Store), textsafe.Text(res.Machine), textsafe.Text(res.User), res.Added, res.Dropped)
+	}
+	if err != nil {
+		return fail(env, err)
+	}
+	return ExitOK
+}
