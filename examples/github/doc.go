@@ -3,5 +3,6 @@
 // repository's MCP config (audit the base branch, audit the pull request
 // against it, comment, fail on the gate), server-author-gate.yml gates an
 // MCP server's own pull requests (measure both, the per-tool diff, the
-// gate, a badge on the default branch).
+// gate, a badge on the default branch), weekly-sweep.yml re-sweeps one shard
+// of a servers.yaml a week and commits what it publishes.
 package github

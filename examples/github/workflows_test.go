@@ -506,3 +506,29 @@ func TestServerAuthorGateRuns(t *testing.T) {
 		t.Errorf("badge: %v\n%s", err, svg)
 	}
 }
+
+// The weekly sweep: a schedule, one shard a week by the week number, the
+// sandbox, a verify of what it publishes, and no ${{ }} in its scripts.
+func TestWeeklySweep(t *testing.T) {
+	w := load(t, "weekly-sweep.yml")
+	if !hasKey(w.On, "schedule") || w.Permissions["contents"] != "write" || w.Env["SHARDS"] == "" {
+		t.Fatalf("on %v, permissions %v, env %v", w.On, w.Permissions, w.Env)
+	}
+	var script strings.Builder
+	for _, j := range w.Jobs {
+		for i, s := range j.Steps {
+			if s.Uses != "" && !pinnedUse.MatchString(s.Uses) {
+				t.Errorf("step %d: %s is not pinned to a major version", i, s.Uses)
+			}
+			if strings.Contains(s.Run, "${{") {
+				t.Errorf("step %d: an expression inside a script", i)
+			}
+			script.WriteString(s.Run)
+		}
+	}
+	for _, want := range []string{"mcpcost sweep servers.yaml --out site --shards \"$SHARDS\" --shard-index \"$shard\"", "--isolate sandbox", "mcpcost verify", "/ 604800"} {
+		if !strings.Contains(script.String(), want) {
+			t.Errorf("the workflow lacks %q", want)
+		}
+	}
+}

@@ -1,8 +1,14 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/mcpcost/mcpcost/internal/app"
+	"github.com/mcpcost/mcpcost/internal/redact"
 
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/num"
@@ -20,6 +26,7 @@ func init() {
 }
 
 const verifyUsage = `usage: mcpcost verify [--json] FILE...
+       mcpcost verify [--json] --remote URL
 
 Re-derive each measurement.json from its rawToolsCapture: canonical JSON,
 the o200k_base count, the SHA-256 and the tool count, and the per-tool
@@ -30,6 +37,8 @@ Prints "OK name: N tokens ..." per file, or FAIL and each problem.
 
 Flags:
   --json             print the results as JSON (schema mcpcost.verify/v1)
+  --remote URL       fetch a published measurement.json and verify it
+                     (https, or http on loopback; 15s; --max-bytes)
   --max-bytes SIZE   refuse files larger than SIZE (default 256M)
 
 Exit status: 0 every file agrees, 1 a file disagrees, 2 a file cannot be
@@ -53,26 +62,55 @@ func runVerify(env *Env, args []string) int {
 	jsonFlag := f.Bool("json", "")
 	maxBytes := byteSize(measure.DefaultMaxBytes)
 	f.Var(&maxBytes, "max-bytes", "")
+	remote := f.String("remote", "", "")
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
 		return ExitError
 	}
 	pos = append(pos, rest...)
-	if len(pos) == 0 {
+	if *remote != "" && len(pos) > 0 {
+		return usageError(env, "verify", "--remote takes the place of the files")
+	}
+	if len(pos) == 0 && *remote == "" {
 		return usageError(env, "verify", "no measurement.json given")
+	}
+	var fetched []byte
+	if *remote != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		b, err := app.FetchMeasurement(ctx, *remote, int64(maxBytes))
+		stop()
+		if err != nil {
+			if *jsonFlag {
+				rep := verifyReport{Schema: measure.VerifySchema, Results: []*measure.Verification{}, Errors: []verifyError{{File: redact.URL(*remote), Error: err.Error()}}}
+				if jerr := render.JSON(env.Stdout, rep); jerr != nil {
+					return fail(env, jerr)
+				}
+				return ExitError
+			}
+			return failCall(env, "verify", err)
+		}
+		fetched = b
+		pos = []string{*remote}
 	}
 	rep := verifyReport{Schema: measure.VerifySchema, OK: true, Results: []*measure.Verification{}, Errors: []verifyError{}}
 	code := ExitOK
 	for _, p := range pos {
-		data, err := readInput(env, p, int64(maxBytes))
+		name := displayName(p)
+		var data []byte
+		var err error
+		if fetched != nil {
+			data, name = fetched, redact.URL(p)
+		} else {
+			data, err = readInput(env, p, int64(maxBytes))
+		}
 		var v *measure.Verification
 		if err == nil {
-			v, err = measure.Verify(displayName(p), data, nil)
+			v, err = measure.Verify(name, data, nil)
 		}
 		if err != nil {
 			code = ExitError
 			rep.OK = false
-			rep.Errors = append(rep.Errors, verifyError{File: displayName(p), Error: err.Error()})
+			rep.Errors = append(rep.Errors, verifyError{File: name, Error: err.Error()})
 			if !*jsonFlag {
 				errorf(env, "%v", err)
 				var nm *measure.NotMeasurementError

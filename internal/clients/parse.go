@@ -412,3 +412,14 @@ func normalize(v any) any {
 	}
 	return v
 }
+
+// DecodeYAML decodes a YAML file that is not a client's config (a sweep's
+// list of servers) under the same caps: MaxConfigSize bytes,
+// MaxConfigDepth levels, MaxYAMLValues nodes with aliases expanded. Its
+// errors name path and the line.
+func DecodeYAML(data []byte, path string) (map[string]any, error) {
+	if len(data) > MaxConfigSize {
+		return nil, &LimitError{Path: path, Msg: fmt.Sprintf("larger than %s bytes, over the cap on config files: not read", num.Int(MaxConfigSize))}
+	}
+	return decodeYAML(data, path, nil)
+}

@@ -37,7 +37,9 @@ type File struct {
 	// none), absent (not captured, as for a file input).
 	ServerInstructions json.RawMessage `json:"serverInstructions,omitempty"`
 	Notes              string          `json:"notes,omitempty"`
-	TimeoutMs          int             `json:"timeoutMs,omitempty"`
+	// Isolation says how the server was run (a sweep records it).
+	Isolation *Isolation `json:"isolation,omitempty"`
+	TimeoutMs int        `json:"timeoutMs,omitempty"`
 
 	// mcpcost's additions.
 	Generator string  `json:"generator"`
@@ -50,6 +52,11 @@ type File struct {
 	// ChangedTools names the tools that differed between the two captures
 	// of a dynamic server.
 	ChangedTools []string `json:"changedTools,omitempty"`
+	// Package is the package the command runs (a sweep's package:), and
+	// PackageVersion the version installed, as read from the installed
+	// package's own metadata, or "unknown".
+	Package        string `json:"package,omitempty"`
+	PackageVersion string `json:"packageVersion,omitempty"`
 
 	// canonical is the canonical array RawToolsCapture was set to by
 	// NewFile, valid JSON by construction.
@@ -63,6 +70,17 @@ type FileTool struct {
 	DescriptionTokens int    `json:"descriptionTokens"`
 	InputSchemaTokens int    `json:"inputSchemaTokens"`
 	Parts             []Part `json:"parts,omitempty"`
+}
+
+// Isolation is how a server was run: mcp-context-cost's {docker:false} or
+// {docker:true, image, network, note}, with mcpcost's mode (host,
+// sandbox or docker) beside.
+type Isolation struct {
+	Docker  bool   `json:"docker"`
+	Image   string `json:"image,omitempty"`
+	Network string `json:"network,omitempty"`
+	Note    string `json:"note,omitempty"`
+	Mode    string `json:"mode,omitempty"`
 }
 
 // Source says where a measurement came from. It never holds a secret:

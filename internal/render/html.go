@@ -66,6 +66,9 @@ type Cell struct {
 	Sort  float64
 	Href  string
 	Class string
+	// Raw is markup made by this package (a [Sparkline]) written after
+	// Text; never text from elsewhere.
+	Raw string
 }
 
 // TextCell is a cell of text.
@@ -145,6 +148,7 @@ func WriteTable(b *strings.Builder, t HTMLTable) {
 			} else {
 				b.WriteString(esc(c.Text))
 			}
+			b.WriteString(c.Raw)
 			b.WriteString("</" + tag + ">")
 		}
 		b.WriteString("</tr>\n")

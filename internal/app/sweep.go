@@ -1,0 +1,551 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/badge"
+	"github.com/mcpcost/mcpcost/internal/mcpclient"
+	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/status"
+	"github.com/mcpcost/mcpcost/internal/sweep"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
+)
+
+// Isolation modes of a sweep.
+const (
+	IsolateNone    = "none"
+	IsolateSandbox = "sandbox"
+	IsolateDocker  = "docker"
+)
+
+// Docker images a sweep runs servers in, as mcp-context-cost chooses them.
+const (
+	DockerNodeImage = "public.ecr.aws/docker/library/node:22-slim"
+	DockerUVImage   = "ghcr.io/astral-sh/uv:python3.12-bookworm-slim"
+)
+
+// MaxMeasurementFile caps a measurement.json read back from a sweep's
+// folder.
+const MaxMeasurementFile = 256 << 20
+
+// SweepOptions configure [Machine.Sweep].
+type SweepOptions struct {
+	// Servers are all the file's entries; Swept names those measured now
+	// (nil: all of them). The pages list every entry.
+	Servers []sweep.Server
+	Swept   map[string]bool
+	Out     string
+	// Timeout is the budget of a server without timeoutSeconds.
+	Timeout     time.Duration
+	Concurrency int
+	// Date is history's UTC day (YYYY-MM-DD); "" for today.
+	Date      string
+	Isolate   string
+	NoNetwork bool
+	// Progress receives a line per server measured; nil drops them.
+	Progress io.Writer
+}
+
+// SweepResult is what a sweep did.
+type SweepResult struct {
+	// Measured are the swept servers with their new status, in the file's
+	// order.
+	Measured []SweptServer
+	Guard    sweep.Verdict
+	// Written lists the files written, relative to Out, sorted.
+	Written []string
+}
+
+// SweptServer is one server measured by a sweep.
+type SweptServer struct {
+	Name    string
+	Status  string
+	Tokens  *int
+	Tools   *int
+	Notes   string
+	Retried bool
+}
+
+// Sweep measures the swept servers as measure does (two launches, the
+// failure classes, a timeout retried once at twice the budget), each with
+// a fresh HOME and working folder and only PATH, HOME and its named
+// variables in its environment, then writes DIR's results, badges,
+// leaderboard, history and pages. A harness fault (see [sweep.Guard])
+// writes nothing at all.
+func (m *Machine) Sweep(ctx context.Context, o SweepOptions) (*SweepResult, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 2
+	}
+	if o.Date == "" {
+		o.Date = m.now().UTC().Format(time.DateOnly)
+	}
+	if o.Isolate == "" {
+		o.Isolate = IsolateNone
+	}
+	if err := checkIsolation(o.Isolate); err != nil {
+		return nil, err
+	}
+	prior, err := readResults(o.Out, o.Servers)
+	if err != nil {
+		return nil, err
+	}
+	var todo []sweep.Server
+	for _, s := range o.Servers {
+		if (o.Swept == nil || o.Swept[s.Name]) && s.Measurable() && !(s.Remote && s.URL == "") {
+			todo = append(todo, s)
+		}
+	}
+	files := make([]*measure.File, len(todo))
+	retried := make([]bool, len(todo))
+	sem := make(chan struct{}, o.Concurrency)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for i, s := range todo {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			f, again, err := m.sweepOne(ctx, s, o)
+			if err != nil {
+				f = measure.FailedFile(status.StartupFailure, s.Name, s.CommandLine, nil, err.Error(), "mcpcost "+m.version(), m.now(), o.Timeout)
+			}
+			files[i], retried[i] = f, again
+			if o.Progress != nil {
+				mu.Lock()
+				done++
+				what := f.Status
+				if f.TotalTokens != nil {
+					what = fmt.Sprintf("%s, %d tokens", f.Status, *f.TotalTokens)
+				}
+				fmt.Fprintf(o.Progress, "mcpcost: [%d/%d] %s: %s\n", done, len(todo), s.Name, textsafe.Text(what))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("the sweep was interrupted: nothing written")
+	}
+	res := &SweepResult{}
+	before, after := map[string]string{}, map[string]string{}
+	for name, f := range prior {
+		before[name] = f.Status
+	}
+	for i, s := range todo {
+		f := files[i]
+		after[s.Name] = f.Status
+		res.Measured = append(res.Measured, SweptServer{Name: s.Name, Status: f.Status, Tokens: f.TotalTokens, Tools: f.ToolCount, Notes: f.Notes, Retried: retried[i]})
+	}
+	res.Guard = sweep.Guard(before, after)
+	if res.Guard.Fault {
+		return res, nil
+	}
+	return res, m.publish(o, prior, todo, files, res)
+}
+
+// publish writes everything a sweep makes.
+func (m *Machine) publish(o SweepOptions, prior map[string]*measure.File, todo []sweep.Server, files []*measure.File, res *SweepResult) error {
+	out := map[string][]byte{}
+	current := map[string]*measure.File{}
+	for k, v := range prior {
+		current[k] = v
+	}
+	var rows []sweep.HistoryRow
+	for i, s := range todo {
+		f := files[i]
+		b, err := f.Marshal()
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.Name, err)
+		}
+		out[filepath.Join("results", s.Name, "measurement.json")] = b
+		// Read back as any reader will.
+		var g measure.File
+		if err := json.Unmarshal(b, &g); err != nil {
+			return fmt.Errorf("%s: %w", s.Name, err)
+		}
+		current[s.Name] = &g
+		if status.Status(f.Status).OK() && f.TotalTokens != nil && f.ToolCount != nil {
+			iso := ""
+			if f.Isolation != nil {
+				iso = f.Isolation.Mode
+			}
+			rows = append(rows, sweep.HistoryRow{Date: o.Date, Server: s.Name, Tokens: *f.TotalTokens, ToolCount: *f.ToolCount, Status: f.Status, Isolation: iso})
+		}
+	}
+	histPath := filepath.Join(o.Out, "history.csv")
+	var history []sweep.HistoryRow
+	if b, err := readCapped(histPath, 64<<20); err == nil {
+		if history, err = sweep.ReadHistory(b, histPath); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	history = sweep.Upsert(history, rows)
+	out["history.csv"] = sweep.HistoryCSV(history)
+	entries := sweep.Entries(o.Servers, current, history)
+	for _, e := range entries {
+		var tokens *int
+		if e.Measured() {
+			t := e.Tokens()
+			tokens = &t
+		}
+		be := badge.New("", tokens, false)
+		out[filepath.Join("badges", e.Server.Name+".json")] = be.JSON()
+		out[filepath.Join("badges", e.Server.Name+".svg")] = be.SVG("../results/"+e.Server.Name+"/measurement.json", "")
+		out[filepath.Join("servers", e.Server.Name+".html")] = render.SweepServerHTML(e, o.Date)
+		out[filepath.Join("servers", e.Server.Name+".md")] = render.SweepServerMarkdown(e, o.Date)
+	}
+	out["leaderboard.md"] = render.LeaderboardMarkdown(entries, o.Date)
+	out["leaderboard.csv"] = render.LeaderboardCSV(entries)
+	out["index.html"] = render.SweepIndexHTML(entries, o.Date)
+	names := make([]string, 0, len(out))
+	for k := range out {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		p := filepath.Join(o.Out, k)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := writeAtomic(p, out[k]); err != nil {
+			return err
+		}
+	}
+	res.Written = names
+	return nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil // a re-run that changes nothing leaves the file as it was
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".mcpcost-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	_, werr := tmp.Write(data)
+	if werr == nil {
+		werr = tmp.Chmod(0o644)
+	}
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", path, werr)
+	}
+	return nil
+}
+
+func readCapped(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: larger than %d bytes: not read", path, max)
+	}
+	return b, nil
+}
+
+// readResults reads results/<name>/measurement.json of every server that
+// has one (this tool's or mcp-context-cost's).
+func readResults(dir string, servers []sweep.Server) (map[string]*measure.File, error) {
+	out := map[string]*measure.File{}
+	for _, s := range servers {
+		p := filepath.Join(dir, "results", s.Name, "measurement.json")
+		b, err := readCapped(p, MaxMeasurementFile)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var f measure.File
+		if err := json.Unmarshal(b, &f); err != nil {
+			return nil, fmt.Errorf("%s: not a measurement.json: %v", p, err)
+		}
+		if f.Status == "" {
+			return nil, fmt.Errorf("%s: not a measurement.json: no status", p)
+		}
+		out[s.Name] = &f
+	}
+	return out, nil
+}
+
+func checkIsolation(mode string) error {
+	switch mode {
+	case IsolateNone:
+		return nil
+	case IsolateSandbox:
+		p, err := exec.LookPath("unshare")
+		if err != nil {
+			return WithHint(errors.New("--isolate sandbox needs unshare (util-linux), which is not on PATH"), "install util-linux, or use --isolate none or docker")
+		}
+		if out, err := exec.Command(p, sandboxProbe...).CombinedOutput(); err != nil {
+			return WithHint(fmt.Errorf("--isolate sandbox: unshare cannot make a user namespace here: %s", textsafe.Text(strings.TrimSpace(string(out)))), "unprivileged user namespaces may be off (sysctl kernel.unprivileged_userns_clone); use --isolate none or docker")
+		}
+		return nil
+	case IsolateDocker:
+		if _, err := exec.LookPath("docker"); err != nil {
+			return WithHint(errors.New("--isolate docker needs the docker command, which is not on PATH"), "install Docker, or use --isolate sandbox or none")
+		}
+		return nil
+	}
+	return &OptionError{msg: fmt.Sprintf("--isolate must be none, sandbox or docker, not %q", mode)}
+}
+
+var sandboxProbe = []string{"--user", "--map-root-user", "--mount", "true"}
+
+// SweepTarget is the launch of s: the target, the isolation record, and
+// the fresh HOME and working folder (removed by the caller).
+func SweepTarget(s sweep.Server, mode string, noNetwork bool, home, work string) (mcpclient.Target, *measure.Isolation, error) {
+	t := mcpclient.Target{Name: s.Name}
+	vars := map[string]string{}
+	for _, n := range s.Env {
+		vars[n] = sweep.DummyValue
+	}
+	for k, v := range s.EnvValues {
+		vars[k] = v
+	}
+	if s.URL != "" {
+		t.URL, t.Transport = s.URL, s.Transport
+		for _, h := range s.Headers {
+			if t.Headers == nil {
+				t.Headers = map[string]string{}
+			}
+			v := sweep.DummyValue
+			if ev, ok := s.EnvValues[h]; ok {
+				v = ev
+			}
+			t.Headers[h] = v
+		}
+		return t, &measure.Isolation{Docker: false, Mode: sweep.IsolationHost, Note: "remote server, connected to directly"}, nil
+	}
+	t.Env = map[string]string{"HOME": home}
+	for k, v := range vars {
+		t.Env[k] = v
+	}
+	t.Cwd = work
+	t.Transport = "stdio"
+	switch mode {
+	case IsolateSandbox:
+		realHome, _ := os.UserHomeDir()
+		if realHome != "" && realHome != "/" && (home == realHome || strings.HasPrefix(home, realHome+string(os.PathSeparator))) {
+			return t, nil, fmt.Errorf("the fresh HOME %s is inside the user's home %s, which the sandbox hides: set TMPDIR elsewhere", home, realHome)
+		}
+		args := append([]string(nil), sandboxProbe[:3]...)
+		args = append(args, "--pid", "--fork", "--kill-child", "--ipc", "--uts")
+		note := "user, mount, pid, ipc and uts namespaces; fresh HOME and working folder; the user's home hidden"
+		network := "host"
+		if noNetwork {
+			args = append(args, "--net")
+			network = "none"
+			note += "; no network"
+		}
+		hide := realHome
+		if hide == "" || hide == "/" {
+			hide = "-"
+		}
+		// sh mounts an empty tmpfs over the user's home, then runs the
+		// server; nothing of s is expanded by the shell.
+		args = append(args, "--", "sh", "-c", `[ "$1" = - ] || [ ! -d "$1" ] || mount -t tmpfs -o size=16m mcpcost-sandbox "$1" || exit 125; shift; exec "$@"`, "mcpcost-sandbox", hide, s.Command)
+		t.Command, t.Args = "unshare", append(args, s.Args...)
+		return t, &measure.Isolation{Docker: false, Mode: sweep.IsolationSandbox, Network: network, Note: note}, nil
+	case IsolateDocker:
+		image := DockerImage(s)
+		if isDockerRun(s) {
+			t.Command, t.Args = s.Command, s.Args
+			return t, &measure.Isolation{Docker: true, Mode: sweep.IsolationDocker, Note: "command is itself a docker run (host-spawned container)"}, nil
+		}
+		t.Command, t.Args = "docker", DockerArgs(s, image, noNetwork)
+		network := "bridge"
+		if noNetwork {
+			network = "none"
+		}
+		return t, &measure.Isolation{Docker: true, Mode: sweep.IsolationDocker, Image: image, Network: network, Note: "network enabled for package fetch; clean FS, no host credentials"}, nil
+	}
+	t.Command, t.Args = s.Command, s.Args
+	return t, &measure.Isolation{Docker: false, Mode: sweep.IsolationHost, Note: "fresh HOME and working folder; only PATH, HOME and the named variables"}, nil
+}
+
+func isDockerRun(s sweep.Server) bool {
+	return filepath.Base(s.Command) == "docker" && len(s.Args) > 0 && s.Args[0] == "run"
+}
+
+// DockerImage is the image s runs in: uv's for uvx, node's otherwise.
+func DockerImage(s sweep.Server) string {
+	if filepath.Base(s.Command) == "uvx" || filepath.Base(s.Command) == "uv" {
+		return DockerUVImage
+	}
+	return DockerNodeImage
+}
+
+// DockerArgs is the docker argv of s (after "docker"), mcp-context-cost's:
+// the variables pass by name (-e NAME), their values from docker's own
+// environment.
+func DockerArgs(s sweep.Server, image string, noNetwork bool) []string {
+	args := []string{"run", "--rm", "-i", "--pull=missing", "--memory=1g", "--pids-limit=512", "--security-opt", "no-new-privileges", "-e", "HOME=/tmp", "-w", "/tmp"}
+	if noNetwork {
+		args = append(args, "--network=none")
+	}
+	names := make([]string, 0, len(s.Env)+len(s.EnvValues))
+	seen := map[string]bool{}
+	for _, n := range s.Env {
+		if !seen[n] {
+			names, seen[n] = append(names, n), true
+		}
+	}
+	for n := range s.EnvValues {
+		if !seen[n] {
+			names, seen[n] = append(names, n), true
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		args = append(args, "-e", n)
+	}
+	line := make([]string, 0, 1+len(s.Args))
+	for _, a := range append([]string{s.Command}, s.Args...) {
+		line = append(line, shellQuote(a))
+	}
+	return append(args, image, "sh", "-lc", strings.Join(line, " "))
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// sweepOne measures one server; again reports a retry at twice the budget.
+func (m *Machine) sweepOne(ctx context.Context, s sweep.Server, o SweepOptions) (f *measure.File, again bool, err error) {
+	budget := o.Timeout
+	if s.TimeoutSeconds > 0 {
+		budget = time.Duration(s.TimeoutSeconds) * time.Second
+	}
+	home, err := os.MkdirTemp("", "mcpcost-sweep-home-")
+	if err != nil {
+		return nil, false, err
+	}
+	defer os.RemoveAll(home)
+	work, err := os.MkdirTemp("", "mcpcost-sweep-work-")
+	if err != nil {
+		return nil, false, err
+	}
+	defer os.RemoveAll(work)
+	t, iso, err := SweepTarget(s, o.Isolate, o.NoNetwork, home, work)
+	if err != nil {
+		return nil, false, err
+	}
+	res := mcpclient.Measure(ctx, t, mcpclient.Options{Timeout: budget, ClientVersion: m.version()})
+	prefix := ""
+	if res.Status == status.Timeout && ctx.Err() == nil {
+		again = true
+		budget *= 2
+		res = mcpclient.Measure(ctx, t, mcpclient.Options{Timeout: budget, ClientVersion: m.version()})
+		if res.Status == status.Timeout {
+			prefix = "reproduced on double the timeout budget; "
+		}
+	}
+	live := measure.FromLive(res, nil)
+	display := s.CommandLine
+	if s.URL != "" {
+		display = t.Display()
+	}
+	envNames := envNamesOf(s)
+	if live.Result == nil {
+		f = measure.FailedFile(live.Status, s.Name, display, envNames, prefix+live.Detail, "mcpcost "+m.version(), m.now(), budget)
+	} else {
+		name := live.ServerName
+		if name == "" {
+			name = s.Name
+		}
+		f = measure.NewFile(live.Result, live.Status, name, "mcpcost "+m.version(), m.now())
+		f.ServerVersion = live.ServerVersion
+		f.LaunchCommand = display
+		f.EnvVarNames = envNames
+		f.ServerInstructions = measure.InstructionsJSON(live.Instructions)
+		f.TimeoutMs = int(budget.Milliseconds())
+		f.Extras = live.Extras
+		f.ChangedTools = live.ChangedTools
+		if live.Status.Dynamic() {
+			f.Notes = live.Detail
+		}
+		src := &measure.Source{Kind: measure.KindLive, Transport: live.Transport, ProtocolVersion: live.ProtocolVersion, Pages: live.Pages}
+		if s.URL != "" {
+			src.URL, src.HeaderNames = display, append([]string(nil), s.Headers...)
+			sort.Strings(src.HeaderNames)
+		} else {
+			src.Command, src.EnvVarNames = display, envNames
+		}
+		f.Source = src
+	}
+	f.Isolation = iso
+	f.Package = s.Package
+	if pkg := packageOf(s); pkg != "" {
+		f.Package = pkg
+		f.PackageVersion = ResolveVersion(s, pkg, home)
+	}
+	return f, again, nil
+}
+
+// envNamesOf is envVarNames: the env names, then the envValues names not
+// among them, sorted.
+func envNamesOf(s sweep.Server) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range s.Env {
+		if !seen[n] {
+			out, seen[n] = append(out, n), true
+		}
+	}
+	var extra []string
+	for n := range s.EnvValues {
+		if !seen[n] {
+			extra = append(extra, n)
+		}
+	}
+	sort.Strings(extra)
+	return append(out, extra...)
+}

@@ -1,0 +1,464 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/sweep"
+	"github.com/mcpcost/mcpcost/internal/testpeers"
+)
+
+var (
+	sweepBinsOnce sync.Once
+	sweepBins     string
+	sweepBinsErr  error
+)
+
+// testServer builds the mcpclient test servers once and returns one's path.
+func testServer(t *testing.T, name string) string {
+	t.Helper()
+	sweepBinsOnce.Do(func() {
+		sweepBins, sweepBinsErr = os.MkdirTemp("", "mcpcost-app-sweep-")
+		if sweepBinsErr != nil {
+			return
+		}
+		for _, n := range []string{"stdioserver", "httpserver"} {
+			out, err := exec.Command("go", "build", "-o", filepath.Join(sweepBins, n), "../mcpclient/testdata/"+n).CombinedOutput()
+			if err != nil {
+				sweepBinsErr = fmt.Errorf("building %s: %v\n%s", n, err, out)
+				return
+			}
+		}
+	})
+	if sweepBinsErr != nil {
+		t.Fatal(sweepBinsErr)
+	}
+	return filepath.Join(sweepBins, name)
+}
+
+// httpServer starts the test HTTP server in mode and returns its base URL.
+func httpServer(t *testing.T, mode string) string {
+	t.Helper()
+	cmd := exec.Command(testServer(t, "httpserver"), mode)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("httpserver %s: %v", mode, err)
+	}
+	return strings.TrimSpace(line)
+}
+
+func sweepMachine(at time.Time) *Machine {
+	return &Machine{Version: "test", Now: func() time.Time { return at }}
+}
+
+// tree reads every file under dir, by its path relative to dir.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.IsDir() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, _ := filepath.Rel(dir, p)
+			out[rel] = string(b)
+		}
+		return nil
+	})
+	return out
+}
+
+func wellFormedXML(t *testing.T, name, doc string) {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(doc))
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Errorf("%s is not well-formed XML: %v", name, err)
+			return
+		}
+	}
+}
+
+// TestSweepRealServers sweeps the npm reference servers, Go test servers
+// (one that reports its environment), a failing one, a hanging one and
+// two remote ones on loopback (Streamable HTTP and SSE), and checks every
+// file written.
+func TestSweepRealServers(t *testing.T) {
+	node := testpeers.Node(t)
+	memory := testpeers.NPMPackage(t, "@modelcontextprotocol/server-memory")
+	filesystem := testpeers.NPMPackage(t, "@modelcontextprotocol/server-filesystem")
+	stdio := testServer(t, "stdioserver")
+	streamable, sse := httpServer(t, "streamable"), httpServer(t, "sse")
+	var memPkg struct{ Version string }
+	if b, err := os.ReadFile(filepath.Join(memory, "package.json")); err != nil || json.Unmarshal(b, &memPkg) != nil || memPkg.Version == "" {
+		t.Fatalf("server-memory's package.json: %v", err)
+	}
+	src := fmt.Sprintf(`servers:
+  - name: memory
+    command: [%[1]q, %[2]q]
+    package: "@modelcontextprotocol/server-memory"
+    category: official-reference
+    repo: "<img src=x onerror=alert(1)>"
+  - name: filesystem
+    command: [%[1]q, %[3]q, "."]
+    package: "@modelcontextprotocol/server-filesystem"
+    category: official-reference
+  - name: go-env
+    command: [%[4]q, env]
+    env: [API_KEY, NEO4J_URI]
+    envValues: {NEO4J_URI: "bolt://localhost:7687", REGION: "eu-west-1"}
+    category: community
+  - name: broken
+    command: [%[4]q, crash]
+    metric: "<script>alert(1)</script>"
+  - name: hangs
+    command: [%[4]q, silent]
+    timeoutSeconds: 1
+  - name: remote-http
+    url: %[5]s/mcp
+  - name: remote-sse
+    url: %[6]s/sse
+    transport: sse
+  - name: linear
+    command: npx -y mcp-remote https://mcp.linear.app/sse
+    remote: true
+`, node, filepath.Join(memory, "dist", "index.js"), filepath.Join(filesystem, "dist", "index.js"), stdio, streamable, sse)
+	servers, err := sweep.Parse([]byte(src), "servers.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	// A published measurement of a server this sweep lists but does not
+	// measure stands on the leaderboard as it is.
+	pub := testpeers.Shared(t)
+	servers = append(servers, sweep.Server{Name: "github", Command: "docker", Args: []string{"run", "github"}, CommandLine: "docker run github", Category: "vendor-official"})
+	pubGithub, err := os.ReadFile(filepath.Join(pub, "published", "github", "measurement.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(out, "results", "github"), 0o755)
+	os.WriteFile(filepath.Join(out, "results", "github", "measurement.json"), pubGithub, 0o644)
+	swept := map[string]bool{}
+	for _, s := range servers[:len(servers)-1] {
+		swept[s.Name] = true
+	}
+	var progress bytes.Buffer
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	opts := SweepOptions{Servers: servers, Swept: swept, Out: out, Timeout: 60 * time.Second, Concurrency: 2, Date: "2026-12-01", Progress: &progress}
+	res, err := sweepMachine(at).Sweep(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Guard.Fault {
+		t.Fatalf("a harness fault: %+v", res.Guard)
+	}
+	want := map[string]string{"memory": "measured", "filesystem": "measured", "go-env": "measured", "broken": "startup-failure", "hangs": "timeout", "remote-http": "measured", "remote-sse": "measured"}
+	got := map[string]string{}
+	for _, s := range res.Measured {
+		got[s.Name] = s.Status
+		if s.Name == "hangs" && !s.Retried {
+			t.Error("the timeout was not retried")
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("statuses %v, want %v", got, want)
+	}
+	if n := strings.Count(progress.String(), "\n"); n != len(want) {
+		t.Errorf("%d progress lines, want %d:\n%s", n, len(want), progress.String())
+	}
+	files := tree(t, out)
+	for _, s := range servers {
+		for _, f := range []string{"badges/%s.json", "badges/%s.svg", "servers/%s.html", "servers/%s.md"} {
+			if _, ok := files[fmt.Sprintf(f, s.Name)]; !ok {
+				t.Errorf("no %s", fmt.Sprintf(f, s.Name))
+			}
+		}
+	}
+	for _, f := range []string{"leaderboard.md", "leaderboard.csv", "history.csv", "index.html"} {
+		if _, ok := files[f]; !ok {
+			t.Errorf("no %s", f)
+		}
+	}
+	if _, ok := files["results/linear/measurement.json"]; ok {
+		t.Error("a remote-auth-wall entry was measured")
+	}
+	if files["results/github/measurement.json"] != string(pubGithub) {
+		t.Error("the published measurement of a server not swept was changed")
+	}
+
+	// Every measurement verifies; the failures carry their status.
+	for name, st := range want {
+		b := files["results/"+name+"/measurement.json"]
+		var f measure.File
+		if err := json.Unmarshal([]byte(b), &f); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if f.Status != st || f.Isolation == nil || f.Isolation.Mode != sweep.IsolationHost {
+			t.Errorf("%s: status %s, isolation %+v", name, f.Status, f.Isolation)
+		}
+		if st != "measured" {
+			continue
+		}
+		v, err := measure.Verify(name, []byte(b), nil)
+		if err != nil || !v.OK {
+			t.Errorf("%s does not verify: %v %+v", name, err, v)
+		}
+	}
+	var mem measure.File
+	json.Unmarshal([]byte(files["results/memory/measurement.json"]), &mem)
+	if mem.Package != "@modelcontextprotocol/server-memory" || mem.PackageVersion != memPkg.Version {
+		t.Errorf("memory's package %q %q, want its package.json's %q", mem.Package, mem.PackageVersion, memPkg.Version)
+	}
+	var hangs measure.File
+	json.Unmarshal([]byte(files["results/hangs/measurement.json"]), &hangs)
+	if hangs.TimeoutMs != 2000 || !strings.HasPrefix(hangs.Notes, "reproduced on double the timeout budget; ") {
+		t.Errorf("hangs: timeoutMs %d, notes %q", hangs.TimeoutMs, hangs.Notes)
+	}
+	// Only PATH, HOME and the named variables reach the server: the env
+	// server lists the names it sees in its tool's description.
+	var env measure.File
+	json.Unmarshal([]byte(files["results/go-env/measurement.json"]), &env)
+	var tools []struct{ Description string }
+	json.Unmarshal(env.RawToolsCapture, &tools)
+	if len(tools) != 1 || tools[0].Description != "API_KEY,HOME,NEO4J_URI,PATH,REGION" {
+		t.Errorf("the env server saw %v", tools)
+	}
+	if !reflect.DeepEqual(env.EnvVarNames, []string{"API_KEY", "NEO4J_URI", "REGION"}) {
+		t.Errorf("envVarNames %v", env.EnvVarNames)
+	}
+
+	// Badges: shields endpoint JSON, key order and all; SVG well-formed.
+	wantBadge := `{"schemaVersion":1,"label":"context cost","message":"unknown","color":"lightgrey","cacheSeconds":3600}` + "\n"
+	if files["badges/broken.json"] != wantBadge {
+		t.Errorf("broken's badge %q", files["badges/broken.json"])
+	}
+	if !strings.HasPrefix(files["badges/github.json"], `{"schemaVersion":1,"label":"context cost","message":"54,422 tokens","color":"red",`) {
+		t.Errorf("github's badge %q", files["badges/github.json"])
+	}
+	for name, b := range files {
+		if strings.HasSuffix(name, ".svg") {
+			wellFormedXML(t, name, b)
+		}
+	}
+
+	// History: measured and dynamic only, one row per day and server.
+	hist, err := sweep.ReadHistory([]byte(files["history.csv"]), "history.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hist) != 5 {
+		t.Errorf("history: %v", hist)
+	}
+
+	// The leaderboard: github (published, with its Claude figure) first;
+	// mcp-context-cost's columns first, in order.
+	lb := files["leaderboard.md"]
+	if !strings.Contains(lb, "| 1 | [github](servers/github.md) | 54,422 |") || !strings.Contains(lb, "18,406") {
+		t.Errorf("leaderboard.md:\n%s", lb)
+	}
+	if !strings.HasPrefix(files["leaderboard.csv"], "name,tokens,toolCount,status,category,metric,metricSource,claudeTokens,claudeModel,sessionStartTokens,sessionStartIsFloor,toolNameTokens,instructionsTokens,") {
+		t.Errorf("leaderboard.csv's header: %.200s", files["leaderboard.csv"])
+	}
+	for name, b := range files {
+		if strings.HasSuffix(name, ".html") && (strings.Contains(b, "<img src=x") || strings.Contains(b, "<script>alert")) {
+			t.Errorf("%s: a stranger's text became markup", name)
+		}
+	}
+
+	// A re-run on the same day changes nothing but what was measured anew.
+	if _, err := sweepMachine(at).Sweep(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	again := tree(t, out)
+	for _, f := range []string{"history.csv", "leaderboard.csv", "leaderboard.md", "index.html", "badges/memory.json"} {
+		if again[f] != files[f] {
+			t.Errorf("a re-run changed %s", f)
+		}
+	}
+	// The next day adds its rows beside the first day's.
+	next := opts
+	next.Date = "2026-12-02"
+	next.Swept = map[string]bool{"go-env": true}
+	if _, err := sweepMachine(at.Add(24*time.Hour)).Sweep(context.Background(), next); err != nil {
+		t.Fatal(err)
+	}
+	hist2, _ := sweep.ReadHistory([]byte(tree(t, out)["history.csv"]), "history.csv")
+	if len(hist2) != 6 || hist2[5].Date != "2026-12-02" || hist2[5].Server != "go-env" {
+		t.Errorf("history after a second day: %v", hist2)
+	}
+}
+
+// TestSweepHarnessFault: when the servers measured before all fail now,
+// the sweep publishes nothing and every file stays as it was.
+func TestSweepHarnessFault(t *testing.T) {
+	pub := filepath.Join(testpeers.Shared(t), "published")
+	stdio := testServer(t, "stdioserver")
+	out := t.TempDir()
+	names := []string{"memory", "filesystem", "everything", "fetch", "time", "git"}
+	var servers []sweep.Server
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(pub, n, "measurement.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(out, "results", n), 0o755)
+		os.WriteFile(filepath.Join(out, "results", n, "measurement.json"), b, 0o644)
+		servers = append(servers, sweep.Server{Name: n, Command: stdio, Args: []string{"crash"}, CommandLine: stdio + " crash"})
+	}
+	os.WriteFile(filepath.Join(out, "history.csv"), []byte("date,server,tokens,toolCount,status,isolation\n2026-08-19,memory,1,1,measured,docker\n"), 0o644)
+	before := tree(t, out)
+	res, err := sweepMachine(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)).Sweep(context.Background(), SweepOptions{Servers: servers, Out: out, Date: "2026-12-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Guard.Fault || res.Guard.Regressed != 6 || res.Guard.Comparable != 6 || !strings.Contains(res.Guard.Reason, "6 of 6") {
+		t.Fatalf("guard %+v", res.Guard)
+	}
+	if after := tree(t, out); !reflect.DeepEqual(after, before) {
+		t.Error("a harness fault changed the published files")
+	}
+	// Four failures of six is no fault.
+	for i := range servers[:2] {
+		servers[i].Args = []string{"ok"}
+	}
+	res, err = sweepMachine(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)).Sweep(context.Background(), SweepOptions{Servers: servers, Out: out, Date: "2026-12-01"})
+	if err != nil || res.Guard.Fault || res.Guard.Regressed != 4 {
+		t.Fatalf("four of six: %v %+v", err, res.Guard)
+	}
+}
+
+func TestSweepTargetIsolation(t *testing.T) {
+	s := sweep.Server{Name: "n", Command: "npx", Args: []string{"-y", "pkg it's"}, Env: []string{"B", "A"}, EnvValues: map[string]string{"C": "v"}}
+	tg, iso, err := SweepTarget(s, IsolateDocker, false, "/tmp/h", "/tmp/w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"run", "--rm", "-i", "--pull=missing", "--memory=1g", "--pids-limit=512", "--security-opt", "no-new-privileges", "-e", "HOME=/tmp", "-w", "/tmp",
+		"-e", "A", "-e", "B", "-e", "C", DockerNodeImage, "sh", "-lc", `npx -y 'pkg it'\''s'`}
+	if tg.Command != "docker" || !reflect.DeepEqual(tg.Args, want) {
+		t.Errorf("docker argv %q", tg.Args)
+	}
+	if tg.Env["A"] != "dummy" || tg.Env["C"] != "v" || tg.Env["HOME"] != "/tmp/h" || !iso.Docker || iso.Image != DockerNodeImage || iso.Network != "bridge" {
+		t.Errorf("docker: env %v, isolation %+v", tg.Env, iso)
+	}
+	uv := sweep.Server{Name: "u", Command: "uvx", Args: []string{"arxiv-mcp-server"}}
+	if DockerImage(uv) != DockerUVImage {
+		t.Error("uvx runs in uv's image")
+	}
+	_, iso, _ = SweepTarget(uv, IsolateDocker, true, "/tmp/h", "/tmp/w")
+	if iso.Network != "none" {
+		t.Errorf("--no-network: %+v", iso)
+	}
+	run := sweep.Server{Name: "g", Command: "docker", Args: []string{"run", "-i", "ghcr.io/github/github-mcp-server"}}
+	tg, iso, _ = SweepTarget(run, IsolateDocker, false, "/tmp/h", "/tmp/w")
+	if tg.Command != "docker" || tg.Args[1] != "-i" || !strings.Contains(iso.Note, "host-spawned") {
+		t.Errorf("a docker run command: %q %+v", tg.Args, iso)
+	}
+}
+
+// TestSweepSandbox measures the env server in the unshare sandbox: the
+// user's home is out of its reach, and the isolation is recorded.
+func TestSweepSandbox(t *testing.T) {
+	if err := checkIsolation(IsolateSandbox); err != nil {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	stdio := testServer(t, "stdioserver")
+	out := t.TempDir()
+	servers := []sweep.Server{{Name: "env", Command: stdio, Args: []string{"env"}, CommandLine: stdio + " env", Env: []string{"K"}}}
+	res, err := sweepMachine(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)).Sweep(context.Background(), SweepOptions{Servers: servers, Out: out, Isolate: IsolateSandbox, NoNetwork: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Measured[0].Status != "measured" {
+		t.Fatalf("in the sandbox: %+v", res.Measured[0])
+	}
+	var f measure.File
+	b, _ := os.ReadFile(filepath.Join(out, "results", "env", "measurement.json"))
+	json.Unmarshal(b, &f)
+	if f.Isolation == nil || f.Isolation.Mode != sweep.IsolationSandbox || f.Isolation.Network != "none" || f.LaunchCommand != stdio+" env" {
+		t.Errorf("isolation %+v, launch %q", f.Isolation, f.LaunchCommand)
+	}
+	h, _ := os.ReadFile(filepath.Join(out, "history.csv"))
+	if !strings.Contains(string(h), ",env,") || !strings.HasSuffix(string(h), ",measured,sandbox\n") {
+		t.Errorf("history %q", h)
+	}
+}
+
+// TestSweepPublishedAsBaselines: mcp-context-cost's 79 published files,
+// read as a sweep's previous results with nothing swept, make the
+// leaderboard of its 69 measured servers and its 10 failures.
+func TestSweepPublishedAsBaselines(t *testing.T) {
+	pub := filepath.Join(testpeers.Shared(t), "published")
+	dirs, err := os.ReadDir(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	var servers []sweep.Server
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(pub, d.Name(), "measurement.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(out, "results", d.Name()), 0o755)
+		os.WriteFile(filepath.Join(out, "results", d.Name(), "measurement.json"), b, 0o644)
+		servers = append(servers, sweep.Server{Name: d.Name(), Command: "npx", Args: []string{d.Name()}, CommandLine: "npx " + d.Name()})
+	}
+	if len(servers) != 79 {
+		t.Fatalf("%d published servers", len(servers))
+	}
+	res, err := sweepMachine(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)).Sweep(context.Background(), SweepOptions{Servers: servers, Swept: map[string]bool{}, Out: out, Date: "2026-12-01"})
+	if err != nil || len(res.Measured) != 0 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	lb, _ := os.ReadFile(filepath.Join(out, "leaderboard.md"))
+	if !strings.Contains(string(lb), "Measured 69/79 candidates") || !strings.Contains(string(lb), "| 1 | [github](servers/github.md) | 54,422 | 556 | 18,406 |") {
+		t.Errorf("leaderboard.md:\n%.1500s", lb)
+	}
+	// The published files are left as they were, and still verify.
+	for _, s := range servers {
+		a, _ := os.ReadFile(filepath.Join(pub, s.Name, "measurement.json"))
+		b, _ := os.ReadFile(filepath.Join(out, "results", s.Name, "measurement.json"))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s was rewritten", s.Name)
+		}
+	}
+	h, _ := os.ReadFile(filepath.Join(out, "history.csv"))
+	if string(h) != strings.Join(sweep.HistoryHeader, ",")+"\n" {
+		t.Errorf("nothing measured adds no history: %q", h)
+	}
+}

@@ -1,0 +1,160 @@
+package render
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/sweep"
+)
+
+func sweepGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "sweep", name)
+	if updating() {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; got:\n%s", name, got)
+	}
+}
+
+var pageLink = regexp.MustCompile(`\[([A-Za-z0-9._-]+)\]\(servers/[A-Za-z0-9._-]+\.md\)`)
+
+func ip(n int) *int { return &n }
+
+func sp(s string) *string { return &s }
+
+// sweepEntries: two measured servers (one with a history across an
+// isolation change), a failure whose note is hostile Markdown and HTML,
+// a remote entry behind its wall and one not yet run.
+func sweepEntries() []sweep.Entry {
+	hostile := "exited: <img src=x onerror=alert(1)> | `code` [link](javascript:x)\nsecond line\x1b[31m"
+	servers := []sweep.Server{
+		{Name: "small", CommandLine: "node small.js", Category: "community", Package: "=HYPERLINK(\"http://x\")", Metric: "+1 stars"},
+		{Name: "big", CommandLine: "npx -y @scope/big", Package: "@scope/big", Category: "vendor-official", Repo: "https://example.com/big"},
+		{Name: "broken", CommandLine: "broken --flag <script>", Category: "community"},
+		{Name: "walled", Remote: true},
+		{Name: "later", CommandLine: "later"},
+	}
+	files := map[string]*measure.File{
+		"small": {MethodologyVersion: "1.0", Provider: "tiktoken", Encoding: "o200k_base", Status: "measured", TotalTokens: ip(81), ToolCount: ip(2),
+			Tools:           []measure.FileTool{{Name: "alpha", Tokens: 50, DescriptionTokens: 10, InputSchemaTokens: 30}, {Name: "beta<b>", Tokens: 29, DescriptionTokens: 5, InputSchemaTokens: 20}},
+			CanonicalSha256: sp("aa"), MeasuredAt: "2026-12-01T00:00:00.000Z", ServerName: "small-server", ServerVersion: "1.0.0", LaunchCommand: "node small.js",
+			Isolation: &measure.Isolation{Mode: "host"}, TimeoutMs: 60000, Extras: &measure.Extras{SessionStartTokens: 9, InstructionsTokens: 4}},
+		"big": {MethodologyVersion: "1.0", Provider: "tiktoken", Encoding: "o200k_base", Status: "dynamic", TotalTokens: ip(12345), ToolCount: ip(1),
+			Tools:           []measure.FileTool{{Name: "only", Tokens: 12343}},
+			CanonicalSha256: sp("bb"), MeasuredAt: "2026-12-01T00:00:00.000Z", ServerName: "big", LaunchCommand: "npx -y @scope/big", Package: "@scope/big", PackageVersion: "unknown",
+			Notes: "tools/list differed between two runs", Isolation: &measure.Isolation{Docker: true, Mode: "docker", Image: "node:22-slim", Network: "bridge"}, TimeoutMs: 120000},
+		"broken": {MethodologyVersion: "1.0", Status: "startup-failure", Tools: []measure.FileTool{}, MeasuredAt: "2026-12-01T00:00:00.000Z", ServerName: "broken", Notes: hostile},
+	}
+	history := []sweep.HistoryRow{
+		{Date: "2026-11-29", Server: "big", Tokens: 9000, ToolCount: 1, Status: "measured", Isolation: "host"},
+		{Date: "2026-11-30", Server: "big", Tokens: 12000, ToolCount: 1, Status: "measured", Isolation: "docker"},
+		{Date: "2026-12-01", Server: "big", Tokens: 12345, ToolCount: 1, Status: "dynamic", Isolation: "docker"},
+		{Date: "2026-11-30", Server: "small", Tokens: 80, ToolCount: 2, Status: "measured", Isolation: ""},
+		{Date: "2026-12-01", Server: "small", Tokens: 81, ToolCount: 2, Status: "measured", Isolation: "host"},
+	}
+	return sweep.Entries(servers, files, history)
+}
+
+func TestLeaderboardGolden(t *testing.T) {
+	entries := sweepEntries()
+	md := LeaderboardMarkdown(entries, "2026-12-01")
+	sweepGolden(t, "leaderboard.md", md)
+	// The only links are to the servers' pages, by names safe as file
+	// names; the rest is Markdown that links and runs nothing.
+	checkMarkdown(t, "leaderboard.md", pageLink.ReplaceAllString(string(md), "$1"))
+	c := LeaderboardCSV(entries)
+	sweepGolden(t, "leaderboard.csv", c)
+	recs, err := csv.NewReader(bytes.NewReader(c)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := strings.Split("name,tokens,toolCount,status,category,metric,metricSource,claudeTokens,claudeModel,sessionStartTokens,sessionStartIsFloor,toolNameTokens,instructionsTokens", ",")
+	for i, col := range upstream {
+		if recs[0][i] != col {
+			t.Errorf("column %d is %q, want mcp-context-cost's %q", i, recs[0][i], col)
+		}
+	}
+	if len(recs) != 6 {
+		t.Errorf("%d rows, want one per entry", len(recs)-1)
+	}
+	for _, r := range recs[1:] {
+		for _, cell := range r {
+			if cell != "" && strings.ContainsRune("=+-@", rune(cell[0])) && cell != "@scope/big" {
+				t.Errorf("a cell a spreadsheet reads as a formula: %q", cell)
+			}
+		}
+	}
+	for _, e := range entries {
+		sm := SweepServerMarkdown(e, "2026-12-01")
+		sweepGolden(t, "server-"+e.Server.Name+".md", sm)
+		checkMarkdown(t, e.Server.Name+".md", string(sm))
+	}
+}
+
+func TestSweepPages(t *testing.T) {
+	entries := sweepEntries()
+	toPage := func(prefix string) func(string) bool {
+		return func(h string) bool {
+			name, ok := strings.CutPrefix(h, prefix)
+			name, ok2 := strings.CutSuffix(name, ".html")
+			return h == "../index.html" || ok && ok2 && sweep.CheckName(name) == ""
+		}
+	}
+	index := string(SweepIndexHTML(entries, "2026-12-01"))
+	ids := checkPage(t, index, toPage("servers/"))
+	for _, id := range []string{"servers-table", "bands", "not-measured-table", "tm-0"} {
+		if !ids[id] {
+			t.Errorf("index.html has no #%s", id)
+		}
+	}
+	for _, want := range []string{`<table id="servers-table" class="sortable">`, `class="spark"`, "big tokens over time: 12,000 → 12,345", "exited: &lt;img src=x"} {
+		if !strings.Contains(index, want) {
+			t.Errorf("index.html lacks %q", want)
+		}
+	}
+	// The trend starts where the isolation changed.
+	if strings.Contains(index, "9,000 →") {
+		t.Error("the trend crosses an isolation change")
+	}
+	for _, e := range entries {
+		page := string(SweepServerHTML(e, "2026-12-01"))
+		checkPage(t, page, toPage(""))
+		if strings.Contains(page, "<img src=x") || strings.Contains(page, "<script>") && strings.Count(page, "<script>") != 1 {
+			t.Errorf("%s: a stranger's text became markup", e.Server.Name)
+		}
+	}
+	big := string(SweepServerHTML(entries[1], "2026-12-01"))
+	for _, want := range []string{"big: 12,345 tokens across 1 tool", "band-yellow", "moderate", "@scope/big unknown", "docker:node:22-slim", `id="history"`, `class="spark"`} {
+		if !strings.Contains(big, want) {
+			t.Errorf("big.html lacks %q", want)
+		}
+	}
+}
+
+func TestSparkline(t *testing.T) {
+	if Sparkline([]int{5}, "x") != "" {
+		t.Error("one value draws no line")
+	}
+	s := Sparkline([]int{1, 3, 2}, `a"<b>`)
+	if !strings.Contains(s, `points="2,18 48,2 94,10"`) || !strings.Contains(s, "a&#34;&lt;b&gt;: 1 → 3 → 2") {
+		t.Errorf("sparkline %s", s)
+	}
+	if flat := Sparkline([]int{4, 4}, "f"); !strings.Contains(flat, `points="2,10 94,10"`) {
+		t.Errorf("a flat line %s", flat)
+	}
+	checkSVGs(t, s)
+}
