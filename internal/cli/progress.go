@@ -64,3 +64,19 @@ func (e *Env) endProgress() {
 		e.progressOpen = false
 	}
 }
+
+// progressWriter passes lines of progress that work writes itself (a
+// sweep's servers) to w, each through textsafe.Lines, after clearing a
+// progress line left on the terminal.
+type progressWriter struct {
+	e *Env
+	w io.Writer
+}
+
+func (p progressWriter) Write(b []byte) (int, error) {
+	p.e.endProgress()
+	if _, err := io.WriteString(p.w, textsafe.Lines(string(b))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
