@@ -222,11 +222,18 @@ func stamps(files []string, cacheDir string) []string {
 	return out
 }
 
-// readStatusMemo is the memo at path, when it is fresh at now.
+// maxStatusMemo is the size of the largest memo read: one is a few
+// hundred bytes.
+const maxStatusMemo = 1 << 20
+
+// readStatusMemo is the memo at path, when it is fresh at now. It is read
+// only when it is a regular file of at most maxStatusMemo bytes: a link to
+// a device, a pipe or a file of /proc in its place is worked out again,
+// not read without end.
 func readStatusMemo(path, cacheDir string, now time.Time) (statusMemo, bool) {
 	var d statusMemo
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) > 1<<20 || json.Unmarshal(b, &d) != nil {
+	b, err := clients.OSFS{}.ReadFileMax(path, maxStatusMemo)
+	if err != nil || json.Unmarshal(b, &d) != nil {
 		return d, false
 	}
 	if now.Sub(d.At) > statusMemoAge || now.Before(d.At) || !slices.Equal(d.Stamps, stamps(d.Files, cacheDir)) {

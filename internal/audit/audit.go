@@ -427,7 +427,7 @@ func failureHint(st, detail string) string {
 	case status.RemoteAuthWall:
 		return "the server is behind OAuth; its cost cannot be measured without signing in (mcpcost measure URL --header-env VAR with a token)"
 	case status.Timeout:
-		return "a slow first start (npx downloading a package) may need a larger --timeout"
+		return "a slow first start (npx downloading a package, go run building one) may need a larger --timeout, such as --timeout 3m"
 	case status.StartupFailure:
 		return "run the command by hand to see why it does not start (a missing program or environment variable is common)"
 	case status.ProtocolError:

@@ -21,3 +21,14 @@ func TestFailureHintProtocol(t *testing.T) {
 		}
 	}
 }
+
+// A timeout's hint names the flag with a value, and the two slow starts a
+// first run meets: npx downloading and go run building.
+func TestFailureHintTimeout(t *testing.T) {
+	h := failureHint(string(mcpclient.StatusTimeout), "no answer to the handshake within the 60s budget of the measurement")
+	for _, want := range []string{"--timeout 3m", "npx", "go run"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("hint %q lacks %q", h, want)
+		}
+	}
+}

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"runtime/debug"
 	"sort"
@@ -144,7 +146,7 @@ func runMeasure(env *Env, args []string) int {
 	target := pos[0]
 	data, err := readInput(env, target, int64(maxBytes))
 	if err != nil {
-		return fail(env, err)
+		return fail(env, commandHint(target, err))
 	}
 	large := len(data) > 16<<20
 	if large {
@@ -156,7 +158,7 @@ func runMeasure(env *Env, args []string) int {
 	capture, err := measure.ParseInput(displayName(target), data)
 	data = nil
 	if err != nil {
-		return fail(env, err)
+		return fail(env, commandHint(target, err))
 	}
 	name := *nameFlag
 	if name == "" {
@@ -242,4 +244,18 @@ func writeFile(path string, f *measure.File) error {
 		return fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
 	}
 	return nil
+}
+
+// commandHint adds, to the error of a file that is missing or is a
+// program, how to launch a server instead: a command named as the target
+// (mcpcost measure ./server) is read as a file.
+func commandHint(target string, err error) error {
+	var h interface{ Hint() string }
+	if target == "-" || errors.As(err, &h) {
+		return err
+	}
+	if fi, serr := os.Stat(target); errors.Is(err, fs.ErrNotExist) || (serr == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0) {
+		return withHint(err, "to launch a server, put its command after --: mcpcost measure -- COMMAND ARGS")
+	}
+	return err
 }

@@ -286,7 +286,7 @@ func failureHint(st, detail string) string {
 	case status.RemoteAuthWall:
 		return "the server is behind OAuth; sign in with an MCP client, or pass a token with --header-env"
 	case status.Timeout:
-		return "a slow first start (npx downloading a package) may need a larger --timeout, such as --timeout 3m"
+		return "a slow first start (npx downloading a package, go run building one) may need a larger --timeout, such as --timeout 3m"
 	case status.StartupFailure:
 		return "run the command by hand to see why it does not start; missing environment variables are a common cause (--env NAME=VALUE)"
 	case status.ProtocolError:

@@ -73,6 +73,10 @@ func sessionVerdict(r *audit.Report, c audit.Config, total string) []string {
 	switch {
 	case c.UpFrontTokens == nil:
 		out = append(out, fmt.Sprintf("Paid at session start: between %s (deferred) and %s (up front).", num.Int(c.SessionStartTokens), total))
+	case c.TotalTokens == 0:
+		// Nothing measured: neither "all of it" nor a deferred share means
+		// anything.
+		out = append(out, "Paid at session start: 0 tokens.")
 	case *c.UpFrontTokens == c.TotalTokens:
 		out = append(out, fmt.Sprintf("Paid at session start: all of it; deferred, it would be %s tokens.", num.Int(c.SessionStartTokens)))
 	default:

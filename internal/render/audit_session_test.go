@@ -63,3 +63,24 @@ func TestSessionFits(t *testing.T) {
 		t.Errorf("the overridden entry is not listed once, apart from the counted one:\n%s", first)
 	}
 }
+
+// A session with nothing measured (no server, or none that answered) pays
+// 0 tokens at session start, whatever the client's posture: not "all of
+// it", and no deferred share.
+func TestSessionVerdictNothingMeasured(t *testing.T) {
+	zero := 0
+	r := &audit.Report{ContextWindow: 200000}
+	for _, mode := range []string{clients.ModeDeferred, clients.ModeNoRecord} {
+		c := audit.Config{Client: clients.ClaudeCode, Posture: clients.Posture{Client: clients.ClaudeCode, Mode: mode}, UpFrontTokens: &zero}
+		got := strings.Join(sessionVerdict(r, c, "0"), " ")
+		if !strings.Contains(got, "Paid at session start: 0 tokens.") || strings.Contains(got, "all of it") || strings.Contains(got, "deferred, it would be") {
+			t.Errorf("%v: %s", mode, got)
+		}
+	}
+	// Measured tokens loaded up front are still "all of it".
+	n := 951
+	c := audit.Config{Client: clients.Cursor, TotalTokens: n, UpFrontTokens: &n, SessionStartTokens: 44, Posture: clients.Posture{Client: clients.Cursor, Mode: clients.ModeNoRecord}}
+	if got := strings.Join(sessionVerdict(r, c, "951"), " "); !strings.Contains(got, "all of it; deferred, it would be 44 tokens.") {
+		t.Errorf("up front: %s", got)
+	}
+}

@@ -3,6 +3,7 @@ package usage
 import (
 	"encoding/csv"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,7 +15,8 @@ import (
 // unrounded ("" for a group without a price). By day, week, month,
 // session and project, a breakdown's models follow their group, each
 // line naming its model (empty on the group's own line); by server and
-// tool, the tool rows. Text that strangers control is escaped as in the
+// tool, the tool rows; by model the model is the key, with no model
+// column after it. Text that strangers control is escaped as in the
 // other forms, and never starts a spreadsheet formula.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
@@ -51,8 +53,21 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		if r.By == "session" {
 			head = append(head, "source", "project", "first", "last")
 		}
+		// By model the key is the model: a second "model" column would
+		// repeat the header's name (a reader keyed by name keeps the
+		// empty one) and is left out.
+		byModel := r.By == "model"
+		if byModel {
+			head = slices.Delete(head, 1, 2)
+		}
 		if err := cw.Write(head); err != nil {
 			return err
+		}
+		write := func(rec []string) error {
+			if byModel {
+				rec = slices.Delete(rec, 1, 2)
+			}
+			return cw.Write(rec)
 		}
 		line := func(key, model string, requests int, t Tokens, c *float64, partial bool, unpriced int) []string {
 			cost := ""
@@ -71,7 +86,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				}
 				rec = append(rec, u.Source, cell(u.Project), first, last)
 			}
-			if err := cw.Write(rec); err != nil {
+			if err := write(rec); err != nil {
 				return err
 			}
 			for _, b := range u.Breakdown {
@@ -79,7 +94,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				if r.By == "session" {
 					rec = append(rec, "", "", "", "")
 				}
-				if err := cw.Write(rec); err != nil {
+				if err := write(rec); err != nil {
 					return err
 				}
 			}

@@ -3,6 +3,7 @@ package usage_test
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"flag"
 	"math"
 	"os"
@@ -137,6 +138,7 @@ func TestGolden(t *testing.T) {
 		{"week_csv", usage.Options{By: "week", StartOfWeek: time.Monday, Breakdown: true}, "csv"},
 		{"session_csv", usage.Options{By: "session", Source: "codex"}, "csv"},
 		{"tool_csv", usage.Options{By: "tool"}, "csv"},
+		{"model_csv", usage.Options{By: "model"}, "csv"},
 		{"day_last", usage.Options{By: "day", Last: 30, Breakdown: true}, "json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -530,6 +532,40 @@ func TestBlocksGolden(t *testing.T) {
 	} {
 		if _, err := usage.Blocks(context.Background(), s, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err %v, want %q", tc.o, err, tc.want)
+		}
+	}
+}
+
+// TestCSVHeaderNames: every dimension's CSV names each column once (a
+// reader keyed by name keeps only one of two columns of the same name),
+// and every line has as many cells as the header.
+func TestCSVHeaderNames(t *testing.T) {
+	s, _ := smallStore(t)
+	for _, by := range []string{"server", "tool", "day", "week", "month", "session", "model", "project"} {
+		rep, err := usage.Build(context.Background(), s, usage.Options{By: by, Breakdown: by != "server" && by != "tool" && by != "model", Now: fixedNow, Location: time.UTC})
+		if err != nil {
+			t.Fatal(by, err)
+		}
+		var b bytes.Buffer
+		if err := rep.WriteCSV(&b); err != nil {
+			t.Fatal(by, err)
+		}
+		recs, err := csv.NewReader(&b).ReadAll()
+		if err != nil {
+			t.Fatalf("by %s: %v", by, err)
+		}
+		if len(recs) < 2 {
+			t.Fatalf("by %s: %d lines", by, len(recs))
+		}
+		seen := map[string]bool{}
+		for _, h := range recs[0] {
+			if seen[h] {
+				t.Errorf("by %s: the column %q twice in %q", by, h, recs[0])
+			}
+			seen[h] = true
+		}
+		if first := map[string]string{"tool": "server"}[by]; recs[0][0] != by && recs[0][0] != first {
+			t.Errorf("by %s: the first column is %q", by, recs[0][0])
 		}
 	}
 }
