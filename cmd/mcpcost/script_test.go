@@ -131,6 +131,10 @@ func TestScript(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("HOME", filepath.Join(e.WorkDir, "home"))
 			e.Setenv("NO_COLOR", "1")
+			// Text is fitted to COLUMNS when stdout is not a terminal: the
+			// scripts read whole lines, and those about width set their own
+			// (or none, for the default of 80) or run in a pseudo-terminal.
+			e.Setenv("COLUMNS", "1000")
 			e.Setenv("ROOT", root)
 			e.Setenv("TESTDATA", filepath.Join(wd, "testdata"))
 			if _, err := os.Stat(filepath.Join(shared, "corpus")); err == nil {
@@ -149,6 +153,8 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"recorder":     cmdRecorder,
 			"mkfifo":       cmdMkfifo,
+			"pty":          cmdPty,
+			"genhome":      cmdGenhome,
 			"gen":          cmdGen,
 			"safetext":     cmdSafe(textsafetest.CheckText),
 			"safemarkdown": cmdSafe(textsafetest.CheckMarkdown),

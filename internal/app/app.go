@@ -22,7 +22,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -163,12 +162,4 @@ func (m *Machine) Location(tz string) (*time.Location, error) {
 		return time.UTC, nil
 	}
 	return time.LoadLocation(tz)
-}
-
-// progress is w, or nowhere.
-func progress(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -63,8 +62,8 @@ type AuditOptions struct {
 	// ANTHROPIC_API_KEY is set, else the published figures.
 	Claude bool
 	Model  string
-	// Progress receives progress lines; nil for none.
-	Progress io.Writer
+	// Progress is told of the servers measured; nil for none.
+	Progress Progress
 	// Auditing, when set, is told how many configs are audited, before
 	// their servers are.
 	Auditing func(configs int)
@@ -191,7 +190,7 @@ func (m *Machine) audit(ctx context.Context, o AuditOptions) (*auditRun, []error
 		Posture:      func(client string) clients.Posture { return clients.PostureFor(sys, client) },
 		Now:          m.clock(),
 		Generator:    m.generator(),
-		Progress:     progress(o.Progress),
+		Progress:     o.Progress.measureSteps(),
 	})
 	return run, unread, nil
 }

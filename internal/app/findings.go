@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -47,9 +46,9 @@ type FindingsOptions struct {
 	// audit.DefaultMaxAge); Timeout bounds the measurement of each
 	// launched server.
 	MaxAge, Timeout time.Duration
-	// Progress receives the audit's progress lines; Auditing is told how
-	// many configs are audited.
-	Progress io.Writer
+	// Progress is told of the audit's measurements; Auditing of how many
+	// configs are audited.
+	Progress Progress
 	Auditing func(configs int)
 	Store    StoreOptions
 }

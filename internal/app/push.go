@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"os/user"
 	"strings"
@@ -22,8 +21,8 @@ type PushOptions struct {
 	// NoIngest pushes the local store as it is, without reading the
 	// transcripts first.
 	NoIngest bool
-	// Progress receives the ingest's progress lines.
-	Progress io.Writer
+	// Progress is told of the ingest's files read; nil for none.
+	Progress Progress
 }
 
 // PushResult is what [Machine.Push] did: the shared store (its URL without

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -127,8 +126,8 @@ type IngestOptions struct {
 	// Roots, when set, are the transcript folders as they are read, in
 	// place of [Machine.TranscriptRoots].
 	Roots *[2][]string
-	// Progress receives progress lines; nil for none.
-	Progress io.Writer
+	// Progress is told of the files read; nil for none.
+	Progress Progress
 	// Now stamps the read; nil for the store's clock.
 	Now func() time.Time
 }
@@ -203,7 +202,7 @@ func (m *Machine) ingest(ctx context.Context, st *store.Store, path string, o In
 		ClaudeRoots: claude,
 		CodexRoots:  codex,
 		Count:       token.O200k().Count,
-		Progress:    progress(o.Progress),
+		Progress:    o.Progress.ingestSteps(),
 		Now:         o.Now,
 	})
 	if err != nil {
@@ -218,8 +217,8 @@ type StoreOptions struct {
 	// nothing (it answers on a full disk or from a folder it may not
 	// write), and a store that does not exist is a *NoStoreError.
 	NoIngest bool
-	// Progress receives the ingest's progress lines.
-	Progress io.Writer
+	// Progress is told of the ingest's files read.
+	Progress Progress
 	// Refresh, when set, brings the store up to date before the query,
 	// once the options are checked (the MCP server reads transcripts in
 	// the background, and waits for that read a bounded time).

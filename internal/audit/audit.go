@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"time"
@@ -84,8 +83,9 @@ type Options struct {
 
 	Now       func() time.Time
 	Generator string
-	Progress  io.Writer
-	Counter   token.Counter
+	// Progress is told of the measurements' start and of each one's end.
+	Progress func(mcpclient.Step)
+	Counter  token.Counter
 }
 
 // capture is what is known of one launch spec after measuring or reading

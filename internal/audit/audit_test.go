@@ -97,7 +97,7 @@ func TestNPMReferenceServers(t *testing.T) {
 
 	// The canary appears nowhere: text, JSON, Markdown, cache files.
 	var out bytes.Buffer
-	render.AuditText(&out, rep)
+	render.AuditText(&out, rep, render.Screen{Width: 80})
 	render.JSON(&out, rep)
 	render.AuditMarkdown(&out, rep)
 	if strings.Contains(out.String(), canary) {
@@ -154,7 +154,7 @@ func TestServerEchoScrubbed(t *testing.T) {
 	}
 	rep := audit.Run(context.Background(), []clients.Config{c}, audit.Options{Measurer: echo, Cache: cache})
 	var out bytes.Buffer
-	render.AuditText(&out, rep)
+	render.AuditText(&out, rep, render.Screen{Width: 80})
 	render.JSON(&out, rep)
 	render.AuditMarkdown(&out, rep)
 	if strings.Contains(out.String(), canary) {

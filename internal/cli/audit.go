@@ -219,7 +219,7 @@ func runAudit(env *Env, args []string) int {
 	case *mdFlag:
 		err = render.AuditMarkdown(env.Stdout, rep)
 	default:
-		err = render.AuditText(env.Stdout, rep)
+		err = render.AuditText(env.Stdout, rep, env.Screen())
 	}
 	if err != nil {
 		return fail(env, err)

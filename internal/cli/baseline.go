@@ -195,11 +195,11 @@ func (b *baselineFlags) finishMeasure(env *Env, rep *measure.Report, jsonOut boo
 		err = jsonTo(env, measureWithDiff{rep, d})
 	} else {
 		if measured {
-			err = render.MeasureText(env.Stdout, rep)
+			err = render.MeasureText(env.Stdout, rep, env.Screen())
 			fmt.Fprintln(env.Stdout)
 		}
 		if err == nil {
-			err = render.DiffText(env.Stdout, d)
+			err = render.DiffText(env.Stdout, d, env.Screen())
 		}
 	}
 	if err != nil {
@@ -245,9 +245,9 @@ func (b *baselineFlags) writeAudit(env *Env, rep *audit.Report, jsonOut, mdOut b
 			_, err = fmt.Fprint(env.Stdout, sb.String())
 		}
 	default:
-		if err = render.AuditText(env.Stdout, rep); err == nil {
+		if err = render.AuditText(env.Stdout, rep, env.Screen()); err == nil {
 			fmt.Fprintln(env.Stdout)
-			err = render.DiffText(env.Stdout, d)
+			err = render.DiffText(env.Stdout, d, env.Screen())
 		}
 	}
 	return b.exitCode(d), err

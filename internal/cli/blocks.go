@@ -130,9 +130,9 @@ func runBlocks(env *Env, args []string) int {
 		case *asJSON:
 			return render.JSON(w, rep)
 		case *compact:
-			return rep.WriteCompact(w)
+			return rep.WriteCompact(w, env.Screen())
 		}
-		return rep.WriteText(w)
+		return rep.WriteText(w, env.Screen())
 	}
 	if !*live {
 		rep, ingested, err := m.Blocks(context.Background(), opts)
@@ -173,14 +173,7 @@ func runBlocks(env *Env, args []string) int {
 		var out []byte
 		switch {
 		case tty:
-			// The frame from the top left, each line cleared to its end,
-			// then what an earlier, longer frame left below it.
-			if frame == 0 {
-				out = append(out, "\x1b[2J"...)
-			}
-			out = append(out, "\x1b[H"...)
-			out = append(out, bytes.ReplaceAll(b.Bytes(), []byte("\n"), []byte("\x1b[K\n"))...)
-			out = append(out, "\x1b[J"...)
+			out = []byte(redrawScreen(b.String(), frame == 0))
 		case frame > 0:
 			out = append([]byte("\n"), b.Bytes()...)
 		default:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -75,7 +76,9 @@ func TestBlocksLive(t *testing.T) {
 			if n := strings.Count(got, "Active block: from 10:00 to 15:00 (2h 50m left): 1,200 tokens in 2 requests"); n != 2 {
 				t.Errorf("%d frames with the active block, want 2:\n%q", n, got)
 			}
-			if strings.Contains(got, "2026-11-02 10:00  ACTIVE, 2h 50m left") == false {
+			// On a terminal the status is in colour.
+			plain := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(got, "")
+			if strings.Contains(plain, "2026-11-02 10:00  ACTIVE, 2h 50m left") == false {
 				t.Errorf("no active row:\n%s", got)
 			}
 			escapes := strings.Contains(got, "\x1b[")

@@ -11,8 +11,10 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -37,28 +39,17 @@ type Env struct {
 	Now func() time.Time
 	// StdoutTTY and StderrTTY say whether those streams are terminals.
 	StdoutTTY, StderrTTY bool
-}
+	// Columns is the width of the terminal stdout is, 0 when unknown.
+	Columns int
+	// Color is the global --color flag: auto (or empty), always or never.
+	Color string
+	// Quiet is the global --quiet flag: no progress on stderr.
+	Quiet bool
+	// ErrColumns is the width of the terminal stderr is, 0 when unknown.
+	ErrColumns int
 
-// Progress returns where progress lines go: stderr when it is a terminal,
-// nowhere otherwise. Progress lines name servers and files: each write is
-// escaped with textsafe.Lines, but for the carriage returns it starts with,
-// which redraw a line in place.
-func (e *Env) Progress() io.Writer {
-	if e.StderrTTY {
-		return progressWriter{e.Stderr}
-	}
-	return io.Discard
-}
-
-type progressWriter struct{ w io.Writer }
-
-func (p progressWriter) Write(b []byte) (int, error) {
-	s := string(b)
-	body := strings.TrimLeft(s, "\r")
-	if _, err := io.WriteString(p.w, s[:len(s)-len(body)]+textsafe.Lines(body)); err != nil {
-		return 0, err
-	}
-	return len(b), nil
+	progressMu   sync.Mutex
+	progressOpen bool // a progress line is on the terminal, to clear
 }
 
 // A Command is one subcommand.
@@ -88,14 +79,16 @@ const defaultCommand = "audit"
 // exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	env := &Env{
-		Stdin:     stdin,
-		Stdout:    stdout,
-		Stderr:    stderr,
-		Getenv:    os.Getenv,
-		Environ:   os.Environ,
-		Now:       time.Now,
-		StdoutTTY: isTerminal(stdout),
-		StderrTTY: isTerminal(stderr),
+		Stdin:      stdin,
+		Stdout:     stdout,
+		Stderr:     stderr,
+		Getenv:     os.Getenv,
+		Environ:    os.Environ,
+		Now:        time.Now,
+		StdoutTTY:  isTerminal(stdout),
+		StderrTTY:  isTerminal(stderr),
+		Columns:    terminalColumns(stdout),
+		ErrColumns: terminalColumns(stderr),
 	}
 	return Run(env, args)
 }
@@ -116,11 +109,17 @@ func wantsHelp(args []string) bool {
 
 // Run dispatches args to a command.
 func Run(env *Env, args []string) int {
+	args, err := globalFlags(env, args)
+	if err != nil {
+		errorf(env, "%v", err)
+		hintf(env, "run 'mcpcost help' for usage")
+		return ExitError
+	}
 	name := defaultCommand
 	if len(args) > 0 {
 		switch a := args[0]; {
 		case a == "-h" || a == "--help" || a == "-help":
-			printHelp(env.Stdout)
+			printHelp(env.Stdout, env.Screen().Width)
 			return ExitOK
 		case a == "--version" || a == "-version":
 			fmt.Fprintf(env.Stdout, "mcpcost %s\n", Version())
@@ -147,7 +146,9 @@ func Run(env *Env, args []string) int {
 	return c.Run(env, args)
 }
 
-func printHelp(w io.Writer) {
+// printHelp prints the command list, each command's line wrapped to
+// width under its description.
+func printHelp(w io.Writer, width int) {
 	fmt.Fprintf(w, "mcpcost %s: what your MCP servers cost in an agent's context window\n\n", Version())
 	fmt.Fprintf(w, "Usage:\n\n  mcpcost [command] [flags] [arguments]\n\nCommands:\n\n")
 	names := make([]string, 0, len(commands))
@@ -158,8 +159,11 @@ func printHelp(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].Short)
+		for _, l := range render.Wrap(fmt.Sprintf("  %-10s ", n), commands[n].Short, strings.Repeat(" ", 13), width) {
+			fmt.Fprintln(w, l)
+		}
 	}
+	fmt.Fprintf(w, "\nFlags of every command:\n\n  --color=WHEN  colour: auto (on a terminal, unless NO_COLOR is set or\n                TERM=dumb), always or never\n  --quiet, -q   no progress on stderr\n")
 	fmt.Fprintf(w, "\nWith no command, mcpcost runs %q.\nRun 'mcpcost help COMMAND' for a command's manual.\n", defaultCommand)
 }
 
@@ -170,7 +174,7 @@ func init() {
 		Usage: "mcpcost help [COMMAND]",
 		Run: func(env *Env, args []string) int {
 			if len(args) == 0 {
-				printHelp(env.Stdout)
+				printHelp(env.Stdout, env.Screen().Width)
 				return ExitOK
 			}
 			c, ok := commands[args[0]]
@@ -210,6 +214,7 @@ func warnf(env *Env, format string, a ...any) { diagnostic(env, "warning", forma
 // paths and server output: the message is escaped with textsafe.Text, so
 // that it stays one line and drives no terminal.
 func diagnostic(env *Env, kind, format string, a []any) {
+	env.endProgress()
 	fmt.Fprintf(env.Stderr, "mcpcost: %s: %s\n", kind, textsafe.Text(fmt.Sprintf(format, a...)))
 }
 

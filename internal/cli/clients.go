@@ -21,11 +21,11 @@ func init() {
 	})
 }
 
-const clientsUsage = `usage: mcpcost clients [--client NAME]... [--config PATH]... [--project DIR] [--json]
+const clientsUsage = `usage: mcpcost clients [--client NAME]... [--config PATH]... [--project DIR] [--all] [--json]
 
-Lists every place each MCP client keeps its server configuration on this
-machine (for this OS, the home folder and the project folder), whether a
-file is there, and the servers in each file as the client reads them:
+Lists the MCP client configuration files found on this machine (for this
+OS, the home folder and the project folder; with --all every place each
+client keeps one, whether a file is there or not), and the servers in each file as the client reads them:
 name, transport, the launch with secrets removed, and status (enabled,
 disabled and by which switch, overridden by a higher-precedence entry,
 needing approval (a project's own server its client would not start yet,
@@ -47,7 +47,8 @@ Flags:
                    its name or content
   --project DIR    the project folder whose project configs are read
                    (default: the current folder)
-  --json           print JSON (schema mcpcost.clients/v1)
+  --all            every place looked at, the ones with no file too
+  --json           print JSON (schema mcpcost.clients/v1; every place)
 
 Exit status: 0 every file found was read, 1 a file found could not be
 read or parsed (the others are still listed), 2 usage error or a --config
@@ -62,6 +63,7 @@ func runClients(env *Env, args []string) int {
 	configs := f.Strings("config", "")
 	project := f.String("project", "", "")
 	jsonFlag := f.Bool("json", "")
+	all := f.Bool("all", "")
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
 		return ExitError
@@ -84,7 +86,7 @@ func runClients(env *Env, args []string) int {
 		}
 		return code
 	}
-	writeClients(env.Stdout, rep)
+	writeClients(env.Stdout, rep, env.Screen(), *all)
 	for _, e := range rep.Errors {
 		errorf(env, "%s", e.Error)
 	}
@@ -95,19 +97,45 @@ func runClients(env *Env, args []string) int {
 // notes and errors come from files anyone can write: each is escaped with
 // textsafe.Text (table cells by render.Table), and the whole through
 // textsafe.Lines.
-func writeClients(w io.Writer, rep *app.Clients) {
+func writeClients(w io.Writer, rep *app.Clients, scr render.Screen, all bool) {
 	var b strings.Builder
-	clientsText(&b, rep)
-	io.WriteString(w, textsafe.Lines(b.String()))
+	clientsText(&b, rep, scr, all)
+	scr.Emit(w, b.String())
 }
 
-func clientsText(w *strings.Builder, rep *app.Clients) {
+// para writes text, escaped, wrapped to the screen's width after head.
+func para(w io.Writer, scr render.Screen, head, text, indent string) {
+	for _, l := range render.Wrap(head, textsafe.Text(text), indent, scr.Width) {
+		fmt.Fprintln(w, l)
+	}
+}
+
+func clientsText(w *strings.Builder, rep *app.Clients, scr render.Screen, all bool) {
 	esc := textsafe.Text
-	fmt.Fprintf(w, "MCP client configs on this machine (%s; home %s; project %s)\n", esc(rep.OS), esc(rep.Home), esc(rep.Project))
+	para(w, scr, "", fmt.Sprintf("MCP client configs on this machine (%s; home %s; project %s)", rep.OS, rep.Home, rep.Project), "  ")
+	var none []string
+	looked := 0
 	for _, c := range rep.Clients {
-		fmt.Fprintf(w, "\n%s (%s)\n", esc(c.Title), esc(c.Name))
-		t := render.Table{Indent: "  "}
+		var shown []clients.Location
 		for _, l := range c.Looked {
+			looked++
+			if all || l.State != clients.StateNotFound {
+				shown = append(shown, l)
+			}
+		}
+		if len(shown) == 0 {
+			none = append(none, c.Title)
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%s)\n", esc(c.Title), esc(c.Name))
+		t := render.Table{Indent: "  ", Min: []int{0, 16, 12}, Width: scr.Width, Screen: scr}
+		t.Tint = func(_, col int, cell string) render.Tint {
+			if col == 2 && !strings.HasPrefix(cell, clients.StateFound+":") && cell != clients.StateNotFound {
+				return render.Bad
+			}
+			return render.Plain
+		}
+		for _, l := range shown {
 			state := l.State
 			switch {
 			case l.State == clients.StateFound && l.Note != "":
@@ -119,21 +147,21 @@ func clientsText(w *strings.Builder, rep *app.Clients) {
 			}
 			t.Add(l.Scope, l.Path, state)
 		}
-		var buf strings.Builder
-		t.Write(&buf)
-		lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
-		for i, l := range c.Looked {
-			fmt.Fprintln(w, lines[i])
+		lines := t.RowLines()
+		for i, l := range shown {
+			for _, line := range lines[i] {
+				fmt.Fprintln(w, line)
+			}
 			if l.Error != "" {
-				fmt.Fprintf(w, "      error: %s\n", esc(l.Error))
+				para(w, scr, "      error: ", l.Error, "        ")
 			}
 			for _, cfg := range c.Configs {
 				if cfg.Path == l.Path && cfg.Scope == l.Scope && cfg.Error == "" {
-					writeClientServers(w, cfg)
+					writeClientServers(w, cfg, scr)
 				}
 			}
 		}
-		fmt.Fprintf(w, "  Tool definitions: %s.\n", esc(c.Posture.Summary()))
+		para(w, scr, "  Tool definitions: ", c.Posture.Summary()+".", "    ")
 		for _, src := range c.Posture.Sources {
 			if src.State == clients.SourceAbsent {
 				continue
@@ -160,47 +188,55 @@ func clientsText(w *strings.Builder, rep *app.Clients) {
 			if src.Decided {
 				held = append(held, "which decided")
 			}
-			fmt.Fprintf(w, "    read from %s: %s\n", esc(place), esc(strings.Join(held, ", ")))
+			para(w, scr, "    ", "read from "+place+": "+strings.Join(held, ", "), "      ")
 		}
 		for _, l := range c.Posture.Limits {
 			verified := "documented"
 			if !l.Verified {
 				verified = "unverified"
 			}
-			fmt.Fprintf(w, "  Known limit: %s (%s: %s).\n", esc(l.Text), verified, esc(l.Source))
+			para(w, scr, "  Known limit: ", l.Text+" ("+verified+": "+l.Source+").", "    ")
 		}
+	}
+	if len(none) > 0 {
+		fmt.Fprintln(w)
+		para(w, scr, "", "No config found for "+strings.Join(none, ", ")+".", "  ")
+	}
+	if !all {
+		fmt.Fprintln(w)
+		para(w, scr, "", fmt.Sprintf("'mcpcost clients --all' lists all %d places looked at.", looked), "")
 	}
 	if len(rep.Given) > 0 {
 		fmt.Fprintf(w, "\nGiven with --config\n")
 		for _, cfg := range rep.Given {
-			writeGiven(w, cfg)
+			writeGiven(w, cfg, scr)
 		}
 	}
 }
 
 // writeGiven prints a file given with --config and its servers.
-func writeGiven(w io.Writer, cfg clients.Config) {
-	fmt.Fprintf(w, "  %s (read as %s, %s)\n", textsafe.Text(cfg.Path), textsafe.Text(clients.Title(cfg.Client)), textsafe.Text(cfg.Format))
+func writeGiven(w io.Writer, cfg clients.Config, scr render.Screen) {
+	para(w, scr, "  ", cfg.Path+" (read as "+clients.Title(cfg.Client)+", "+cfg.Format+")", "    ")
 	if cfg.Error != "" {
-		fmt.Fprintf(w, "      error: %s\n", textsafe.Text(cfg.Error))
+		para(w, scr, "      error: ", cfg.Error, "        ")
 		return
 	}
 	if len(cfg.Servers) == 0 {
 		fmt.Fprintf(w, "      no servers\n")
 	}
-	writeClientServers(w, cfg)
+	writeClientServers(w, cfg, scr)
 }
 
 // writeClientServers prints a config's notes and servers, each server
 // followed by its details.
-func writeClientServers(w io.Writer, cfg clients.Config) {
+func writeClientServers(w io.Writer, cfg clients.Config, scr render.Screen) {
 	for _, n := range cfg.Notes {
-		fmt.Fprintf(w, "      note: %s\n", textsafe.Text(n))
+		para(w, scr, "      note: ", n, "        ")
 	}
 	if len(cfg.Servers) == 0 {
 		return
 	}
-	t := render.Table{Indent: "      "}
+	t := render.Table{Indent: "      ", Min: []int{12, 0, 10, 12}, Width: scr.Width, Screen: scr}
 	for _, s := range cfg.Servers {
 		transport := s.Transport
 		if transport == "" {
@@ -208,13 +244,13 @@ func writeClientServers(w io.Writer, cfg clients.Config) {
 		}
 		t.Add(s.Name, transport, s.Status(), s.Display())
 	}
-	var buf strings.Builder
-	t.Write(&buf)
-	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	lines := t.RowLines()
 	for i, s := range cfg.Servers {
-		fmt.Fprintln(w, lines[i])
+		for _, line := range lines[i] {
+			fmt.Fprintln(w, line)
+		}
 		for _, d := range clientServerDetails(s) {
-			fmt.Fprintf(w, "          %s\n", textsafe.Text(d))
+			para(w, scr, "          ", d, "            ")
 		}
 	}
 }

@@ -2,12 +2,10 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/diff"
 	"github.com/mcpcost/mcpcost/internal/render"
-	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 func init() {
@@ -95,7 +93,7 @@ func runDiff(env *Env, args []string) int {
 	case *mdFlag:
 		err = render.DiffMarkdown(env.Stdout, d)
 	default:
-		err = render.DiffText(env.Stdout, d)
+		err = render.DiffText(env.Stdout, d, env.Screen())
 	}
 	if err != nil {
 		return fail(env, err)
@@ -123,8 +121,9 @@ func diffGateFailed(env *Env, g *diff.Gate, jsonOut, mdOut bool, hint string) in
 		err = render.GateFailureMarkdown(env.Stdout, g)
 	default:
 		var b strings.Builder
-		render.GateText(&b, g)
-		_, err = fmt.Fprint(env.Stdout, textsafe.Lines(b.String()))
+		scr := env.Screen()
+		render.GateText(&b, g, scr)
+		err = scr.Emit(env.Stdout, b.String())
 	}
 	if err != nil {
 		return fail(env, err)

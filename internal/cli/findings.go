@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/findings"
@@ -12,7 +13,8 @@ func init() {
 		Name:  "findings",
 		Short: "what to change: idle servers, oversized results, repeats, slow tools, costly sessions, cache loss, heavy definitions",
 		Usage: `mcpcost findings [--days N | --since DATE --until DATE] [--project P]
-              [--json | --markdown] [--fail-on info|warn|high] [thresholds...]
+              [--verbose | --json | --markdown] [--fail-on info|warn|high] [thresholds...]
+       mcpcost findings show ID [flags]
 
 Reads what is new in Claude Code and Codex transcripts into the usage store
 (as 'mcpcost usage' does), audits the MCP configs that apply from the
@@ -35,9 +37,13 @@ into ranked findings:
 Each finding has a stable id (a hash of its type and subject, never of the
 numbers), the evidence, a confidence with its rule, a recommendation and an
 estimated saving that states its assumption. Findings are sorted by level
-(high, warn, info), then by estimated saving.
+(high, warn, info), then by estimated saving. The text lists one line per
+finding (level, id, title, estimated saving); 'findings show ID' prints one
+finding whole (its evidence, the rules of its level and confidence, the
+recommendation and the saving's assumption), --verbose every finding so.
 
 Output:
+  --verbose              every finding whole, not one line each
   --json                 the findings as JSON (schema mcpcost.findings/v1)
   --markdown             the findings as Markdown
   --fail-on LEVEL        exit 1 when a finding is at LEVEL or above
@@ -53,6 +59,7 @@ or above --fail-on's level, 2 usage or runtime error.`,
 
 func runFindings(env *Env, args []string) int {
 	f := newFlags("findings")
+	verbose := f.Bool("verbose", "")
 	asJSON := f.Bool("json", "")
 	asMarkdown := f.Bool("markdown", "")
 	failOn := f.String("fail-on", "", "")
@@ -60,6 +67,16 @@ func runFindings(env *Env, args []string) int {
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
 		return ExitError
+	}
+	var show string
+	if len(pos) > 0 && pos[0] == "show" {
+		if len(pos) != 2 || len(rest) > 0 {
+			return usageError(env, "findings", "findings show takes one finding id")
+		}
+		show, pos = pos[1], nil
+		if *asMarkdown || *verbose {
+			return usageError(env, "findings", "findings show prints one finding whole, as text or --json")
+		}
 	}
 	if len(pos)+len(rest) > 0 {
 		return usageError(env, "findings", "findings takes no arguments (got %q)", append(pos, rest...)[0])
@@ -76,13 +93,31 @@ func runFindings(env *Env, args []string) int {
 	}
 	rep := in.Report
 	var err error
+	if show != "" {
+		i := slices.IndexFunc(rep.Findings, func(f findings.Finding) bool { return f.ID == show })
+		if i < 0 {
+			errorf(env, "no finding %q in this window", show)
+			hintf(env, "run 'mcpcost findings' for the ids of this window's findings")
+			return ExitError
+		}
+		switch {
+		case *asJSON:
+			err = render.JSON(env.Stdout, rep.Findings[i])
+		default:
+			err = render.FindingText(env.Stdout, rep.Findings[i], env.Screen())
+		}
+		if err != nil {
+			return fail(env, err)
+		}
+		return ExitOK
+	}
 	switch {
 	case *asJSON:
 		err = render.JSON(env.Stdout, rep)
 	case *asMarkdown:
 		err = render.FindingsMarkdown(env.Stdout, rep)
 	default:
-		err = render.FindingsText(env.Stdout, rep)
+		err = render.FindingsText(env.Stdout, rep, env.Screen(), *verbose)
 	}
 	if err != nil {
 		return fail(env, err)

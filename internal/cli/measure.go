@@ -222,7 +222,7 @@ func writeMeasureReport(env *Env, rep *measure.Report, jsonOut bool) int {
 	if jsonOut {
 		err = jsonTo(env, rep)
 	} else {
-		err = render.MeasureText(env.Stdout, rep)
+		err = render.MeasureText(env.Stdout, rep, env.Screen())
 	}
 	if err != nil {
 		return fail(env, err)

@@ -189,7 +189,7 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	display := t.Display()
-	fmt.Fprintf(env.Progress(), "mcpcost: measuring %s\n", textsafe.Text(display))
+	env.status("measuring " + display)
 	// Measure scrubs what the server said (detail, stderr, warnings).
 	live := machine(env).Measure(ctx, t, app.MeasureOptions{
 		Timeout:         *l.timeout,

@@ -71,7 +71,7 @@ func runPrices(env *Env, args []string) int {
 	if *asJSON {
 		err = render.JSON(env.Stdout, t)
 	} else {
-		err = t.WriteText(env.Stdout)
+		err = t.WriteText(env.Stdout, env.Screen())
 	}
 	if err != nil {
 		return fail(env, err)

@@ -93,7 +93,7 @@ func runReport(env *Env, args []string) int {
 			fmt.Fprintf(env.Stdout, "wrote %s (%s findings: %d high, %d warn, %d info)\n", textsafe.Text(*htmlFile), render.Int(len(ov.Findings)), ov.Counts.High, ov.Counts.Warn, ov.Counts.Info)
 		}
 	default:
-		err = render.ReportText(env.Stdout, ov)
+		err = render.ReportText(env.Stdout, ov, env.Screen())
 	}
 	if err != nil {
 		return fail(env, err)

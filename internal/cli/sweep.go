@@ -140,7 +140,7 @@ func runSweep(env *Env, args []string) int {
 	defer stop()
 	res, err := machine(env).Sweep(ctx, app.SweepOptions{
 		Servers: servers, Swept: swept, Out: *out, Timeout: timeout, Concurrency: *concurrency,
-		Date: *date, Isolate: *isolate, NoNetwork: *noNetwork, Progress: progressWriter{env.Stderr},
+		Date: *date, Isolate: *isolate, NoNetwork: *noNetwork, Progress: progressWriter{env, env.Stderr},
 	})
 	if err != nil {
 		return failCall(env, "sweep", err)

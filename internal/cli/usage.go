@@ -170,9 +170,9 @@ func runUsage(env *Env, args []string) int {
 	case *asCSV:
 		err = rep.WriteCSV(env.Stdout)
 	case *compact:
-		err = rep.WriteCompact(env.Stdout)
+		err = rep.WriteCompact(env.Stdout, env.Screen())
 	default:
-		err = rep.WriteText(env.Stdout)
+		err = rep.WriteText(env.Stdout, env.Screen())
 	}
 	if err != nil {
 		return fail(env, err)

@@ -39,8 +39,6 @@ package mcpclient
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"runtime"
 	"sync"
 	"time"
@@ -111,8 +109,9 @@ type Options struct {
 	// second launch. (A server whose list changes only from one launch to
 	// the next needs the second capture.)
 	Relist bool
-	// Progress receives one line per finished target in MeasureAll; may be nil.
-	Progress io.Writer
+	// Progress is told of MeasureAll's steps: once before any target
+	// starts (Done 0), then once per finished target; may be nil.
+	Progress func(Step)
 	// ClientVersion is sent as clientInfo.version ("" = "dev").
 	ClientVersion string
 
@@ -277,17 +276,30 @@ func measureOnce(ctx context.Context, t Target, o Options) Result {
 // MeasureAll.
 var measureHook func() (done func())
 
+// A Step is MeasureAll's progress: Done of Total targets measured, and
+// the one that just finished (its name without any secret, its status and
+// time); Done is 0 once, before any target starts.
+type Step struct {
+	Done, Total int
+	Name        string
+	Status      Status
+	Elapsed     time.Duration
+}
+
 // DefaultConcurrency is MeasureAll's default: a small multiple of the cores.
 func DefaultConcurrency() int { return 2 * runtime.NumCPU() }
 
 // MeasureAll measures targets with at most concurrency at once (<= 0 means
 // DefaultConcurrency). Results are in input order. When o.Progress is set,
-// one line per finished target is written to it.
+// it is told of the start and of each finished target.
 func MeasureAll(ctx context.Context, ts []Target, o Options, concurrency int) []Result {
 	if concurrency <= 0 {
 		concurrency = DefaultConcurrency()
 	}
 	results := make([]Result, len(ts))
+	if o.Progress != nil && len(ts) > 0 {
+		o.Progress(Step{Total: len(ts)})
+	}
 	sem := make(chan struct{}, concurrency)
 	var (
 		wg   sync.WaitGroup
@@ -308,7 +320,7 @@ func MeasureAll(ctx context.Context, ts []Target, o Options, concurrency int) []
 			if o.Progress != nil {
 				mu.Lock()
 				done++
-				fmt.Fprintf(o.Progress, "[%d/%d] %s: %s (%.1fs)\n", done, len(ts), displayName(t), r.Status, r.Elapsed.Seconds())
+				o.Progress(Step{Done: done, Total: len(ts), Name: displayName(t), Status: r.Status, Elapsed: r.Elapsed})
 				mu.Unlock()
 			}
 		}()

@@ -17,7 +17,7 @@ import (
 // config file its servers, total and share of the context window, who
 // pays, the heaviest tools, a trim suggestion, what was not measured; then
 // the gates.
-func AuditText(w io.Writer, r *audit.Report) error {
+func AuditText(w io.Writer, r *audit.Report, scr Screen) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "mcpcost audit · methodology %s · %s · context window %s\n", textsafe.Text(r.MethodologyVersion), textsafe.Text(r.Encoding), num.Int(r.ContextWindow))
 	if len(r.Configs) == 0 {
@@ -25,16 +25,16 @@ func AuditText(w io.Writer, r *audit.Report) error {
 	}
 	for _, s := range r.Sessions {
 		b.WriteString("\n")
-		auditSessionText(&b, r, s)
+		auditSessionText(&b, r, s, scr)
 	}
-	exceptionsText(&b, r.Sessions)
+	exceptionsText(&b, r.Sessions, scr)
 	for _, c := range r.Configs {
 		if len(r.Sessions) > 0 {
 			break // the sessions' files are the breakdown
 		}
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "%s  %s%s\n", textsafe.Text(clientLabel(c)), textsafe.Text(c.Path), textsafe.Text(scopeLabel(c)))
-		total := auditServersText(&b, r, c)
+		total := auditServersText(&b, r, c, scr)
 		b.WriteString("\n")
 		auditCostText(&b, r, c, total)
 		auditTrimText(&b, c)
@@ -58,21 +58,24 @@ func AuditText(w io.Writer, r *audit.Report) error {
 	auditGates(&b, r)
 	if r.Claude != nil {
 		b.WriteString("\n")
-		wrap(&b, "claude: "+r.Claude.Note+".", "", 80)
+		wrap(&b, "claude: "+r.Claude.Note+".", "", prose(scr))
 	}
 	if r.Launch != nil {
 		b.WriteString("\n")
 		wrap(&b, "launch: "+r.Launch.Note+".", "", 80)
 	}
 	b.WriteString("\n")
-	wrap(&b, "Tokens: o200k_base counts of each server's canonical tools/list, as sent on the wire; what a model is billed differs by provider and client.", "", 80)
-	return write(w, b.String())
+	wrap(&b, "Tokens: o200k_base counts of each server's canonical tools/list, as sent on the wire; what a model is billed differs by provider and client.", "", prose(scr))
+	return scr.Emit(w, b.String())
 }
 
 // auditServersText writes a config's table of servers, with its total
 // row, and returns the total as the table shows it.
-func auditServersText(b *strings.Builder, r *audit.Report, c audit.Config) string {
-	t := Table{Header: []string{"server", "transport", "tools", "tokens", "share", "status"}, Align: []Align{Left, Left, Right, Right, Right, Left}, Indent: "  "}
+func auditServersText(b *strings.Builder, r *audit.Report, c audit.Config, scr Screen) string {
+	t := Table{Header: []string{"server", "transport", "tools", "tokens", "share", "status"}, Align: []Align{Left, Left, Right, Right, Right, Left}, Indent: "  ",
+		Min: []int{12}, Drop: []int{0, 1}}
+	t.Fit(scr)
+	t.Tint = statusTint(len(t.Header) - 1)
 	if r.Claude != nil {
 		t.Header = []string{"server", "transport", "tools", "tokens", "claude", "share", "status"}
 		t.Align = []Align{Left, Left, Right, Right, Right, Right, Left}
@@ -346,6 +349,26 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 		}
 	}
 	return write(w, b.String())
+}
+
+// prose is the width the audit's paragraphs wrap at: the screen's, up to
+// 80 columns, a width that reads well; its tables take the screen's.
+func prose(scr Screen) int {
+	if scr.Width <= 0 || scr.Width > 80 {
+		return 80
+	}
+	return scr.Width
+}
+
+// statusTint colours a servers table's status column: a server without a
+// number stands out.
+func statusTint(col int) func(row, c int, cell string) Tint {
+	return func(_, c int, cell string) Tint {
+		if c != col || cell == "" || strings.HasPrefix(cell, string(status.Measured)) {
+			return Plain
+		}
+		return Warn
+	}
 }
 
 // gateOf names what a gate judged, in the singular.

@@ -16,21 +16,22 @@ import (
 // its servers with the scope each comes from, its total, one verdict
 // paragraph, the trim, what is not counted, and the files it is read
 // from with what each adds. Each thing is said once.
-func auditSessionText(b *strings.Builder, r *audit.Report, s audit.Session) {
+func auditSessionText(b *strings.Builder, r *audit.Report, s audit.Session, scr Screen) {
 	fmt.Fprintf(b, "%s session in %s\n", textsafe.Text(clientLabel(s.Config)), textsafe.Text(s.Path))
-	total := auditServersTable(b, r, s.Config, true)
+	total := auditServersTable(b, r, s.Config, true, scr)
 	b.WriteString("\n")
-	wrap(b, strings.Join(sessionVerdict(r, s.Config, total), " "), "  ", 80)
+	wrap(b, strings.Join(sessionVerdict(r, s.Config, total), " "), "  ", prose(scr))
 	if s.Trim != nil {
 		var names []string
 		for _, t := range s.Trim.Tools {
 			names = append(names, fmt.Sprintf("%s · %s (%s)", t.Server, t.Tool, num.Int(t.Tokens)))
 		}
 		wrap(b, fmt.Sprintf("Heaviest: %s; turning %s off, where the client filters per tool, would recover %s tokens (%s).",
-			joinAnd(names), num.Plural(len(names), "it", "them"), num.Int(s.Trim.RecoverableTokens), Percent(s.Trim.RecoverableShare)), "  ", 80)
+			joinAnd(names), num.Plural(len(names), "it", "them"), num.Int(s.Trim.RecoverableTokens), Percent(s.Trim.RecoverableShare)), "  ", prose(scr))
 	}
 	auditUncountedText(b, s.Config)
-	ft := Table{Align: []Align{Left, Left, Left, Right}, Indent: "  "}
+	ft := Table{Align: []Align{Left, Left, Left, Right}, Indent: "  ", Min: []int{0, 0, 16}}
+	ft.Fit(scr)
 	for i, f := range s.Files {
 		n := num.Int(f.TotalTokens)
 		if f.LowerBound {
@@ -156,15 +157,19 @@ func thresholdWords(p clients.Posture, c *clients.ThresholdCheck) string {
 // auditServersTable writes the table of a config's or session's servers
 // that the figures count, with a scope column for a session, and its total
 // row; it returns the total as shown.
-func auditServersTable(b *strings.Builder, r *audit.Report, c audit.Config, session bool) string {
+func auditServersTable(b *strings.Builder, r *audit.Report, c audit.Config, session bool, scr Screen) string {
 	if !session {
-		return auditServersText(b, r, c)
+		return auditServersText(b, r, c, scr)
 	}
-	t := Table{Header: []string{"server", "scope", "transport", "tools", "tokens", "share", "status"}, Align: []Align{Left, Left, Left, Right, Right, Right, Left}, Indent: "  "}
+	t := Table{Header: []string{"server", "scope", "transport", "tools", "tokens", "share", "status"}, Align: []Align{Left, Left, Left, Right, Right, Right, Left}, Indent: "  ",
+		Min: []int{12}, Drop: []int{0, 1, 2, 0, 0, 3}}
 	if r.Claude != nil {
 		t.Header = []string{"server", "scope", "transport", "tools", "tokens", "claude", "share", "status"}
 		t.Align = []Align{Left, Left, Left, Right, Right, Right, Right, Left}
+		t.Drop = []int{0, 1, 2, 0, 0, 0, 3}
 	}
+	t.Fit(scr)
+	t.Tint = statusTint(len(t.Header) - 1)
 	for _, s := range c.Servers {
 		if !s.Counted {
 			continue
@@ -227,7 +232,7 @@ func auditUncountedText(b *strings.Builder, c audit.Config) {
 
 // exceptionsText says once, for every session whose posture defers, where
 // deferral does not apply.
-func exceptionsText(b *strings.Builder, sessions []audit.Session) {
+func exceptionsText(b *strings.Builder, sessions []audit.Session, scr Screen) {
 	seen := map[string]bool{}
 	var list []string
 	for _, s := range sessions {
@@ -246,5 +251,5 @@ func exceptionsText(b *strings.Builder, sessions []audit.Session) {
 	}
 	sort.Strings(list)
 	b.WriteString("\n")
-	wrap(b, "Deferral does not apply to "+strings.Join(list, "; ")+": there the full number is paid.", "", 80)
+	wrap(b, "Deferral does not apply to "+strings.Join(list, "; ")+": there the full number is paid.", "", prose(scr))
 }

@@ -39,7 +39,7 @@ func TestSessionFits(t *testing.T) {
 	rep := &audit.Report{MethodologyVersion: "1.0", Encoding: "o200k_base", ContextWindow: 200000,
 		Sessions: []audit.Session{sess(clients.ClaudeCode), sess(clients.ClaudeCode)}, Configs: []audit.Config{{Client: clients.ClaudeCode, Path: "/h/.claude.json"}}}
 	var b strings.Builder
-	if err := AuditText(&b, rep); err != nil {
+	if err := AuditText(&b, rep, Screen{Width: 80}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -15,7 +15,7 @@ import (
 // and their share of the context window, a table of servers, tools and
 // parts that changed, the verdict, then what could not be established, the
 // warnings, and the gate when there is one.
-func DiffText(w io.Writer, d *diff.Diff) error {
+func DiffText(w io.Writer, d *diff.Diff, scr Screen) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "diff: %s (%s) → %s (%s)\n", textsafe.Text(d.Base.File), textsafe.Text(docWhen(d.Base)), textsafe.Text(d.Current.File), textsafe.Text(docWhen(d.Current)))
 	fmt.Fprintf(&b, "  methodology %s, %s; compared per %s; context window %s tokens\n", textsafe.Text(orDash(d.Current.MethodologyVersion)), textsafe.Text(orDash(d.Current.Encoding)), d.Detail, num.Int(d.ContextWindow))
@@ -27,7 +27,15 @@ func DiffText(w io.Writer, d *diff.Diff) error {
 			b.WriteString("  " + textsafe.Text(line) + "\n")
 		}
 		if len(c.Servers) > 0 {
-			t := Table{Header: []string{"server / tool / part", "change", "before", "after", "delta"}, Align: []Align{Left, Left, Right, Right, Right}, Indent: "  "}
+			t := Table{Header: []string{"server / tool / part", "change", "before", "after", "delta"}, Align: []Align{Left, Left, Right, Right, Right}, Indent: "  ",
+				Min: []int{16}, Drop: []int{0, 1, 0, 0, 0}}
+			t.Fit(scr)
+			t.Tint = func(_, col int, cell string) Tint {
+				if col == 4 {
+					return deltaTint(cell)
+				}
+				return Plain
+			}
 			shown := 0
 			for _, s := range c.Servers {
 				if s.Change == diff.Unchanged {
@@ -57,7 +65,7 @@ func DiffText(w io.Writer, d *diff.Diff) error {
 				}
 			}
 		}
-		wrap(&b, verdict(c, d.ContextWindow), "  ", 78)
+		wrap(&b, verdict(c, d.ContextWindow), "  ", scr.Width)
 	}
 	if len(d.Issues) > 0 && d.Gate == nil {
 		fmt.Fprintf(&b, "\nnot established (%d):\n", len(d.Issues))
@@ -73,19 +81,31 @@ func DiffText(w io.Writer, d *diff.Diff) error {
 	}
 	if d.Gate != nil {
 		b.WriteString("\n")
-		GateText(&b, d.Gate)
+		GateText(&b, d.Gate, scr)
 	}
-	return write(w, b.String())
+	return scr.Emit(w, b.String())
 }
 
 // GateText writes the gate's verdict: one line when it passes, the line
 // and every reason when it fails.
-func GateText(b *strings.Builder, g *diff.Gate) {
+// deltaTint colours a signed delta: an increase is a cost, a decrease a
+// saving.
+func deltaTint(cell string) Tint {
+	switch {
+	case strings.HasPrefix(cell, "+"):
+		return Bad
+	case strings.HasPrefix(cell, "-") && cell != "-":
+		return Good
+	}
+	return Plain
+}
+
+func GateText(b *strings.Builder, g *diff.Gate, scr Screen) {
 	if g.Pass {
-		fmt.Fprintf(b, "increase gate: pass: %s, within the %s allowed\n", increaseWords(g.Increase), num.Int(g.MaxIncrease))
+		fmt.Fprintf(b, "increase gate: %s: %s, within the %s allowed\n", scr.Paint(Good, "pass"), increaseWords(g.Increase), num.Int(g.MaxIncrease))
 		return
 	}
-	fmt.Fprintf(b, "increase gate: FAIL (max increase %s per request): %d %s\n", num.Int(g.MaxIncrease), len(g.Reasons), num.Plural(len(g.Reasons), "reason", "reasons"))
+	fmt.Fprintf(b, "increase gate: %s (max increase %s per request): %d %s\n", scr.Paint(Bad, "FAIL"), num.Int(g.MaxIncrease), len(g.Reasons), num.Plural(len(g.Reasons), "reason", "reasons"))
 	for _, r := range g.Reasons {
 		fmt.Fprintf(b, "  %s\n", textsafe.Text(r.String()))
 	}

@@ -76,7 +76,7 @@ func TestDiffGolden(t *testing.T) {
 			if err := DiffMarkdown(&md, d); err != nil {
 				t.Fatal(err)
 			}
-			if err := DiffText(&text, d); err != nil {
+			if err := DiffText(&text, d, Screen{Width: 80}); err != nil {
 				t.Fatal(err)
 			}
 			goldenFile(t, tt.golden+".md", md.Bytes())

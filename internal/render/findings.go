@@ -11,37 +11,82 @@ import (
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
-// FindingsText writes the findings for a terminal.
-func FindingsText(w io.Writer, r *findings.Report) error {
+// FindingsText writes the findings for a terminal: the headline and the
+// window, then one line per finding (level, id, title, estimated saving)
+// and how to see more; with verbose, each finding's evidence, rule,
+// recommendation and confidence instead.
+func FindingsText(w io.Writer, r *findings.Report, s Screen, verbose bool) error {
 	var b strings.Builder
-	b.WriteString(textsafe.Text(findingsHeadline(r)) + "\n")
-	b.WriteString(windowLine(r.Window) + "\n")
+	for _, l := range Wrap("", textsafe.Text(findingsHeadline(r)), "  ", s.Width) {
+		b.WriteString(l + "\n")
+	}
+	for _, l := range Wrap("", windowLine(r.Window), "  ", s.Width) {
+		b.WriteString(l + "\n")
+	}
 	for _, n := range r.Notes {
-		wrapHanging(&b, "note: ", n, "      ", 100)
+		wrapHanging(&b, "note: ", n, "      ", s.Width)
 	}
 	if len(r.Findings) == 0 {
 		b.WriteString("\nNo findings: nothing crossed a threshold in this window.\n")
-		return write(w, b.String())
+		return s.Emit(w, b.String())
+	}
+	if verbose {
+		for _, f := range r.Findings {
+			b.WriteString("\n")
+			writeFindingText(&b, f, s)
+		}
+		return s.Emit(w, b.String())
+	}
+	b.WriteString("\n")
+	t := Table{Header: []string{"LEVEL", "ID", "FINDING", "SAVING (ESTIMATE)"}, Min: []int{0, 0, 16, 12}, Drop: []int{0, 0, 0, 1}}
+	t.Fit(s)
+	t.Tint = func(_, col int, cell string) Tint {
+		if col == 0 {
+			return LevelTint(cell)
+		}
+		return Plain
 	}
 	for _, f := range r.Findings {
-		b.WriteString("\n")
-		writeFindingText(&b, f)
+		saving := "-"
+		if f.EstimatedSaving != nil {
+			saving = savingWords(f.EstimatedSaving)
+		}
+		t.Add(strings.ToUpper(f.Level), f.ID, f.Title, saving)
 	}
-	return write(w, b.String())
+	b.WriteString(t.String())
+	b.WriteString("\n")
+	for _, l := range Wrap("", "'mcpcost findings show ID' gives a finding's evidence, rule and confidence; 'mcpcost findings --verbose' gives every finding's.", "", s.Width) {
+		b.WriteString(l + "\n")
+	}
+	return s.Emit(w, b.String())
 }
 
-func writeFindingText(b *strings.Builder, f findings.Finding) {
-	// The title stays on one line, whole: it is what people search for.
-	fmt.Fprintf(b, "%-4s  %s  %s\n", strings.ToUpper(f.Level), textsafe.Text(f.ID), textsafe.Text(f.Title))
+// FindingText writes one finding whole: its evidence, recommendation,
+// saving, confidence and the rules of its level and confidence.
+func FindingText(w io.Writer, f findings.Finding, s Screen) error {
+	var b strings.Builder
+	writeFindingText(&b, f, s)
+	return s.Emit(w, b.String())
+}
+
+func writeFindingText(b *strings.Builder, f findings.Finding, s Screen) {
+	level := strings.ToUpper(f.Level)
+	head := s.Paint(LevelTint(level), level) + strings.Repeat(" ", max(0, 4-len(level))) + "  " + textsafe.Text(f.ID) + "  "
+	for _, l := range Wrap(head, textsafe.Text(f.Title), "      ", s.Width) {
+		b.WriteString(l + "\n")
+	}
 	const ind = "      "
 	for _, fact := range f.Facts {
-		wrapHanging(b, ind+"- ", fact, ind+"  ", 100)
+		wrapHanging(b, ind+"- ", fact, ind+"  ", s.Width)
 	}
-	wrapHanging(b, ind+"do: ", f.Recommendation, ind+"    ", 100)
-	if s := f.EstimatedSaving; s != nil {
-		wrapHanging(b, ind+"saving (estimate): ", savingWords(s)+"; "+s.Assumption, ind+"    ", 100)
+	wrapHanging(b, ind+"do: ", f.Recommendation, ind+"    ", s.Width)
+	if sv := f.EstimatedSaving; sv != nil {
+		wrapHanging(b, ind+"saving (estimate): ", savingWords(sv)+"; "+sv.Assumption, ind+"    ", s.Width)
 	}
-	wrapHanging(b, ind+"confidence: ", f.Confidence+" ("+f.ConfidenceRule+")", ind+"    ", 100)
+	if f.LevelRule != "" {
+		wrapHanging(b, ind+"level: ", f.Level+" ("+f.LevelRule+")", ind+"    ", s.Width)
+	}
+	wrapHanging(b, ind+"confidence: ", f.Confidence+" ("+f.ConfidenceRule+")", ind+"    ", s.Width)
 }
 
 func savingWords(s *findings.Saving) string {
@@ -94,24 +139,12 @@ func windowLine(w findings.Window) string {
 }
 
 // wrapHanging writes text, escaped with [textsafe.Text], after head,
-// wrapping at width with later lines indented by indent.
+// wrapping at width (display columns; 0 for no limit) with later lines
+// indented by indent.
 func wrapHanging(b *strings.Builder, head, text, indent string, width int) {
-	text = textsafe.Text(text)
-	line := head
-	first := true
-	for _, w := range strings.Fields(text) {
-		if !first && len(line)+1+len(w) > width {
-			b.WriteString(strings.TrimRight(line, " ") + "\n")
-			line = indent + w
-			continue
-		}
-		if !first {
-			line += " "
-		}
-		line += w
-		first = false
+	for _, l := range Wrap(head, textsafe.Text(text), indent, width) {
+		b.WriteString(l + "\n")
 	}
-	b.WriteString(strings.TrimRight(line, " ") + "\n")
 }
 
 // FindingsMarkdown writes the findings as Markdown, for a pull request or

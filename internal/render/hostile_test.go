@@ -131,23 +131,23 @@ func TestHostileNames(t *testing.T) {
 		markdown bool
 		render   func(*bytes.Buffer) error
 	}{
-		{"AuditText", false, func(b *bytes.Buffer) error { return AuditText(b, hostileAudit()) }},
+		{"AuditText", false, func(b *bytes.Buffer) error { return AuditText(b, hostileAudit(), Screen{}) }},
 		{"AuditMarkdown", true, func(b *bytes.Buffer) error { return AuditMarkdown(b, hostileAudit()) }},
-		{"MeasureText", false, func(b *bytes.Buffer) error { return MeasureText(b, hostileMeasure()) }},
-		{"DiffText", false, func(b *bytes.Buffer) error { return DiffText(b, d) }},
+		{"MeasureText", false, func(b *bytes.Buffer) error { return MeasureText(b, hostileMeasure(), Screen{}) }},
+		{"DiffText", false, func(b *bytes.Buffer) error { return DiffText(b, d, Screen{}) }},
 		{"DiffMarkdown", true, func(b *bytes.Buffer) error { return DiffMarkdown(b, d) }},
 		{"GateFailureMarkdown", true, func(b *bytes.Buffer) error {
 			return GateFailureMarkdown(b, diff.LoadFailure(0, errors.New(hostile)))
 		}},
 		{"GateText", false, func(b *bytes.Buffer) error {
 			var sb strings.Builder
-			GateText(&sb, diff.LoadFailure(0, errors.New(hostile)))
+			GateText(&sb, diff.LoadFailure(0, errors.New(hostile)), Screen{})
 			b.WriteString(sb.String())
 			return nil
 		}},
-		{"FindingsText", false, func(b *bytes.Buffer) error { return FindingsText(b, hostileFindings()) }},
+		{"FindingsText", false, func(b *bytes.Buffer) error { return FindingsText(b, hostileFindings(), Screen{}, true) }},
 		{"FindingsMarkdown", true, func(b *bytes.Buffer) error { return FindingsMarkdown(b, hostileFindings()) }},
-		{"ReportText", false, func(b *bytes.Buffer) error { return ReportText(b, hostileOverview()) }},
+		{"ReportText", false, func(b *bytes.Buffer) error { return ReportText(b, hostileOverview(), Screen{}) }},
 		{"ReportMarkdown", true, func(b *bytes.Buffer) error { return ReportMarkdown(b, hostileOverview()) }},
 		{"ReportHTML", false, func(b *bytes.Buffer) error { return ReportHTML(b, hostileOverview()) }},
 		{"MeasureHTML", false, func(b *bytes.Buffer) error { return MeasureHTML(b, hostileMeasure()) }},

@@ -14,12 +14,12 @@ import (
 // MeasureText writes a measure report for a terminal: a summary line, the
 // canonical form's size and hash, and the tools heaviest first with their
 // parts.
-func MeasureText(w io.Writer, r *measure.Report) error {
+func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s tokens in %s %s (%s, methodology %s)\n",
 		textsafe.Text(r.Server), num.Int(r.TotalTokens), num.Int(r.ToolCount), num.Plural(r.ToolCount, "tool", "tools"), textsafe.Text(r.Encoding), textsafe.Text(r.MethodologyVersion))
 	if status.Status(r.Status) != status.Measured {
-		fmt.Fprintf(&b, "  status: %s", textsafe.Text(r.Status))
+		fmt.Fprintf(&b, "  status: %s", scr.Paint(Warn, textsafe.Text(r.Status)))
 		if r.Detail != "" {
 			fmt.Fprintf(&b, ": %s", textsafe.Text(r.Detail))
 		}
@@ -42,12 +42,12 @@ func MeasureText(w io.Writer, r *measure.Report) error {
 	}
 	if c := r.Claude; c != nil {
 		wrap(&b, fmt.Sprintf("what Claude Code sends for these tools (mcp__%s__tool names, descriptions cut to 2 KB, input_schema only): %s tokens in o200k_base, a different number from the headline",
-			c.Server, num.Int(c.Request.Tokens)), "  ", 80)
+			c.Server, num.Int(c.Request.Tokens)), "  ", scr.Width)
 		if p := c.Published; p != nil && p.ClaudeTokens != nil {
-			wrap(&b, fmt.Sprintf("published Claude count of this exact capture: %s tokens (%s, %s, %s)", num.Int(*p.ClaudeTokens), p.ClaudeModel, p.ClaudeMethod, p.MeasuredDate), "  ", 80)
+			wrap(&b, fmt.Sprintf("published Claude count of this exact capture: %s tokens (%s, %s, %s)", num.Int(*p.ClaudeTokens), p.ClaudeModel, p.ClaudeMethod, p.MeasuredDate), "  ", scr.Width)
 		}
 		if cl := c.Claude; cl != nil {
-			wrap(&b, fmt.Sprintf("Claude's own count (count_tokens, %s): %s tokens, including the tool-use system prompt of any request with tools", cl.Model, num.Int(cl.Tokens)), "  ", 80)
+			wrap(&b, fmt.Sprintf("Claude's own count (count_tokens, %s): %s tokens, including the tool-use system prompt of any request with tools", cl.Model, num.Int(cl.Tokens)), "  ", scr.Width)
 		}
 	}
 	for _, wmsg := range r.Warnings {
@@ -56,11 +56,18 @@ func MeasureText(w io.Writer, r *measure.Report) error {
 	if len(r.Tools) > 0 {
 		b.WriteString("\n")
 		parts := r.PartsPresent()
-		t := Table{Header: append([]string{"tool", "tokens", "share"}, parts...), Indent: "  "}
+		t := Table{Header: append([]string{"tool", "tokens", "share"}, parts...), Indent: "  ", Min: []int{16}}
+		t.Fit(scr)
 		t.Align = make([]Align, len(t.Header))
+		t.Drop = make([]int, len(t.Header))
 		for i := 1; i < len(t.Align); i++ {
 			t.Align[i] = Right
+			if i >= 3 {
+				// The parts go first, the last first; then the share.
+				t.Drop[i] = i
+			}
 		}
+		t.Drop[2] = 1
 		for _, tool := range r.Tools {
 			row := []string{tool.Name, num.Int(tool.Tokens), Percent(tool.Share)}
 			for _, p := range parts {
@@ -74,9 +81,9 @@ func MeasureText(w io.Writer, r *measure.Report) error {
 		}
 		t.Write(&b)
 		b.WriteString("\n")
-		wrap(&b, capitalize(r.Note)+". Parts count each field with its key (\"description\":\"...\"), so a tool's parts add up to about its count.", "  ", 78)
+		wrap(&b, capitalize(r.Note)+". Parts count each field with its key (\"description\":\"...\"), so a tool's parts add up to about its count.", "  ", scr.Width)
 	}
-	return write(w, b.String())
+	return scr.Emit(w, b.String())
 }
 
 func sourceLine(s *measure.Source) string {
@@ -120,21 +127,12 @@ func capitalize(s string) string {
 }
 
 // wrap writes text, escaped with [textsafe.Text], as lines of at most
-// width columns, each with indent.
+// width columns (0 for no limit), each with indent.
 func wrap(b *strings.Builder, text, indent string, width int) {
-	text = textsafe.Text(text)
-	line := indent
-	for _, w := range strings.Fields(text) {
-		if len(line) > len(indent) && len(line)+1+len(w) > width {
-			b.WriteString(line + "\n")
-			line = indent
-		}
-		if len(line) > len(indent) {
-			line += " "
-		}
-		line += w
+	if strings.TrimSpace(text) == "" {
+		return
 	}
-	if len(line) > len(indent) {
-		b.WriteString(line + "\n")
+	for _, l := range Wrap(indent, textsafe.Text(text), indent, width) {
+		b.WriteString(l + "\n")
 	}
 }

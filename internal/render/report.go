@@ -11,15 +11,15 @@ import (
 )
 
 // ReportText writes the combined report for a terminal.
-func ReportText(w io.Writer, o *findings.Overview) error {
+func ReportText(w io.Writer, o *findings.Overview, scr Screen) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "mcpcost report, %s%s\n", textsafe.Text(periodWords(o.Window)), partialWord(o.Partial))
 	b.WriteString(windowLine(o.Window) + "\n")
 	for _, n := range o.Notes {
-		wrapHanging(&b, "note: ", n, "      ", 100)
+		wrapHanging(&b, "note: ", n, "      ", scr.Width)
 	}
 	for _, p := range o.Problems {
-		wrapHanging(&b, "problem: ", p.Path+": "+p.Error, "         ", 100)
+		wrapHanging(&b, "problem: ", p.Path+": "+p.Error, "         ", scr.Width)
 	}
 	if len(o.Configs) == 0 {
 		b.WriteString("\nNo MCP config with servers was found for this project.\n")
@@ -32,7 +32,10 @@ func ReportText(w io.Writer, o *findings.Overview) error {
 			Header: []string{"SERVER", "TOKENS", "TOOLS", "PER REQUEST", "CALLS", "SESSIONS", "RESULT TOKENS", "CARRIED", "CARRIED $"},
 			Align:  []Align{Left, Right, Right, Right, Right, Right, Right, Right, Right},
 			Indent: "  ",
+			Min:    []int{12},
+			Drop:   []int{0, 0, 0, 2, 0, 3, 4, 1, 0},
 		}
+		t.Fit(scr)
 		for _, s := range c.Servers {
 			t.Add(serverCells(c, s)...)
 		}
@@ -43,7 +46,9 @@ func ReportText(w io.Writer, o *findings.Overview) error {
 	if len(o.ServersCalled) > 0 {
 		b.WriteString("\nMCP servers called in the window\n")
 		t := &Table{Header: []string{"SERVER", "AGENT", "CALLS", "ERRORS", "SESSIONS", "TOOLS", "RESULT TOKENS", "IN A CONFIG"},
-			Align: []Align{Left, Left, Right, Right, Right, Right, Right, Left}, Indent: "  "}
+			Align: []Align{Left, Left, Right, Right, Right, Right, Right, Left}, Indent: "  ",
+			Min: []int{12}, Drop: []int{0, 1, 0, 0, 2, 3, 0, 0}}
+		t.Fit(scr)
 		for _, s := range o.ServersCalled {
 			t.Add(s.Server, agentName(s.Source), num.Int(s.Calls), num.Int(s.Errors), num.Int(s.Sessions), num.Int(s.Tools), num.Int(int(s.ResultTokens)), yesNo(s.Configured))
 		}
@@ -56,16 +61,23 @@ func ReportText(w io.Writer, o *findings.Overview) error {
 		b.WriteString("  none: nothing crossed a threshold in this window\n")
 	}
 	for _, f := range o.Findings {
-		fmt.Fprintf(&b, "  %-4s  %s  %s\n", strings.ToUpper(f.Level), textsafe.Text(f.ID), textsafe.Text(f.Title))
-		wrapHanging(&b, "        do: ", f.Recommendation, "            ", 100)
+		level := strings.ToUpper(f.Level)
+		head := "  " + scr.Paint(LevelTint(level), level) + strings.Repeat(" ", max(0, 4-len(level))) + "  " + textsafe.Text(f.ID) + "  "
+		for _, l := range Wrap(head, textsafe.Text(f.Title), "        ", scr.Width) {
+			b.WriteString(l + "\n")
+		}
+		wrapHanging(&b, "        do: ", f.Recommendation, "            ", scr.Width)
 		if s := f.EstimatedSaving; s != nil {
-			wrapHanging(&b, "        saving (estimate): ", savingWords(s), "            ", 100)
+			wrapHanging(&b, "        saving (estimate): ", savingWords(s), "            ", scr.Width)
 		}
 	}
 	if len(o.Findings) > 0 {
-		b.WriteString("\n'mcpcost findings' shows the evidence, confidence and assumptions of each.\n")
+		b.WriteString("\n")
+		for _, l := range Wrap("", "'mcpcost findings --verbose' shows the evidence, confidence and assumptions of each.", "", scr.Width) {
+			b.WriteString(l + "\n")
+		}
 	}
-	return write(w, b.String())
+	return scr.Emit(w, b.String())
 }
 
 func writeTable(b *strings.Builder, t *Table) error {

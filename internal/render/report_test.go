@@ -117,10 +117,10 @@ func TestReportGolden(t *testing.T) {
 	o := overview()
 	fr := &findings.Report{Window: o.Window, Counts: o.Counts, Findings: o.Findings, Notes: o.Notes}
 	for name, write := range map[string]func(io.Writer) error{
-		"report.txt":   func(w io.Writer) error { return ReportText(w, o) },
+		"report.txt":   func(w io.Writer) error { return ReportText(w, o, Screen{Width: 80}) },
 		"report.md":    func(w io.Writer) error { return ReportMarkdown(w, o) },
 		"report.html":  func(w io.Writer) error { return ReportHTML(w, o) },
-		"findings.txt": func(w io.Writer) error { return FindingsText(w, fr) },
+		"findings.txt": func(w io.Writer) error { return FindingsText(w, fr, Screen{Width: 80}, false) },
 		"findings.md":  func(w io.Writer) error { return FindingsMarkdown(w, fr) },
 	} {
 		var b bytes.Buffer

@@ -24,8 +24,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
@@ -40,95 +38,8 @@ func Percent(f float64) string {
 	return strconv.FormatFloat(f*100, 'f', 1, 64) + "%"
 }
 
-// Align is a column's alignment.
-type Align int
-
-const (
-	Left Align = iota
-	Right
-)
-
-// A Table is rows of cells printed in aligned columns.
-type Table struct {
-	Header []string
-	Align  []Align // per column; missing columns align left
-	Rows   [][]string
-	// Indent is printed before every line.
-	Indent string
-}
-
-// Add appends a row.
-func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
-
-// Write prints the table with two spaces between columns and no trailing
-// spaces. Cells are escaped with [textsafe.Text], and measured escaped.
-func (t *Table) Write(w io.Writer) error {
-	header := escapeCells(t.Header)
-	rows := make([][]string, len(t.Rows))
-	n := len(header)
-	for i, r := range t.Rows {
-		rows[i] = escapeCells(r)
-		n = max(n, len(r))
-	}
-	width := make([]int, n)
-	measure := func(r []string) {
-		for i, c := range r {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
-	}
-	measure(header)
-	for _, r := range rows {
-		measure(r)
-	}
-	var b strings.Builder
-	line := func(r []string) {
-		var l strings.Builder
-		l.WriteString(t.Indent)
-		for i := 0; i < n; i++ {
-			c := ""
-			if i < len(r) {
-				c = r[i]
-			}
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			if i > 0 {
-				l.WriteString("  ")
-			}
-			if i < len(t.Align) && t.Align[i] == Right {
-				l.WriteString(pad + c)
-			} else {
-				l.WriteString(c + pad)
-			}
-		}
-		b.WriteString(strings.TrimRight(l.String(), " "))
-		b.WriteByte('\n')
-	}
-	if len(header) > 0 {
-		line(header)
-	}
-	for _, r := range rows {
-		line(r)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func escapeCells(r []string) []string {
-	out := make([]string, len(r))
-	for i, c := range r {
-		out[i] = textsafe.Text(c)
-	}
-	return out
-}
-
 // md escapes data for Markdown: see [textsafe.Markdown].
 func md(s string) string { return textsafe.Markdown(s) }
-
-// write writes a rendering through [textsafe.Lines]: whatever data a
-// renderer left unescaped cannot reach a terminal raw.
-func write(w io.Writer, s string) error {
-	_, err := io.WriteString(w, textsafe.Lines(s))
-	return err
-}
 
 // JSON writes v as indented JSON without HTML escaping, ending in a newline.
 // Control, format and separator characters in strings are \u escapes

@@ -134,7 +134,7 @@ func (s *server) audit(ctx context.Context, p *progress, in auditIn) (*audit.Rep
 		return nil, fmt.Errorf("give a path or a client, not both: a config file's client is told from the file")
 	}
 	o := app.AuditOptions{Project: s.o.Project, TrustProject: in.TrustProject, Resolve: true, Remote: s.o.Remote,
-		Offline: !in.Launch, MaxAge: s.o.MaxAge, Timeout: s.o.Timeout, Progress: p.lines(true),
+		Offline: !in.Launch, MaxAge: s.o.MaxAge, Timeout: s.o.Timeout, Progress: p.events(true),
 		Auditing: func(n int) { p.step("auditing " + num.Count(n, "config")) }}
 	if in.Path != "" {
 		o.Configs = []string{in.Path}

@@ -96,7 +96,7 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 		Launch:   in.Launch,
 		MaxAge:   s.o.MaxAge,
 		Timeout:  s.o.Timeout,
-		Progress: p.lines(true),
+		Progress: p.events(true),
 		Auditing: func(n int) { p.step("auditing " + num.Count(n, "config")) },
 		Store:    s.store(req, &notes),
 	})

@@ -1,14 +1,13 @@
 package serve
 
 import (
-	"bytes"
 	"context"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -72,42 +71,16 @@ func (p *progress) send(n float64, msg string) {
 	_ = p.req.Session.NotifyProgress(p.ctx, params)
 }
 
-// lines is an io.Writer for progress lines ("\n"-terminated steps, or
-// "\r"-updated status): each complete line becomes a notification, a step
-// when steps is set, a throttled note otherwise.
-func (p *progress) lines(steps bool) *progressWriter {
-	return &progressWriter{p: p, steps: steps}
-}
-
-type progressWriter struct {
-	p     *progress
-	steps bool
-	mu    sync.Mutex
-	buf   []byte
-}
-
-func (w *progressWriter) Write(b []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, b...)
-	for {
-		i := bytes.IndexAny(w.buf, "\r\n")
-		if i < 0 {
-			break
+// events is an app.Progress for one call: each event a notification
+// worded as the command line words it, a step when steps is set and the
+// event ends a unit of work (a server measured), a throttled note
+// otherwise.
+func (p *progress) events(steps bool) app.Progress {
+	return func(e app.ProgressEvent) {
+		if steps && e.Phase == app.PhaseStep && e.Work == app.WorkMeasure {
+			p.step(e.String())
+			return
 		}
-		line := strings.TrimSpace(strings.TrimPrefix(string(w.buf[:i]), "mcpcost: "))
-		w.buf = w.buf[i+1:]
-		if line == "" {
-			continue
-		}
-		if w.steps {
-			w.p.step(line)
-		} else {
-			w.p.note(line)
-		}
+		p.note(e.String())
 	}
-	if len(w.buf) > 4096 {
-		w.buf = w.buf[:0]
-	}
-	return len(b), nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sync"
 	"time"
@@ -25,12 +24,12 @@ type lazyStore struct {
 	last    time.Time     // when the last read ended
 	stats   *app.IngestStats
 	err     error
-	// sink receives the progress lines of the read in progress.
-	sink *swapWriter
+	// sink receives the progress of the read in progress.
+	sink *swapProgress
 }
 
 func newLazyStore(o Options) *lazyStore {
-	return &lazyStore{o: o, m: o.machine(), sink: &swapWriter{}}
+	return &lazyStore{o: o, m: o.machine(), sink: &swapProgress{}}
 }
 
 // fresh makes sure a read of the transcripts has ended within the interval,
@@ -50,7 +49,7 @@ func (l *lazyStore) fresh(ctx context.Context, p *progress) (complete bool, stat
 	running := l.running
 	l.mu.Unlock()
 	if running != nil {
-		l.sink.set(p.lines(false))
+		l.sink.set(p.events(false))
 		defer l.sink.set(nil)
 		p.note("reading new transcript lines into the usage store")
 		timer := time.NewTimer(l.o.IngestWait)
@@ -94,7 +93,7 @@ func (l *lazyStore) ingest(done chan struct{}) {
 func (l *lazyStore) read() (*app.IngestStats, error) {
 	return l.m.Ingest(context.Background(), app.IngestOptions{
 		Roots:    &[2][]string{l.o.ClaudeRoots, l.o.CodexRoots},
-		Progress: l.sink,
+		Progress: l.sink.send,
 		Now:      l.o.Now,
 	})
 }
@@ -134,24 +133,23 @@ func ingestNotes(complete bool, stats *app.IngestStats) []string {
 	return notes
 }
 
-// swapWriter forwards to the writer set last (nowhere when none).
-type swapWriter struct {
+// swapProgress forwards progress to the one set last (nowhere when none).
+type swapProgress struct {
 	mu sync.Mutex
-	w  io.Writer
+	p  app.Progress
 }
 
-func (s *swapWriter) set(w io.Writer) {
+func (s *swapProgress) set(p app.Progress) {
 	s.mu.Lock()
-	s.w = w
+	s.p = p
 	s.mu.Unlock()
 }
 
-func (s *swapWriter) Write(b []byte) (int, error) {
+func (s *swapProgress) send(e app.ProgressEvent) {
 	s.mu.Lock()
-	w := s.w
+	p := s.p
 	s.mu.Unlock()
-	if w != nil {
-		w.Write(b)
+	if p != nil {
+		p(e)
 	}
-	return len(b), nil
 }

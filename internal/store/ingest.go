@@ -32,8 +32,8 @@ type IngestOptions struct {
 	Count func(string) int
 	// Workers read and count files in parallel; 0 means one per CPU.
 	Workers int
-	// Progress receives progress lines ("\r"-updated); nil for none.
-	Progress io.Writer
+	// Progress is told of the ingest's steps; nil for none.
+	Progress func(IngestStep)
 	// Now is the clock; nil for time.Now.
 	Now func() time.Time
 	// LockWait is how long to wait for another process's ingest to end
@@ -75,6 +75,22 @@ type IngestStats struct {
 	// LockWait: nothing was read, and the store is as that process left it.
 	Skipped bool `json:"skipped,omitempty"`
 }
+
+// An IngestStep is the ingest's progress: its Phase, Done of Total files
+// with new bytes read, and the bytes read so far.
+type IngestStep struct {
+	Phase       string
+	Done, Total int
+	Bytes       int64
+}
+
+// The phases of an ingest's progress.
+const (
+	IngestWait  = "wait"  // for another process's ingest to end
+	IngestStart = "start" // Total files have new bytes to read
+	IngestRead  = "read"  // Done of them read (at most every 150 ms)
+	IngestEnd   = "end"   // all read
+)
 
 // fileRow is a files row.
 type fileRow struct {
@@ -183,7 +199,7 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 		o.MaxWarnings = 20
 	}
 	if o.Progress == nil {
-		o.Progress = io.Discard
+		o.Progress = func(IngestStep) {}
 	}
 	st := &IngestStats{}
 
@@ -284,6 +300,9 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 	go func() { wg.Wait(); close(batches) }()
 
 	w := &writer{s: s, o: o, st: st, owner: owner, total: len(jobs)}
+	if len(jobs) > 0 {
+		o.Progress(IngestStep{Phase: IngestStart, Total: len(jobs)})
+	}
 	defer w.close()
 	var werr error
 	for b := range batches {
@@ -363,7 +382,7 @@ func (s *Store) acquire(ctx context.Context, o IngestOptions, st *IngestStats) (
 			return "", nil
 		}
 		if st.Waited == 0 {
-			fmt.Fprintf(o.Progress, "waiting for another mcpcost process to finish ingesting…\n")
+			o.Progress(IngestStep{Phase: IngestWait})
 			st.Waited = 1
 		}
 		select {

@@ -593,20 +593,25 @@ func TestLeaseWaitsThenSkips(t *testing.T) {
 	s.db.Exec(`INSERT INTO ingest_lock (id, owner, pid, expires_at) VALUES (1, 'other', 1, ?)`, time.Now().Add(time.Hour).UnixMilli())
 	o := options(home)
 	o.LockWait = 300 * time.Millisecond
-	var progress bytes.Buffer
-	o.Progress = &progress
+	var progress []IngestStep
+	o.Progress = func(s IngestStep) { progress = append(progress, s) }
 	st, err := s.Ingest(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !st.Skipped || st.FilesRead != 0 || !strings.Contains(progress.String(), "waiting for another mcpcost process") {
-		t.Errorf("stats %+v, progress %q", st, progress.String())
+	if !st.Skipped || st.FilesRead != 0 || len(progress) != 1 || progress[0].Phase != IngestWait {
+		t.Errorf("stats %+v, progress %+v", st, progress)
 	}
 	// An expired lease (a crashed process) is taken over.
 	s.db.Exec(`UPDATE ingest_lock SET expires_at = 0`)
 	st, err = s.Ingest(context.Background(), o)
 	if err != nil || st.Skipped || st.FilesRead == 0 {
 		t.Errorf("after expiry: %+v %v", st, err)
+	}
+	// The ingest says how many files it reads as it starts, and ends with
+	// all of them read.
+	if first, last := progress[1], progress[len(progress)-1]; first.Phase != IngestStart || first.Total != st.FilesRead || last.Phase != IngestEnd || last.Done != last.Total {
+		t.Errorf("progress %+v, stats %+v", progress, st)
 	}
 }
 

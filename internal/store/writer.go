@@ -49,7 +49,6 @@ type writer struct {
 	affected map[string]bool
 
 	lastProgress time.Time
-	printed      bool
 
 	// stmts are the statements every batch runs, prepared once per
 	// ingest rather than once per transaction.
@@ -300,8 +299,8 @@ func (w *writer) apply(ctx context.Context, b *batch) error {
 
 func (w *writer) progress(final bool) {
 	if final {
-		if w.printed {
-			fmt.Fprintf(w.o.Progress, "\ringested %d files, %.1f MB%20s\n", w.done, float64(w.st.BytesRead)/1e6, "")
+		if w.total > 0 {
+			w.o.Progress(IngestStep{Phase: IngestEnd, Done: w.done, Total: w.total, Bytes: w.st.BytesRead})
 		}
 		return
 	}
@@ -309,8 +308,7 @@ func (w *writer) progress(final bool) {
 		return
 	}
 	w.lastProgress = time.Now()
-	w.printed = true
-	fmt.Fprintf(w.o.Progress, "\ringesting transcripts: %d/%d files, %.1f MB", w.done, w.total, float64(w.st.BytesRead)/1e6)
+	w.o.Progress(IngestStep{Phase: IngestRead, Done: w.done, Total: w.total, Bytes: w.st.BytesRead})
 }
 
 // clearFile removes what a file contributed, before it is read again, and

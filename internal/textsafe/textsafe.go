@@ -10,7 +10,8 @@
 // C1), Unicode format characters (bidi embeddings, overrides and isolates,
 // U+200E/F, U+061C, U+FEFF and the rest of category Cf, except the
 // zero-width joiner and non-joiner that some scripts and emoji need), the
-// line and paragraph separators U+2028/U+2029 and bytes that are not UTF-8
+// line and paragraph separators U+2028/U+2029, the noncharacters
+// U+FDD0..U+FDEF and bytes that are not UTF-8
 // are written visibly: \n, \r, \t, \x1b, \u202e, \xff. [Lines] does the
 // same but keeps line feeds, for a whole rendered report.
 //
@@ -47,6 +48,10 @@ func Unsafe(r rune) bool {
 	case r == 0x200c || r == 0x200d:
 		return false
 	case r == 0x2028 || r == 0x2029:
+		return true
+	case r >= 0xfdd0 && r <= 0xfdef:
+		// Noncharacters: never text to show, and the colour marks of
+		// mcpcost's renderers.
 		return true
 	}
 	return unicode.Is(unicode.Cf, r)

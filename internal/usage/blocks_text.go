@@ -31,15 +31,23 @@ func (r *BlocksReport) Active() *Block {
 	return nil
 }
 
-// WriteText prints the blocks as a table, times in the report's zone,
-// then the active block's burn rate and projection.
-func (r *BlocksReport) WriteText(w io.Writer) error { return r.write(w, false) }
+// WriteText prints the blocks as a table fitted to the screen, times in
+// the report's zone, then the active block's burn rate and projection.
+func (r *BlocksReport) WriteText(w io.Writer, s render.Screen) error { return r.write(w, s, false) }
 
 // WriteCompact prints the blocks for a narrow terminal: start, status,
 // tokens and cost.
-func (r *BlocksReport) WriteCompact(w io.Writer) error { return r.write(w, true) }
+func (r *BlocksReport) WriteCompact(w io.Writer, s render.Screen) error { return r.write(w, s, true) }
 
-func (r *BlocksReport) write(w io.Writer, compact bool) error {
+// String is the text of the blocks as WriteText prints it, colour marks
+// and all, for a screen redrawn in place.
+func (r *BlocksReport) String(s render.Screen) string { return r.text(s, false) }
+
+func (r *BlocksReport) write(w io.Writer, s render.Screen, compact bool) error {
+	return s.Emit(w, r.text(s, compact))
+}
+
+func (r *BlocksReport) text(s render.Screen, compact bool) string {
 	loc := r.loc
 	if loc == nil {
 		loc = time.UTC
@@ -47,13 +55,33 @@ func (r *BlocksReport) write(w io.Writer, compact bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Claude Code's usage in billing blocks of %s (%s)\n\n", hm(time.Duration(r.LengthHours*float64(time.Hour))), r.Timezone)
 	R, L := render.Right, render.Left
-	t := render.Table{Header: []string{"BLOCK START", "STATUS", "MODELS", "REQUESTS", "TOKENS"}, Align: []render.Align{L, L, L, R, R}}
+	// Left out first on a narrow terminal, and all of them with
+	// --compact: the MCP result tokens, the requests, the models, the MCP
+	// calls; then the share of the limit. Never the start, the status,
+	// the tokens or the cost; the models are cut first.
+	t := render.Table{Header: []string{"BLOCK START", "STATUS", "MODELS", "REQUESTS", "TOKENS"}, Align: []render.Align{L, L, L, R, R},
+		Drop: []int{0, 0, 3, 4, 0}, Min: []int{0, 0, 12}}
 	if r.TokenLimit != nil {
 		t.Header = append(t.Header, "% OF LIMIT")
 		t.Align = append(t.Align, R)
+		t.Drop = append(t.Drop, 1)
 	}
 	t.Header = append(t.Header, "COST", "MCP CALLS", "MCP RESULT TOKENS")
 	t.Align = append(t.Align, R, R, R)
+	t.Drop = append(t.Drop, 0, 2, 5)
+	t.Fit(s)
+	if compact {
+		t.Compact = 1
+	}
+	t.Tint = func(_, _ int, cell string) render.Tint {
+		switch {
+		case strings.HasPrefix(cell, "ACTIVE"):
+			return render.Good
+		case cell == "unpriced" || strings.HasSuffix(cell, "*"):
+			return render.Warn
+		}
+		return render.Plain
+	}
 	for _, x := range r.Blocks {
 		start := x.StartTime.In(loc).Format("2006-01-02 15:04")
 		if x.IsGap {
@@ -78,42 +106,30 @@ func (r *BlocksReport) write(w io.Writer, compact bool) error {
 		}
 		t.Add(append(row, c, num.Int(x.MCPCalls), num.Int(x.MCPResultTokens))...)
 	}
-	if compact {
-		keep := []int{0, 1, 4, len(t.Header) - 3}
-		var k render.Table
-		for _, i := range keep {
-			k.Header, k.Align = append(k.Header, t.Header[i]), append(k.Align, t.Align[i])
-		}
-		for _, row := range t.Rows {
-			var kr []string
-			for _, i := range keep {
-				kr = append(kr, row[i])
-			}
-			k.Rows = append(k.Rows, kr)
-		}
-		t = k
-	}
 	switch {
 	case len(t.Rows) == 0 && r.ActiveOnly:
 		b.WriteString("No active block: no block holds a request of the last " + hm(time.Duration(r.LengthHours*float64(time.Hour))) + ".\n")
 	case len(t.Rows) == 0:
 		b.WriteString("No blocks in this period.\n")
 	default:
-		if err := t.Write(&b); err != nil {
-			return err
-		}
+		b.WriteString(t.String())
 	}
 	if a := r.Active(); a != nil {
 		b.WriteString("\n")
 		for _, l := range r.activeLines(a, loc) {
-			b.WriteString(l + "\n")
+			for _, line := range render.Wrap("", textsafe.Text(l), "  ", s.Width) {
+				b.WriteString(line + "\n")
+			}
 		}
 	}
 	if len(r.Unpriced) > 0 {
-		b.WriteString("\n* unpriced models (tokens counted, cost not; a cost marked * is partial): " + strings.Join(r.Unpriced, ", ") + "\n")
+		b.WriteString("\n")
+		note := "* unpriced models (tokens counted, cost not; a cost marked * is partial): " + strings.Join(r.Unpriced, ", ")
+		for _, line := range render.Wrap("", textsafe.Text(note), "  ", s.Width) {
+			b.WriteString(line + "\n")
+		}
 	}
-	_, err := io.WriteString(w, textsafe.Lines(b.String()))
-	return err
+	return b.String()
 }
 
 // activeLines say what the active block used, how fast, and where it ends.

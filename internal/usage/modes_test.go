@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/store"
 	"github.com/mcpcost/mcpcost/internal/token"
 	"github.com/mcpcost/mcpcost/internal/usage"
@@ -221,7 +222,7 @@ func TestModes(t *testing.T) {
 				t.Errorf("totals: cost %v partial %v; want a partial cost", fmtCost(rep.Totals.Cost), rep.Totals.CostPartial)
 			}
 			var b strings.Builder
-			rep.WriteText(&b)
+			rep.WriteText(&b, render.Screen{})
 			if strings.Contains(b.String(), "$0.00*") || !strings.Contains(b.String(), "(partial: ") {
 				t.Errorf("text:\n%s", b.String())
 			}
@@ -237,7 +238,7 @@ func TestModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	rep.WriteText(&b)
+	rep.WriteText(&b, render.Screen{})
 	if rep.Totals.Cost != nil || rep.Totals.UnpricedRequests != 5 || !strings.Contains(b.String(), "cost unpriced (5 requests without a price)") ||
 		!strings.Contains(b.String(), "no recorded cost (display mode)") {
 		t.Errorf("codex in display mode: cost %v, %d unpriced\n%s", fmtCost(rep.Totals.Cost), rep.Totals.UnpricedRequests, b.String())

@@ -95,7 +95,7 @@ func rates(r Rates) string {
 }
 
 // WriteText prints the table for a terminal.
-func (t *PriceTable) WriteText(w io.Writer) error {
+func (t *PriceTable) WriteText(w io.Writer, scr render.Screen) error {
 	var b strings.Builder
 	from := "the table embedded in mcpcost"
 	if t.File != "" {
@@ -104,10 +104,20 @@ func (t *PriceTable) WriteText(w io.Writer) error {
 			from += " (LiteLLM's model-price JSON)"
 		}
 	}
-	fmt.Fprintf(&b, "Prices in force: %s, updated %s, in %s\n\n", textsafe.Text(from), textsafe.Text(t.Updated), t.Unit)
+	para := func(head, text, indent string) {
+		for _, l := range render.Wrap(head, textsafe.Text(text), indent, scr.Width) {
+			b.WriteString(l + "\n")
+		}
+	}
+	para("", fmt.Sprintf("Prices in force: %s, updated %s, in %s", from, t.Updated, t.Unit), "  ")
+	b.WriteString("\n")
 	R, L := render.Right, render.Left
 	tb := render.Table{Header: []string{"MODEL", "INPUT", "OUTPUT", "CACHE WRITE 5M", "CACHE WRITE 1H", "CACHE READ", "LONG CONTEXT", "FAST", "SINCE", "SOURCE"},
-		Align: []render.Align{L, R, R, R, R, R, L, L, L, L}}
+		Align: []render.Align{L, R, R, R, R, R, L, L, L, L},
+		Min:   []int{16, 0, 0, 0, 0, 0, 14, 10, 0, 8},
+		Drop:  []int{0, 0, 0, 0, 2, 0, 4, 5, 3, 1},
+		Wrap:  []bool{false, false, false, false, false, false, true, true}}
+	tb.Fit(scr)
 	for _, m := range t.Models {
 		name := m.Model
 		if m.Key != m.Model {
@@ -141,16 +151,16 @@ func (t *PriceTable) WriteText(w io.Writer) error {
 	if len(t.Unpriced) > 0 {
 		b.WriteString("Unpriced (their tokens are counted, their cost is not):\n")
 		for _, u := range t.Unpriced {
-			fmt.Fprintf(&b, "  %s: %s\n", textsafe.Text(u.Model), textsafe.Text(u.Reason))
+			para("  ", u.Model+": "+u.Reason, "    ")
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("LONG CONTEXT and FAST give the rates in the columns' order (input / output / cache write 5m / cache write 1h / cache read).\n")
-	fmt.Fprintf(&b, "Long context: %s.\n", t.LongContextRule)
+	para("", "LONG CONTEXT and FAST give the rates in the columns' order (input / output / cache write 5m / cache write 1h / cache read).", "")
+	para("", "Long context: "+t.LongContextRule+".", "  ")
 	if len(t.Sources) > 0 {
 		b.WriteString("\nSources:\n")
 		for _, s := range t.Sources {
-			line := "  "
+			line := ""
 			if s.ID != "" {
 				line += s.ID + ": "
 			}
@@ -161,15 +171,14 @@ func (t *PriceTable) WriteText(w io.Writer) error {
 			if s.Read != "" {
 				line += " (read " + s.Read + ")"
 			}
-			b.WriteString(textsafe.Text(line) + "\n")
+			para("  ", line, "    ")
 		}
 	}
 	if len(t.Notes) > 0 {
 		b.WriteString("\nNotes:\n")
 		for _, n := range t.Notes {
-			b.WriteString("  - " + textsafe.Text(n) + "\n")
+			para("  - ", n, "    ")
 		}
 	}
-	_, err := io.WriteString(w, textsafe.Lines(b.String()))
-	return err
+	return scr.Emit(w, b.String())
 }

@@ -18,13 +18,22 @@ type table struct {
 	header []string
 	align  []render.Align
 	rows   [][]string
+	// drop and min are, per column, the rank in which a narrow terminal
+	// leaves the column out and how narrow its cells may be cut
+	// (render.Table's Drop and Min).
+	drop, min []int
+	// compact is the lowest of the ranks that --compact leaves out at
+	// any width (render.Table's Compact); 0 where it leaves out none.
+	compact int
+	// total is the TOTAL row, under the tables of days, sessions,
+	// projects and models.
+	total []string
 }
 
-func (r *Report) table() table { return r.tableOf(false) }
-
-// tableOf is the main table; compact keeps a group's key, input,
-// output, total and cost, for narrow terminals as ccusage's --compact.
-func (r *Report) tableOf(compact bool) table {
+// table is the report's main table. By day, week, month, session, model
+// and project, --compact keeps a group's key, input, output, total and
+// cost: the columns a narrow terminal leaves out last.
+func (r *Report) table() table {
 	R, L := render.Right, render.Left
 	var t table
 	switch r.By {
@@ -40,6 +49,12 @@ func (r *Report) tableOf(compact bool) table {
 		}
 		t.header = append(first, "CALLS", "ERRORS", "SESSIONS", "RESULT TOKENS", "AVG", "MAX", "P50", "P95")
 		t.align = append(al, R, R, R, R, R, R, R, R)
+		t.min = []int{14, 14}
+		if r.By == "tool" {
+			t.drop = []int{0, 0, 0, 3, 5, 0, 7, 4, 6, 0}
+		} else {
+			t.drop = []int{0, 2, 0, 3, 5, 0, 7, 4, 6, 0}
+		}
 		for _, x := range r.Tools {
 			name := x.Server
 			if x.BuiltIn {
@@ -65,12 +80,22 @@ func (r *Report) tableOf(compact bool) table {
 		first := strings.ToUpper(r.By)
 		t.header = []string{first, "REQUESTS", "INPUT", "OUTPUT", "CACHE WRITE", "CACHE READ", "TOTAL", "COST", "TOOL CALLS", "RESULT TOKENS"}
 		t.align = []render.Align{L, R, R, R, R, R, R, R, R, R}
+		// Left out first on a narrow terminal: reasoning, the cache
+		// columns, then the requests, the result tokens, the tool calls
+		// (all of them with --compact) and the input; never the key, the
+		// output, the total or the cost.
+		t.drop = []int{0, 4, 1, 0, 6, 5, 0, 0, 2, 3}
+		t.compact = 2
+		t.min = []int{20}
 		if r.By == "model" {
 			t.header = t.header[:8]
+			t.drop = t.drop[:8]
 		}
 		if r.By == "session" {
 			t.header = append([]string{"SESSION", "STARTED", "PROJECT"}, t.header[1:]...)
 			t.align = append([]render.Align{L, L, L}, t.align[1:]...)
+			t.drop = append([]int{0, 0, 0}, t.drop[1:]...)
+			t.min = []int{0, 0, 12}
 		}
 		// Reasoning, a part of output, where the agent records it (Codex).
 		reasoning := r.Totals.Tokens.Reasoning > 0
@@ -78,6 +103,7 @@ func (r *Report) tableOf(compact bool) table {
 			i := slices.Index(t.header, "OUTPUT") + 1
 			t.header = slices.Insert(t.header, i, "REASONING")
 			t.align = slices.Insert(t.align, i, R)
+			t.drop = slices.Insert(t.drop, i, 7)
 		}
 		for _, u := range r.Usage {
 			var row []string
@@ -116,37 +142,25 @@ func (r *Report) tableOf(compact bool) table {
 				t.rows = append(t.rows, mrow)
 			}
 		}
-		if compact {
-			t = t.keep(0, "INPUT", "OUTPUT", "TOTAL", "COST")
+		if len(r.Usage) > 0 {
+			tt := r.Totals
+			row := []string{"TOTAL"}
+			if r.By == "session" {
+				row = append(row, "", "")
+			}
+			row = append(row, render.Int(tt.Requests), render.Int(int(tt.Tokens.Input)), render.Int(int(tt.Tokens.Output)))
+			if reasoning {
+				row = append(row, render.Int(int(tt.Tokens.Reasoning)))
+			}
+			row = append(row, render.Int(int(tt.Tokens.CacheWrite5m+tt.Tokens.CacheWrite1h)), render.Int(int(tt.Tokens.CacheRead)), render.Int(int(tt.Tokens.Total)),
+				cost(tt.Cost, tt.CostPartial))
+			if r.By != "model" {
+				row = append(row, render.Int(tt.ToolCalls), render.Int(int(tt.ResultTokens)))
+			}
+			t.total = row
 		}
 	}
 	return t
-}
-
-// keep is t with its first columns (up to lead) and the columns named.
-func (t table) keep(lead int, names ...string) table {
-	var cols []int
-	for i := 0; i <= lead; i++ {
-		cols = append(cols, i)
-	}
-	for _, n := range names {
-		if i := slices.Index(t.header, n); i >= 0 {
-			cols = append(cols, i)
-		}
-	}
-	var k table
-	for _, c := range cols {
-		k.header = append(k.header, t.header[c])
-		k.align = append(k.align, t.align[c])
-	}
-	for _, row := range t.rows {
-		var kr []string
-		for _, c := range cols {
-			kr = append(kr, row[c])
-		}
-		k.rows = append(k.rows, kr)
-	}
-	return k
 }
 
 // short shortens a session id to its first 8 characters; an older
@@ -268,35 +282,54 @@ func (r *Report) notes() []string {
 	return n
 }
 
-// WriteText prints the report for a terminal.
-func (r *Report) WriteText(w io.Writer) error { return r.writeText(w, false) }
+// WriteText prints the report for a terminal, fitted to its width and in
+// colour when it has it.
+func (r *Report) WriteText(w io.Writer, s render.Screen) error { return r.writeText(w, s, false) }
 
 // WriteCompact prints the report for a narrow terminal: by day, week,
 // month, session, model or project, each group's key, input, output,
 // total and cost (by server and tool, as WriteText).
-func (r *Report) WriteCompact(w io.Writer) error { return r.writeText(w, true) }
+func (r *Report) WriteCompact(w io.Writer, s render.Screen) error { return r.writeText(w, s, true) }
 
-func (r *Report) writeText(w io.Writer, compact bool) error {
+func (r *Report) writeText(w io.Writer, s render.Screen, compact bool) error {
 	var b strings.Builder
-	for _, l := range r.summary() {
-		b.WriteString(textsafe.Text(l) + "\n")
-	}
-	b.WriteString("\n")
-	t := r.tableOf(compact)
-	if len(t.rows) == 0 {
-		b.WriteString("Nothing in this period.\n")
-	} else {
-		tb := render.Table{Header: t.header, Align: t.align, Rows: t.rows}
-		if err := tb.Write(&b); err != nil {
-			return err
+	for i, l := range r.summary() {
+		indent := "  "
+		if i == 0 {
+			indent = ""
+		}
+		for _, line := range render.Wrap("", textsafe.Text(l), indent, s.Width) {
+			b.WriteString(line + "\n")
 		}
 	}
 	b.WriteString("\n")
-	for _, n := range r.notes() {
-		b.WriteString(textsafe.Text(n) + "\n")
+	t := r.table()
+	if len(t.rows) == 0 {
+		b.WriteString("Nothing in this period.\n")
+	} else {
+		tb := render.Table{Header: t.header, Align: t.align, Rows: t.rows, Drop: t.drop, Min: t.min}
+		if compact {
+			tb.Compact = t.compact
+		}
+		if t.total != nil {
+			tb.Footer = [][]string{t.total}
+		}
+		tb.Fit(s)
+		tb.Tint = func(_, _ int, cell string) render.Tint {
+			if cell == "unpriced" || strings.HasSuffix(cell, "*") {
+				return render.Warn
+			}
+			return render.Plain
+		}
+		b.WriteString(tb.String())
 	}
-	_, err := io.WriteString(w, textsafe.Lines(b.String()))
-	return err
+	b.WriteString("\n")
+	for _, n := range r.notes() {
+		for _, line := range render.Wrap("", textsafe.Text(n), "  ", s.Width) {
+			b.WriteString(line + "\n")
+		}
+	}
+	return s.Emit(w, b.String())
 }
 
 // WriteMarkdown prints the report as Markdown.
@@ -325,7 +358,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			}
 		}
 		b.WriteString("\n")
-		for _, row := range t.rows {
+		rows := t.rows
+		if t.total != nil {
+			rows = append(slices.Clip(rows), t.total)
+		}
+		for _, row := range rows {
 			b.WriteString("|")
 			for _, c := range row {
 				b.WriteString(" " + cell(c) + " |")

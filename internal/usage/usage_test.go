@@ -154,11 +154,11 @@ func TestGolden(t *testing.T) {
 			var b bytes.Buffer
 			switch tc.form {
 			case "text":
-				err = rep.WriteText(&b)
+				err = rep.WriteText(&b, render.Screen{})
 			case "markdown":
 				err = rep.WriteMarkdown(&b)
 			case "compact":
-				err = rep.WriteCompact(&b)
+				err = rep.WriteCompact(&b, render.Screen{})
 			case "csv":
 				err = rep.WriteCSV(&b)
 			case "json":
@@ -386,7 +386,7 @@ func TestSplitAgents(t *testing.T) {
 		t.Errorf("reasoning %d, want %d", joined.Totals.Tokens.Reasoning, reasoning)
 	}
 	var text bytes.Buffer
-	if err := split.WriteText(&text); err != nil {
+	if err := split.WriteText(&text, render.Screen{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"REASONING", render.Int(int(reasoning)) + " of it reasoning", "claude:agent-"} {
@@ -495,9 +495,9 @@ func TestBlocksGolden(t *testing.T) {
 			var b bytes.Buffer
 			switch tc.form {
 			case "text":
-				err = rep.WriteText(&b)
+				err = rep.WriteText(&b, render.Screen{})
 			case "compact":
-				err = rep.WriteCompact(&b)
+				err = rep.WriteCompact(&b, render.Screen{})
 			case "json":
 				err = render.JSON(&b, rep)
 			}
