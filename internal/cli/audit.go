@@ -16,7 +16,7 @@ import (
 func init() {
 	register(&Command{
 		Name:  "audit",
-		Short: "measure every MCP server of every client, per client session in this folder (the default)",
+		Short: "measure every client's MCP servers, per session here (the default)",
 		Usage: auditUsage,
 		Run:   runAudit,
 	})

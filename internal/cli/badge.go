@@ -14,7 +14,7 @@ import (
 func init() {
 	register(&Command{
 		Name:  "badge",
-		Short: "make a context-cost badge: shields.io endpoint JSON and a self-contained SVG",
+		Short: "make a context-cost badge: a shields.io endpoint JSON and an SVG",
 		Usage: badgeUsage,
 		Run:   runBadge,
 	})

@@ -6,7 +6,7 @@ func init() {
 	register(&Command{
 		Name:  "prices",
 		Short: "the price table in force, with dates and sources",
-		Usage: `mcpcost prices [MODEL...] [--prices FILE] [--json]
+		Usage: `usage: mcpcost prices [MODEL...] [--prices FILE] [--json]
 
 Prints the prices that usage, blocks, findings and report apply: USD per
 million tokens of uncached input, output, 5-minute and 1-hour cache writes

@@ -13,9 +13,10 @@ import (
 func init() {
 	register(&Command{
 		Name:  "report",
-		Short: "static and run time together: per config what is paid before typing, what was used, the findings",
-		Usage: `mcpcost report [--json | --markdown | --html FILE] [--days N | --since DATE --until DATE]
-              [--project P] [thresholds...]
+		Short: "per config: what is paid before typing, what was used, the findings",
+		Usage: `usage: mcpcost report [--json | --markdown | --html FILE]
+                      [--days N | --since DATE --until DATE] [--project P]
+                      [thresholds...]
 
 One view of the MCP servers of this project's configs (and the user's):
 

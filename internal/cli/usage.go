@@ -13,13 +13,15 @@ import (
 func init() {
 	register(&Command{
 		Name:  "usage",
-		Short: "what the sessions you ran cost: requests, tokens, prices, per MCP server and tool",
-		Usage: `mcpcost usage [--by server|tool|session|day|week|month|model|project] [--split-agents]
-              [--days N | --last N | --since DATE --until DATE] [--start-of-week DAY]
-              [--breakdown] [--order asc|desc] [--project PATH] [--source claude|codex|all]
-              [--tz ZONE] [--json | --markdown | --csv | --compact]
-              [--db PATH] [--no-ingest] [--prices FILE] [--mode auto|calculate|display]
-              [--claude-dir DIR]... [--codex-dir DIR]...
+		Short: "what your sessions cost: tokens and prices per MCP server and tool",
+		Usage: `usage: mcpcost usage [--by server|tool|session|day|week|month|model|project]
+                     [--split-agents] [--days N | --last N | --since DATE --until DATE]
+                     [--start-of-week DAY] [--breakdown] [--order asc|desc]
+                     [--project PATH] [--source claude|codex|all] [--tz ZONE]
+                     [--json | --markdown | --csv | --compact]
+                     [--db PATH] [--no-ingest] [--prices FILE]
+                     [--mode auto|calculate|display]
+                     [--claude-dir DIR]... [--codex-dir DIR]...
 
 Reads what is new in Claude Code and Codex transcripts into mcpcost's usage
 store, then reports from the store, over all of its history unless told
