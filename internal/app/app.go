@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 	_ "time/tzdata" // time zones work on machines without a zoneinfo database
@@ -163,6 +164,35 @@ func (m *Machine) Location(tz string) (*time.Location, error) {
 		return time.UTC, nil
 	}
 	return time.LoadLocation(tz)
+}
+
+// checkInputs refuses the folders and files named explicitly that do not
+// exist: a transcript folder (ClaudeDirs, CodexDirs) that is not a folder,
+// a store (DBPath) whose folder is missing. The default places are created
+// or skipped; what the user named is never guessed at.
+func (m *Machine) checkInputs() error {
+	for _, d := range []struct {
+		flag, what string
+		dirs       []string
+	}{{"claude-dir", "Claude Code's folder (~/.claude, or its projects folder)", m.ClaudeDirs}, {"codex-dir", "Codex's folder (~/.codex, or its sessions folder)", m.CodexDirs}} {
+		for _, dir := range d.dirs {
+			fi, err := os.Stat(dir)
+			switch {
+			case err != nil:
+				return WithHint(fmt.Errorf("%s %s: no such folder", m.flag(d.flag), dir), m.flag(d.flag)+" takes "+d.what)
+			case !fi.IsDir():
+				return WithHint(fmt.Errorf("%s %s: not a folder", m.flag(d.flag), dir), m.flag(d.flag)+" takes "+d.what)
+			}
+		}
+	}
+	if m.DBPath != "" {
+		dir := filepath.Dir(m.DBPath)
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return WithHint(fmt.Errorf("%s %s: the folder %s does not exist", m.flag("db"), m.DBPath, dir),
+				"create it first (mkdir -p "+dir+"), or leave out "+m.flag("db")+" for the store in the user's data folder")
+		}
+	}
+	return nil
 }
 
 // progress is w, or nowhere.

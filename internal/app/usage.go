@@ -82,6 +82,9 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 		return nil, nil, err
 	}
 	defer st.Close()
+	if err := m.checkProject(ctx, st, o.Project); err != nil {
+		return nil, nil, err
+	}
 	if rep, err = usage.Build(ctx, st, uo); err != nil {
 		return nil, nil, err
 	}
@@ -162,7 +165,11 @@ func (m *Machine) Prices(file string) (*usage.Prices, error) {
 	if file == "" {
 		return usage.DefaultPrices(), nil
 	}
-	return usage.LoadPrices(file)
+	p, err := usage.LoadPrices(file)
+	if err != nil {
+		return nil, WithHint(err, m.flag("prices")+" takes a price table: mcpcost's format (that of 'mcpcost prices --json') or LiteLLM's model_prices_and_context_window.json")
+	}
+	return p, nil
 }
 
 // mode checks how requests' costs are to be found (usage.Modes), the same

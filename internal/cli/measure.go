@@ -144,7 +144,7 @@ func runMeasure(env *Env, args []string) int {
 	target := pos[0]
 	data, err := readInput(env, target, int64(maxBytes))
 	if err != nil {
-		return fail(env, err)
+		return fail(env, hintMissing(err, "measure takes a file holding a tools/list result (or a measurement.json), - for standard input, a URL, or -- COMMAND ARGS to launch a server"))
 	}
 	large := len(data) > 16<<20
 	if large {

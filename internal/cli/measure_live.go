@@ -288,6 +288,9 @@ func failureHint(st, detail string) string {
 	case status.Timeout:
 		return "a slow first start (npx downloading a package) may need a larger --timeout, such as --timeout 3m"
 	case status.StartupFailure:
+		if h := app.NetworkFailureHint(detail); h != "" {
+			return h
+		}
 		return "run the command by hand to see why it does not start; missing environment variables are a common cause (--env NAME=VALUE)"
 	case status.ProtocolError:
 		return app.ProtocolErrorHint(detail)

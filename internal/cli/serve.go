@@ -163,7 +163,11 @@ func runServe(env *Env, args []string) int {
 	}
 	ln, err := net.Listen("tcp", *httpAddr)
 	if err != nil {
-		return fail(env, fmt.Errorf("listening on %s: %w", *httpAddr, err))
+		err = fmt.Errorf("listening on %s: %w", *httpAddr, err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			err = withHint(err, "another program listens on that port: stop it, or pick another port (a port of 0 picks a free one, printed at start)")
+		}
+		return fail(env, err)
 	}
 	hs := serve.HTTPServer(h)
 	launch := "; launching refused (--allow-launch allows it)"

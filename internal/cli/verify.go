@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 
@@ -114,7 +115,7 @@ func runVerify(env *Env, args []string) int {
 			if !*jsonFlag {
 				errorf(env, "%v", err)
 				var nm *measure.NotMeasurementError
-				if errors.As(err, &nm) {
+				if errors.As(err, &nm) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, errIsDir) {
 					hintf(env, "verify reads measurement.json files, as written by 'mcpcost measure --out'")
 				}
 			}
