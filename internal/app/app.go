@@ -152,18 +152,53 @@ func (h *hinted) Unwrap() error { return h.err }
 func (h *hinted) Hint() string { return h.hint }
 
 // Location resolves a time zone as the reports take it: an IANA name,
-// "UTC" or "local"; "" for $TZ, else the system's zone.
+// "UTC" or "local"; "" for $TZ, else the system's zone. The system's zone
+// is named as the IANA zone /etc/localtime links to where it does, so that
+// reports never call it "Local" (usage.ZoneName words one without a name).
 func (m *Machine) Location(tz string) (*time.Location, error) {
-	if tz == "" {
-		tz = m.getenv("TZ")
+	if strings.EqualFold(tz, "local") {
+		tz = ""
+	}
+	fromEnv := tz == ""
+	if fromEnv {
+		tz = strings.TrimPrefix(m.getenv("TZ"), ":") // POSIX allows TZ=:Europe/Paris
 	}
 	switch strings.ToLower(tz) {
 	case "", "local":
-		return time.Local, nil
+		return localZone(), nil
 	case "utc", "z":
 		return time.UTC, nil
 	}
-	return time.LoadLocation(tz)
+	loc, err := time.LoadLocation(tz)
+	if err != nil && fromEnv {
+		// A TZ that is no IANA name (a POSIX rule such as CET-1CEST)
+		// is the system's business: Go's own reading of it stands.
+		return time.Local, nil
+	}
+	return loc, err
+}
+
+// localtime is the file that names the system's zone: a link into a
+// zoneinfo tree.
+var localtime = "/etc/localtime"
+
+// localZone is the system's zone, by the IANA name localtime links to when
+// it links into a zoneinfo tree, else time.Local.
+func localZone() *time.Location {
+	link, err := os.Readlink(localtime)
+	if err != nil {
+		return time.Local
+	}
+	i := strings.LastIndex(link, "zoneinfo/")
+	if i < 0 {
+		return time.Local
+	}
+	name := strings.TrimPrefix(link[i+len("zoneinfo/"):], "posix/")
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return time.Local
+	}
+	return loc
 }
 
 // checkInputs refuses the folders and files named explicitly that do not

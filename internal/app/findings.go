@@ -86,6 +86,7 @@ func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, e
 	if fo.Since, fo.Until, err = m.window(o.Window, fo.Now, fo.Location); err != nil {
 		return nil, err
 	}
+	fo.Period = o.Window.Period(fo.Since)
 	prices, err := m.Prices(o.PricesFile)
 	if err != nil {
 		return nil, err

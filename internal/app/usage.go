@@ -74,6 +74,7 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 	if uo.Since, uo.Until, err = m.window(o.Window, uo.Now, uo.Location); err != nil {
 		return nil, nil, err
 	}
+	uo.Period = o.Window.Period(uo.Since)
 	if uo.Prices, err = m.Prices(o.PricesFile); err != nil {
 		return nil, nil, err
 	}

@@ -44,6 +44,9 @@ type Options struct {
 	By string // one of Dimensions; default "server"
 	// Since and Until bound the period (Until exclusive); zero for open.
 	Since, Until time.Time
+	// Period words the window as asked for (WindowArgs.Period); "" for
+	// one made from Since and Until.
+	Period string
 	// Project keeps one project: its full path or its folder's name.
 	Project string
 	// Source is "claude", "codex" or "all" (or "").
@@ -128,9 +131,13 @@ type Report struct {
 	By          string    `json:"by"`
 	Since       string    `json:"since,omitempty"`
 	Until       string    `json:"until,omitempty"`
-	Timezone    string    `json:"timezone"`
-	Source      string    `json:"source"`
-	Project     string    `json:"project,omitempty"`
+	// Period words the window as it was asked for: "all history", "the
+	// last 7 days (from 2026-11-25)", "from 2026-01-01 to 2026-01-31
+	// inclusive".
+	Period   string `json:"period"`
+	Timezone string `json:"timezone"`
+	Source   string `json:"source"`
+	Project  string `json:"project,omitempty"`
 	// SplitAgents is set when older sub-agent files are sessions of their
 	// own (Options.SplitAgents).
 	SplitAgents bool `json:"splitAgents,omitempty"`
@@ -304,7 +311,8 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Report, error) {
 		Schema:      Schema,
 		GeneratedAt: o.Now.UTC(),
 		By:          o.By,
-		Timezone:    o.Location.String(),
+		Timezone:    ZoneName(o.Location, o.Now),
+		Period:      o.Period,
 		Source:      o.Source,
 		Project:     o.Project,
 		SplitAgents: o.SplitAgents && o.By == "session",
