@@ -76,6 +76,13 @@ func runBadge(env *Env, args []string) int {
 	case strings.TrimSpace(*label) == "":
 		return usageError(env, "badge", "--label needs some text")
 	}
+	for _, o := range []struct{ flag, file string }{{"--shields", *shields}, {"--svg", *svg}} {
+		if o.file != "" && o.file != "-" {
+			if err := outputFolder(o.flag, o.file); err != nil {
+				return fail(env, err)
+			}
+		}
+	}
 	doc, err := loadReport(env, pos[0])
 	if err != nil {
 		return fail(env, err)

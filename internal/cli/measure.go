@@ -132,6 +132,12 @@ func runMeasure(env *Env, args []string) int {
 	if err := measure.SortTools(nil, *v.sortBy); err != nil {
 		return usageError(env, "measure", "%v", err)
 	}
+	if *outFlag != "" {
+		// Before a server is launched for nothing.
+		if err := outputFolder("--out", *outFlag); err != nil {
+			return fail(env, err)
+		}
+	}
 	switch {
 	case rest != nil && len(pos) > 0:
 		return usageError(env, "measure", "give either a target or -- COMMAND, not both")
