@@ -248,7 +248,7 @@ type Window struct {
 	MCPCalls     int     `json:"mcpCalls"`
 	Cost         float64 `json:"cost"`
 	// UnpricedModels have no price in the table: their cost is not counted.
-	UnpricedModels []string `json:"unpricedModels,omitempty"`
+	UnpricedModels []string `json:"unpricedModels"`
 }
 
 // Report is the findings of one run.

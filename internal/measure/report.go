@@ -31,8 +31,8 @@ type Report struct {
 	Tools []Tool `json:"tools"`
 
 	Extras       *Extras  `json:"extras,omitempty"`
-	ChangedTools []string `json:"changedTools,omitempty"`
-	Warnings     []string `json:"warnings,omitempty"`
+	ChangedTools []string `json:"changedTools"`
+	Warnings     []string `json:"warnings"`
 	// Claude is what Claude receives: a different number from the
 	// headline, shown beside it.
 	Claude *claude.Report `json:"claude,omitempty"`

@@ -151,13 +151,13 @@ type Report struct {
 	Mode   string    `json:"mode"`
 	Totals Totals    `json:"totals"`
 	// Usage rows, for by day, session, model and project.
-	Usage []UsageRow `json:"usage,omitempty"`
+	Usage []UsageRow `json:"usage"`
 	// Tools rows, for by server and tool.
-	Tools []ToolRow `json:"tools,omitempty"`
+	Tools []ToolRow `json:"tools"`
 	// Unpriced lists the models of requests without a cost (missing from
 	// the price table; in display mode, without a recorded cost); their
 	// tokens are counted and their cost is not.
-	Unpriced []string `json:"unpriced,omitempty"`
+	Unpriced []string `json:"unpriced"`
 	// Ingest reports the ingest run just before, when there was one.
 	Ingest any `json:"ingest,omitempty"`
 }
@@ -200,7 +200,7 @@ type UsageRow struct {
 	CostPartial bool     `json:"costPartial,omitempty"`
 	// Unpriced counts requests without a cost (not in Cost).
 	Unpriced int      `json:"unpriced,omitempty"`
-	Models   []string `json:"models,omitempty"`
+	Models   []string `json:"models"`
 	// For sessions: where and when.
 	Source  string     `json:"source,omitempty"`
 	Project string     `json:"project,omitempty"`
