@@ -201,11 +201,12 @@ func localZone() *time.Location {
 	return loc
 }
 
-// checkInputs refuses the folders and files named explicitly that do not
+// CheckInputs refuses the folders and files named explicitly that do not
 // exist: a transcript folder (ClaudeDirs, CodexDirs) that is not a folder,
-// a store (DBPath) whose folder is missing. The default places are created
-// or skipped; what the user named is never guessed at.
-func (m *Machine) checkInputs() error {
+// a store (DBPath) whose folder is missing. The front end calls it when
+// the user named them: the default places are created or skipped, what
+// the user named is never guessed at.
+func (m *Machine) CheckInputs() error {
 	for _, d := range []struct {
 		flag, what string
 		dirs       []string

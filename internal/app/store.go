@@ -253,9 +253,6 @@ type StoreOptions struct {
 // openStore opens the usage store for a query, after an ingest unless
 // o.NoIngest; stats is nil without one.
 func (m *Machine) openStore(ctx context.Context, o StoreOptions) (st *store.Store, stats *IngestStats, err error) {
-	if err := m.checkInputs(); err != nil {
-		return nil, nil, err
-	}
 	if o.Refresh != nil {
 		if err := o.Refresh(ctx); err != nil {
 			return nil, nil, err

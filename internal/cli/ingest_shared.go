@@ -119,6 +119,9 @@ func compute(env *Env, cmd string, f *flags, rf *runtimeFlags) (out *app.Finding
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *rf.dbPath, *rf.claudeDirs, *rf.codexDirs
+	if err := m.CheckInputs(); err != nil {
+		return nil, fail(env, err), false
+	}
 	out, err := m.Findings(context.Background(), app.FindingsOptions{
 		Window:     usage.WindowArgs{Days: *rf.days, Since: *rf.since, Until: *rf.until},
 		TZ:         *rf.tz,

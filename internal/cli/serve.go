@@ -119,6 +119,9 @@ func runServe(env *Env, args []string) int {
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
+	if err := m.CheckInputs(); err != nil {
+		return fail(env, err)
+	}
 	// No data folder: the usage tools say so when called.
 	path, _ := m.StorePath()
 	claude, codex := m.TranscriptRoots()

@@ -139,6 +139,9 @@ func runUsage(env *Env, args []string) int {
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
+	if err := m.CheckInputs(); err != nil {
+		return fail(env, err)
+	}
 	rep, ingested, err := m.Usage(context.Background(), app.UsageOptions{
 		Window:      usage.WindowArgs{Days: *days, Since: *since, Until: *until},
 		TZ:          *tz,
