@@ -12,7 +12,9 @@ import (
 
 // The README's first command is run as a new user runs it: from the
 // repository's root, with nothing of this machine's configs or cache, and
-// the table it prints must be the one the README shows under it.
+// what it prints must be what the README shows under it, to the byte:
+// header, table, prose and footer (the README writes the checkout's folder
+// as /home/you/mcpcost).
 func TestReadmeFirstCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and launches the example servers")
@@ -53,13 +55,11 @@ func TestReadmeFirstCommand(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", cmdLine, err, stdout.String(), stderr.String())
 	}
-	got := tableRows(stdout.String())
-	want := tableRows(sample)
-	if len(want) < 3 {
+	if len(tableRows(sample)) < 3 {
 		t.Fatalf("the README's sample output has no server table:\n%s", sample)
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("%s prints\n%s\nwhere the README shows\n%s", cmdLine, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if got := strings.ReplaceAll(stdout.String(), root, "/home/you/mcpcost"); got != sample {
+		t.Errorf("%s prints\n%s\nwhere the README shows\n%s", cmdLine, got, sample)
 	}
 }
 
