@@ -66,8 +66,10 @@ const runtimeFlagsUsage = `Window and data:
   --project P            sessions of one project (its path or folder name);
                          when P is a folder, its project configs are read
                          (default: the current folder's)
-  --tz ZONE              time zone for days (default: local)
-  --db PATH              the usage store (default: in the user's data folder)
+  --tz ZONE              time zone for days (default: $TZ, else the
+                         system's zone, named as /etc/localtime names it)
+  --db PATH              the usage store (default: in the user's data
+                         folder); PATH's folder must exist
   --no-ingest            use the store as it is, without reading transcripts
   --claude-dir DIR       Claude Code folder; repeatable
   --codex-dir DIR        Codex folder; repeatable

@@ -73,7 +73,8 @@ Flags:
                        (default: the current folder)
   --timeout DURATION   the whole measurement of a server (default 60s)
   --max-age DURATION   how long a cached measurement is used (default 24h)
-  --db PATH            the usage store (default: in the user's data folder)
+  --db PATH            the usage store (default: in the user's data folder);
+                       PATH's folder must exist
   --claude-dir DIR     Claude Code folder (repeatable)
   --codex-dir DIR      Codex folder (repeatable)
 

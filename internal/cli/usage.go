@@ -77,13 +77,15 @@ Flags:
   --until DATE     to DATE, inclusive for a day; after --since
   --project P      one project: its full path or its folder's name
   --source S       claude, codex or all (default)
-  --tz ZONE        time zone for days and dates (default: local)
+  --tz ZONE        time zone for days and dates (default: $TZ, else the
+                   system's zone, named as /etc/localtime names it)
   --json           the report as JSON (schema mcpcost.usage/v1)
   --markdown       the report as Markdown
   --csv            the rows as CSV, numbers unformatted (a breakdown's models
                    as lines of their own, naming the model)
   --compact        a narrow table: key, models, input, output, total, cost
-  --db PATH        the usage store (default: in the user's data folder)
+  --db PATH        the usage store (default: in the user's data folder);
+                   PATH's folder must exist
   --no-ingest      report from the store without reading transcripts
   --prices FILE    a price table: mcpcost's format, or LiteLLM's
                    model_prices_and_context_window.json (see 'mcpcost help prices')
