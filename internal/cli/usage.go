@@ -15,7 +15,8 @@ func init() {
 		Name:  "usage",
 		Short: "what your sessions cost: tokens and prices per MCP server and tool",
 		Usage: `usage: mcpcost usage [--by server|tool|session|day|week|month|model|project]
-                     [--split-agents] [--days N | --last N | --since DATE --until DATE]
+                     [--split-agents]
+                     [--days N | --last N | --since DATE --until DATE]
                      [--start-of-week DAY] [--breakdown] [--order asc|desc]
                      [--project PATH] [--source claude|codex|all] [--tz ZONE]
                      [--json | --markdown | --csv | --compact]

@@ -296,6 +296,14 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Report, error) {
 		}
 		if from := PeriodStart(o.By, o.Now, o.Location, o.StartOfWeek, o.Last); from.After(o.Since) {
 			o.Since = from
+			// The window now starts with the first period kept.
+			period := "from " + from.Format("2006-01-02")
+			if rest, ok := strings.CutPrefix(o.Period, "until "); ok {
+				period += " to " + rest
+			} else if i := strings.Index(o.Period, " to "); i >= 0 {
+				period += o.Period[i:]
+			}
+			o.Period = period
 		}
 		if !o.Until.IsZero() && !o.Since.Before(o.Until) {
 			o.Until = o.Since // an empty window: nothing in it
