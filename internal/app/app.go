@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 	_ "time/tzdata" // time zones work on machines without a zoneinfo database
@@ -150,16 +151,81 @@ func (h *hinted) Unwrap() error { return h.err }
 func (h *hinted) Hint() string { return h.hint }
 
 // Location resolves a time zone as the reports take it: an IANA name,
-// "UTC" or "local"; "" for $TZ, else the system's zone.
+// "UTC" or "local"; "" for $TZ, else the system's zone. The system's zone
+// is named as the IANA zone /etc/localtime links to where it does, so that
+// reports never call it "Local" (usage.ZoneName words one without a name).
 func (m *Machine) Location(tz string) (*time.Location, error) {
-	if tz == "" {
-		tz = m.getenv("TZ")
+	if strings.EqualFold(tz, "local") {
+		tz = ""
+	}
+	fromEnv := tz == ""
+	if fromEnv {
+		tz = strings.TrimPrefix(m.getenv("TZ"), ":") // POSIX allows TZ=:Europe/Paris
 	}
 	switch strings.ToLower(tz) {
 	case "", "local":
-		return time.Local, nil
+		return localZone(), nil
 	case "utc", "z":
 		return time.UTC, nil
 	}
-	return time.LoadLocation(tz)
+	loc, err := time.LoadLocation(tz)
+	if err != nil && fromEnv {
+		// A TZ that is no IANA name (a POSIX rule such as CET-1CEST)
+		// is the system's business: Go's own reading of it stands.
+		return time.Local, nil
+	}
+	return loc, err
+}
+
+// localtime is the file that names the system's zone: a link into a
+// zoneinfo tree.
+var localtime = "/etc/localtime"
+
+// localZone is the system's zone, by the IANA name localtime links to when
+// it links into a zoneinfo tree, else time.Local.
+func localZone() *time.Location {
+	link, err := os.Readlink(localtime)
+	if err != nil {
+		return time.Local
+	}
+	i := strings.LastIndex(link, "zoneinfo/")
+	if i < 0 {
+		return time.Local
+	}
+	name := strings.TrimPrefix(link[i+len("zoneinfo/"):], "posix/")
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return time.Local
+	}
+	return loc
+}
+
+// CheckInputs refuses the folders and files named explicitly that do not
+// exist: a transcript folder (ClaudeDirs, CodexDirs) that is not a folder,
+// a store (DBPath) whose folder is missing. The front end calls it when
+// the user named them: the default places are created or skipped, what
+// the user named is never guessed at.
+func (m *Machine) CheckInputs() error {
+	for _, d := range []struct {
+		flag, what string
+		dirs       []string
+	}{{"claude-dir", "Claude Code's folder (~/.claude, or its projects folder)", m.ClaudeDirs}, {"codex-dir", "Codex's folder (~/.codex, or its sessions folder)", m.CodexDirs}} {
+		for _, dir := range d.dirs {
+			fi, err := os.Stat(dir)
+			switch {
+			case err != nil:
+				return WithHint(fmt.Errorf("%s %s: no such folder", m.flag(d.flag), dir), m.flag(d.flag)+" takes "+d.what)
+			case !fi.IsDir():
+				return WithHint(fmt.Errorf("%s %s: not a folder", m.flag(d.flag), dir), m.flag(d.flag)+" takes "+d.what)
+			}
+		}
+	}
+	if m.DBPath != "" {
+		dir := filepath.Dir(m.DBPath)
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return WithHint(fmt.Errorf("%s %s: the folder %s does not exist", m.flag("db"), m.DBPath, dir),
+				"create it first (mkdir -p "+dir+"), or leave out "+m.flag("db")+" for the store in the user's data folder")
+		}
+	}
+	return nil
 }

@@ -103,3 +103,52 @@ func TestOptionErrors(t *testing.T) {
 		t.Error("an unknown client is no error")
 	}
 }
+
+// The system's zone is named by the IANA zone /etc/localtime links to;
+// TZ and --tz name theirs; a zone with no name is never called "Local" in
+// a report (usage.ZoneName).
+func TestLocation(t *testing.T) {
+	dir := t.TempDir()
+	paris := filepath.Join(dir, "localtime-paris")
+	if err := os.Symlink("/usr/share/zoneinfo/Europe/Paris", paris); err != nil {
+		t.Skip(err)
+	}
+	posix := filepath.Join(dir, "localtime-posix")
+	os.Symlink("../usr/share/zoneinfo/posix/Asia/Tokyo", posix)
+	plain := filepath.Join(dir, "localtime-file")
+	os.WriteFile(plain, []byte("TZif"), 0o644)
+	odd := filepath.Join(dir, "localtime-odd")
+	os.Symlink("/somewhere/else", odd)
+	defer func(old string) { localtime = old }(localtime)
+	for _, c := range []struct {
+		link, tz, env, want string
+		err                 bool
+	}{
+		{link: paris, want: "Europe/Paris"},
+		{link: paris, tz: "local", want: "Europe/Paris"},
+		{link: posix, want: "Asia/Tokyo"},
+		{link: paris, env: "America/New_York", want: "America/New_York"},
+		{link: paris, env: ":America/New_York", want: "America/New_York"},
+		{link: paris, env: "America/New_York", tz: "local", want: "America/New_York"},
+		{link: paris, env: "America/New_York", tz: "Asia/Kolkata", want: "Asia/Kolkata"},
+		{link: paris, tz: "utc", want: "UTC"},
+		{link: paris, env: "CET-1CEST", want: "Local"}, // a POSIX rule: Go's reading of it
+		{link: paris, tz: "Nowhere/City", err: true},   // a flag must name a zone
+		{link: plain, want: "Local"},
+		{link: odd, want: "Local"},
+		{link: filepath.Join(dir, "missing"), want: "Local"},
+	} {
+		localtime = c.link
+		m := machineFor(map[string]string{"TZ": c.env}, "--")
+		loc, err := m.Location(c.tz)
+		if c.err {
+			if err == nil {
+				t.Errorf("%s %q TZ=%q: no error", filepath.Base(c.link), c.tz, c.env)
+			}
+			continue
+		}
+		if err != nil || loc.String() != c.want {
+			t.Errorf("%s %q TZ=%q: %v, %v; want %s", filepath.Base(c.link), c.tz, c.env, loc, err, c.want)
+		}
+	}
+}

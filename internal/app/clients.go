@@ -93,7 +93,7 @@ func (m *Machine) Clients(o ClientsOptions) (*Clients, error) {
 	for _, p := range o.Configs {
 		cfg, err := clients.Load(sys, p)
 		if err != nil {
-			return nil, err
+			return nil, WithHint(err, m.flag("config")+" takes the path of an MCP config file such as .mcp.json")
 		}
 		if cfg.Error != "" {
 			rep.Errors = append(rep.Errors, FileError{Path: cfg.Path, Error: cfg.Error})

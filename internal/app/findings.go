@@ -85,6 +85,7 @@ func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, e
 	if fo.Since, fo.Until, err = m.window(o.Window, fo.Now, fo.Location); err != nil {
 		return nil, err
 	}
+	fo.Period = o.Window.Period(fo.Since)
 	prices, err := m.Prices(o.PricesFile)
 	if err != nil {
 		return nil, err
@@ -121,6 +122,9 @@ func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, e
 		return nil, err
 	}
 	defer st.Close()
+	if err := m.checkProject(ctx, st, o.Project); err != nil {
+		return nil, err
+	}
 
 	// The static half: the configs that apply, measured from the cache.
 	ao := AuditOptions{Configs: o.Configs, Project: dir, TrustProject: o.TrustProject, Offline: !o.Launch, MaxAge: o.MaxAge, Timeout: o.Timeout,

@@ -121,6 +121,30 @@ func isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
+// checkProject refuses a --project that names neither a folder nor the
+// project of any session in the store, with the nearest project's name
+// when one is close: a filter that matches nothing is a typo far more often
+// than a question.
+func (m *Machine) checkProject(ctx context.Context, st *store.Store, project string) error {
+	if project == "" || isDir(project) {
+		return nil
+	}
+	ss, err := st.Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range ss {
+		if store.ProjectMatch(project, s.Project) {
+			return nil
+		}
+	}
+	hint := m.flag("project") + " takes a project's folder, or the path or folder name of a project in the usage store ('mcpcost usage --by project' lists them)"
+	if len(ss) == 0 {
+		hint = "the usage store holds no session yet; " + m.flag("project") + " takes a project's folder"
+	}
+	return WithHint(fmt.Errorf("%s %s: no such folder, and no session of such a project in the usage store", m.flag("project"), project), hint)
+}
+
 // IngestOptions configure [Machine.Ingest].
 type IngestOptions struct {
 	// Roots, when set, are the transcript folders as they are read, in

@@ -74,6 +74,7 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 	if uo.Since, uo.Until, err = m.window(o.Window, uo.Now, uo.Location); err != nil {
 		return nil, nil, err
 	}
+	uo.Period = o.Window.Period(uo.Since)
 	if uo.Prices, err = m.Prices(o.PricesFile); err != nil {
 		return nil, nil, err
 	}
@@ -82,6 +83,9 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 		return nil, nil, err
 	}
 	defer st.Close()
+	if err := m.checkProject(ctx, st, o.Project); err != nil {
+		return nil, nil, err
+	}
 	if rep, err = usage.Build(ctx, st, uo); err != nil {
 		return nil, nil, err
 	}
@@ -162,7 +166,11 @@ func (m *Machine) Prices(file string) (*usage.Prices, error) {
 	if file == "" {
 		return usage.DefaultPrices(), nil
 	}
-	return usage.LoadPrices(file)
+	p, err := usage.LoadPrices(file)
+	if err != nil {
+		return nil, WithHint(err, m.flag("prices")+" takes a price table: mcpcost's format (that of 'mcpcost prices --json') or LiteLLM's model_prices_and_context_window.json")
+	}
+	return p, nil
 }
 
 // mode checks how requests' costs are to be found (usage.Modes), the same

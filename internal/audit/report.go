@@ -136,7 +136,7 @@ type Config struct {
 	Servers       []Server  `json:"servers"`
 	HeaviestTools []ToolRef `json:"heaviestTools"`
 	Trim          *Trim     `json:"trim"`
-	Over          []ToolRef `json:"overThreshold,omitempty"`
+	Over          []ToolRef `json:"overThreshold"`
 
 	// Who pays.
 	Posture clients.Posture         `json:"posture"`
@@ -159,7 +159,7 @@ type Config struct {
 	// ClaudeTokens sums the servers' Claude counts (--claude); nil unless
 	// every measured server has one.
 	ClaudeTokens *int     `json:"claudeTokens,omitempty"`
-	Notes        []string `json:"notes,omitempty"`
+	Notes        []string `json:"notes"`
 }
 
 // ClaudeInfo describes the Claude counts of a report.
@@ -202,8 +202,8 @@ type Server struct {
 	UnfilteredTokens    *int                `json:"unfilteredTokens,omitempty"`
 	UnfilteredToolCount *int                `json:"unfilteredToolCount,omitempty"`
 	CanonicalSha256     string              `json:"canonicalSha256,omitempty"`
-	EnvNames            []string            `json:"envNames,omitempty"`
-	HeaderNames         []string            `json:"headerNames,omitempty"`
+	EnvNames            []string            `json:"envNames"`
+	HeaderNames         []string            `json:"headerNames"`
 	AlwaysLoad          bool                `json:"alwaysLoad,omitempty"`
 	// LoadsUpFront says whether the client pays the full definitions at
 	// session start (nil when its posture cannot say).
@@ -219,8 +219,8 @@ type Server struct {
 	ClaudeError   string   `json:"claudeError,omitempty"`
 	ServerName    string   `json:"serverName,omitempty"`
 	ServerVersion string   `json:"serverVersion,omitempty"`
-	ChangedTools  []string `json:"changedTools,omitempty"`
-	Warnings      []string `json:"warnings,omitempty"`
+	ChangedTools  []string `json:"changedTools"`
+	Warnings      []string `json:"warnings"`
 	// Cached is set when the measurement came from the cache, taken at
 	// MeasuredAt.
 	Cached     bool   `json:"cached"`
@@ -228,7 +228,7 @@ type Server struct {
 	// Tools are the tools the client loads, heaviest first, with parts.
 	Tools []measure.Tool `json:"tools"`
 	// FilteredOut names the tools the client's filter hides.
-	FilteredOut []string `json:"filteredOut,omitempty"`
+	FilteredOut []string `json:"filteredOut"`
 
 	// Counted says the server is one its config's or session's figures
 	// stand for: enabled, approved and not overridden (measured or not).

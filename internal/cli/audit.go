@@ -16,7 +16,7 @@ import (
 func init() {
 	register(&Command{
 		Name:  "audit",
-		Short: "measure every MCP server of every client, per client session in this folder (the default)",
+		Short: "measure every client's MCP servers, per session here (the default)",
 		Usage: auditUsage,
 		Run:   runAudit,
 	})
@@ -113,9 +113,11 @@ Flags:
                          current Sonnet)
 
 Exit status: 0 every config was read and every enabled server measured,
-within the gates; 1 a gate failed, a config could not be read, a server
-could not be measured (the report then says it is partial), or no config
-was found; 2 usage error.`
+within the gates (with --no-launch, or --allow-unmeasured and a budget that
+passes, servers left unmeasured do not fail); 1 a gate failed, a config
+could not be read, a server could not be measured (the report then says it
+is partial), or no config was found; 2 a usage or runtime error (a
+--config, --project or --baseline that does not exist).`
 
 func runAudit(env *Env, args []string) int {
 	f := newFlags("audit")
@@ -240,7 +242,9 @@ func runAudit(env *Env, args []string) int {
 		hintf(env, "%d %s of the project's own config files %s not launched: %s approval (each one's hint says how), or --trust-project",
 			n, num.Plural(n, "server", "servers"), num.Plural(n, "was", "were"), num.Plural(n, "it needs", "they need"))
 	}
-	if len(rep.Problems) > 0 || (rep.Partial && !*noLaunch) {
+	// A partial report fails, unless nothing was to be launched
+	// (--no-launch) or the budget was told to pass on what was measured.
+	if len(rep.Problems) > 0 || (rep.Partial && !*noLaunch && !*allowUnmeasured) {
 		code = ExitFail
 	}
 	if (rep.Budget != nil && !rep.Budget.Pass) || (rep.Threshold != nil && !rep.Threshold.Pass) || gateCode == ExitFail {

@@ -14,7 +14,7 @@ import (
 func init() {
 	register(&Command{
 		Name:  "badge",
-		Short: "make a context-cost badge: shields.io endpoint JSON and a self-contained SVG",
+		Short: "make a context-cost badge: a shields.io endpoint JSON and an SVG",
 		Usage: badgeUsage,
 		Run:   runBadge,
 	})
@@ -75,6 +75,13 @@ func runBadge(env *Env, args []string) int {
 		return usageError(env, "badge", "only one of --shields and --svg can write to standard output")
 	case strings.TrimSpace(*label) == "":
 		return usageError(env, "badge", "--label needs some text")
+	}
+	for _, o := range []struct{ flag, file string }{{"--shields", *shields}, {"--svg", *svg}} {
+		if o.file != "" && o.file != "-" {
+			if err := outputFolder(o.flag, o.file); err != nil {
+				return fail(env, err)
+			}
+		}
 	}
 	doc, err := loadReport(env, pos[0])
 	if err != nil {

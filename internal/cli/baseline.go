@@ -135,7 +135,7 @@ func hintOf(err error) string {
 func loadReport(env *Env, path string) (*diff.Doc, error) {
 	data, err := readInput(env, path, measure.DefaultMaxBytes)
 	if err != nil {
-		return nil, err
+		return nil, hintMissing(err, "give a report: the JSON of 'mcpcost audit --json' or 'mcpcost measure --json', or a measurement.json (mcpcost's or mcp-context-cost's)")
 	}
 	doc, err := diff.Load(displayName(path), data)
 	if err != nil {

@@ -18,11 +18,13 @@ import (
 func init() {
 	register(&Command{
 		Name:  "blocks",
-		Short: "Claude Code's usage in 5-hour billing blocks: the active one, its burn rate and projection",
-		Usage: `mcpcost blocks [--active | --recent] [--token-limit N|max] [--live [--refresh SECONDS]]
-               [--days N | --since DATE --until DATE] [--order asc|desc] [--tz ZONE]
-               [--json | --compact] [--db PATH] [--no-ingest] [--prices FILE]
-               [--mode auto|calculate|display] [--claude-dir DIR]... [--codex-dir DIR]...
+		Short: "Claude Code's 5-hour billing blocks: the active one, its burn rate",
+		Usage: `usage: mcpcost blocks [--active | --recent] [--token-limit N|max]
+                      [--live [--refresh SECONDS]]
+                      [--days N | --since DATE --until DATE] [--order asc|desc]
+                      [--tz ZONE] [--json | --compact] [--db PATH] [--no-ingest]
+                      [--prices FILE] [--mode auto|calculate|display]
+                      [--claude-dir DIR]... [--codex-dir DIR]...
 
 Reads what is new in Claude Code's transcripts into mcpcost's usage store,
 as 'mcpcost usage' does, then draws the 5-hour billing blocks as ccusage's
@@ -53,10 +55,12 @@ Flags:
                    or RFC 3339)
   --until DATE     the blocks that started up to DATE, inclusive for a day
   --order O        asc (default: oldest first) or desc
-  --tz ZONE        time zone for times and dates (default: local)
+  --tz ZONE        time zone for times and dates (default: $TZ, else the
+                   system's zone, named as /etc/localtime names it)
   --json           the report as JSON (schema mcpcost.blocks/v1)
   --compact        a narrow table: start, status, tokens, cost
-  --db PATH        the usage store (default: in the user's data folder)
+  --db PATH        the usage store (default: in the user's data folder);
+                   PATH's folder must exist
   --no-ingest      report from the store without reading transcripts
   --prices FILE    a price table (see 'mcpcost help prices')
   --mode M         auto (default), calculate or display, as 'mcpcost usage'
@@ -114,6 +118,9 @@ func runBlocks(env *Env, args []string) int {
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
+	if err := m.CheckInputs(); err != nil {
+		return fail(env, err)
+	}
 	opts := app.BlocksOptions{
 		Window:     usage.WindowArgs{Days: *days, Since: *since, Until: *until},
 		TZ:         *tz,

@@ -61,6 +61,10 @@ func TestBlocksLive(t *testing.T) {
 		}
 		return ""
 	}
+	// An empty Codex folder: named, it must exist.
+	if err := os.MkdirAll(filepath.Join(home, "none"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, tty := range []bool{true, false} {
 		t.Run(fmt.Sprintf("tty=%v", tty), func(t *testing.T) {
 			out := &interruptAfter{frames: 2}

@@ -121,7 +121,7 @@ func Run(env *Env, args []string) int {
 		case a == "-h" || a == "--help" || a == "-help":
 			printHelp(env.Stdout, env.Screen().Width)
 			return ExitOK
-		case a == "--version" || a == "-version":
+		case a == "-v" || a == "--version" || a == "-version":
 			fmt.Fprintf(env.Stdout, "mcpcost %s\n", Version())
 			return ExitOK
 		case !strings.HasPrefix(a, "-"):
@@ -131,9 +131,7 @@ func Run(env *Env, args []string) int {
 	}
 	c, ok := commands[name]
 	if !ok {
-		errorf(env, "unknown command %q", name)
-		hintf(env, "run 'mcpcost help' for the list of commands")
-		return ExitError
+		return unknownCommand(env, name)
 	}
 	if c.Run == nil {
 		errorf(env, "command %q is not available in this build", name)
@@ -149,8 +147,8 @@ func Run(env *Env, args []string) int {
 // printHelp prints the command list, each command's line wrapped to
 // width under its description.
 func printHelp(w io.Writer, width int) {
-	fmt.Fprintf(w, "mcpcost %s: what your MCP servers cost in an agent's context window\n\n", Version())
-	fmt.Fprintf(w, "Usage:\n\n  mcpcost [command] [flags] [arguments]\n\nCommands:\n\n")
+	fmt.Fprintf(w, "usage: mcpcost [COMMAND] [flags] [arguments]\n\n")
+	fmt.Fprintf(w, "mcpcost %s: what your MCP servers cost in an agent's context window.\n\nCommands:\n", Version())
 	names := make([]string, 0, len(commands))
 	for n, c := range commands {
 		if !c.Hidden {
@@ -163,25 +161,43 @@ func printHelp(w io.Writer, width int) {
 			fmt.Fprintln(w, l)
 		}
 	}
-	fmt.Fprintf(w, "\nFlags of every command:\n\n  --color=WHEN  colour: auto (on a terminal, unless NO_COLOR is set or\n                TERM=dumb), always or never\n  --quiet, -q   no progress on stderr\n")
-	fmt.Fprintf(w, "\nWith no command, mcpcost runs %q.\nRun 'mcpcost help COMMAND' for a command's manual.\n", defaultCommand)
+	fmt.Fprintf(w, "\nFlags of every command:\n  --color=WHEN  colour: auto (on a terminal, unless NO_COLOR is set or\n                TERM=dumb), always or never\n  --quiet, -q   no progress on stderr\n")
+	fmt.Fprintf(w, "\nWith no command, mcpcost runs %q. 'mcpcost COMMAND --help' (or 'mcpcost\nhelp COMMAND') prints a command's manual; -v or --version the version.\n", defaultCommand)
+	fmt.Fprint(w, "\n"+exitStatusUsage+"\n")
 }
+
+// exitStatusUsage is the meaning of each exit code, the same for every
+// command (the README's "Exit status" says the same).
+const exitStatusUsage = `Exit status:
+  0  done: every check asked for passed
+  1  a gate or check failed: a budget, threshold, increase, --fail-on or
+     verify; a config that could not be read, a server that could not be
+     measured, or no config found (audit)
+  2  a usage or runtime error: a bad flag or argument, an input that does
+     not exist or cannot be read, a server that cannot be started by
+     'mcpcost measure'`
 
 func init() {
 	register(&Command{
 		Name:  "help",
 		Short: "show the manual of mcpcost or of one command",
-		Usage: "mcpcost help [COMMAND]",
+		Usage: `usage: mcpcost help [COMMAND]
+
+Without COMMAND, lists the commands; with one, prints its manual (as
+'mcpcost COMMAND --help' does).
+
+Exit status: 0 done, 2 an unknown command.`,
 		Run: func(env *Env, args []string) int {
 			if len(args) == 0 {
 				printHelp(env.Stdout, env.Screen().Width)
 				return ExitOK
 			}
+			if len(args) > 1 {
+				return usageError(env, "help", "help takes at most one command, got %d arguments", len(args))
+			}
 			c, ok := commands[args[0]]
 			if !ok {
-				errorf(env, "unknown command %q", args[0])
-				hintf(env, "run 'mcpcost help' for the list of commands")
-				return ExitError
+				return unknownCommand(env, args[0])
 			}
 			fmt.Fprintln(env.Stdout, strings.TrimSpace(c.Usage))
 			return ExitOK
@@ -190,7 +206,12 @@ func init() {
 	register(&Command{
 		Name:  "version",
 		Short: "print mcpcost's version",
-		Usage: "mcpcost version",
+		Usage: `usage: mcpcost version
+
+Prints mcpcost's version (as 'mcpcost --version' and 'mcpcost -v' do): the
+version it was built with, or devel for a build from a checkout.
+
+Exit status: 0 done, 2 an argument was given.`,
 		Run: func(env *Env, args []string) int {
 			if len(args) > 0 {
 				return usageError(env, "version", "version takes no arguments")
@@ -199,6 +220,24 @@ func init() {
 			return ExitOK
 		},
 	})
+}
+
+// unknownCommand reports a command name that is not mcpcost's, with the
+// nearest one when the name looks like a slip of the keys.
+func unknownCommand(env *Env, name string) int {
+	errorf(env, "unknown command %q", name)
+	names := make([]string, 0, len(commands))
+	for n, c := range commands {
+		if !c.Hidden {
+			names = append(names, n)
+		}
+	}
+	if near := nearest(name, names); near != "" {
+		hintf(env, "did you mean 'mcpcost %s'? ('mcpcost help' lists the commands)", near)
+	} else {
+		hintf(env, "run 'mcpcost help' for the list of commands")
+	}
+	return ExitError
 }
 
 // errorf prints "mcpcost: error: ..." to stderr.

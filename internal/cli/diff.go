@@ -11,7 +11,7 @@ import (
 func init() {
 	register(&Command{
 		Name:  "diff",
-		Short: "compare two reports per config, server, tool and part; gate the increase",
+		Short: "compare two reports per config, server, tool and part; gate it",
 		Usage: diffUsage,
 		Run:   runDiff,
 	})

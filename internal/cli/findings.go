@@ -11,9 +11,10 @@ import (
 func init() {
 	register(&Command{
 		Name:  "findings",
-		Short: "what to change: idle servers, oversized results, repeats, slow tools, costly sessions, cache loss, heavy definitions",
-		Usage: `mcpcost findings [--days N | --since DATE --until DATE] [--project P]
-              [--verbose | --json | --markdown] [--fail-on info|warn|high] [thresholds...]
+		Short: "what to change: idle servers, large results, repeats, slow tools",
+		Usage: `usage: mcpcost findings [--days N | --since DATE --until DATE] [--project P]
+                        [--verbose | --json | --markdown] [--fail-on LEVEL]
+                        [thresholds...]
        mcpcost findings show ID [flags]
 
 Reads what is new in Claude Code and Codex transcripts into the usage store

@@ -141,7 +141,7 @@ func TestFindingsFromCache(t *testing.T) {
 	if code := Run(env, append(args, "--html", page)); code != ExitOK {
 		t.Errorf("report --html: exit %d\n%s", code, stderr.String())
 	}
-	if b, err := os.ReadFile(page); err != nil || !strings.HasPrefix(string(b), "<!DOCTYPE html>") || !strings.Contains(string(b), "docs/lookup") {
+	if b, err := os.ReadFile(page); err != nil || !strings.HasPrefix(string(b), "<!DOCTYPE html>") || !strings.Contains(string(b), "docs · lookup") {
 		t.Errorf("report.html: %v", err)
 	}
 	if code := Run(env, append(args, "--html", filepath.Join(root, "no-such-folder", "r.html"))); code != ExitError {

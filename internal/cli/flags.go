@@ -81,8 +81,14 @@ func (f *flags) explain(err error) error {
 	msg := err.Error()
 	switch {
 	case strings.HasPrefix(msg, "flag provided but not defined: "):
-		name := strings.TrimPrefix(msg, "flag provided but not defined: ")
-		return fmt.Errorf("unknown flag %s for %s", ensureDashes(name), f.cmd)
+		name := strings.TrimLeft(strings.TrimPrefix(msg, "flag provided but not defined: "), "-")
+		var names []string
+		f.fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+		e := &flagError{msg: fmt.Sprintf("unknown flag --%s for %s", name, f.cmd)}
+		if near := nearest(name, names); near != "" {
+			e.near = "--" + near
+		}
+		return e
 	case strings.HasPrefix(msg, "flag needs an argument: "):
 		name := strings.TrimPrefix(msg, "flag needs an argument: ")
 		return fmt.Errorf("flag %s needs a value", ensureDashes(name))
@@ -109,11 +115,26 @@ func ensureDashes(name string) string {
 func (f *flags) parseOrUsage(env *Env, args []string) (pos, rest []string, ok bool) {
 	pos, rest, err := f.Parse(args)
 	if err != nil {
+		var fe *flagError
+		if errors.As(err, &fe) && fe.near != "" {
+			errorf(env, "%v", err)
+			hintf(env, "did you mean %s? ('mcpcost help %s' for usage)", fe.near, f.cmd)
+			return nil, nil, false
+		}
 		usageError(env, f.cmd, "%v", err)
 		return nil, nil, false
 	}
 	return pos, rest, true
 }
+
+// A flagError is an unknown flag, with the command's nearest flag when one
+// is close.
+type flagError struct {
+	msg  string
+	near string
+}
+
+func (e *flagError) Error() string { return e.msg }
 
 type multi []string
 

@@ -66,8 +66,10 @@ const runtimeFlagsUsage = `Window and data:
   --project P            sessions of one project (its path or folder name);
                          when P is a folder, its project configs are read
                          (default: the current folder's)
-  --tz ZONE              time zone for days (default: local)
-  --db PATH              the usage store (default: in the user's data folder)
+  --tz ZONE              time zone for days (default: $TZ, else the
+                         system's zone, named as /etc/localtime names it)
+  --db PATH              the usage store (default: in the user's data
+                         folder); PATH's folder must exist
   --no-ingest            use the store as it is, without reading transcripts
   --claude-dir DIR       Claude Code folder; repeatable
   --codex-dir DIR        Codex folder; repeatable
@@ -119,6 +121,9 @@ func compute(env *Env, cmd string, f *flags, rf *runtimeFlags) (out *app.Finding
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *rf.dbPath, *rf.claudeDirs, *rf.codexDirs
+	if err := m.CheckInputs(); err != nil {
+		return nil, fail(env, err), false
+	}
 	out, err := m.Findings(context.Background(), app.FindingsOptions{
 		Window:     usage.WindowArgs{Days: *rf.days, Since: *rf.since, Until: *rf.until},
 		TZ:         *rf.tz,

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,7 +29,7 @@ func readInput(env *Env, name string, max int64) ([]byte, error) {
 		defer f.Close()
 		if fi, err := f.Stat(); err == nil {
 			if fi.IsDir() {
-				return nil, fmt.Errorf("reading %s: is a directory", name)
+				return nil, fmt.Errorf("reading %s: %w", name, errIsDir)
 			}
 			size = fi.Size()
 			if fi.Size() > max {
@@ -49,6 +51,22 @@ func readInput(env *Env, name string, max int64) ([]byte, error) {
 			"raise the limit with --max-bytes if the input is really a tools capture")
 	}
 	return data, nil
+}
+
+// errIsDir is the error of an input that is a folder.
+var errIsDir = errors.New("is a directory")
+
+// hintMissing attaches hint to err when err is an input that does not
+// exist or is a folder, and carries no hint of its own.
+func hintMissing(err error, hint string) error {
+	var h interface{ Hint() string }
+	if err == nil || errors.As(err, &h) {
+		return err
+	}
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errIsDir) {
+		return withHint(err, hint)
+	}
+	return err
 }
 
 func displayName(name string) string {

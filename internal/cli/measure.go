@@ -13,12 +13,13 @@ import (
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/status"
 )
 
 func init() {
 	register(&Command{
 		Name:  "measure",
-		Short: "measure one server: tokens of its tool definitions, per tool and part",
+		Short: "measure one server: its tool definitions' tokens, per tool and part",
 		Usage: measureUsage,
 		Run:   runMeasure,
 	})
@@ -59,6 +60,13 @@ Flags:
   --max-bytes SIZE   refuse inputs larger than SIZE (default 256M); memory
                      stays proportional to the input (about 3.5x at its
                      peak: 352 MB measured for a 100 MB tools list)
+  --sort KEY         list the tools by tokens (the default: heaviest first,
+                     ties in capture order), name, or a part's tokens:
+                     description, inputSchema or outputSchema (heaviest
+                     first, ties by name); the JSON's tools follow it
+  --top N            list only the first N tools (the total still counts
+                     every one; the JSON and --out keep every tool)
+  --budget N         exit 1 when the total exceeds N tokens
 
 Gate a server's pull requests:
 ` + baselineUsage + `
@@ -92,7 +100,10 @@ the capture's SHA-256 matches exactly.
 Per-tool counts do not add up to the total: the total counts the whole
 array once, and tokens merge differently at the joins between tools.
 
-Exit status: 0 measured, 1 a gate failed, 2 bad input or usage.`
+Exit status: 0 measured, within the gates; 1 a gate failed (--budget,
+--max-increase); 2 a usage error, an input that does not exist or cannot be
+read, or a server that could not be measured (it did not start, answer or
+speak MCP: there is no measurement to gate).`
 
 func runMeasure(env *Env, args []string) int {
 	f := newFlags("measure")
@@ -104,9 +115,30 @@ func runMeasure(env *Env, args []string) int {
 	f.Var(&maxBytes, "max-bytes", "")
 	live := addLiveFlags(f)
 	bl := addBaselineFlags(f)
+	v := &measureView{
+		top:    f.Int("top", 0, ""),
+		sortBy: f.String("sort", "tokens", ""),
+		budget: f.Int("budget", 0, ""),
+	}
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
 		return ExitError
+	}
+	v.budgetSet, v.sorted = f.Set("budget"), f.Set("sort")
+	switch {
+	case f.Set("top") && *v.top < 1:
+		return usageError(env, "measure", "--top must be 1 or more, got %d", *v.top)
+	case *v.budget < 0:
+		return usageError(env, "measure", "--budget must be zero or a positive number of tokens, got %d", *v.budget)
+	}
+	if err := measure.SortTools(nil, *v.sortBy); err != nil {
+		return usageError(env, "measure", "%v", err)
+	}
+	if *outFlag != "" {
+		// Before a server is launched for nothing.
+		if err := outputFolder("--out", *outFlag); err != nil {
+			return fail(env, err)
+		}
 	}
 	switch {
 	case rest != nil && len(pos) > 0:
@@ -136,7 +168,7 @@ func runMeasure(env *Env, args []string) int {
 		if *live.timeout <= 0 {
 			return usageError(env, "measure", "--timeout must be positive, such as 30s or 2m")
 		}
-		return measureLive(env, t, live, *nameFlag, *jsonFlag, *outFlag, *htmlFlag, bl)
+		return measureLive(env, t, live, *nameFlag, *jsonFlag, *outFlag, *htmlFlag, bl, v)
 	}
 	for _, fl := range []string{"header", "header-env", "env", "cwd", "timeout", "protocol-version", "transport", "once"} {
 		if f.Set(fl) {
@@ -160,7 +192,12 @@ func runMeasure(env *Env, args []string) int {
 	if err != nil {
 		return fail(env, commandHint(target, err))
 	}
+	// The server's name: --name, else a measurement.json's serverName,
+	// else the file's.
 	name := *nameFlag
+	if name == "" {
+		name = strings.TrimSpace(capture.ServerName)
+	}
 	if name == "" {
 		name = nameFromPath(target)
 	}
@@ -191,13 +228,44 @@ func runMeasure(env *Env, args []string) int {
 	if err := addClaude(env, rep, name, capture.Tools, nil, spans, live); err != nil {
 		warnf(env, "%v", err)
 	}
+	v.apply(rep)
 	if err := writeMeasureHTML(*htmlFlag, rep); err != nil {
 		return fail(env, err)
 	}
 	if bl.active() {
-		return bl.finishMeasure(env, rep, *jsonFlag)
+		return v.code(bl.finishMeasure(env, rep, *jsonFlag), rep)
 	}
-	return writeMeasureReport(env, rep, *jsonFlag)
+	return v.code(writeMeasureReport(env, rep, *jsonFlag), rep)
+}
+
+// measureView is how a measurement is shown and gated: --sort, --top and
+// --budget. The measurement itself (and measurement.json) is not changed.
+type measureView struct {
+	top, budget *int
+	sortBy      *string
+	budgetSet   bool
+	sorted      bool // --sort given; else heaviest first, ties in capture order
+}
+
+// apply orders the report's tools, sets how many the text lists, and
+// checks the budget.
+func (v *measureView) apply(rep *measure.Report) {
+	if v.sorted {
+		measure.SortTools(rep.Tools, *v.sortBy) // the key was checked
+	}
+	rep.Top = *v.top
+	if v.budgetSet && status.Status(rep.Status).OK() {
+		rep.CheckBudget(*v.budget)
+	}
+}
+
+// code is the exit code of a report written with code: a budget that
+// fails turns a success into ExitFail.
+func (v *measureView) code(code int, rep *measure.Report) int {
+	if code == ExitOK && rep.Budget != nil && !rep.Budget.Pass {
+		return ExitFail
+	}
+	return code
 }
 
 // writeMeasureHTML writes the measurement's page to path ("" for none).
@@ -257,5 +325,5 @@ func commandHint(target string, err error) error {
 	if fi, serr := os.Stat(target); errors.Is(err, fs.ErrNotExist) || (serr == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0) {
 		return withHint(err, "to launch a server, put its command after --: mcpcost measure -- COMMAND ARGS")
 	}
-	return err
+	return hintMissing(err, "measure takes a file holding a tools/list result (or a measurement.json), - for standard input, a URL, or -- COMMAND ARGS to launch a server")
 }

@@ -185,7 +185,7 @@ func defaultLiveName(t app.Target) string {
 
 // measureLive measures a running server and reports like measure does for
 // files.
-func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool, out, htmlOut string, bl *baselineFlags) int {
+func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool, out, htmlOut string, bl *baselineFlags, v *measureView) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	display := t.Display()
@@ -196,10 +196,18 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 		ProtocolVersion: *l.protocolVersion,
 		Once:            *l.once,
 	})
+	// The report names the server as it names itself (serverInfo), unless
+	// --name says otherwise; what Claude receives names it as a config
+	// would (--name, else from the command or URL): Claude Code's tool
+	// names carry the config's key, never the server's own name.
+	configName := name
+	if configName == "" {
+		configName = defaultLiveName(t)
+	}
 	if name == "" {
 		name = live.ServerName
 		if name == "" {
-			name = defaultLiveName(t)
+			name = configName
 		}
 	}
 	src := &measure.Source{Kind: measure.KindLive, Transport: live.Transport, ProtocolVersion: live.ProtocolVersion, Pages: live.Pages}
@@ -247,7 +255,7 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 	rep.Extras = live.Extras
 	rep.ChangedTools = live.ChangedTools
 	rep.Warnings = live.Warnings
-	if err := addClaude(env, rep, name, live.Tools, live.Instructions, live.Result.Spans, l); err != nil {
+	if err := addClaude(env, rep, configName, live.Tools, live.Instructions, live.Result.Spans, l); err != nil {
 		warnf(env, "%v", err)
 	}
 	if live.Status.Dynamic() {
@@ -270,13 +278,14 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 			return fail(env, err)
 		}
 	}
+	v.apply(rep)
 	if err := writeMeasureHTML(htmlOut, rep); err != nil {
 		return fail(env, err)
 	}
 	if bl.active() {
-		return bl.finishMeasure(env, rep, jsonOut)
+		return v.code(bl.finishMeasure(env, rep, jsonOut), rep)
 	}
-	return writeMeasureReport(env, rep, jsonOut)
+	return v.code(writeMeasureReport(env, rep, jsonOut), rep)
 }
 
 func failureHint(st, detail string) string {
@@ -288,6 +297,9 @@ func failureHint(st, detail string) string {
 	case status.Timeout:
 		return "a slow first start (npx downloading a package, go run building one) may need a larger --timeout, such as --timeout 3m"
 	case status.StartupFailure:
+		if h := app.NetworkFailureHint(detail); h != "" {
+			return h
+		}
 		return "run the command by hand to see why it does not start; missing environment variables are a common cause (--env NAME=VALUE)"
 	case status.ProtocolError:
 		return app.ProtocolErrorHint(detail)

@@ -14,7 +14,8 @@ func init() {
 	register(&Command{
 		Name:  "push",
 		Short: "send the local usage store to a shared PostgreSQL store",
-		Usage: `mcpcost push [--store URL] [--machine NAME] [--db PATH] [--no-ingest] [--json]
+		Usage: `usage: mcpcost push [--store URL] [--machine NAME] [--db PATH] [--no-ingest]
+                    [--json]
 
 Reads what is new in the transcripts into the local usage store (as usage
 does), then sends what the local store holds to a shared PostgreSQL store,
@@ -69,6 +70,9 @@ func runPush(env *Env, args []string) int {
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
+	if err := m.CheckInputs(); err != nil {
+		return fail(env, err)
+	}
 	res, err := m.Push(context.Background(), app.PushOptions{
 		URL: *storeURL, Machine: *machineName, NoIngest: *noIngest, Progress: env.Progress(),
 	})

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
@@ -13,9 +14,10 @@ import (
 func init() {
 	register(&Command{
 		Name:  "report",
-		Short: "static and run time together: per config what is paid before typing, what was used, the findings",
-		Usage: `mcpcost report [--json | --markdown | --html FILE] [--days N | --since DATE --until DATE]
-              [--project P] [thresholds...]
+		Short: "per config: what is paid before typing, what was used, the findings",
+		Usage: `usage: mcpcost report [--json | --markdown | --html FILE]
+                      [--days N | --since DATE --until DATE] [--project P]
+                      [thresholds...]
 
 One view of the MCP servers of this project's configs (and the user's):
 
@@ -39,7 +41,8 @@ Output:
                          sortable tables of servers, sessions and projects
                          (inline CSS and SVG, one small inline script that
                          sorts tables and shows a box's figures on a tap,
-                         nothing loaded)
+                         nothing loaded); - for standard output; FILE's
+                         folder must exist
 
 ` + runtimeFlagsUsage + `
 
@@ -71,7 +74,12 @@ func runReport(env *Env, args []string) int {
 		return usageError(env, "report", "--json, --markdown and --html exclude each other")
 	}
 	if f.Set("html") && *htmlFile == "" {
-		return usageError(env, "report", "--html takes a file name")
+		return usageError(env, "report", "--html takes a file name, or - for standard output")
+	}
+	if *htmlFile != "" && *htmlFile != "-" {
+		if err := outputFolder("--html", *htmlFile); err != nil {
+			return fail(env, err)
+		}
 	}
 	in, code, ok := compute(env, "report", f, rf)
 	if !ok {
@@ -84,13 +92,16 @@ func runReport(env *Env, args []string) int {
 		err = render.JSON(env.Stdout, ov)
 	case *asMarkdown:
 		err = render.ReportMarkdown(env.Stdout, ov)
+	case *htmlFile == "-":
+		err = render.ReportHTML(env.Stdout, ov)
 	case *htmlFile != "":
 		var buf bytes.Buffer
 		if err = render.ReportHTML(&buf, ov); err == nil {
 			err = writeFileAtomic(*htmlFile, buf.Bytes())
 		}
 		if err == nil {
-			fmt.Fprintf(env.Stdout, "wrote %s (%s findings: %d high, %d warn, %d info)\n", textsafe.Text(*htmlFile), render.Int(len(ov.Findings)), ov.Counts.High, ov.Counts.Warn, ov.Counts.Info)
+			// A status line: stderr, so that stdout holds only reports.
+			fmt.Fprintf(env.Stderr, "mcpcost: wrote %s (%s: %d high, %d warn, %d info)\n", textsafe.Text(*htmlFile), num.Count(len(ov.Findings), "finding"), ov.Counts.High, ov.Counts.Warn, ov.Counts.Info)
 		}
 	default:
 		err = render.ReportText(env.Stdout, ov, env.Screen())
@@ -102,6 +113,21 @@ func runReport(env *Env, args []string) int {
 		hintf(env, "no Claude Code or Codex transcripts were found; name their folders with --claude-dir or --codex-dir")
 	}
 	return ExitOK
+}
+
+// outputFolder refuses an output file whose folder does not exist, before
+// any work is done: a folder is never created for a file named on the
+// command line.
+func outputFolder(flag, path string) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return withHint(fmt.Errorf("%s %s: the folder %s does not exist", flag, path, dir), "create it first (mkdir -p "+dir+"), or name a file in a folder that exists")
+	case !fi.IsDir():
+		return withHint(fmt.Errorf("%s %s: %s is not a folder", flag, path, dir), "name a file in a folder that exists")
+	}
+	return nil
 }
 
 // writeFileAtomic writes data to path through a temporary file in the same

@@ -215,9 +215,9 @@ func TestReportHTMLOfFakeHome(t *testing.T) {
 	chrome := testpeers.NewChromium(t)
 	out := t.ArtifactDir()
 	page := filepath.Join(out, "report.html")
-	stdout, _ := h.run(t, "report", "--html", page, "--days", "30")
-	if !strings.HasPrefix(stdout, "wrote "+page) {
-		t.Fatalf("stdout: %q", stdout)
+	stdout, stderr := h.run(t, "report", "--html", page, "--days", "30")
+	if stdout != "" || !strings.Contains(stderr, "mcpcost: wrote "+page) {
+		t.Fatalf("stdout: %q, stderr: %q", stdout, stderr)
 	}
 	js, _ := h.run(t, "report", "--json", "--days", "30", "--no-ingest")
 	var ov findings.Overview

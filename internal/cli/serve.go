@@ -73,7 +73,8 @@ Flags:
                        (default: the current folder)
   --timeout DURATION   the whole measurement of a server (default 60s)
   --max-age DURATION   how long a cached measurement is used (default 24h)
-  --db PATH            the usage store (default: in the user's data folder)
+  --db PATH            the usage store (default: in the user's data folder);
+                       PATH's folder must exist
   --claude-dir DIR     Claude Code folder (repeatable)
   --codex-dir DIR      Codex folder (repeatable)
 
@@ -119,6 +120,9 @@ func runServe(env *Env, args []string) int {
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
+	if err := m.CheckInputs(); err != nil {
+		return fail(env, err)
+	}
 	// No data folder: the usage tools say so when called.
 	path, _ := m.StorePath()
 	claude, codex := m.TranscriptRoots()
@@ -163,7 +167,11 @@ func runServe(env *Env, args []string) int {
 	}
 	ln, err := net.Listen("tcp", *httpAddr)
 	if err != nil {
-		return fail(env, fmt.Errorf("listening on %s: %w", *httpAddr, err))
+		err = fmt.Errorf("listening on %s: %w", *httpAddr, err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			err = withHint(err, "another program listens on that port: stop it, or pick another port (a port of 0 picks a free one, printed at start)")
+		}
+		return fail(env, err)
 	}
 	hs := serve.HTTPServer(h)
 	launch := "; launching refused (--allow-launch allows it)"

@@ -13,8 +13,8 @@ import (
 func init() {
 	register(&Command{
 		Name:  "statusline",
-		Short: "the line for Claude Code's statusLine: costs, the active block, what MCP costs this session",
-		Usage: `mcpcost statusline [--tz ZONE] [--db PATH] [--budget MS]
+		Short: "Claude Code's statusLine: costs, the active block, a session's MCP",
+		Usage: `usage: mcpcost statusline [--tz ZONE] [--db PATH] [--budget MS]
 
 The command of Claude Code's statusLine setting (~/.claude/settings.json):
 
@@ -36,7 +36,8 @@ the line is always printed with status 0, as Claude Code blanks the line
 on any other.
 
 Flags:
-  --tz ZONE     time zone of "today" (default: local)
+  --tz ZONE     time zone of "today" (default: $TZ, else the system's zone,
+                named as /etc/localtime names it)
   --db PATH     the usage store (default: in the user's data folder)
   --budget MS   the most time taken, in milliseconds: 10 to 1000 (default
                 250; Claude Code redraws at most every 300 ms)`,

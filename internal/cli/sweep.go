@@ -18,7 +18,7 @@ import (
 func init() {
 	register(&Command{
 		Name:  "sweep",
-		Short: "measure a list of servers and publish a leaderboard, pages, badges and a history",
+		Short: "measure a list of servers; publish a leaderboard, pages and badges",
 		Usage: sweepUsage,
 		Run:   runSweep,
 	})

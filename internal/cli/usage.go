@@ -13,13 +13,16 @@ import (
 func init() {
 	register(&Command{
 		Name:  "usage",
-		Short: "what the sessions you ran cost: requests, tokens, prices, per MCP server and tool",
-		Usage: `mcpcost usage [--by server|tool|session|day|week|month|model|project] [--split-agents]
-              [--days N | --last N | --since DATE --until DATE] [--start-of-week DAY]
-              [--breakdown] [--order asc|desc] [--project PATH] [--source claude|codex|all]
-              [--tz ZONE] [--json | --markdown | --csv | --compact]
-              [--db PATH] [--no-ingest] [--prices FILE] [--mode auto|calculate|display]
-              [--claude-dir DIR]... [--codex-dir DIR]...
+		Short: "what your sessions cost: tokens and prices per MCP server and tool",
+		Usage: `usage: mcpcost usage [--by server|tool|session|day|week|month|model|project]
+                     [--split-agents]
+                     [--days N | --last N | --since DATE --until DATE]
+                     [--start-of-week DAY] [--breakdown] [--order asc|desc]
+                     [--project PATH] [--source claude|codex|all] [--tz ZONE]
+                     [--json | --markdown | --csv | --compact]
+                     [--db PATH] [--no-ingest] [--prices FILE]
+                     [--mode auto|calculate|display]
+                     [--claude-dir DIR]... [--codex-dir DIR]...
 
 Reads what is new in Claude Code and Codex transcripts into mcpcost's usage
 store, then reports from the store, over all of its history unless told
@@ -75,13 +78,15 @@ Flags:
   --until DATE     to DATE, inclusive for a day; after --since
   --project P      one project: its full path or its folder's name
   --source S       claude, codex or all (default)
-  --tz ZONE        time zone for days and dates (default: local)
+  --tz ZONE        time zone for days and dates (default: $TZ, else the
+                   system's zone, named as /etc/localtime names it)
   --json           the report as JSON (schema mcpcost.usage/v1)
   --markdown       the report as Markdown
   --csv            the rows as CSV, numbers unformatted (a breakdown's models
                    as lines of their own, naming the model)
   --compact        a narrow table: key, models, input, output, total, cost
-  --db PATH        the usage store (default: in the user's data folder)
+  --db PATH        the usage store (default: in the user's data folder);
+                   PATH's folder must exist
   --no-ingest      report from the store without reading transcripts
   --prices FILE    a price table: mcpcost's format, or LiteLLM's
                    model_prices_and_context_window.json (see 'mcpcost help prices')
@@ -137,6 +142,9 @@ func runUsage(env *Env, args []string) int {
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
+	if err := m.CheckInputs(); err != nil {
+		return fail(env, err)
+	}
 	rep, ingested, err := m.Usage(context.Background(), app.UsageOptions{
 		Window:      usage.WindowArgs{Days: *days, Since: *since, Until: *until},
 		TZ:          *tz,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 
@@ -33,7 +34,11 @@ the o200k_base count, the SHA-256 and the tool count, and the per-tool
 numbers where they are stored. Files written by mcpcost and by
 mcp-context-cost are both accepted.
 
-Prints "OK name: N tokens ..." per file, or FAIL and each problem.
+Prints "OK name: N tokens ..." per file, or FAIL and each problem. A
+measurement that records a failure (startup-failure, timeout, ...) and
+holds no capture and no count is SKIP with its status: nothing was measured,
+so there is nothing to re-derive and nothing that could disagree (in JSON,
+"skipped": true and "ok": false).
 
 Flags:
   --json             print the results as JSON (schema mcpcost.verify/v1)
@@ -41,8 +46,9 @@ Flags:
                      (https, or http on loopback; 15s; --max-bytes)
   --max-bytes SIZE   refuse files larger than SIZE (default 256M)
 
-Exit status: 0 every file agrees, 1 a file disagrees, 2 a file cannot be
-read as a measurement (the other files are still verified).`
+Exit status: 0 every file agrees or is skipped, 1 a file disagrees, 2 a
+file cannot be read as a measurement (the other files are still
+verified).`
 
 // verifyReport is the JSON of "mcpcost verify".
 type verifyReport struct {
@@ -114,14 +120,14 @@ func runVerify(env *Env, args []string) int {
 			if !*jsonFlag {
 				errorf(env, "%v", err)
 				var nm *measure.NotMeasurementError
-				if errors.As(err, &nm) {
+				if errors.As(err, &nm) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, errIsDir) {
 					hintf(env, "verify reads measurement.json files, as written by 'mcpcost measure --out'")
 				}
 			}
 			continue
 		}
 		rep.Results = append(rep.Results, v)
-		if !v.OK {
+		if !v.OK && !v.Skipped {
 			rep.OK = false
 			if code == ExitOK {
 				code = ExitFail
@@ -140,6 +146,10 @@ func runVerify(env *Env, args []string) int {
 }
 
 func printVerification(env *Env, v *measure.Verification) {
+	if v.Skipped {
+		fmt.Fprintf(env.Stdout, "SKIP %s (%s): status %s: the measurement failed and holds no capture, so there is nothing to re-derive\n", textsafe.Text(v.ServerName), textsafe.Text(v.File), textsafe.Text(v.Status))
+		return
+	}
 	if v.OK {
 		fmt.Fprintf(env.Stdout, "OK %s: %s tokens (%s, methodology %s): capture, hash and count agree", textsafe.Text(v.ServerName), render.Int(*v.RederivedTokens), textsafe.Text(v.Encoding), textsafe.Text(v.Methodology))
 		if v.ToolsChecked > 0 {

@@ -91,7 +91,7 @@ type Config struct {
 	Error string `json:"error,omitempty"`
 	// Notes are facts about the file worth telling (an ignored key, a
 	// byte-order mark, a policy that applies to it).
-	Notes []string `json:"notes,omitempty"`
+	Notes []string `json:"notes"`
 
 	// trustedBy, when set, says what on this machine records the user's
 	// trust in the project folder for this client (Gemini CLI's

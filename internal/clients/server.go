@@ -173,21 +173,21 @@ type serverJSON struct {
 	Transport    string      `json:"transport,omitempty"`
 	Launch       string      `json:"launch,omitempty"`
 	Status       string      `json:"status"`
-	EnvNames     []string    `json:"envNames,omitempty"`
+	EnvNames     []string    `json:"envNames"`
 	EnvFile      string      `json:"envFile,omitempty"`
-	ClientEnv    []string    `json:"clientEnvNames,omitempty"`
-	HeaderNames  []string    `json:"headerNames,omitempty"`
+	ClientEnv    []string    `json:"clientEnvNames"`
+	HeaderNames  []string    `json:"headerNames"`
 	Cwd          string      `json:"cwd,omitempty"`
 	Disabled     bool        `json:"disabled,omitempty"`
 	DisabledBy   string      `json:"disabledBy,omitempty"`
 	OverriddenBy string      `json:"overriddenBy,omitempty"`
-	NeedsInput   []string    `json:"needsInput,omitempty"`
-	Unset        []string    `json:"unset,omitempty"`
+	NeedsInput   []string    `json:"needsInput"`
+	Unset        []string    `json:"unset"`
 	Filter       *ToolFilter `json:"filter,omitempty"`
 	AlwaysLoad   bool        `json:"alwaysLoad,omitempty"`
 	Problem      string      `json:"problem,omitempty"`
 	Approval     string      `json:"needsApproval,omitempty"`
-	Notes        []string    `json:"notes,omitempty"`
+	Notes        []string    `json:"notes"`
 }
 
 // MarshalJSON writes the server without any value of env, headers or
@@ -197,13 +197,26 @@ func (s Server) MarshalJSON() ([]byte, error) {
 	if s.Status() == StatusNeedsApproval {
 		approval = s.NeedsApproval
 	}
+	// Lists are written as arrays, [] when empty: a key is never null.
+	list := func(l []string) []string {
+		if l == nil {
+			return []string{}
+		}
+		return l
+	}
+	filter := s.Filter
+	if filter != nil {
+		f := *filter
+		f.Include, f.Exclude = list(f.Include), list(f.Exclude)
+		filter = &f
+	}
 	return json.Marshal(serverJSON{
 		Name: s.Name, Client: s.Client, Scope: s.Scope, Source: s.Source,
 		Transport: s.Transport, Launch: s.Display(), Status: s.Status(),
-		EnvNames: s.EnvNames(), EnvFile: s.EnvFile, ClientEnv: sortedKeys(s.ClientEnv), HeaderNames: s.HeaderNames(),
+		EnvNames: list(s.EnvNames()), EnvFile: s.EnvFile, ClientEnv: list(sortedKeys(s.ClientEnv)), HeaderNames: list(s.HeaderNames()),
 		Cwd: s.Cwd, Disabled: s.Disabled, DisabledBy: s.DisabledBy,
-		OverriddenBy: s.OverriddenBy, NeedsInput: s.NeedsInput, Unset: s.Unset,
-		Filter: s.Filter, AlwaysLoad: s.AlwaysLoad, Problem: s.Problem, Approval: approval, Notes: s.Notes,
+		OverriddenBy: s.OverriddenBy, NeedsInput: list(s.NeedsInput), Unset: list(s.Unset),
+		Filter: filter, AlwaysLoad: s.AlwaysLoad, Problem: s.Problem, Approval: approval, Notes: list(s.Notes),
 	})
 }
 
@@ -216,8 +229,8 @@ type ToolFilter struct {
 	// Include is the allow-list; it applies only when AllowList is set
 	// (an empty allow-list then allows nothing).
 	AllowList bool     `json:"allowList,omitempty"`
-	Include   []string `json:"include,omitempty"`
-	Exclude   []string `json:"exclude,omitempty"`
+	Include   []string `json:"include"`
+	Exclude   []string `json:"exclude"`
 	// Glob says the names are glob patterns ("*" and "?").
 	Glob bool `json:"glob,omitempty"`
 	// Prefix is put before a tool's name before matching (opencode matches

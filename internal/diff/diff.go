@@ -178,7 +178,7 @@ type ToolDiff struct {
 	Before     *int       `json:"before"`
 	After      *int       `json:"after"`
 	Delta      int        `json:"delta"`
-	Parts      []PartDiff `json:"parts,omitempty"`
+	Parts      []PartDiff `json:"parts"`
 }
 
 // Label is the tool's name, with "#k" for a repeated name.

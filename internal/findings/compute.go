@@ -44,7 +44,7 @@ func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Optio
 		Static:        static != nil,
 		Notes:         []string{},
 		Findings:      []Finding{},
-		Window:        Window{Project: o.Project},
+		Window:        Window{Project: o.Project, Period: o.Period},
 	}
 	if noPrices {
 		r.Notes = append(r.Notes, "no price table: costs are not computed")
@@ -214,8 +214,8 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds, modifi
 				Type:     TypeIdleServer,
 				Subject:  Subject{Client: cu.Client, Config: home.Path, Scope: home.Scope, Server: su.Name},
 				Evidence: ev,
-				LevelRule: fmt.Sprintf("high when never called and the estimated saving reaches %s; warn when never called; info when called fewer than %g times per 100 requests",
-					money(t.HighUSD), t.IdleCallsPer100),
+				LevelRule: fmt.Sprintf("high when never called and the estimated saving reaches %s; warn when never called; info when called %s per 100 requests",
+					money(t.HighUSD), fewerThan(t.IdleCallsPer100)),
 			}
 			carried := fmt.Sprintf("%s tokens on each of %s main-conversation requests in %s: %s tokens carried, about %s at the rates those requests paid (%s of their input was cache reads)",
 				num.Int(su.PerRequestTokens), num.Int(n), num.Count(cu.Sessions, "session"), num.Int(su.CarriedTokens), money(su.CarriedUSD), pct(cu.CacheReadShare))
@@ -472,12 +472,12 @@ func oversized(calls []call, t Thresholds) []Finding {
 		switch {
 		case ev.OverLimit > 0:
 			f.Level = LevelHigh
-			f.Title = fmt.Sprintf("%s/%s returned %s over Claude Code's output limit of %s tokens (largest %s)", k.server, k.tool, num.Count(ev.OverLimit, "result"), num.Int(t.OutputLimit), num.Int(ev.MaxTokens))
+			f.Title = fmt.Sprintf("%s · %s returned %s over Claude Code's output limit of %s tokens (largest %s)", k.server, k.tool, num.Count(ev.OverLimit, "result"), num.Int(t.OutputLimit), num.Int(ev.MaxTokens))
 		case ev.OverWarn > 0:
 			f.Level = LevelWarn
-			f.Title = fmt.Sprintf("%s/%s returned %s over %s tokens, where Claude Code warns (largest %s)", k.server, k.tool, num.Count(ev.OverWarn, "result"), num.Int(t.OutputWarn), num.Int(ev.MaxTokens))
+			f.Title = fmt.Sprintf("%s · %s returned %s over %s tokens, where Claude Code warns (largest %s)", k.server, k.tool, num.Count(ev.OverWarn, "result"), num.Int(t.OutputWarn), num.Int(ev.MaxTokens))
 		default:
-			f.Title = fmt.Sprintf("%s/%s results average %s tokens (threshold %s)", k.server, k.tool, num.Int(int64(math.Round(ev.AvgTokens))), num.Int(t.ResultAvgTokens))
+			f.Title = fmt.Sprintf("%s · %s results average %s tokens (threshold %s)", k.server, k.tool, num.Int(int64(math.Round(ev.AvgTokens))), num.Int(t.ResultAvgTokens))
 		}
 		f.Facts = []string{
 			fmt.Sprintf("%s in %s: %s tokens in all, average %s, largest %s", num.Count(ev.Results, "result"), num.Count(ev.Sessions, "session"), num.Int(ev.TotalTokens), num.Int(int64(math.Round(ev.AvgTokens))), num.Int(ev.MaxTokens)),
@@ -608,7 +608,7 @@ func repeated(calls []call, t Thresholds) []Finding {
 			Evidence:  ev,
 			Level:     LevelInfo,
 			LevelRule: "warn at 5 repeats or 10,000 repeated result tokens; info below",
-			Title:     fmt.Sprintf("%s/%s was called again with identical arguments %s (%s result tokens)", k.server, k.tool, num.Count(ev.Repeats, "time"), num.Int(ev.RepeatedTokens)),
+			Title:     fmt.Sprintf("%s · %s was called again with identical arguments %s (%s result tokens)", k.server, k.tool, num.Count(ev.Repeats, "time"), num.Int(ev.RepeatedTokens)),
 			Facts: []string{
 				fmt.Sprintf("%s of %s, in %s, each within %s of the same call before it; up to %d identical calls in a row", num.Count(ev.Repeats, "repeat"), num.Count(ev.Calls, "call"), num.Count(ev.Sessions, "session"), dur(win), ev.MostRepeats),
 			},
@@ -666,7 +666,7 @@ func slow(calls []call, t Thresholds, preApproved func(source, project, server, 
 			Evidence:  ev,
 			Level:     LevelInfo,
 			LevelRule: fmt.Sprintf("warn when the median exceeds %s, info from %s", dur(6*t.SlowP50.Milliseconds()), dur(t.SlowP50.Milliseconds())),
-			Title:     fmt.Sprintf("%s/%s takes %s at the median (p95 %s) over %s", k.server, k.tool, dur(ev.P50Ms), dur(ev.P95Ms), num.Count(ev.Calls, "call")),
+			Title:     fmt.Sprintf("%s · %s takes %s at the median (p95 %s) over %s", k.server, k.tool, dur(ev.P50Ms), dur(ev.P95Ms), num.Count(ev.Calls, "call")),
 			Facts: []string{
 				fmt.Sprintf("latency p50 %s, p95 %s, max %s over %s with both timestamps", dur(ev.P50Ms), dur(ev.P95Ms), dur(ev.MaxMs), num.Count(ev.Calls, "call")),
 				"the figures include any time spent waiting for your permission: transcripts carry no marker of a permission prompt",
@@ -742,4 +742,15 @@ func serversCalled(calls []call, configs []ConfigUse) []ServerCalls {
 		return a.Source < b.Source
 	})
 	return out
+}
+
+// fewerThan says "fewer than n times", once and twice in words.
+func fewerThan(n float64) string {
+	switch n {
+	case 1:
+		return "less than once"
+	case 2:
+		return "less than twice"
+	}
+	return fmt.Sprintf("fewer than %g times", n)
 }

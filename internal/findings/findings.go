@@ -234,8 +234,11 @@ type Counts struct {
 
 // Window is what the run-time half covers.
 type Window struct {
-	Since    string `json:"since,omitempty"`
-	Until    string `json:"until,omitempty"`
+	Since string `json:"since,omitempty"`
+	Until string `json:"until,omitempty"`
+	// Period words the window as it was asked for ("the last 7 days
+	// (from 2026-11-25)", "from 2026-01-01 to 2026-01-31 inclusive").
+	Period   string `json:"period"`
 	Project  string `json:"project,omitempty"`
 	Requests int    `json:"requests"`
 	// MainRequests are those of the main conversations (not sub-agents).
@@ -245,7 +248,7 @@ type Window struct {
 	MCPCalls     int     `json:"mcpCalls"`
 	Cost         float64 `json:"cost"`
 	// UnpricedModels have no price in the table: their cost is not counted.
-	UnpricedModels []string `json:"unpricedModels,omitempty"`
+	UnpricedModels []string `json:"unpricedModels"`
 }
 
 // Report is the findings of one run.
@@ -315,6 +318,9 @@ func (r *Report) AtOrAbove(level string) int {
 type Options struct {
 	// Since and Until bound the period (Until exclusive); zero for open.
 	Since, Until time.Time
+	// Period words the window as asked for (usage.WindowArgs.Period); ""
+	// for one made from Since and Until.
+	Period string
 	// Project keeps one project: its full path or its folder's name.
 	Project string
 	// Cwd is the project folder the static audit was made for: the

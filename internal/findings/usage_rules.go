@@ -173,7 +173,7 @@ func expensiveSessions(d *data, t Thresholds) []Finding {
 			f.Facts = append(f.Facts, "MCP results put into the context: "+strings.Join(parts, "; "))
 		}
 		if ev.Unpriced > 0 {
-			f.Facts = append(f.Facts, fmt.Sprintf("%d requests of models without a price are not in the cost", ev.Unpriced))
+			f.Facts = append(f.Facts, fmt.Sprintf("%s of models without a price %s not in the cost", num.Count(ev.Unpriced, "request"), num.Plural(ev.Unpriced, "is", "are")))
 		}
 		switch driver {
 		case "cache reads":
@@ -426,11 +426,11 @@ func heavyDefinitions(static *audit.Report, uses []ConfigUse, o Options, t Thres
 				f.Facts = what
 				switch {
 				case heavy && cut:
-					f.Title = fmt.Sprintf("%s/%s: %s-token definition, description cut by Claude Code", s.Name, tool.Name, num.Int(tool.Tokens))
+					f.Title = fmt.Sprintf("%s · %s: %s-token definition, description cut by Claude Code", s.Name, tool.Name, num.Int(tool.Tokens))
 				case cut:
-					f.Title = fmt.Sprintf("%s/%s: Claude Code cuts %s characters off its description", s.Name, tool.Name, num.Int(ev.CutCharacters))
+					f.Title = fmt.Sprintf("%s · %s: Claude Code cuts %s characters off its description", s.Name, tool.Name, num.Int(ev.CutCharacters))
 				default:
-					f.Title = fmt.Sprintf("%s/%s: its definition is %s tokens, over the %s-token threshold", s.Name, tool.Name, num.Int(tool.Tokens), num.Int(t.ToolTokens))
+					f.Title = fmt.Sprintf("%s · %s: its definition is %s tokens, over the %s-token threshold", s.Name, tool.Name, num.Int(tool.Tokens), num.Int(t.ToolTokens))
 				}
 				if cut || tool.Tokens > 2*t.ToolTokens {
 					f.Level = LevelWarn

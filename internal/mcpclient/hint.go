@@ -23,3 +23,25 @@ func ProtocolErrorHint(detail string) string {
 	}
 	return "the server does not speak MCP as expected; --protocol-version may help with an older server"
 }
+
+// NetworkFailureHint says what to do about a StatusStartupFailure of a
+// URL, from its detail: a refused connection asks whether a server listens
+// there, a host that does not resolve or a certificate that does not
+// verify says so. It returns "" for a detail of another kind (a command
+// that did not start), whose hint is the caller's.
+func NetworkFailureHint(detail string) string {
+	switch {
+	case strings.HasPrefix(detail, "cannot connect to "):
+		where, _, _ := strings.Cut(strings.TrimPrefix(detail, "cannot connect to "), " (")
+		return "is a server listening at " + where + "? start it, or check the URL's host and port"
+	case strings.HasPrefix(detail, "cannot resolve the host of "):
+		return "check the URL's host name: it does not resolve here"
+	case strings.HasSuffix(detail, ": the TLS certificate does not verify"):
+		return "the server's certificate is not trusted here (self-signed, expired or for another name)"
+	case strings.HasSuffix(detail, ": the server does not speak TLS"):
+		return "the server speaks plain HTTP there: try the http:// URL"
+	case strings.HasPrefix(detail, "cannot reach "):
+		return "check the URL and the network between here and the server"
+	}
+	return ""
+}

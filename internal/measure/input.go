@@ -33,6 +33,9 @@ type Capture struct {
 	// Skipped counts JSON-RPC stream lines that were not tools/list
 	// responses (notifications, other responses).
 	Skipped int
+	// ServerName is a measurement.json's serverName ("" for other kinds,
+	// or when it holds none).
+	ServerName string
 }
 
 // An InputError is a problem with an input, naming where it is.
@@ -103,7 +106,11 @@ func fromValue(name string, line int, v *canon.Value) (*Capture, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &Capture{Kind: KindMeasurement, Pages: 1, Tools: tools}, nil
+			c := &Capture{Kind: KindMeasurement, Pages: 1, Tools: tools}
+			if sn := v.Get("serverName"); sn != nil && sn.Kind() == canon.String {
+				c.ServerName = sn.Str()
+			}
+			return c, nil
 		}
 		t := v.Get("tools")
 		if t == nil {

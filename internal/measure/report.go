@@ -31,11 +31,17 @@ type Report struct {
 	Tools []Tool `json:"tools"`
 
 	Extras       *Extras  `json:"extras,omitempty"`
-	ChangedTools []string `json:"changedTools,omitempty"`
-	Warnings     []string `json:"warnings,omitempty"`
+	ChangedTools []string `json:"changedTools"`
+	Warnings     []string `json:"warnings"`
 	// Claude is what Claude receives: a different number from the
 	// headline, shown beside it.
 	Claude *claude.Report `json:"claude,omitempty"`
+	// Budget is the verdict of --budget; null without one.
+	Budget *Budget `json:"budget"`
+	// Top, when over 0, is how many of Tools the text lists (--top); the
+	// JSON keeps every tool, so that a report saved with --top is still
+	// a whole baseline.
+	Top int `json:"-"`
 }
 
 // NewReport builds the report of a measured capture.

@@ -13,20 +13,24 @@ const VerifySchema = "mcpcost.verify/v1"
 
 // Verification is what verify found in one measurement.json.
 type Verification struct {
-	File            string   `json:"file"`
-	ServerName      string   `json:"serverName"`
-	OK              bool     `json:"ok"`
-	Status          string   `json:"status"`
-	Encoding        string   `json:"encoding"`
-	Methodology     string   `json:"methodologyVersion"`
-	Generator       string   `json:"generator,omitempty"`
-	StoredTokens    *int     `json:"storedTokens"`
-	RederivedTokens *int     `json:"rederivedTokens"`
-	StoredSha       string   `json:"storedSha256,omitempty"`
-	RederivedSha    string   `json:"rederivedSha256,omitempty"`
-	ToolCount       *int     `json:"toolCount"`
-	ToolsChecked    int      `json:"toolsChecked"`
-	Problems        []string `json:"problems"`
+	File            string `json:"file"`
+	ServerName      string `json:"serverName"`
+	OK              bool   `json:"ok"`
+	Status          string `json:"status"`
+	Encoding        string `json:"encoding"`
+	Methodology     string `json:"methodologyVersion"`
+	Generator       string `json:"generator,omitempty"`
+	StoredTokens    *int   `json:"storedTokens"`
+	RederivedTokens *int   `json:"rederivedTokens"`
+	StoredSha       string `json:"storedSha256,omitempty"`
+	RederivedSha    string `json:"rederivedSha256,omitempty"`
+	ToolCount       *int   `json:"toolCount"`
+	ToolsChecked    int    `json:"toolsChecked"`
+	// Skipped is set for a measurement that records a failure (its
+	// status) and holds no capture and no count: there is nothing to
+	// re-derive, and nothing it claims that could disagree. OK is false.
+	Skipped  bool     `json:"skipped"`
+	Problems []string `json:"problems"`
 }
 
 // NotMeasurementError says a JSON file is not a measurement.json at all.
@@ -78,7 +82,11 @@ func Verify(name string, data []byte, c token.Counter) (*Verification, error) {
 	raw := doc.Get("rawToolsCapture")
 	if raw == nil || raw.Kind() == canon.Null {
 		if !status.Status(v.Status).OrMeasured().OK() {
-			problem("no rawToolsCapture in measurement: nothing was measured (status %s)", v.Status)
+			if len(v.Problems) == 0 && (v.StoredTokens == nil || *v.StoredTokens == 0) {
+				v.Skipped = true
+				return v, nil
+			}
+			problem("no rawToolsCapture in measurement: nothing was measured (status %s), yet it stores %d tokens", v.Status, *v.StoredTokens)
 		} else {
 			problem("no rawToolsCapture in measurement")
 		}

@@ -99,10 +99,7 @@ func auditServersText(b *strings.Builder, r *audit.Report, c audit.Config, scr S
 		}
 		t.Add(s.Name, s.Transport, tools, tokens, share, status)
 	}
-	total := num.Int(c.TotalTokens)
-	if c.LowerBound {
-		total = "≥" + total
-	}
+	total := totalCell(c)
 	if r.Claude != nil {
 		cl := "-"
 		if c.ClaudeTokens != nil {
@@ -136,9 +133,13 @@ func auditCells(s audit.Server, none string) (tools, tokens, share string) {
 // context window, under the client's posture at session start, and as an
 // Anthropic request.
 func auditCostText(b *strings.Builder, r *audit.Report, c audit.Config, total string) {
+	if nothingMeasured(c) {
+		wrap(b, fmt.Sprintf("No tool definitions measured: %s; the list below says what each would run.", unmeasuredWords(c)), "  ", 80)
+		return
+	}
 	lead := fmt.Sprintf("%s tokens of tool definitions: %s of a %s-token context window.", total, Percent(c.ContextShare), num.Int(r.ContextWindow))
 	if c.LowerBound {
-		lead += fmt.Sprintf(" A lower bound: %s could not be measured.", joinAnd(c.Unmeasured))
+		lead += fmt.Sprintf(" A lower bound: not measured, %s.", unmeasuredWords(c))
 	}
 	wrap(b, lead, "  ", 80)
 	paragraphs(b, c.PostureText, "  ", 80)
@@ -193,11 +194,7 @@ func auditUnmeasuredText(b *strings.Builder, c audit.Config) {
 	if len(unmeasured) > 0 {
 		b.WriteString("\n  not measured\n")
 		for _, s := range unmeasured {
-			fmt.Fprintf(b, "    %s: %s", textsafe.Text(s.Name), textsafe.Text(s.Status))
-			if s.Detail != "" {
-				fmt.Fprintf(b, ": %s", textsafe.Text(s.Detail))
-			}
-			b.WriteString("\n")
+			fmt.Fprintf(b, "    %s: %s\n", textsafe.Text(s.Name), textsafe.Text(serverWhy(s)))
 			if s.Hint != "" {
 				fmt.Fprintf(b, "      hint: %s\n", textsafe.Text(s.Hint))
 			}
@@ -332,10 +329,7 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 		}
 		switch {
 		case session:
-			total := num.Int(c.TotalTokens)
-			if c.LowerBound {
-				total = "≥" + total
-			}
+			total := totalCell(c)
 			b.WriteString("\n" + md(strings.Join(sessionVerdict(r, c, total), " ")) + "\n")
 		case len(c.PostureText) > 0:
 			b.WriteString("\n" + md(strings.TrimSpace(c.PostureText[0])) + "\n")

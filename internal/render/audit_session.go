@@ -34,7 +34,10 @@ func auditSessionText(b *strings.Builder, r *audit.Report, s audit.Session, scr 
 	ft.Fit(scr)
 	for i, f := range s.Files {
 		n := num.Int(f.TotalTokens)
-		if f.LowerBound {
+		switch {
+		case f.LowerBound && nothingMeasured(s.Config):
+			n = "-"
+		case f.LowerBound:
 			n = "≥" + n
 		}
 		head := ""
@@ -50,9 +53,12 @@ func auditSessionText(b *strings.Builder, r *audit.Report, s audit.Session, scr 
 // why: the posture, where its deciding variable was read, the threshold
 // judged on the session's sum, and what Claude receives.
 func sessionVerdict(r *audit.Report, c audit.Config, total string) []string {
+	if nothingMeasured(c) {
+		return []string{fmt.Sprintf("No tool definitions measured: %s; the line of each below says what it would run.", unmeasuredWords(c))}
+	}
 	out := []string{fmt.Sprintf("%s tokens of tool definitions (%s of a %s-token window).", total, Percent(c.ContextShare), num.Int(r.ContextWindow))}
 	if c.LowerBound {
-		out = append(out, fmt.Sprintf("A lower bound: %s could not be measured.", joinAnd(c.Unmeasured)))
+		out = append(out, fmt.Sprintf("A lower bound: not measured, %s.", unmeasuredWords(c)))
 	}
 	p := c.Posture
 	name := clients.Title(p.Client)
@@ -189,10 +195,7 @@ func auditServersTable(b *strings.Builder, r *audit.Report, c audit.Config, sess
 		}
 		t.Add(row...)
 	}
-	total := num.Int(c.TotalTokens)
-	if c.LowerBound {
-		total = "≥" + total
-	}
+	total := totalCell(c)
 	if r.Claude != nil {
 		cl := "-"
 		if c.ClaudeTokens != nil {
@@ -219,11 +222,7 @@ func auditUncountedText(b *strings.Builder, c audit.Config) {
 			b.WriteString("  not counted\n")
 			head = true
 		}
-		fmt.Fprintf(b, "    %s (%s): %s", textsafe.Text(s.Name), textsafe.Text(s.Scope), textsafe.Text(s.Status))
-		if s.Detail != "" {
-			fmt.Fprintf(b, ": %s", textsafe.Text(s.Detail))
-		}
-		b.WriteString("\n")
+		fmt.Fprintf(b, "    %s (%s): %s\n", textsafe.Text(s.Name), textsafe.Text(s.Scope), textsafe.Text(serverWhy(s)))
 		if s.Hint != "" && !status.Status(s.Status).Off() {
 			fmt.Fprintf(b, "      hint: %s\n", textsafe.Text(s.Hint))
 		}
@@ -252,4 +251,71 @@ func exceptionsText(b *strings.Builder, sessions []audit.Session, scr Screen) {
 	sort.Strings(list)
 	b.WriteString("\n")
 	wrap(b, "Deferral does not apply to "+strings.Join(list, "; ")+": there the full number is paid.", "", prose(scr))
+}
+
+// nothingMeasured is whether a config or session has servers to count and
+// a number for none of them: its total is no figure at all.
+func nothingMeasured(c audit.Config) bool {
+	if !c.LowerBound {
+		return false
+	}
+	for _, s := range c.Servers {
+		if s.Counted && s.Tokens != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// totalCell is a config's total as a cell: its tokens, "≥" before a lower
+// bound, "-" where nothing was measured.
+func totalCell(c audit.Config) string {
+	switch {
+	case nothingMeasured(c):
+		return "-"
+	case c.LowerBound:
+		return "≥" + num.Int(c.TotalTokens)
+	}
+	return num.Int(c.TotalTokens)
+}
+
+// unmeasuredWords names, once, the servers that could not be measured and
+// why, grouped by status: "fs and mem (not launched: --no-launch)".
+func unmeasuredWords(c audit.Config) string {
+	var reasons []string
+	names := map[string][]string{}
+	for _, s := range c.Servers {
+		if !s.Counted || s.Tokens != nil {
+			continue
+		}
+		why := s.Status
+		if strings.HasPrefix(s.Detail, "--no-launch") {
+			why = "not launched: --no-launch"
+		}
+		if _, ok := names[why]; !ok {
+			reasons = append(reasons, why)
+		}
+		names[why] = append(names[why], textsafe.Text(s.Name))
+	}
+	if len(reasons) == 0 {
+		return joinAnd(c.Unmeasured)
+	}
+	parts := make([]string, len(reasons))
+	for i, why := range reasons {
+		parts[i] = fmt.Sprintf("%s (%s)", joinAnd(names[why]), textsafe.Text(why))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// serverWhy is a server's status and detail on its line. A server left
+// unlaunched by --no-launch says only what it would run: the verdict above
+// the list names those servers and the reason, once.
+func serverWhy(s audit.Server) string {
+	if rest, ok := strings.CutPrefix(s.Detail, "--no-launch: "); ok {
+		return rest
+	}
+	if s.Detail == "" {
+		return s.Status
+	}
+	return s.Status + ": " + s.Detail
 }

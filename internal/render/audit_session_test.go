@@ -84,3 +84,58 @@ func TestSessionVerdictNothingMeasured(t *testing.T) {
 		t.Errorf("up front: %s", got)
 	}
 }
+
+// TestNoLaunchSaysOnce: with --no-launch and nothing cached, a session
+// and a config say once which servers were not measured and why; no
+// "≥0" total, no posture arithmetic on nothing, and each server's line
+// only what it would run. One measured server keeps the lower bound.
+func TestNoLaunchSaysOnce(t *testing.T) {
+	unlaunched := func(name string) audit.Server {
+		return audit.Server{Name: name, Scope: "project", Source: "/p/.mcp.json", Transport: "stdio", Counted: true,
+			Status: "not-launched", Detail: "--no-launch: would run npx " + name}
+	}
+	posture := clients.Posture{Client: clients.ClaudeCode, Mode: clients.ModeDeferred}
+	c := audit.Config{Client: clients.ClaudeCode, ClientTitle: clients.Title(clients.ClaudeCode), Path: "/p/.mcp.json", Scope: "project",
+		ServerCount: 2, LowerBound: true, Unmeasured: []string{"fs", "mem"}, Servers: []audit.Server{unlaunched("fs"), unlaunched("mem")}, Posture: posture}
+	up := 0
+	c.UpFrontTokens = &up
+	sess := c
+	sess.Path = "/p"
+	for _, rep := range []*audit.Report{
+		{ContextWindow: 200000, Sessions: []audit.Session{{Config: sess, Files: []audit.SessionFile{{Path: "/p/.mcp.json", Scope: "project", Servers: 2, LowerBound: true}}}}, Configs: []audit.Config{c}},
+		{ContextWindow: 200000, Configs: []audit.Config{c}},
+	} {
+		var b strings.Builder
+		if err := AuditText(&b, rep, Screen{Width: 80}); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if n := strings.Count(out, "--no-launch"); n != 1 {
+			t.Errorf("--no-launch said %d times, not once:\n%s", n, out)
+		}
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), "No tool definitions measured: fs and mem (not launched: --no-launch)") {
+			t.Errorf("the servers not measured and why are not said:\n%s", out)
+		}
+		for _, not := range []string{"≥0", "could not be measured", "Paid at session start", "defers"} {
+			if strings.Contains(out, not) {
+				t.Errorf("%q in:\n%s", not, out)
+			}
+		}
+		if !strings.Contains(out, "fs (project): would run npx fs") && !strings.Contains(out, "fs: would run npx fs") {
+			t.Errorf("fs's line does not say what it would run:\n%s", out)
+		}
+	}
+
+	// One server measured: a lower bound, the other named with its reason.
+	tok, n := 120, 2
+	c.Servers[0] = audit.Server{Name: "fs", Scope: "project", Transport: "stdio", Counted: true, Status: "measured", Tokens: &tok, ToolCount: &n}
+	c.Servers[1].Status, c.Servers[1].Detail = "timeout", "no answer to initialize within 30s"
+	c.Unmeasured, c.TotalTokens, c.ToolCount = []string{"mem"}, tok, n
+	var b strings.Builder
+	if err := AuditText(&b, &audit.Report{ContextWindow: 200000, Configs: []audit.Config{c}}, Screen{Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "≥120") || !strings.Contains(strings.Join(strings.Fields(out), " "), "A lower bound: not measured, mem (timeout).") {
+		t.Errorf("a partial measurement is not a lower bound naming mem and its status:\n%s", out)
+	}
+}

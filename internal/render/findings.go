@@ -120,6 +120,8 @@ func partialWord(p bool) string {
 func periodWords(w findings.Window) string {
 	s := "all history"
 	switch {
+	case w.Period != "":
+		s = w.Period
 	case w.Since != "" && w.Until != "":
 		s = "from " + w.Since + " to " + w.Until
 	case w.Since != "":
@@ -134,8 +136,8 @@ func periodWords(w findings.Window) string {
 }
 
 func windowLine(w findings.Window) string {
-	return fmt.Sprintf("%s requests (%s in main conversations) in %s sessions, %s; %s tool calls, %s to MCP servers",
-		num.Int(w.Requests), num.Int(w.MainRequests), num.Int(w.Sessions), USD(w.Cost), num.Int(w.ToolCalls), num.Int(w.MCPCalls))
+	return fmt.Sprintf("%s (%s in main conversations) in %s, %s; %s, %s to MCP servers",
+		num.Count(w.Requests, "request"), num.Int(w.MainRequests), num.Count(w.Sessions, "session"), USD(w.Cost), num.Count(w.ToolCalls, "tool call"), num.Int(w.MCPCalls))
 }
 
 // wrapHanging writes text, escaped with [textsafe.Text], after head,

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpcost/mcpcost/internal/claude"
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/status"
@@ -41,8 +42,8 @@ func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 		fmt.Fprintf(&b, "  session start for a client that defers tools (names + instructions): %s tokens\n", num.Int(x.SessionStartTokens))
 	}
 	if c := r.Claude; c != nil {
-		wrap(&b, fmt.Sprintf("what Claude Code sends for these tools (mcp__%s__tool names, descriptions cut to 2 KB, input_schema only): %s tokens in o200k_base, a different number from the headline",
-			c.Server, num.Int(c.Request.Tokens)), "  ", scr.Width)
+		wrap(&b, fmt.Sprintf("what Claude Code sends for these tools (%s names, descriptions cut to 2 KB, input_schema only): %s tokens in o200k_base, a different number from the headline",
+			textsafe.Text(claude.ToolName(c.Server, "tool")), num.Int(c.Request.Tokens)), "  ", scr.Width)
 		if p := c.Published; p != nil && p.ClaudeTokens != nil {
 			wrap(&b, fmt.Sprintf("published Claude count of this exact capture: %s tokens (%s, %s, %s)", num.Int(*p.ClaudeTokens), p.ClaudeModel, p.ClaudeMethod, p.MeasuredDate), "  ", scr.Width)
 		}
@@ -68,7 +69,11 @@ func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 			}
 		}
 		t.Drop[2] = 1
-		for _, tool := range r.Tools {
+		tools := r.Tools
+		if r.Top > 0 && r.Top < len(tools) {
+			tools = tools[:r.Top]
+		}
+		for _, tool := range tools {
 			row := []string{tool.Name, num.Int(tool.Tokens), Percent(tool.Share)}
 			for _, p := range parts {
 				if n := tool.PartTokens(p); n > 0 {
@@ -80,8 +85,19 @@ func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 			t.Add(row...)
 		}
 		t.Write(&b)
+		if n := len(r.Tools) - len(tools); n > 0 {
+			fmt.Fprintf(&b, "  … %s not listed (--top %d); the total counts every tool\n", num.Count(n, "more tool"), r.Top)
+		}
 		b.WriteString("\n")
 		wrap(&b, capitalize(r.Note)+". Parts count each field with its key (\"description\":\"...\"), so a tool's parts add up to about its count.", "  ", scr.Width)
+	}
+	if g := r.Budget; g != nil {
+		b.WriteString("\n")
+		if g.Pass {
+			fmt.Fprintf(&b, "budget ok: %s tokens, within %s\n", num.Int(r.TotalTokens), num.Int(g.Limit))
+		} else {
+			fmt.Fprintf(&b, "BUDGET FAIL: %s tokens, over the budget of %s by %s\n", num.Int(r.TotalTokens), num.Int(g.Limit), num.Int(g.Over))
+		}
 	}
 	return scr.Emit(w, b.String())
 }

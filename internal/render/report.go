@@ -124,7 +124,7 @@ func usedWords(c findings.ConfigUse) string {
 	if c.Source == "" {
 		return c.AppliesTo
 	}
-	s := fmt.Sprintf("%s sessions, %s main-conversation requests (%s)", num.Int(c.Sessions), num.Int(c.Requests), c.AppliesTo)
+	s := fmt.Sprintf("%s, %s (%s)", num.Count(c.Sessions, "session"), num.Count(c.Requests, "main-conversation request"), c.AppliesTo)
 	if c.Requests > 0 {
 		s += fmt.Sprintf("; %s of their input read from the cache", Percent(c.CacheReadShare))
 	}

@@ -45,12 +45,15 @@ func md(s string) string { return textsafe.Markdown(s) }
 // Control, format and separator characters in strings are \u escapes
 // ([textsafe.JSON]): the same strings to a JSON parser, nothing a terminal
 // obeys.
+//
+// Every slice a report always writes is written as an array: [] when
+// empty, never null.
 func JSON(w io.Writer, v any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	if err := enc.Encode(emptySlices(v)); err != nil {
 		return fmt.Errorf("encoding JSON: %w", err)
 	}
 	_, err := w.Write(textsafe.JSON(b.Bytes()))

@@ -99,8 +99,15 @@ func handler(srv *mcp.Server, h HTTPOptions) (http.Handler, error) {
 		scheme, got, ok := strings.Cut(auth, " ")
 		have := sha256.Sum256([]byte(strings.TrimSpace(got)))
 		if !ok || !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(have[:], want[:]) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpcost"`)
-			http.Error(w, "a bearer token is required", http.StatusUnauthorized)
+			// RFC 6750: a request without a token is told one is needed,
+			// one with a wrong token that it is invalid.
+			if auth == "" {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="mcpcost"`)
+				http.Error(w, "a bearer token is required", http.StatusUnauthorized)
+			} else {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="mcpcost", error="invalid_token"`)
+				http.Error(w, "the bearer token is invalid", http.StatusUnauthorized)
+			}
 			return
 		}
 		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {

@@ -54,12 +54,32 @@ func TestHTTPToken(t *testing.T) {
 	defer ts.Close()
 
 	for _, auth := range []string{"", "Bearer wrong", "Basic " + token, token, "Bearer " + token + "x"} {
-		res := post(t, ts.URL, auth)
+		req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(initialize))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
 		if res.StatusCode != http.StatusUnauthorized {
 			t.Errorf("Authorization %q: status %d, want 401", auth, res.StatusCode)
 		}
-		if h := res.Header.Get("WWW-Authenticate"); !strings.HasPrefix(h, "Bearer") || strings.Contains(h, token) {
+		h := res.Header.Get("WWW-Authenticate")
+		if !strings.HasPrefix(h, "Bearer") || strings.Contains(h, token) {
 			t.Errorf("Authorization %q: WWW-Authenticate %q", auth, h)
+		}
+		// No token: one is required; a wrong one: it is invalid (RFC 6750).
+		want, wantErr := "a bearer token is required", false
+		if auth != "" {
+			want, wantErr = "the bearer token is invalid", true
+		}
+		if got := strings.TrimSpace(string(body)); got != want || strings.Contains(h, `error="invalid_token"`) != wantErr {
+			t.Errorf("Authorization %q: %q, WWW-Authenticate %q; want %q", auth, got, h, want)
 		}
 	}
 	if res := post(t, ts.URL, "Bearer "+token); res.StatusCode != http.StatusOK {

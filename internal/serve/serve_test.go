@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/store"
 	"github.com/mcpcost/mcpcost/internal/testpeers"
 	"github.com/mcpcost/mcpcost/internal/transcript/transcripttest"
@@ -685,7 +687,26 @@ func TestDefinitionsBudget(t *testing.T) {
 	if live.Status != "measured" {
 		t.Errorf("status %s: the definitions must not change between launches", live.Status)
 	}
+
+	// The README says what they cost: it must say what was measured.
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := readmeCost.FindStringSubmatch(string(readme))
+	if m == nil {
+		t.Fatalf("the README does not say what mcpcost's own definitions cost (%s)", readmeCost)
+	}
+	want := fmt.Sprintf("mcpcost's own definitions cost **%s tokens** (o200k_base, %d tools); a\ndeferring client loads %d of them at session start",
+		num.Int(r.TotalTokens), r.ToolCount, live.Extras.SessionStartTokens)
+	if m[0] != want {
+		t.Errorf("the README says\n%s\nwhere the measurement gives\n%s", m[0], want)
+	}
 }
+
+// readmeCost finds the README's sentence on the cost of mcpcost's own
+// tool definitions.
+var readmeCost = regexp.MustCompile(`mcpcost's own definitions cost \*\*[0-9,]+ tokens\*\* \(o200k_base, \d+ tools\); a\s+deferring client loads \d+ of them at session start`)
 
 func TestFindings(t *testing.T) {
 	f := newFixture(t, true)

@@ -70,7 +70,7 @@ type BlocksReport struct {
 	ActiveOnly bool    `json:"activeOnly,omitempty"`
 	Blocks     []Block `json:"blocks"`
 	// Unpriced lists the models of requests without a cost.
-	Unpriced []string `json:"unpriced,omitempty"`
+	Unpriced []string `json:"unpriced"`
 	// Ingest reports the ingest run just before, when there was one.
 	Ingest any `json:"ingest,omitempty"`
 
@@ -204,7 +204,7 @@ func Blocks(ctx context.Context, st *store.Store, o BlocksOptions) (*BlocksRepor
 	r := &BlocksReport{
 		Schema:      BlocksSchema,
 		GeneratedAt: o.Now.UTC(),
-		Timezone:    o.Location.String(),
+		Timezone:    ZoneName(o.Location, o.Now),
 		Mode:        o.Mode,
 		Prices:      PriceInfo{Updated: o.Prices.Updated, File: o.Prices.File, Sources: o.Prices.Sources},
 		LengthHours: o.Length.Hours(),

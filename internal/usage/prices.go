@@ -96,7 +96,10 @@ func DefaultPrices() *Prices {
 func LoadPrices(path string) (*Prices, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading prices: %w", err)
+		if pe, ok := err.(*os.PathError); ok {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("reading prices %s: %w", path, err)
 	}
 	var p *Prices
 	if isLiteLLM(data) {

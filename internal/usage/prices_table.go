@@ -27,7 +27,7 @@ type PriceTable struct {
 	Unit            string        `json:"unit"`
 	Sources         []PriceSource `json:"sources"`
 	LongContextRule string        `json:"longContextRule"`
-	Notes           []string      `json:"notes,omitempty"`
+	Notes           []string      `json:"notes"`
 	Models          []PriceRow    `json:"models"`
 	// Unpriced lists models left without a price on purpose, and models
 	// asked for that the table does not know.

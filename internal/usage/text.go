@@ -176,7 +176,7 @@ func ms(v *int64) string {
 	if v == nil {
 		return "-"
 	}
-	return num.Seconds(time.Duration(*v) * time.Millisecond)
+	return num.Duration(time.Duration(*v) * time.Millisecond)
 }
 
 // cost is a cost cell: "unpriced" when nothing had a price, a * when
@@ -200,15 +200,17 @@ func cost(c *float64, partial bool) string {
 func (t Totals) totalCost() string {
 	switch {
 	case t.Cost == nil:
-		return "unpriced (" + render.Int(t.UnpricedRequests) + " requests without a price)"
+		return "unpriced (" + num.Count(t.UnpricedRequests, "request") + " without a price)"
 	case t.CostPartial:
-		return strings.TrimSuffix(cost(t.Cost, false), "*") + " (partial: " + render.Int(t.UnpricedRequests) + " requests without a price are not in it)"
+		return strings.TrimSuffix(cost(t.Cost, false), "*") + " (partial: " + num.Count(t.UnpricedRequests, "request") + " without a price " + num.Plural(t.UnpricedRequests, "is", "are") + " not in it)"
 	}
 	return cost(t.Cost, false)
 }
 
 func (r *Report) period() string {
 	switch {
+	case r.Period != "":
+		return r.Period
 	case r.Since != "" && r.Until != "":
 		return "from " + r.Since + " to " + r.Until
 	case r.Since != "":
@@ -242,12 +244,12 @@ func (r *Report) summary() []string {
 	}
 	lines := []string{
 		head,
-		fmt.Sprintf("%s requests in %s sessions: %s tokens (%s input, %s, %s cache writes, %s cache reads), cost %s",
-			render.Int(t.Requests), render.Int(t.Sessions), render.Int(int(t.Tokens.Total)), render.Int(int(t.Tokens.Input)),
+		fmt.Sprintf("%s in %s: %s tokens (%s input, %s, %s cache writes, %s cache reads), cost %s",
+			num.Count(t.Requests, "request"), num.Count(t.Sessions, "session"), render.Int(int(t.Tokens.Total)), render.Int(int(t.Tokens.Input)),
 			output, render.Int(int(t.Tokens.CacheWrite5m+t.Tokens.CacheWrite1h)), render.Int(int(t.Tokens.CacheRead)),
 			t.totalCost()),
-		fmt.Sprintf("%s tool calls (%s to MCP servers, %s errors); results %s tokens, of which MCP %s (o200k_base)",
-			render.Int(t.ToolCalls), render.Int(t.MCPCalls), render.Int(t.ToolErrors), render.Int(int(t.ResultTokens)), render.Int(int(t.MCPResultTokens))),
+		fmt.Sprintf("%s (%s to MCP servers, %s); results %s tokens, of which MCP %s (o200k_base)",
+			num.Count(t.ToolCalls, "tool call"), render.Int(t.MCPCalls), num.Count(t.ToolErrors, "error"), render.Int(int(t.ResultTokens)), render.Int(int(t.MCPResultTokens))),
 	}
 	return lines
 }

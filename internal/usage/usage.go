@@ -44,6 +44,9 @@ type Options struct {
 	By string // one of Dimensions; default "server"
 	// Since and Until bound the period (Until exclusive); zero for open.
 	Since, Until time.Time
+	// Period words the window as asked for (WindowArgs.Period); "" for
+	// one made from Since and Until.
+	Period string
 	// Project keeps one project: its full path or its folder's name.
 	Project string
 	// Source is "claude", "codex" or "all" (or "").
@@ -128,9 +131,13 @@ type Report struct {
 	By          string    `json:"by"`
 	Since       string    `json:"since,omitempty"`
 	Until       string    `json:"until,omitempty"`
-	Timezone    string    `json:"timezone"`
-	Source      string    `json:"source"`
-	Project     string    `json:"project,omitempty"`
+	// Period words the window as it was asked for: "all history", "the
+	// last 7 days (from 2026-11-25)", "from 2026-01-01 to 2026-01-31
+	// inclusive".
+	Period   string `json:"period"`
+	Timezone string `json:"timezone"`
+	Source   string `json:"source"`
+	Project  string `json:"project,omitempty"`
 	// SplitAgents is set when older sub-agent files are sessions of their
 	// own (Options.SplitAgents).
 	SplitAgents bool `json:"splitAgents,omitempty"`
@@ -144,13 +151,13 @@ type Report struct {
 	Mode   string    `json:"mode"`
 	Totals Totals    `json:"totals"`
 	// Usage rows, for by day, session, model and project.
-	Usage []UsageRow `json:"usage,omitempty"`
+	Usage []UsageRow `json:"usage"`
 	// Tools rows, for by server and tool.
-	Tools []ToolRow `json:"tools,omitempty"`
+	Tools []ToolRow `json:"tools"`
 	// Unpriced lists the models of requests without a cost (missing from
 	// the price table; in display mode, without a recorded cost); their
 	// tokens are counted and their cost is not.
-	Unpriced []string `json:"unpriced,omitempty"`
+	Unpriced []string `json:"unpriced"`
 	// Ingest reports the ingest run just before, when there was one.
 	Ingest any `json:"ingest,omitempty"`
 }
@@ -193,7 +200,7 @@ type UsageRow struct {
 	CostPartial bool     `json:"costPartial,omitempty"`
 	// Unpriced counts requests without a cost (not in Cost).
 	Unpriced int      `json:"unpriced,omitempty"`
-	Models   []string `json:"models,omitempty"`
+	Models   []string `json:"models"`
 	// For sessions: where and when.
 	Source  string     `json:"source,omitempty"`
 	Project string     `json:"project,omitempty"`
@@ -289,6 +296,14 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Report, error) {
 		}
 		if from := PeriodStart(o.By, o.Now, o.Location, o.StartOfWeek, o.Last); from.After(o.Since) {
 			o.Since = from
+			// The window now starts with the first period kept.
+			period := "from " + from.Format("2006-01-02")
+			if rest, ok := strings.CutPrefix(o.Period, "until "); ok {
+				period += " to " + rest
+			} else if i := strings.Index(o.Period, " to "); i >= 0 {
+				period += o.Period[i:]
+			}
+			o.Period = period
 		}
 		if !o.Until.IsZero() && !o.Since.Before(o.Until) {
 			o.Until = o.Since // an empty window: nothing in it
@@ -304,7 +319,8 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Report, error) {
 		Schema:      Schema,
 		GeneratedAt: o.Now.UTC(),
 		By:          o.By,
-		Timezone:    o.Location.String(),
+		Timezone:    ZoneName(o.Location, o.Now),
+		Period:      o.Period,
 		Source:      o.Source,
 		Project:     o.Project,
 		SplitAgents: o.SplitAgents && o.By == "session",

@@ -110,3 +110,64 @@ func ParseWeekday(s string) (time.Weekday, bool) {
 	}
 	return 0, false
 }
+
+// Period words the window as it was asked for: "all history", "the last 7
+// days (from 2026-11-25)", "from 2026-01-01 to 2026-01-31 inclusive" (the
+// dates as typed, the last day included), "until 2026-02-01T00:00:00Z" (an
+// instant, not included). since is the resolved start (for Days).
+func (a WindowArgs) Period(since time.Time) string {
+	until := ""
+	if a.Until != "" {
+		until = a.Until
+		if _, err := time.Parse(time.RFC3339, a.Until); err != nil {
+			until += " inclusive"
+		}
+	}
+	switch {
+	case a.Days == 1:
+		s := "today (" + since.Format("2006-01-02") + ")"
+		if until != "" {
+			s += ", until " + until
+		}
+		return s
+	case a.Days > 0:
+		s := fmt.Sprintf("the last %d days (from %s", a.Days, since.Format("2006-01-02"))
+		if until != "" {
+			return s + " to " + until + ")"
+		}
+		return s + ")"
+	case a.Since != "" && until != "":
+		return "from " + a.Since + " to " + until
+	case a.Since != "":
+		return "since " + a.Since
+	case until != "":
+		return "until " + until
+	}
+	return "all history"
+}
+
+// ZoneName names loc as a person reads it: its IANA name ("Europe/Paris",
+// "UTC"), or, for a zone known only as the system's (time.Local without a
+// name), its abbreviation and offset at t ("CET, UTC+01:00"); never
+// "Local".
+func ZoneName(loc *time.Location, t time.Time) string {
+	if loc == nil {
+		return "UTC"
+	}
+	if name := loc.String(); name != "Local" && name != "" {
+		return name
+	}
+	abbr, off := t.In(loc).Zone()
+	if abbr == "UTC" && off == 0 {
+		return "UTC"
+	}
+	sign := "+"
+	if off < 0 {
+		sign, off = "-", -off
+	}
+	utc := fmt.Sprintf("UTC%s%02d:%02d", sign, off/3600, off%3600/60)
+	if abbr == "" || abbr == "Local" || abbr == utc || abbr[0] == '+' || abbr[0] == '-' {
+		return utc
+	}
+	return abbr + ", " + utc
+}

@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -110,4 +111,105 @@ func TestWeekStartAndPeriodStart(t *testing.T) {
 			t.Errorf("ParseWeekday(%q) reads a day", bad)
 		}
 	}
+}
+
+func TestPeriod(t *testing.T) {
+	since := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		a    WindowArgs
+		want string
+	}{
+		{WindowArgs{}, "all history"},
+		{WindowArgs{Days: 1}, "today (2026-11-25)"},
+		{WindowArgs{Days: 7}, "the last 7 days (from 2026-11-25)"},
+		{WindowArgs{Days: 7, Until: "2026-11-30"}, "the last 7 days (from 2026-11-25 to 2026-11-30 inclusive)"},
+		{WindowArgs{Since: "2026-01-01", Until: "2026-01-31"}, "from 2026-01-01 to 2026-01-31 inclusive"},
+		{WindowArgs{Since: "20260101", Until: "20260131"}, "from 20260101 to 20260131 inclusive"},
+		{WindowArgs{Since: "2026-01-01"}, "since 2026-01-01"},
+		{WindowArgs{Until: "2026-01-31"}, "until 2026-01-31 inclusive"},
+		// An instant is not included: it is shown as typed, no more.
+		{WindowArgs{Until: "2026-02-01T00:00:00Z"}, "until 2026-02-01T00:00:00Z"},
+	} {
+		if got := c.a.Period(since); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.a, got, c.want)
+		}
+	}
+}
+
+func TestZoneName(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Skip(err)
+	}
+	data, err := os.ReadFile("/usr/share/zoneinfo/Europe/Paris")
+	if err != nil {
+		t.Skip(err)
+	}
+	// A zone known only as the system's: time.Local's name.
+	local, err := time.LoadLocationFromTZData("Local", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kolkata, _ := time.LoadLocationFromTZData("Local", mustRead(t, "/usr/share/zoneinfo/Asia/Kolkata"))
+	winter := time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
+	summer := time.Date(2026, 7, 15, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		loc  *time.Location
+		at   time.Time
+		want string
+	}{
+		{paris, winter, "Europe/Paris"},
+		{time.UTC, winter, "UTC"},
+		{nil, winter, "UTC"},
+		{local, winter, "CET, UTC+01:00"},
+		{local, summer, "CEST, UTC+02:00"},
+		{kolkata, winter, "IST, UTC+05:30"},
+		{time.FixedZone("Local", -3*3600-1800), winter, "UTC-03:30"},
+		{time.FixedZone("Local", 0), winter, "UTC+00:00"},
+		{time.FixedZone("", 7200), winter, "UTC+02:00"},
+		{time.FixedZone("Local", 0), summer, "UTC+00:00"},
+		{mustZone(t, "Local", "UTC", 0), winter, "UTC"}, // time.Local without a zoneinfo file
+		{mustZone(t, "Local", "+03", 3*3600), winter, "UTC+03:00"},
+	} {
+		if got := ZoneName(c.loc, c.at); got != c.want {
+			t.Errorf("%v at %v: %q, want %q", c.loc, c.at, got, c.want)
+		}
+	}
+}
+
+// mustZone is a zone named name whose abbreviation is abbr: time.Local's
+// shape, which FixedZone cannot give (its abbreviation is its name).
+func mustZone(t *testing.T, name, abbr string, off int) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocationFromTZData(name, tzif(abbr, off))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}
+
+// tzif is a TZif file of one zone: no transitions, one type.
+func tzif(abbr string, off int) []byte {
+	be32 := func(n int) []byte { return []byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)} }
+	var b []byte
+	b = append(b, "TZif"...)
+	b = append(b, 0) // version 1
+	b = append(b, make([]byte, 15)...)
+	// isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt
+	for _, n := range []int{0, 0, 0, 0, 1, len(abbr) + 1} {
+		b = append(b, be32(n)...)
+	}
+	b = append(b, be32(off)...)
+	b = append(b, 0, 0) // isdst, abbreviation index
+	b = append(b, abbr...)
+	return append(b, 0)
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Skip(err)
+	}
+	return b
 }
