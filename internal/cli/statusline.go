@@ -28,9 +28,11 @@ project put into every request before anything is typed (tokens and share
 of the context window, from the measurement cache of 'mcpcost audit') and
 the session's MCP result tokens so far.
 
-It never launches a server, never reads transcripts and never writes: the
-usage store is opened read-only as the last 'mcpcost usage' (or 'mcpcost
-serve') left it, and the measurement cache is only read. A part that has
+It never launches a server and never reads transcripts: the usage store is
+opened read-only as the last 'mcpcost usage' (or 'mcpcost serve') left
+it, the measurement cache is only read, and the one file it writes is a
+memo of the definitions' figure beside that cache (kept 10 minutes, so a
+config created meanwhile is seen when it expires). A part that has
 no answer (no store, no cache) or none within --budget is left out, and
 the line is always printed with status 0, as Claude Code blanks the line
 on any other.

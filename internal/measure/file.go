@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpcost/mcpcost/internal/status"
 )
@@ -254,7 +255,12 @@ func indentJSON(dst, src []byte, depth int) []byte {
 // measured: no number, the status and why.
 func FailedFile(st status.Status, serverName, launch string, envNames []string, notes, generator string, at time.Time, timeout time.Duration) *File {
 	if len(notes) > 700 {
-		notes = notes[:700]
+		// Cut at a character's start, so that the notes stay UTF-8.
+		cut := 700
+		for cut > 0 && !utf8.RuneStart(notes[cut]) {
+			cut--
+		}
+		notes = notes[:cut]
 	}
 	return &File{
 		MethodologyVersion: MethodologyVersion,

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/testpeers"
 )
 
@@ -271,5 +273,26 @@ func TestParts(t *testing.T) {
 	}
 	if d := tl.Tokens - sum; d < 0 || d > 8 {
 		t.Errorf("parts add up to %d, tool is %d", sum, tl.Tokens)
+	}
+}
+
+// TestFailedFileNotesCut: notes longer than 700 bytes are cut at the
+// start of a character on both sides of the limit, so that they stay
+// UTF-8 whatever a server's stderr held.
+func TestFailedFileNotesCut(t *testing.T) {
+	for _, n := range []int{698, 699, 700, 701, 702} {
+		for _, r := range []string{"a", "é", "€", "😀"} {
+			notes := ""
+			for len(notes) < n {
+				notes += r
+			}
+			f := FailedFile(status.Timeout, "s", "cmd", nil, notes, "test", time.Unix(0, 0), time.Second)
+			if !utf8.ValidString(f.Notes) || len(f.Notes) > 700 || len(f.Notes) < 700-3 && len(notes) >= 700 {
+				t.Errorf("%d bytes of %q: notes of %d bytes, valid %v", len(notes), r, len(f.Notes), utf8.ValidString(f.Notes))
+			}
+			if len(notes) <= 700 && f.Notes != notes {
+				t.Errorf("%d bytes of %q were cut", len(notes), r)
+			}
+		}
 	}
 }
