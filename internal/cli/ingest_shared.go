@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/app"
@@ -118,6 +120,10 @@ func compute(env *Env, cmd string, f *flags, rf *runtimeFlags) (out *app.Finding
 	}
 	if *rf.repeatWindow <= 0 || *rf.slowP50 <= 0 {
 		return nil, usageError(env, cmd, "--repeat-window and --slow must be positive durations, such as 10m or 30s"), false
+	}
+	if !slices.Contains(usage.Modes, *rf.mode) {
+		// Checked before anything is read or audited, as a flag is.
+		return nil, usageError(env, cmd, "--mode must be one of %s, not %q", strings.Join(usage.Modes, ", "), *rf.mode), false
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *rf.dbPath, *rf.claudeDirs, *rf.codexDirs

@@ -84,7 +84,7 @@ Flags:
   --markdown       the report as Markdown
   --csv            the rows as CSV, numbers unformatted (a breakdown's models
                    as lines of their own, naming the model)
-  --compact        a narrow table: key, models, input, output, total, cost
+  --compact        a narrow table: key, input, output, total, cost
   --db PATH        the usage store (default: in the user's data folder);
                    PATH's folder must exist
   --no-ingest      report from the store without reading transcripts
