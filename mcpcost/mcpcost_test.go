@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -519,5 +520,36 @@ func TestAPI(t *testing.T) {
 	// No internal type in the exported API.
 	if bytes.Contains(out, []byte("internal/")) || bytes.Contains(out, []byte("measure.")) || bytes.Contains(out, []byte("mcpclient.")) {
 		t.Error("the exported API names an internal package")
+	}
+}
+
+// TestMeasureServerDynamic: a server whose tools differ between the two
+// sessions is dynamic, with the first session's figures and the tool that
+// changed named.
+func TestMeasureServerDynamic(t *testing.T) {
+	s := newUnits()
+	var lists atomic.Int32
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				if lists.Add(1) == 2 {
+					mcp.AddTool(s, &mcp.Tool{Name: "added"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+						return nil, nil, nil
+					})
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	m, err := mcpcost.MeasureServer(context.Background(), s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Status != "dynamic" || m.ToolCount != 2 || strings.Join(m.ChangedTools, ",") != "added" {
+		t.Errorf("status %s, %d tools, changed %v", m.Status, m.ToolCount, m.ChangedTools)
+	}
+	once, err := mcpcost.MeasureServer(context.Background(), newUnits(), &mcpcost.Options{Once: true})
+	if err != nil || once.Status != "measured" || once.TotalTokens != m.TotalTokens {
+		t.Errorf("Once: %+v, %v", once, err)
 	}
 }
