@@ -553,3 +553,22 @@ func TestMeasureServerDynamic(t *testing.T) {
 		t.Errorf("Once: %+v, %v", once, err)
 	}
 }
+
+// TestVerifyPublished verifies mcp-context-cost's own files: a measured
+// one agrees, and a failed one, holding no capture, is skipped (as
+// "mcpcost verify" does; mcp-context-cost's verify reports it as a
+// problem, "no rawToolsCapture in measurement").
+func TestVerifyPublished(t *testing.T) {
+	v, err := mcpcost.VerifyFile(filepath.Join("testdata", "published", "airbnb", "measurement.json"))
+	if err != nil || !v.OK || v.Skipped || v.RederivedTokens == nil || *v.RederivedTokens != *v.StoredTokens || len(v.Problems) != 0 {
+		t.Errorf("airbnb: %+v, %v", v, err)
+	}
+	m, err := mcpcost.MeasureFile(filepath.Join("testdata", "published", "airbnb", "measurement.json"), nil)
+	if err != nil || m.Name != "airbnb" || m.TotalTokens != *v.StoredTokens {
+		t.Errorf("airbnb measured: %+v, %v", m, err)
+	}
+	v, err = mcpcost.VerifyFile(filepath.Join("testdata", "published", "azure", "measurement.json"))
+	if err != nil || v.OK || !v.Skipped || v.Status != "auth-required" || v.RederivedTokens != nil {
+		t.Errorf("azure: %+v, %v", v, err)
+	}
+}
