@@ -335,8 +335,9 @@ func checkIsolation(mode string) error {
 var sandboxProbe = []string{"--user", "--map-root-user", "--mount", "true"}
 
 // sandboxSystem are the folders of the machine a sandboxed server sees,
-// read-only, where they exist.
-var sandboxSystem = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"}
+// read-only, where they exist. /run/systemd/resolve is where
+// systemd-resolved's /etc/resolv.conf links to, for package fetches.
+var sandboxSystem = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/run/systemd/resolve"}
 
 // sandboxScript builds the sandbox's root and runs the server in it. Its
 // arguments: the root, the working folder, then pairs "ro PATH" or "rw
