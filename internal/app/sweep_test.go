@@ -518,3 +518,40 @@ func TestSweepPublishedAsBaselines(t *testing.T) {
 		t.Errorf("nothing measured adds no history: %q", h)
 	}
 }
+
+// TestSandboxBinds: what a sandboxed server is launched from is bound
+// read-only (an npm .bin link with its node_modules folder, a binary, an
+// absolute argument), and nothing under the system folders twice.
+func TestSandboxBinds(t *testing.T) {
+	dir := t.TempDir()
+	nm := filepath.Join(dir, "proj", "node_modules")
+	os.MkdirAll(filepath.Join(nm, ".bin"), 0o755)
+	os.MkdirAll(filepath.Join(nm, "pkg"), 0o755)
+	os.WriteFile(filepath.Join(nm, "pkg", "index.js"), []byte("#!/usr/bin/env node\n"), 0o755)
+	if err := os.Symlink("../pkg/index.js", filepath.Join(nm, ".bin", "srv")); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "server")
+	os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755)
+	script := filepath.Join(dir, "data", "s.js")
+	os.MkdirAll(filepath.Dir(script), 0o755)
+	os.WriteFile(script, nil, 0o644)
+	tests := []struct {
+		s    sweep.Server
+		want []string // after the system folders, home and work
+	}{
+		{sweep.Server{Command: filepath.Join(nm, ".bin", "srv")}, []string{"ro", nm}},
+		{sweep.Server{Command: bin, Args: []string{"--x", script, filepath.Join(dir, "missing")}}, []string{"ro", bin, "ro", script}},
+		{sweep.Server{Command: "sh", Args: []string{"/usr/lib", "/etc/hosts"}}, nil},
+	}
+	for _, tc := range tests {
+		got := sandboxBinds(tc.s, "/tmp/h", "/tmp/w")
+		head := 2*len(sandboxSystem) + 4
+		if len(got) < head || got[head-3] != "/tmp/h" || got[head-1] != "/tmp/w" {
+			t.Fatalf("%s: %q", tc.s.Command, got)
+		}
+		if strings.Join(got[head:], " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%s: binds %q, want %q", tc.s.Command, got[head:], tc.want)
+		}
+	}
+}
