@@ -28,6 +28,9 @@ type IngestOptions struct {
 	// CodexRoots are Codex session folders (~/.codex/sessions).
 	ClaudeRoots []string
 	CodexRoots  []string
+	// CopilotRoots are GitHub Copilot CLI session-state folders
+	// (~/.copilot/session-state).
+	CopilotRoots []string
 	// Count counts a tool result's tokens (o200k_base). Required.
 	Count func(string) int
 	// Workers read and count files in parallel; 0 means one per CPU.
@@ -208,6 +211,9 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 	codex, err := transcript.DiscoverCodex(o.CodexRoots)
 	st.warnEach(o.MaxWarnings, "listing Codex transcripts: ", err)
 	files := append(claude, codex...)
+	copilot, err := transcript.DiscoverCopilot(o.CopilotRoots)
+	st.warnEach(o.MaxWarnings, "listing Copilot CLI transcripts: ", err)
+	files = append(files, copilot...)
 	st.Files = len(files)
 
 	owner := "unleased"
@@ -609,6 +615,11 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 			s.addTools(b, j.file.Source, no, rec, hashes)
 			if rec.Request != nil || rec.Compaction != nil || rec.Cwd != "" {
 				b.recs = append(b.recs, lineRec{no, rec})
+			}
+			for i := range rec.More {
+				// The line's further requests (Copilot's, one per model).
+				more := &transcript.Record{Time: rec.Time, SessionID: rec.SessionID, AgentID: rec.AgentID, Cwd: rec.Cwd, Request: &rec.More[i]}
+				b.recs = append(b.recs, lineRec{no, more})
 			}
 		}
 		lines = no

@@ -39,6 +39,15 @@ func NewParser(f File, state []byte) (Parser, error) {
 			p.State.SessionID = f.SessionID
 		}
 		return p, nil
+	case Copilot:
+		p := &CopilotParser{}
+		if len(state) > 0 {
+			if err := json.Unmarshal(state, &p.State); err != nil {
+				return nil, errors.New("bad saved reader state")
+			}
+		}
+		p.State.SessionID = f.SessionID
+		return p, nil
 	}
 	return nil, errors.New("unknown transcript source " + string(f.Source))
 }
@@ -47,6 +56,10 @@ func NewParser(f File, state []byte) (Parser, error) {
 // or nil when the parser keeps none.
 func SaveState(p Parser) []byte {
 	if c, ok := p.(*CodexParser); ok {
+		b, _ := json.Marshal(c.State)
+		return b
+	}
+	if c, ok := p.(*CopilotParser); ok {
 		b, _ := json.Marshal(c.State)
 		return b
 	}
@@ -111,6 +124,29 @@ func DiscoverCodex(roots []string) ([]File, error) {
 			id = name[len(name)-36:]
 		}
 		files = append(files, File{Path: path, Source: Codex, SessionID: id})
+	})
+	return files, err
+}
+
+// CopilotDepth bounds the walk of a Copilot CLI session-state folder:
+// <session-id>/events.jsonl.
+const CopilotDepth = 2
+
+// DiscoverCopilot lists the events.jsonl files under Copilot CLI
+// session-state roots (folders like ~/.copilot/session-state): one folder
+// per session, named by its id, following links as DiscoverClaude does.
+// Other files, and files at other depths, are not sessions' (ccusage 20
+// reads only these).
+func DiscoverCopilot(roots []string) ([]File, error) {
+	var files []File
+	enter := func(depth int, name string) bool { return depth < CopilotDepth }
+	err := walkRoots(roots, enter, func(root, path string) {
+		rel, _ := filepath.Rel(root, path)
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		if len(parts) != 2 || parts[1] != "events.jsonl" {
+			return
+		}
+		files = append(files, File{Path: path, Source: Copilot, SessionID: parts[0]})
 	})
 	return files, err
 }

@@ -36,6 +36,8 @@ type Source string
 const (
 	Claude Source = "claude"
 	Codex  Source = "codex"
+	// Copilot is GitHub Copilot CLI.
+	Copilot Source = "copilot"
 )
 
 // Usage is the token usage of one model request, as the agent recorded it.
@@ -168,8 +170,11 @@ type Record struct {
 	// Sidechain is Claude Code's isSidechain.
 	Sidechain bool `json:"sidechain,omitempty"`
 	// Cwd is the working directory the line was written in: the project.
-	Cwd        string       `json:"cwd,omitempty"`
-	Request    *Request     `json:"request,omitempty"`
+	Cwd     string   `json:"cwd,omitempty"`
+	Request *Request `json:"request,omitempty"`
+	// More are further requests the line records, beside Request: a
+	// Copilot CLI shutdown records one per model.
+	More       []Request    `json:"more,omitempty"`
 	Calls      []ToolCall   `json:"calls,omitempty"`
 	Results    []ToolResult `json:"results,omitempty"`
 	Compaction *Compaction  `json:"compaction,omitempty"`

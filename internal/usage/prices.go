@@ -354,7 +354,8 @@ func normalizeModel(model string) string {
 
 // Lookup finds a model's prices. It ignores case, provider prefixes
 // (anthropic/, us.anthropic.), a [1m]-style suffix, a Bedrock version
-// suffix and a date suffix; it returns false for a model it does not
+// suffix, a date suffix and a dot for a dash in a Claude model's version
+// (claude-sonnet-4.5); it returns false for a model it does not
 // know.
 func (p *Prices) Lookup(model string) (ModelPrice, string, bool) {
 	m := normalizeModel(model)
@@ -364,6 +365,11 @@ func (p *Prices) Lookup(model string) (ModelPrice, string, bool) {
 	m = bedrockSuffix.ReplaceAllString(m, "")
 	m = dateSuffix.ReplaceAllString(m, "")
 	mp, ok := p.Models[m]
+	if !ok && strings.HasPrefix(m, "claude-") && strings.Contains(m, ".") {
+		// GitHub Copilot names Claude models with a dot: claude-sonnet-4.5.
+		m = strings.ReplaceAll(m, ".", "-")
+		mp, ok = p.Models[m]
+	}
 	return mp, m, ok
 }
 

@@ -411,7 +411,37 @@ func (p *pricer) cost(x store.Request, t Tokens) (usd float64, ok, recorded bool
 	if !pr.ok {
 		return 0, false, false
 	}
+	if totalsOnly(x.Source) {
+		return tieredCost(t, pr.mp), true, false
+	}
 	return pr.mp.Cost(t, x.Speed == "fast"), true, false
+}
+
+// totalsOnly reports whether a source's requests are a session's totals
+// per model rather than single model calls (GitHub Copilot CLI records
+// usage only so). They are priced as ccusage prices them: see tieredCost.
+func totalsOnly(src string) bool { return src == "copilot" }
+
+// tieredCost prices totals that are not one request: each kind of token
+// pays the standard rate up to the long-context threshold and the
+// long-context rate above it, as ccusage 20 prices Copilot CLI's
+// figures. The store's rollups sum a session's figures per model and
+// quarter hour, so two shutdowns of one session within a quarter hour
+// whose sum crosses the threshold where neither does are priced as one.
+func tieredCost(t Tokens, mp ModelPrice) float64 {
+	lc := mp.LongContext
+	if lc == nil {
+		return costAt(t, mp.Rates)
+	}
+	th := lc.Threshold
+	part := func(n int64, std, long float64) float64 {
+		if n <= th {
+			return float64(n) * std
+		}
+		return float64(th)*std + float64(n-th)*long
+	}
+	return (part(t.Input, mp.Input, lc.Input) + part(t.Output, mp.Output, lc.Output) + part(t.CacheWrite5m, mp.CacheWrite5m, lc.CacheWrite5m) +
+		part(t.CacheWrite1h, mp.CacheWrite1h, lc.CacheWrite1h) + part(t.CacheRead, mp.CacheRead, lc.CacheRead)) / 1e6
 }
 
 // costSum adds up the costs of a group's requests.
@@ -542,6 +572,8 @@ func (a *usageAcc) add(x requests) {
 	case x.recorded && o.Mode != "calculate":
 		cost, ok = x.recordedUSD, true
 		r.Totals.RecordedRequests += x.n
+	case pr.ok && o.Mode != "display" && totalsOnly(x.src):
+		cost, ok = tieredCost(t, pr.mp), true
 	case pr.ok && o.Mode != "display" && x.band >= 0:
 		cost, ok = costAt(t, pr.mp.RatesFor(bandInputs[x.band], x.speed == "fast")), true
 	case pr.ok && o.Mode != "display":
