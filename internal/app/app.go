@@ -55,6 +55,9 @@ type Machine struct {
 	// ClaudeDirs and CodexDirs are the transcript folders; none for the
 	// clients' own (clients.ClaudeTranscriptDirs, CodexTranscriptDirs).
 	ClaudeDirs, CodexDirs []string
+	// CopilotDirs are GitHub Copilot CLI's folders; none for its own
+	// (clients.CopilotTranscriptDirs).
+	CopilotDirs []string
 }
 
 func (m *Machine) getenv(name string) string {
@@ -209,7 +212,8 @@ func (m *Machine) CheckInputs() error {
 	for _, d := range []struct {
 		flag, what string
 		dirs       []string
-	}{{"claude-dir", "Claude Code's folder (~/.claude, or its projects folder)", m.ClaudeDirs}, {"codex-dir", "Codex's folder (~/.codex, or its sessions folder)", m.CodexDirs}} {
+	}{{"claude-dir", "Claude Code's folder (~/.claude, or its projects folder)", m.ClaudeDirs}, {"codex-dir", "Codex's folder (~/.codex, or its sessions folder)", m.CodexDirs},
+		{"copilot-dir", "GitHub Copilot CLI's folder (~/.copilot, or its session-state folder)", m.CopilotDirs}} {
 		for _, dir := range d.dirs {
 			fi, err := os.Stat(dir)
 			switch {

@@ -116,6 +116,24 @@ func (m *Machine) TranscriptRoots() (claude, codex []string) {
 	return claude, codex
 }
 
+// CopilotRoots are the folders GitHub Copilot CLI sessions are read from:
+// CopilotDirs, or its own folders; a folder with a session-state/ folder
+// is read there.
+func (m *Machine) CopilotRoots() []string {
+	dirs := m.CopilotDirs
+	if len(dirs) == 0 {
+		dirs = clients.CopilotTranscriptDirs(clients.System{Home: m.home(), Getenv: m.getenv})
+	}
+	var roots []string
+	for _, d := range dirs {
+		if isDir(filepath.Join(d, "session-state")) {
+			d = filepath.Join(d, "session-state")
+		}
+		roots = append(roots, d)
+	}
+	return roots
+}
+
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
@@ -150,6 +168,9 @@ type IngestOptions struct {
 	// Roots, when set, are the transcript folders as they are read, in
 	// place of [Machine.TranscriptRoots].
 	Roots *[2][]string
+	// CopilotRoots are, when Roots is set, the Copilot CLI folders as they
+	// are read, in place of [Machine.CopilotRoots].
+	CopilotRoots []string
 	// Progress is told of the files read; nil for none.
 	Progress Progress
 	// Now stamps the read; nil for the store's clock.
@@ -216,18 +237,20 @@ func limitHeap(limit int64) (restore func()) {
 
 func (m *Machine) ingest(ctx context.Context, st *store.Store, path string, o IngestOptions) (*IngestStats, error) {
 	defer limitHeap(ingestHeap)()
-	var claude, codex []string
+	var claude, codex, copilot []string
 	if o.Roots != nil {
-		claude, codex = o.Roots[0], o.Roots[1]
+		claude, codex, copilot = o.Roots[0], o.Roots[1], o.CopilotRoots
 	} else {
 		claude, codex = m.TranscriptRoots()
+		copilot = m.CopilotRoots()
 	}
 	stats, err := st.Ingest(ctx, store.IngestOptions{
-		ClaudeRoots: claude,
-		CodexRoots:  codex,
-		Count:       token.O200k().Count,
-		Progress:    o.Progress.ingestSteps(),
-		Now:         o.Now,
+		ClaudeRoots:  claude,
+		CodexRoots:   codex,
+		CopilotRoots: copilot,
+		Count:        token.O200k().Count,
+		Progress:     o.Progress.ingestSteps(),
+		Now:          o.Now,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reading transcripts into %s: %w", path, err)

@@ -124,7 +124,7 @@ func runFindings(env *Env, args []string) int {
 		return fail(env, err)
 	}
 	if in.Ingest != nil && in.Ingest.Files == 0 && rep.Window.Requests == 0 {
-		hintf(env, "no Claude Code or Codex transcripts were found; name their folders with --claude-dir or --codex-dir")
+		hintf(env, "no Claude Code, Codex or Copilot CLI transcripts were found; name their folders with --claude-dir, --codex-dir or --copilot-dir")
 	}
 	if *failOn != "" {
 		if n := rep.AtOrAbove(*failOn); n > 0 {

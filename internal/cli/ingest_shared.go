@@ -22,6 +22,7 @@ type runtimeFlags struct {
 	noIngest, launch            *bool
 	trustProject                *bool
 	claudeDirs, codexDirs       *[]string
+	copilotDirs                 *[]string
 	configs, clientsWant        *[]string
 	idleMin, resultAvg, outLim  *int
 	repeatMin, toolTokens       *int
@@ -45,6 +46,7 @@ func addRuntimeFlags(f *flags) *runtimeFlags {
 		trustProject: f.Bool("trust-project", ""),
 		claudeDirs:   f.Strings("claude-dir", ""),
 		codexDirs:    f.Strings("codex-dir", ""),
+		copilotDirs:  f.Strings("copilot-dir", ""),
 		configs:      f.Strings("config", ""),
 		clientsWant:  f.Strings("client", ""),
 		idleMin:      f.Int("idle-min-requests", d.IdleMinRequests, ""),
@@ -75,6 +77,7 @@ const runtimeFlagsUsage = `Window and data:
   --no-ingest            use the store as it is, without reading transcripts
   --claude-dir DIR       Claude Code folder; repeatable
   --codex-dir DIR        Codex folder; repeatable
+  --copilot-dir DIR      GitHub Copilot CLI folder (COPILOT_HOME); repeatable
   --prices FILE          a price table: mcpcost's format or LiteLLM's JSON (see 'mcpcost help prices')
   --mode M               how a request's cost is found, as for 'mcpcost usage':
                          auto (default: the cost Claude Code recorded, else
@@ -127,6 +130,7 @@ func compute(env *Env, cmd string, f *flags, rf *runtimeFlags) (out *app.Finding
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *rf.dbPath, *rf.claudeDirs, *rf.codexDirs
+	m.CopilotDirs = *rf.copilotDirs
 	if err := m.CheckInputs(); err != nil {
 		return nil, fail(env, err), false
 	}

@@ -46,6 +46,7 @@ Flags:
   --no-ingest      push the local store as it is, without reading transcripts
   --claude-dir DIR Claude Code folder to ingest from; repeatable
   --codex-dir DIR  Codex folder to ingest from; repeatable
+  --copilot-dir DIR  GitHub Copilot CLI folder to ingest from; repeatable
   --json           the result as JSON (schema mcpcost.push/v1: schema, store,
                    machine, user, rows, added, dropped)`,
 		Run: runPush,
@@ -60,6 +61,7 @@ func runPush(env *Env, args []string) int {
 	noIngest := f.Bool("no-ingest", "")
 	claudeDirs := f.Strings("claude-dir", "")
 	codexDirs := f.Strings("codex-dir", "")
+	copilotDirs := f.Strings("copilot-dir", "")
 	asJSON := f.Bool("json", "")
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
@@ -70,6 +72,7 @@ func runPush(env *Env, args []string) int {
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
+	m.CopilotDirs = *copilotDirs
 	if err := m.CheckInputs(); err != nil {
 		return fail(env, err)
 	}

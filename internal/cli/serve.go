@@ -77,6 +77,7 @@ Flags:
                        PATH's folder must exist
   --claude-dir DIR     Claude Code folder (repeatable)
   --codex-dir DIR      Codex folder (repeatable)
+  --copilot-dir DIR    GitHub Copilot CLI folder (repeatable)
 
 Exit status: 0 when the client closed the connection (or on an interrupt),
 2 on a usage error or when the address cannot be served.`
@@ -93,6 +94,7 @@ func runServe(env *Env, args []string) int {
 	dbPath := f.String("db", "", "")
 	claudeDirs := f.Strings("claude-dir", "")
 	codexDirs := f.Strings("codex-dir", "")
+	copilotDirs := f.Strings("copilot-dir", "")
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
 		return ExitError
@@ -120,6 +122,7 @@ func runServe(env *Env, args []string) int {
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
+	m.CopilotDirs = *copilotDirs
 	if err := m.CheckInputs(); err != nil {
 		return fail(env, err)
 	}
@@ -127,15 +130,16 @@ func runServe(env *Env, args []string) int {
 	path, _ := m.StorePath()
 	claude, codex := m.TranscriptRoots()
 	o := serve.Options{
-		Version:     Version(),
-		Getenv:      env.Getenv,
-		Project:     *project,
-		Now:         env.Now,
-		Timeout:     *timeout,
-		MaxAge:      *maxAge,
-		DBPath:      path,
-		ClaudeRoots: claude,
-		CodexRoots:  codex,
+		Version:      Version(),
+		Getenv:       env.Getenv,
+		Project:      *project,
+		Now:          env.Now,
+		Timeout:      *timeout,
+		MaxAge:       *maxAge,
+		DBPath:       path,
+		ClaudeRoots:  claude,
+		CodexRoots:   codex,
+		CopilotRoots: m.CopilotRoots(),
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

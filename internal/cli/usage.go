@@ -18,19 +18,23 @@ func init() {
                      [--split-agents]
                      [--days N | --last N | --since DATE --until DATE]
                      [--start-of-week DAY] [--breakdown] [--order asc|desc]
-                     [--project PATH] [--source claude|codex|all] [--tz ZONE]
+                     [--project PATH] [--source claude|codex|copilot|all]
+                     [--tz ZONE]
                      [--json | --markdown | --csv | --compact]
                      [--db PATH] [--no-ingest] [--prices FILE]
                      [--mode auto|calculate|display]
                      [--claude-dir DIR]... [--codex-dir DIR]...
+                     [--copilot-dir DIR]...
 
-Reads what is new in Claude Code and Codex transcripts into mcpcost's usage
+Reads what is new in Claude Code, Codex and GitHub Copilot CLI transcripts into mcpcost's usage
 store, then reports from the store, over all of its history unless told
 otherwise.
 
 Transcripts are read from ~/.claude/projects and ~/.config/claude/projects
 (or from each folder of CLAUDE_CONFIG_DIR, comma-separated), and from
-$CODEX_HOME/sessions (default ~/.codex/sessions) and archived_sessions. Only
+$CODEX_HOME/sessions (default ~/.codex/sessions) and archived_sessions, and
+from $COPILOT_HOME/session-state/<session>/events.jsonl (default
+~/.copilot). Only
 bytes not read before are read: the first run reads everything, later runs
 only what the agents wrote since. The store keeps history that the agents
 delete (Claude Code keeps 30 days by default).
@@ -55,6 +59,13 @@ the transcript records (Codex shell commands), else from the call to its
 result as the agent logged them (this includes any wait for the user's
 permission). A Codex shell command that exits non-zero is an error. Arguments are never stored, only a keyed hash of them.
 
+GitHub Copilot CLI records tokens only when a session shuts down, per model
+and for the session so far: each shutdown counts what it adds (as ccusage's
+copilot reports), at its time, and a row is a model's share of a shutdown,
+not one request. Its MCP tools are attributed to the server the CLI names
+(mcpServerName). Its totals are priced per kind of token, the part above a
+long-context threshold at the long-context rate, as ccusage prices them.
+
 By week and by month, the periods, tokens and costs equal ccusage's weekly
 and monthly reports: weeks start on Monday as in "ccusage weekly", or on
 Sunday with --source claude as in "ccusage claude weekly"; --start-of-week
@@ -77,7 +88,8 @@ Flags:
   --since DATE     from DATE (YYYY-MM-DD, YYYYMMDD or RFC 3339)
   --until DATE     to DATE, inclusive for a day; after --since
   --project P      one project: its full path or its folder's name
-  --source S       claude, codex or all (default)
+  --source S       claude, codex, copilot (GitHub Copilot CLI) or all
+                   (default)
   --tz ZONE        time zone for days and dates (default: $TZ, else the
                    system's zone, named as /etc/localtime names it)
   --json           the report as JSON (schema mcpcost.usage/v1)
@@ -97,6 +109,8 @@ Flags:
                    requests without one, Codex's among them, are unpriced)
   --claude-dir DIR Claude Code folder (a config folder or its projects/); repeatable
   --codex-dir DIR  Codex folder (CODEX_HOME or its sessions/); repeatable
+  --copilot-dir DIR  GitHub Copilot CLI folder (COPILOT_HOME or its
+                   session-state/); repeatable
 
 Costs use the embedded price table (dated, sources named; 'mcpcost prices'
 prints it); a model missing from it is shown as unpriced (null in JSON),
@@ -130,6 +144,7 @@ func runUsage(env *Env, args []string) int {
 	mode := f.String("mode", "auto", "")
 	claudeDirs := f.Strings("claude-dir", "")
 	codexDirs := f.Strings("codex-dir", "")
+	copilotDirs := f.Strings("copilot-dir", "")
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
 		return ExitError
@@ -142,6 +157,7 @@ func runUsage(env *Env, args []string) int {
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
+	m.CopilotDirs = *copilotDirs
 	if err := m.CheckInputs(); err != nil {
 		return fail(env, err)
 	}
@@ -186,7 +202,7 @@ func runUsage(env *Env, args []string) int {
 		return fail(env, err)
 	}
 	if ingested != nil && ingested.Files == 0 && rep.Totals.Requests == 0 {
-		hintf(env, "no Claude Code or Codex transcripts were found; name their folders with --claude-dir or --codex-dir")
+		hintf(env, "no Claude Code, Codex or Copilot CLI transcripts were found; name their folders with --claude-dir, --codex-dir or --copilot-dir")
 	}
 	return ExitOK
 }

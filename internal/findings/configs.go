@@ -21,7 +21,8 @@ type ConfigUse struct {
 	UpFrontTokens *int   `json:"upFrontTokens"`
 	LowerBound    bool   `json:"lowerBound"`
 	Posture       string `json:"posture"`
-	// Source is the transcripts this client writes ("claude", "codex"),
+	// Source is the transcripts this client writes ("claude", "codex",
+	// "copilot"),
 	// empty for a client whose transcripts mcpcost does not read.
 	Source string `json:"source,omitempty"`
 	// AppliesTo words which sessions the config applied to.
@@ -77,6 +78,8 @@ func sourceOf(client string) string {
 		return "claude"
 	case clients.Codex:
 		return "codex"
+	case clients.CopilotCLI:
+		return "copilot"
 	}
 	return ""
 }

@@ -156,6 +156,8 @@ func agentName(source string) string {
 		return "Claude Code"
 	case "codex":
 		return "Codex"
+	case "copilot":
+		return "GitHub Copilot CLI"
 	}
 	return source
 }

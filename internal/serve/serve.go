@@ -67,6 +67,8 @@ type Options struct {
 	// ClaudeRoots and CodexRoots are the transcript folders read into the
 	// store.
 	ClaudeRoots, CodexRoots []string
+	// CopilotRoots are GitHub Copilot CLI's session-state folders.
+	CopilotRoots []string
 	// IngestInterval is the least time between two reads of the
 	// transcripts; 0 for 30 seconds.
 	IngestInterval time.Duration
