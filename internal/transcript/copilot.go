@@ -202,6 +202,9 @@ func (p *CopilotParser) ParseLine(line []byte) (*Record, error) {
 		if l.Timestamp == "" {
 			return nil, nil // as ccusage: a shutdown without a time is not counted
 		}
+		if _, err := parseTime(l.Timestamp); err != nil {
+			return nil, err // before the figures are taken in
+		}
 		reqs, err := st.shutdown(&d)
 		if err != nil {
 			return nil, err

@@ -161,7 +161,7 @@ func TestScanLinesLong(t *testing.T) {
 // TestGolden parses hand-written lines of every record type and compares
 // the records with testdata/*.golden.json.
 func TestGolden(t *testing.T) {
-	for _, src := range []transcript.Source{transcript.Claude, transcript.Codex} {
+	for _, src := range []transcript.Source{transcript.Claude, transcript.Codex, transcript.Copilot} {
 		t.Run(string(src), func(t *testing.T) {
 			in := filepath.Join("testdata", string(src)+".jsonl")
 			data, err := os.ReadFile(in)
