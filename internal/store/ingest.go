@@ -31,6 +31,9 @@ type IngestOptions struct {
 	// CopilotRoots are GitHub Copilot CLI session-state folders
 	// (~/.copilot/session-state).
 	CopilotRoots []string
+	// GooseRoots are Goose's sessions folders, which hold its sessions.db
+	// (~/.local/share/goose/sessions).
+	GooseRoots []string
 	// Count counts a tool result's tokens (o200k_base). Required.
 	Count func(string) int
 	// Workers read and count files in parallel; 0 means one per CPU.
@@ -214,6 +217,9 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 	copilot, err := transcript.DiscoverCopilot(o.CopilotRoots)
 	st.warnEach(o.MaxWarnings, "listing Copilot CLI transcripts: ", err)
 	files = append(files, copilot...)
+	goose, err := transcript.DiscoverGoose(o.GooseRoots)
+	st.warnEach(o.MaxWarnings, "listing Goose databases: ", err)
+	files = append(files, goose...)
 	st.Files = len(files)
 
 	owner := "unleased"
@@ -237,6 +243,22 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 			continue
 		}
 		j := &job{file: f, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+		if f.Source == transcript.Goose {
+			// A database is read whole when it or its write-ahead log
+			// changed: its size and time are both files'.
+			if wal, err := os.Stat(f.Path + "-wal"); err == nil {
+				j.size += wal.Size()
+				j.mtime = max(j.mtime, wal.ModTime().UnixNano())
+			}
+			if row, ok := known[f.Path]; ok {
+				if row.size == j.size && row.mtime == j.mtime && row.reader >= readerVersion {
+					continue
+				}
+				j.row, j.rewritten = row, true
+			}
+			jobs = append(jobs, j)
+			continue
+		}
 		if row, ok := known[f.Path]; ok {
 			j.row = row
 			if row.size == j.size && row.reader >= readerVersion {
@@ -514,12 +536,29 @@ var testOnlyBeforeRead = func(path string) {}
 // read reads one file from where it was left, sending batches.
 func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *batch) {
 	testOnlyBeforeRead(j.file.Path)
-	f, err := os.Open(j.file.Path)
-	if err != nil {
-		out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
-		return
+	var f interface {
+		io.Reader
+		io.ReaderAt
+		io.Seeker
 	}
-	defer f.Close()
+	if j.file.Source == transcript.Goose {
+		// A database is read through its rows as lines (see
+		// transcript.ExportGoose), always whole.
+		data, err := transcript.ExportGoose(j.file.Path)
+		if err != nil {
+			out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
+			return
+		}
+		f = bytes.NewReader(data)
+	} else {
+		file, err := os.Open(j.file.Path)
+		if err != nil {
+			out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
+			return
+		}
+		defer file.Close()
+		f = file
+	}
 
 	start, lines := int64(0), 0
 	var state, headHash []byte

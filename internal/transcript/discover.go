@@ -48,6 +48,8 @@ func NewParser(f File, state []byte) (Parser, error) {
 		}
 		p.State.SessionID = f.SessionID
 		return p, nil
+	case Goose:
+		return &GooseParser{}, nil
 	}
 	return nil, errors.New("unknown transcript source " + string(f.Source))
 }
@@ -160,7 +162,16 @@ func DiscoverCopilot(roots []string) ([]File, error) {
 // transcript are reported. enter says whether to go into a folder of this
 // name at this depth below its root (1 for the root's own folders).
 func walkRoots(roots []string, enter func(depth int, name string) bool, add func(root, path string)) error {
-	w := &walker{seen: map[fileKey]bool{}, add: add, enter: enter}
+	return walkRootsFor(roots, enter, nil, add)
+}
+
+// walkRootsFor is walkRoots for the files whose names want accepts (nil:
+// .jsonl files).
+func walkRootsFor(roots []string, enter func(depth int, name string) bool, want func(name string) bool, add func(root, path string)) error {
+	if want == nil {
+		want = func(name string) bool { return strings.HasSuffix(name, ".jsonl") }
+	}
+	w := &walker{seen: map[fileKey]bool{}, add: add, enter: enter, want: want}
 	for _, root := range roots {
 		// Paths are stored: the same file must always have the same name.
 		if abs, err := filepath.Abs(root); err == nil {
@@ -184,6 +195,7 @@ type walker struct {
 	errs  []error
 	add   func(root, path string)
 	enter func(depth int, name string) bool
+	want  func(name string) bool
 }
 
 // visit reports whether the file or folder fi, found at path, is met for
@@ -212,7 +224,7 @@ func (w *walker) dir(root, path string, fi fs.FileInfo, depth int) {
 	})
 	for _, e := range entries {
 		p := filepath.Join(path, e.Name())
-		isJSONL := strings.HasSuffix(e.Name(), ".jsonl")
+		isJSONL := w.want(e.Name())
 		var info fs.FileInfo
 		link := e.Type()&fs.ModeSymlink != 0
 		if e.IsDir() && !w.enter(depth+1, e.Name()) {

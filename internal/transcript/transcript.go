@@ -38,6 +38,8 @@ const (
 	Codex  Source = "codex"
 	// Copilot is GitHub Copilot CLI.
 	Copilot Source = "copilot"
+	// Goose is Block's Goose, whose sessions are in a SQLite database.
+	Goose Source = "goose"
 )
 
 // Usage is the token usage of one model request, as the agent recorded it.

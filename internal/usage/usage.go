@@ -418,14 +418,15 @@ func (p *pricer) cost(x store.Request, t Tokens) (usd float64, ok, recorded bool
 }
 
 // totalsOnly reports whether a source's requests are a session's totals
-// per model rather than single model calls (GitHub Copilot CLI records
-// usage only so). They are priced as ccusage prices them: see tieredCost.
-func totalsOnly(src string) bool { return src == "copilot" }
+// per model rather than single model calls (GitHub Copilot CLI and Goose
+// record usage only so). They are priced as ccusage prices them: see
+// tieredCost.
+func totalsOnly(src string) bool { return src == "copilot" || src == "goose" }
 
 // tieredCost prices totals that are not one request: each kind of token
 // pays the standard rate up to the long-context threshold and the
-// long-context rate above it, as ccusage 20 prices Copilot CLI's
-// figures. The store's rollups sum a session's figures per model and
+// long-context rate above it, as ccusage 20 prices Copilot CLI's and
+// Goose's figures. The store's rollups sum a session's figures per model and
 // quarter hour, so two shutdowns of one session within a quarter hour
 // whose sum crosses the threshold where neither does are priced as one.
 func tieredCost(t Tokens, mp ModelPrice) float64 {
