@@ -156,6 +156,7 @@ func TestScript(t *testing.T) {
 			"pty":          cmdPty,
 			"genhome":      cmdGenhome,
 			"gen":          cmdGen,
+			"sqlite":       cmdSQLite,
 			"safetext":     cmdSafe(textsafetest.CheckText),
 			"safemarkdown": cmdSafe(textsafetest.CheckMarkdown),
 			"jsonstring":   cmdJSONString,

@@ -58,6 +58,9 @@ type Machine struct {
 	// CopilotDirs are GitHub Copilot CLI's folders; none for its own
 	// (clients.CopilotTranscriptDirs).
 	CopilotDirs []string
+	// GooseDirs are Goose's folders; none for its own
+	// (clients.GooseTranscriptDirs).
+	GooseDirs []string
 }
 
 func (m *Machine) getenv(name string) string {
@@ -213,7 +216,8 @@ func (m *Machine) CheckInputs() error {
 		flag, what string
 		dirs       []string
 	}{{"claude-dir", "Claude Code's folder (~/.claude, or its projects folder)", m.ClaudeDirs}, {"codex-dir", "Codex's folder (~/.codex, or its sessions folder)", m.CodexDirs},
-		{"copilot-dir", "GitHub Copilot CLI's folder (~/.copilot, or its session-state folder)", m.CopilotDirs}} {
+		{"copilot-dir", "GitHub Copilot CLI's folder (~/.copilot, or its session-state folder)", m.CopilotDirs},
+		{"goose-dir", "Goose's folder (GOOSE_PATH_ROOT, or the sessions folder that holds sessions.db)", m.GooseDirs}} {
 		for _, dir := range d.dirs {
 			fi, err := os.Stat(dir)
 			switch {

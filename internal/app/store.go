@@ -134,6 +134,27 @@ func (m *Machine) CopilotRoots() []string {
 	return roots
 }
 
+// GooseRoots are the folders Goose's sessions.db is read from: GooseDirs
+// (a GOOSE_PATH_ROOT-style folder is read in data/sessions, a data folder
+// in sessions/), or its own folders.
+func (m *Machine) GooseRoots() []string {
+	dirs := m.GooseDirs
+	if len(dirs) == 0 {
+		return clients.GooseTranscriptDirs(clients.System{Home: m.home(), Getenv: m.getenv})
+	}
+	var roots []string
+	for _, d := range dirs {
+		switch {
+		case isDir(filepath.Join(d, "data", "sessions")):
+			d = filepath.Join(d, "data", "sessions")
+		case isDir(filepath.Join(d, "sessions")):
+			d = filepath.Join(d, "sessions")
+		}
+		roots = append(roots, d)
+	}
+	return roots
+}
+
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
@@ -171,6 +192,9 @@ type IngestOptions struct {
 	// CopilotRoots are, when Roots is set, the Copilot CLI folders as they
 	// are read, in place of [Machine.CopilotRoots].
 	CopilotRoots []string
+	// GooseRoots are, when Roots is set, Goose's folders as they are
+	// read, in place of [Machine.GooseRoots].
+	GooseRoots []string
 	// Progress is told of the files read; nil for none.
 	Progress Progress
 	// Now stamps the read; nil for the store's clock.
@@ -237,17 +261,18 @@ func limitHeap(limit int64) (restore func()) {
 
 func (m *Machine) ingest(ctx context.Context, st *store.Store, path string, o IngestOptions) (*IngestStats, error) {
 	defer limitHeap(ingestHeap)()
-	var claude, codex, copilot []string
+	var claude, codex, copilot, goose []string
 	if o.Roots != nil {
-		claude, codex, copilot = o.Roots[0], o.Roots[1], o.CopilotRoots
+		claude, codex, copilot, goose = o.Roots[0], o.Roots[1], o.CopilotRoots, o.GooseRoots
 	} else {
 		claude, codex = m.TranscriptRoots()
-		copilot = m.CopilotRoots()
+		copilot, goose = m.CopilotRoots(), m.GooseRoots()
 	}
 	stats, err := st.Ingest(ctx, store.IngestOptions{
 		ClaudeRoots:  claude,
 		CodexRoots:   codex,
 		CopilotRoots: copilot,
+		GooseRoots:   goose,
 		Count:        token.O200k().Count,
 		Progress:     o.Progress.ingestSteps(),
 		Now:          o.Now,

@@ -51,9 +51,9 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 		return nil, nil, err
 	}
 	switch uo.Source {
-	case "claude", "codex", "copilot", "all":
+	case "claude", "codex", "copilot", "goose", "all":
 	default:
-		return nil, nil, optionErrorf("%s must be claude, codex, copilot or all, not %q", m.flag("source"), uo.Source)
+		return nil, nil, optionErrorf("%s must be claude, codex, copilot, goose or all, not %q", m.flag("source"), uo.Source)
 	}
 	valid := false
 	for _, d := range usage.Dimensions {

@@ -22,7 +22,7 @@ type runtimeFlags struct {
 	noIngest, launch            *bool
 	trustProject                *bool
 	claudeDirs, codexDirs       *[]string
-	copilotDirs                 *[]string
+	copilotDirs, gooseDirs      *[]string
 	configs, clientsWant        *[]string
 	idleMin, resultAvg, outLim  *int
 	repeatMin, toolTokens       *int
@@ -47,6 +47,7 @@ func addRuntimeFlags(f *flags) *runtimeFlags {
 		claudeDirs:   f.Strings("claude-dir", ""),
 		codexDirs:    f.Strings("codex-dir", ""),
 		copilotDirs:  f.Strings("copilot-dir", ""),
+		gooseDirs:    f.Strings("goose-dir", ""),
 		configs:      f.Strings("config", ""),
 		clientsWant:  f.Strings("client", ""),
 		idleMin:      f.Int("idle-min-requests", d.IdleMinRequests, ""),
@@ -78,6 +79,7 @@ const runtimeFlagsUsage = `Window and data:
   --claude-dir DIR       Claude Code folder; repeatable
   --codex-dir DIR        Codex folder; repeatable
   --copilot-dir DIR      GitHub Copilot CLI folder (COPILOT_HOME); repeatable
+  --goose-dir DIR        Goose folder (GOOSE_PATH_ROOT); repeatable
   --prices FILE          a price table: mcpcost's format or LiteLLM's JSON (see 'mcpcost help prices')
   --mode M               how a request's cost is found, as for 'mcpcost usage':
                          auto (default: the cost Claude Code recorded, else
@@ -130,7 +132,7 @@ func compute(env *Env, cmd string, f *flags, rf *runtimeFlags) (out *app.Finding
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *rf.dbPath, *rf.claudeDirs, *rf.codexDirs
-	m.CopilotDirs = *rf.copilotDirs
+	m.CopilotDirs, m.GooseDirs = *rf.copilotDirs, *rf.gooseDirs
 	if err := m.CheckInputs(); err != nil {
 		return nil, fail(env, err), false
 	}

@@ -47,6 +47,7 @@ Flags:
   --claude-dir DIR Claude Code folder to ingest from; repeatable
   --codex-dir DIR  Codex folder to ingest from; repeatable
   --copilot-dir DIR  GitHub Copilot CLI folder to ingest from; repeatable
+  --goose-dir DIR  Goose folder to ingest from; repeatable
   --json           the result as JSON (schema mcpcost.push/v1: schema, store,
                    machine, user, rows, added, dropped)`,
 		Run: runPush,
@@ -62,6 +63,7 @@ func runPush(env *Env, args []string) int {
 	claudeDirs := f.Strings("claude-dir", "")
 	codexDirs := f.Strings("codex-dir", "")
 	copilotDirs := f.Strings("copilot-dir", "")
+	gooseDirs := f.Strings("goose-dir", "")
 	asJSON := f.Bool("json", "")
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
@@ -72,7 +74,7 @@ func runPush(env *Env, args []string) int {
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
-	m.CopilotDirs = *copilotDirs
+	m.CopilotDirs, m.GooseDirs = *copilotDirs, *gooseDirs
 	if err := m.CheckInputs(); err != nil {
 		return fail(env, err)
 	}

@@ -78,6 +78,7 @@ Flags:
   --claude-dir DIR     Claude Code folder (repeatable)
   --codex-dir DIR      Codex folder (repeatable)
   --copilot-dir DIR    GitHub Copilot CLI folder (repeatable)
+  --goose-dir DIR      Goose folder (repeatable)
 
 Exit status: 0 when the client closed the connection (or on an interrupt),
 2 on a usage error or when the address cannot be served.`
@@ -95,6 +96,7 @@ func runServe(env *Env, args []string) int {
 	claudeDirs := f.Strings("claude-dir", "")
 	codexDirs := f.Strings("codex-dir", "")
 	copilotDirs := f.Strings("copilot-dir", "")
+	gooseDirs := f.Strings("goose-dir", "")
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
 		return ExitError
@@ -122,7 +124,7 @@ func runServe(env *Env, args []string) int {
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
-	m.CopilotDirs = *copilotDirs
+	m.CopilotDirs, m.GooseDirs = *copilotDirs, *gooseDirs
 	if err := m.CheckInputs(); err != nil {
 		return fail(env, err)
 	}
@@ -140,6 +142,7 @@ func runServe(env *Env, args []string) int {
 		ClaudeRoots:  claude,
 		CodexRoots:   codex,
 		CopilotRoots: m.CopilotRoots(),
+		GooseRoots:   m.GooseRoots(),
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

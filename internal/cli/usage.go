@@ -18,15 +18,15 @@ func init() {
                      [--split-agents]
                      [--days N | --last N | --since DATE --until DATE]
                      [--start-of-week DAY] [--breakdown] [--order asc|desc]
-                     [--project PATH] [--source claude|codex|copilot|all]
+                     [--project PATH] [--source claude|codex|copilot|goose|all]
                      [--tz ZONE]
                      [--json | --markdown | --csv | --compact]
                      [--db PATH] [--no-ingest] [--prices FILE]
                      [--mode auto|calculate|display]
                      [--claude-dir DIR]... [--codex-dir DIR]...
-                     [--copilot-dir DIR]...
+                     [--copilot-dir DIR]... [--goose-dir DIR]...
 
-Reads what is new in Claude Code, Codex and GitHub Copilot CLI transcripts into mcpcost's usage
+Reads what is new in Claude Code, Codex, GitHub Copilot CLI and Goose transcripts into mcpcost's usage
 store, then reports from the store, over all of its history unless told
 otherwise.
 
@@ -34,7 +34,9 @@ Transcripts are read from ~/.claude/projects and ~/.config/claude/projects
 (or from each folder of CLAUDE_CONFIG_DIR, comma-separated), and from
 $CODEX_HOME/sessions (default ~/.codex/sessions) and archived_sessions, and
 from $COPILOT_HOME/session-state/<session>/events.jsonl (default
-~/.copilot). Only
+~/.copilot), and from Goose's sessions.db ($GOOSE_PATH_ROOT/data/sessions,
+default ~/.local/share/goose/sessions), which is read through a copy, never
+opened in place, and read again whole when it changed. Only
 bytes not read before are read: the first run reads everything, later runs
 only what the agents wrote since. The store keeps history that the agents
 delete (Claude Code keeps 30 days by default).
@@ -66,6 +68,13 @@ not one request. Its MCP tools are attributed to the server the CLI names
 (mcpServerName). Its totals are priced per kind of token, the part above a
 long-context threshold at the long-context rate, as ccusage prices them.
 
+Goose records tokens per session only: a session counts once, at its
+creation, with its model, as ccusage's goose reports count it; the part of
+its total beyond input and output is counted as output (and reasoning),
+where ccusage shows it in the total only. Its tools are attributed to the
+extension they belong to (<extension>__<tool>); every Goose extension is an
+MCP server, its built-in ones included.
+
 By week and by month, the periods, tokens and costs equal ccusage's weekly
 and monthly reports: weeks start on Monday as in "ccusage weekly", or on
 Sunday with --source claude as in "ccusage claude weekly"; --start-of-week
@@ -88,8 +97,8 @@ Flags:
   --since DATE     from DATE (YYYY-MM-DD, YYYYMMDD or RFC 3339)
   --until DATE     to DATE, inclusive for a day; after --since
   --project P      one project: its full path or its folder's name
-  --source S       claude, codex, copilot (GitHub Copilot CLI) or all
-                   (default)
+  --source S       claude, codex, copilot (GitHub Copilot CLI), goose or
+                   all (default)
   --tz ZONE        time zone for days and dates (default: $TZ, else the
                    system's zone, named as /etc/localtime names it)
   --json           the report as JSON (schema mcpcost.usage/v1)
@@ -111,6 +120,8 @@ Flags:
   --codex-dir DIR  Codex folder (CODEX_HOME or its sessions/); repeatable
   --copilot-dir DIR  GitHub Copilot CLI folder (COPILOT_HOME or its
                    session-state/); repeatable
+  --goose-dir DIR  Goose folder (GOOSE_PATH_ROOT, or the folder holding
+                   sessions.db); repeatable
 
 Costs use the embedded price table (dated, sources named; 'mcpcost prices'
 prints it); a model missing from it is shown as unpriced (null in JSON),
@@ -145,6 +156,7 @@ func runUsage(env *Env, args []string) int {
 	claudeDirs := f.Strings("claude-dir", "")
 	codexDirs := f.Strings("codex-dir", "")
 	copilotDirs := f.Strings("copilot-dir", "")
+	gooseDirs := f.Strings("goose-dir", "")
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
 		return ExitError
@@ -157,7 +169,7 @@ func runUsage(env *Env, args []string) int {
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
-	m.CopilotDirs = *copilotDirs
+	m.CopilotDirs, m.GooseDirs = *copilotDirs, *gooseDirs
 	if err := m.CheckInputs(); err != nil {
 		return fail(env, err)
 	}
@@ -202,7 +214,7 @@ func runUsage(env *Env, args []string) int {
 		return fail(env, err)
 	}
 	if ingested != nil && ingested.Files == 0 && rep.Totals.Requests == 0 {
-		hintf(env, "no Claude Code, Codex or Copilot CLI transcripts were found; name their folders with --claude-dir, --codex-dir or --copilot-dir")
+		hintf(env, "no Claude Code, Codex, Copilot CLI or Goose transcripts were found; name their folders with --claude-dir, --codex-dir, --copilot-dir or --goose-dir")
 	}
 	return ExitOK
 }

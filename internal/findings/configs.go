@@ -22,7 +22,7 @@ type ConfigUse struct {
 	LowerBound    bool   `json:"lowerBound"`
 	Posture       string `json:"posture"`
 	// Source is the transcripts this client writes ("claude", "codex",
-	// "copilot"),
+	// "copilot", "goose"),
 	// empty for a client whose transcripts mcpcost does not read.
 	Source string `json:"source,omitempty"`
 	// AppliesTo words which sessions the config applied to.
@@ -80,6 +80,8 @@ func sourceOf(client string) string {
 		return "codex"
 	case clients.CopilotCLI:
 		return "copilot"
+	case clients.Goose:
+		return "goose"
 	}
 	return ""
 }

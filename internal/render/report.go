@@ -158,6 +158,8 @@ func agentName(source string) string {
 		return "Codex"
 	case "copilot":
 		return "GitHub Copilot CLI"
+	case "goose":
+		return "Goose"
 	}
 	return source
 }

@@ -69,6 +69,8 @@ type Options struct {
 	ClaudeRoots, CodexRoots []string
 	// CopilotRoots are GitHub Copilot CLI's session-state folders.
 	CopilotRoots []string
+	// GooseRoots are Goose's sessions folders (sessions.db).
+	GooseRoots []string
 	// IngestInterval is the least time between two reads of the
 	// transcripts; 0 for 30 seconds.
 	IngestInterval time.Duration

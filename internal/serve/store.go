@@ -94,6 +94,7 @@ func (l *lazyStore) read() (*app.IngestStats, error) {
 	return l.m.Ingest(context.Background(), app.IngestOptions{
 		Roots:        &[2][]string{l.o.ClaudeRoots, l.o.CodexRoots},
 		CopilotRoots: l.o.CopilotRoots,
+		GooseRoots:   l.o.GooseRoots,
 		Progress:     l.sink.send,
 		Now:          l.o.Now,
 	})

@@ -222,7 +222,7 @@ func (r *Report) period() string {
 }
 
 func (r *Report) summary() []string {
-	src := map[string]string{"all": "Claude Code and Codex", "claude": "Claude Code", "codex": "Codex", "copilot": "GitHub Copilot CLI"}[r.Source]
+	src := map[string]string{"all": "Claude Code and Codex", "claude": "Claude Code", "codex": "Codex", "copilot": "GitHub Copilot CLI", "goose": "Goose"}[r.Source]
 	if src == "" {
 		src = r.Source
 	}
