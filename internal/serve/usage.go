@@ -164,7 +164,7 @@ type SessionTool struct {
 func (s *server) addUsage(srv *mcp.Server) {
 	addTool(srv, &mcp.Tool{
 		Name:         toolUsage,
-		Description:  "What past Claude Code, Codex, GitHub Copilot CLI and Goose sessions cost: requests, tokens, USD, tool calls and result tokens, grouped.",
+		Description:  "What past agent sessions cost: requests, tokens, USD, tool calls and result tokens, grouped.",
 		OutputSchema: outputSchema[UsageResult](),
 		Annotations:  readOnly,
 	}, s.usageSummary)
