@@ -18,8 +18,8 @@ type UsageOptions struct {
 	Location *time.Location
 	TZ       string
 	// By is the dimension of the rows (usage.Dimensions); Project keeps
-	// one project (its path or folder name); Source is claude, codex or
-	// all.
+	// one project (its path or folder name); Source is claude, codex,
+	// copilot, goose or all.
 	By, Project, Source string
 	// Mode is how a request's cost is found (usage.Modes); "" for auto.
 	Mode string

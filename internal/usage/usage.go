@@ -49,7 +49,8 @@ type Options struct {
 	Period string
 	// Project keeps one project: its full path or its folder's name.
 	Project string
-	// Source is "claude", "codex" or "all" (or "").
+	// Source is a transcript source ("claude", "codex", "copilot",
+	// "goose") or "all" (or "").
 	Source string
 	// Location buckets days; nil for UTC.
 	Location *time.Location
