@@ -22,6 +22,7 @@ type runtimeFlags struct {
 	noIngest, launch            *bool
 	trustProject                *bool
 	claudeDirs, codexDirs       *[]string
+	store                       *storeFlags
 	configs, clientsWant        *[]string
 	idleMin, resultAvg, outLim  *int
 	repeatMin, toolTokens       *int
@@ -45,6 +46,7 @@ func addRuntimeFlags(f *flags) *runtimeFlags {
 		trustProject: f.Bool("trust-project", ""),
 		claudeDirs:   f.Strings("claude-dir", ""),
 		codexDirs:    f.Strings("codex-dir", ""),
+		store:        addStoreFlags(f),
 		configs:      f.Strings("config", ""),
 		clientsWant:  f.Strings("client", ""),
 		idleMin:      f.Int("idle-min-requests", d.IdleMinRequests, ""),
@@ -70,9 +72,11 @@ const runtimeFlagsUsage = `Window and data:
                          (default: the current folder's)
   --tz ZONE              time zone for days (default: $TZ, else the
                          system's zone, named as /etc/localtime names it)
-  --db PATH              the usage store (default: in the user's data
-                         folder); PATH's folder must exist
+  --db PATH              the local usage store (default: in the user's
+                         data folder); PATH's folder must exist
+` + storeFlagsUsageWide + `
   --no-ingest            use the store as it is, without reading transcripts
+                         (with a shared store: without pushing either)
   --claude-dir DIR       Claude Code folder; repeatable
   --codex-dir DIR        Codex folder; repeatable
   --prices FILE          a price table: mcpcost's format or LiteLLM's JSON (see 'mcpcost help prices')
@@ -127,13 +131,16 @@ func compute(env *Env, cmd string, f *flags, rf *runtimeFlags) (out *app.Finding
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *rf.dbPath, *rf.claudeDirs, *rf.codexDirs
+	rf.store.apply(m)
 	if err := m.CheckInputs(); err != nil {
-		return nil, fail(env, err), false
+		return nil, failCall(env, cmd, err), false
 	}
 	out, err := m.Findings(context.Background(), app.FindingsOptions{
 		Window:     usage.WindowArgs{Days: *rf.days, Since: *rf.since, Until: *rf.until},
 		TZ:         *rf.tz,
 		Project:    *rf.project,
+		Machine:    *rf.store.machine,
+		User:       *rf.store.user,
 		PricesFile: *rf.pricesFile,
 		Mode:       *rf.mode,
 		Thresholds: findings.Thresholds{

@@ -14,8 +14,8 @@ func init() {
 	register(&Command{
 		Name:  "push",
 		Short: "send the local usage store to a shared PostgreSQL store",
-		Usage: `usage: mcpcost push [--store URL] [--machine NAME] [--db PATH] [--no-ingest]
-                    [--json]
+		Usage: `usage: mcpcost push [--store URL] [--machine NAME] [--redact-projects]
+                    [--db PATH] [--no-ingest] [--json]
 
 Reads what is new in the transcripts into the local usage store (as usage
 does), then sends what the local store holds to a shared PostgreSQL store,
@@ -35,13 +35,29 @@ tokens and bytes and an HMAC of its arguments under the local store's own
 key. No prompt, response, tool argument or result text is stored locally,
 so none is sent.
 
+With --redact-projects, project folders are sent as keyed hashes
+(HMAC-SHA256) instead of paths. The key is MCPCOST_PROJECT_KEY, else the
+file mcpcost/project-key in the config folder ($XDG_CONFIG_HOME or
+~/.config; made on first use, readable by you alone). Copy it to your
+teammates' machines: under one key, one path gives one hash everywhere, so
+a project is grouped as one (if its folder has the same path on each
+machine). Without the key nobody can tell the paths from the hashes; with
+it, anyone can test a guessed path. Reports of the shared store then show
+the hashes, and --project takes a folder (hashed under the same key) or
+a hash.
+
+usage, findings, report, blocks and serve with --store postgres://... (or
+MCPCOST_STORE) push as this command does before they report, and read the
+shared store through a local replica (in the cache folder).
+
 Flags:
   --store URL      the shared store (default: MCPCOST_STORE): a postgres://
                    or postgresql:// URL as libpq reads it; its sslmode (and
                    sslrootcert, ...) are honoured; its password is never
                    printed
-  --machine NAME   this machine's name in the shared store (default: the
-                   host name)
+  --machine NAME   this machine's name in the shared store (default:
+                   MCPCOST_MACHINE, else the host name)
+  --redact-projects  send project folders as keyed hashes, not paths
   --db PATH        the local usage store (default: usage.db in the data folder)
   --no-ingest      push the local store as it is, without reading transcripts
   --claude-dir DIR Claude Code folder to ingest from; repeatable
@@ -56,6 +72,7 @@ func runPush(env *Env, args []string) int {
 	f := newFlags("push")
 	storeURL := f.String("store", "", "")
 	machineName := f.String("machine", "", "")
+	redactProjects := f.Bool("redact-projects", "")
 	dbPath := f.String("db", "", "")
 	noIngest := f.Bool("no-ingest", "")
 	claudeDirs := f.Strings("claude-dir", "")
@@ -74,7 +91,7 @@ func runPush(env *Env, args []string) int {
 		return fail(env, err)
 	}
 	res, err := m.Push(context.Background(), app.PushOptions{
-		URL: *storeURL, Machine: *machineName, NoIngest: *noIngest, Progress: env.Progress(),
+		URL: *storeURL, Machine: *machineName, NoIngest: *noIngest, RedactProjects: *redactProjects, Progress: env.Progress(),
 	})
 	var noStore *app.NoStoreError
 	if errors.As(err, &noStore) {

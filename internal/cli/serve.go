@@ -37,7 +37,7 @@ default (what a client's config launches); over Streamable HTTP with
   measure_server   launch one server (command and args, env) or connect to a
                    URL (headers), and count its tool definitions, per tool
   usage_summary    what past sessions cost, grouped by server, tool, session,
-                   day, model or project
+                   day, model, project, machine or user
   recent_sessions  the latest sessions with their tokens and cost
   session_tools    one session's tools ranked by their result tokens
   findings         what to change: idle servers, oversized or repeated
@@ -47,7 +47,10 @@ default (what a client's config launches); over Streamable HTTP with
 Each tool answers with structured content (an output schema) and a short
 text. The usage store is brought up to date with the transcripts when a
 usage tool is first called (and at most every 30 seconds after), never
-before the handshake. Values of env and headers given to measure_server
+before the handshake. With a shared store (--store postgres://... or
+MCPCOST_STORE), what is read is pushed there as this machine's, and the
+usage tools answer from the shared store (their machine and user
+arguments keep one machine's or user's rows). Values of env and headers given to measure_server
 are never echoed.
 
 Over HTTP every request needs "Authorization: Bearer TOKEN". On a
@@ -73,8 +76,14 @@ Flags:
                        (default: the current folder)
   --timeout DURATION   the whole measurement of a server (default 60s)
   --max-age DURATION   how long a cached measurement is used (default 24h)
-  --db PATH            the usage store (default: in the user's data folder);
-                       PATH's folder must exist
+  --db PATH            the local usage store (default: in the user's data
+                       folder); PATH's folder must exist
+  --store URL          the store the usage tools answer from (default:
+                       MCPCOST_STORE, else the local one): sqlite:PATH or a
+                       path, or postgres://... (see 'mcpcost help push')
+  --machine NAME       this machine's name in a shared store (default:
+                       MCPCOST_MACHINE, else the host name)
+  --redact-projects    push project paths as keyed hashes
   --claude-dir DIR     Claude Code folder (repeatable)
   --codex-dir DIR      Codex folder (repeatable)
 
@@ -91,6 +100,9 @@ func runServe(env *Env, args []string) int {
 	timeout := f.fs.Duration("timeout", app.DefaultTimeout, "")
 	maxAge := f.fs.Duration("max-age", audit.DefaultMaxAge, "")
 	dbPath := f.String("db", "", "")
+	storeName := f.String("store", "", "")
+	machineName := f.String("machine", "", "")
+	redactProjects := f.Bool("redact-projects", "")
 	claudeDirs := f.Strings("claude-dir", "")
 	codexDirs := f.Strings("codex-dir", "")
 	pos, rest, ok := f.parseOrUsage(env, args)
@@ -120,22 +132,29 @@ func runServe(env *Env, args []string) int {
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
+	m.Store, m.MachineName, m.RedactProjects = *storeName, *machineName, *redactProjects
 	if err := m.CheckInputs(); err != nil {
-		return fail(env, err)
+		return failCall(env, "serve", err)
+	}
+	if err := m.CheckMachine(); err != nil {
+		return failCall(env, "serve", err)
 	}
 	// No data folder: the usage tools say so when called.
 	path, _ := m.StorePath()
 	claude, codex := m.TranscriptRoots()
 	o := serve.Options{
-		Version:     Version(),
-		Getenv:      env.Getenv,
-		Project:     *project,
-		Now:         env.Now,
-		Timeout:     *timeout,
-		MaxAge:      *maxAge,
-		DBPath:      path,
-		ClaudeRoots: claude,
-		CodexRoots:  codex,
+		Version:        Version(),
+		Getenv:         env.Getenv,
+		Project:        *project,
+		Now:            env.Now,
+		Timeout:        *timeout,
+		MaxAge:         *maxAge,
+		DBPath:         path,
+		Store:          *storeName,
+		MachineName:    *machineName,
+		RedactProjects: *redactProjects,
+		ClaudeRoots:    claude,
+		CodexRoots:     codex,
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -14,13 +14,14 @@ func init() {
 	register(&Command{
 		Name:  "usage",
 		Short: "what your sessions cost: tokens and prices per MCP server and tool",
-		Usage: `usage: mcpcost usage [--by server|tool|session|day|week|month|model|project]
-                     [--split-agents]
+		Usage: `usage: mcpcost usage [--by server|tool|session|day|week|month|model|project
+                          |machine|user] [--split-agents]
                      [--days N | --last N | --since DATE --until DATE]
                      [--start-of-week DAY] [--breakdown] [--order asc|desc]
                      [--project PATH] [--source claude|codex|all] [--tz ZONE]
                      [--json | --markdown | --csv | --compact]
-                     [--db PATH] [--no-ingest] [--prices FILE]
+                     [--store URL] [--machine NAME] [--user NAME]
+                     [--redact-projects] [--db PATH] [--no-ingest] [--prices FILE]
                      [--mode auto|calculate|display]
                      [--claude-dir DIR]... [--codex-dir DIR]...
 
@@ -60,9 +61,15 @@ and monthly reports: weeks start on Monday as in "ccusage weekly", or on
 Sunday with --source claude as in "ccusage claude weekly"; --start-of-week
 changes it. A week is named by its first day, a month as YYYY-MM.
 
+By machine and by user, the rows are the machines and OS users that read
+the requests: with a shared store (--store postgres://...), each machine
+that pushed; with a local one, this machine and user alone. A request
+seen on two machines (one session synced to two laptops) counts once,
+under the machine that pushed it first.
+
 Flags:
-  --by DIM         server (default), tool, session, day, week, month, model
-                   or project
+  --by DIM         server (default), tool, session, day, week, month, model,
+                   project, machine or user
   --split-agents   by session: older sub-agent files as sessions of their own
   --days N         the last N days, today included (in --tz); 1 to 36525,
                    0 or none for all history
@@ -85,9 +92,11 @@ Flags:
   --csv            the rows as CSV, numbers unformatted (a breakdown's models
                    as lines of their own, naming the model)
   --compact        a narrow table: key, input, output, total, cost
-  --db PATH        the usage store (default: in the user's data folder);
-                   PATH's folder must exist
-  --no-ingest      report from the store without reading transcripts
+  --db PATH        the local usage store (default: in the user's data
+                   folder); PATH's folder must exist
+` + storeFlagsUsage + `
+  --no-ingest      report from the store without reading transcripts (with a
+                   shared store: without pushing either)
   --prices FILE    a price table: mcpcost's format, or LiteLLM's
                    model_prices_and_context_window.json (see 'mcpcost help prices')
   --mode M         how a request's cost is found, as ccusage's --mode: auto
@@ -125,6 +134,7 @@ func runUsage(env *Env, args []string) int {
 	breakdown := f.Bool("breakdown", "")
 	order := f.String("order", "", "")
 	dbPath := f.String("db", "", "")
+	sf := addStoreFlags(f)
 	noIngest := f.Bool("no-ingest", "")
 	pricesFile := f.String("prices", "", "")
 	mode := f.String("mode", "auto", "")
@@ -142,8 +152,9 @@ func runUsage(env *Env, args []string) int {
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
+	sf.apply(m)
 	if err := m.CheckInputs(); err != nil {
-		return fail(env, err)
+		return failCall(env, "usage", err)
 	}
 	rep, ingested, err := m.Usage(context.Background(), app.UsageOptions{
 		Window:      usage.WindowArgs{Days: *days, Since: *since, Until: *until},
@@ -151,6 +162,8 @@ func runUsage(env *Env, args []string) int {
 		By:          *by,
 		Project:     *project,
 		Source:      *source,
+		Machine:     *sf.machine,
+		User:        *sf.user,
 		Mode:        *mode,
 		SplitAgents: *splitAgents,
 		StartOfWeek: *startOfWeek,
