@@ -119,12 +119,15 @@ func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, e
 		fo.Thresholds.OutputLimit, from = n, at
 	}
 
+	if fo.Project, err = m.projectFilter(fo.Project); err != nil {
+		return nil, err
+	}
 	st, ingested, err := m.openStore(ctx, o.Store)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	if err := m.checkProject(ctx, st, o.Project); err != nil {
+	if err := m.checkProject(ctx, st, fo.Project); err != nil {
 		return nil, err
 	}
 

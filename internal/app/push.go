@@ -29,8 +29,9 @@ type PushOptions struct {
 }
 
 // PushResult is what [Machine.Push] did: the shared store (its URL without
-// its password), the machine and user the rows were pushed as, and what
-// changed.
+// its password), the machine and user the rows were pushed as, the rows
+// sent (those new or changed since this machine's last push; every row
+// on a first one) and what changed (store.PushStats).
 // Its JSON is the schema mcpcost.push/v1.
 type PushResult struct {
 	Schema  string `json:"schema"`
@@ -39,6 +40,7 @@ type PushResult struct {
 	User    string `json:"user"`
 	Rows    int    `json:"rows"`
 	Added   int    `json:"added"`
+	Updated int    `json:"updated"`
 	Dropped int    `json:"dropped"`
 }
 
@@ -73,7 +75,7 @@ func (m *Machine) Push(ctx context.Context, o PushOptions) (*PushResult, error) 
 		return nil, err
 	}
 	return &PushResult{Schema: "mcpcost.push/v1", Store: redact.DSN(url), Machine: p.machine, User: p.user,
-		Rows: p.Rows, Added: p.Added, Dropped: p.Dropped}, nil
+		Rows: p.Rows, Added: p.Added, Updated: p.Updated, Dropped: p.Dropped}, nil
 }
 
 // osUser is the OS user running mcpcost: its login name, else USER or

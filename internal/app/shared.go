@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -54,7 +53,7 @@ func (m *Machine) storeSpec() (storeSpec, error) {
 			return s, optionErrorf("%s: sqlite: names no file (sqlite:PATH)", what)
 		}
 	case strings.Contains(name, "://"):
-		return s, WithHint(optionErrorf("%s: not a store mcpcost reads", what),
+		return s, WithHint(fmt.Errorf("%s: not a store mcpcost reads", what),
 			"name sqlite:PATH (or a path) for a local store, or a postgres:// URL for a shared one")
 	default:
 		s.path = name
@@ -131,12 +130,11 @@ func (m *Machine) mirrorPath(url string) (string, error) {
 		}
 		dir = d
 	}
-	sum := sha256.Sum256([]byte(redact.DSN(url)))
 	dir = filepath.Join(dir, "mcpcost", "shared")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("creating the shared store's replica folder: %w", err)
 	}
-	return filepath.Join(dir, hex.EncodeToString(sum[:8])+".db"), nil
+	return store.MirrorFile(dir, url), nil
 }
 
 // projectKeyFile is the file that holds the key project paths are hashed
@@ -254,4 +252,27 @@ func (m *Machine) Sync(ctx context.Context, o IngestOptions) (*IngestStats, erro
 func (m *Machine) CheckMachine() error {
 	_, err := m.machineName()
 	return err
+}
+
+// projectFilter is a --project filter as the store names projects: with
+// a shared store and RedactProjects, a project's path (a folder's full
+// path) by its keyed hash, the name --by project lists; a hash stays as
+// it is.
+func (m *Machine) projectFilter(project string) (string, error) {
+	if project == "" || !m.RedactProjects || strings.HasPrefix(project, "p:") {
+		return project, nil
+	}
+	if spec, err := m.storeSpec(); err != nil || !spec.shared() {
+		return project, err
+	}
+	key, err := m.projectKey()
+	if err != nil {
+		return "", err
+	}
+	if isDir(project) {
+		if abs, err := filepath.Abs(project); err == nil {
+			project = abs
+		}
+	}
+	return store.ProjectHash(key, strings.TrimRight(project, `/\`)), nil
 }

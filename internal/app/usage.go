@@ -81,12 +81,15 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 	if uo.Prices, err = m.Prices(o.PricesFile); err != nil {
 		return nil, nil, err
 	}
+	if uo.Project, err = m.projectFilter(uo.Project); err != nil {
+		return nil, nil, err
+	}
 	st, ingested, err := m.openStore(ctx, o.Store)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer st.Close()
-	if err := m.checkProject(ctx, st, o.Project); err != nil {
+	if err := m.checkProject(ctx, st, uo.Project); err != nil {
 		return nil, nil, err
 	}
 	if rep, err = usage.Build(ctx, st, uo); err != nil {

@@ -20,7 +20,9 @@ func init() {
 Reads what is new in the transcripts into the local usage store (as usage
 does), then sends what the local store holds to a shared PostgreSQL store,
 for a team whose machines ingest on their own (offline too) and sync
-later. A push is one transaction: it adds the rows the shared store lacks
+later. A push sends the rows stored or changed since this machine's last
+push (every row the first time). It is one transaction: it adds the rows
+the shared store lacks
 (a request, tool call, session or compaction that another machine pushed
 already is not added again), drops the rows this machine pushed before and
 no longer holds, unless another machine holds them, and records the
@@ -44,7 +46,8 @@ a project is grouped as one (if its folder has the same path on each
 machine). Without the key nobody can tell the paths from the hashes; with
 it, anyone can test a guessed path. Reports of the shared store then show
 the hashes, and --project takes a folder (hashed under the same key) or
-a hash.
+a hash. A shared store takes the pushes of one key only (or of none):
+a push under another key is refused.
 
 usage, findings, report, blocks and serve with --store postgres://... (or
 MCPCOST_STORE) push as this command does before they report, and read the
@@ -63,7 +66,7 @@ Flags:
   --claude-dir DIR Claude Code folder to ingest from; repeatable
   --codex-dir DIR  Codex folder to ingest from; repeatable
   --json           the result as JSON (schema mcpcost.push/v1: schema, store,
-                   machine, user, rows, added, dropped)`,
+                   machine, user, rows sent, added, updated, dropped)`,
 		Run: runPush,
 	})
 }
@@ -103,8 +106,8 @@ func runPush(env *Env, args []string) int {
 	if *asJSON {
 		err = render.JSON(env.Stdout, res)
 	} else {
-		_, err = fmt.Fprintf(env.Stdout, "pushed %d rows to %s as %s (user %s): %d added, %d dropped\n",
-			res.Rows, textsafe.Text(res.Store), textsafe.Text(res.Machine), textsafe.Text(res.User), res.Added, res.Dropped)
+		_, err = fmt.Fprintf(env.Stdout, "pushed %d rows to %s as %s (user %s): %d added, %d updated, %d dropped\n",
+			res.Rows, textsafe.Text(res.Store), textsafe.Text(res.Machine), textsafe.Text(res.User), res.Added, res.Updated, res.Dropped)
 	}
 	if err != nil {
 		return fail(env, err)
