@@ -79,7 +79,8 @@ const runtimeFlagsUsage = `Window and data:
                          (with a shared store: without pushing either)
   --claude-dir DIR       Claude Code folder; repeatable
   --codex-dir DIR        Codex folder; repeatable
-  --prices FILE          a price table: mcpcost's format or LiteLLM's JSON (see 'mcpcost help prices')
+  --prices FILE          a price table: mcpcost's format or LiteLLM's JSON
+                         (see 'mcpcost help prices')
   --mode M               how a request's cost is found, as for 'mcpcost usage':
                          auto (default: the cost Claude Code recorded, else
                          from the prices), calculate or display
@@ -105,7 +106,8 @@ Thresholds (defaults in parentheses):
   --cache-ratio X        cache writes over X times the reads, per project
                          and day, from 100,000 written tokens (1)
   --tool-threshold N     tool definitions over N tokens (1500)
-  --high-usd X           an idle server or cache loss worth X dollars is high (1)`
+  --high-usd X           an idle server or cache loss worth X dollars is
+                         high (1)`
 
 // compute validates the shared flags and computes the findings through
 // app.Findings: what is new in the transcripts read into the store, the

@@ -26,7 +26,8 @@ func init() {
 	})
 }
 
-const serveUsage = `usage: mcpcost serve [--http ADDR [--token-env NAME] [--allow-launch] [--allow-origin ORIGIN]...] [flags]
+const serveUsage = `usage: mcpcost serve [--http ADDR [--token-env NAME] [--allow-launch]
+                     [--allow-origin ORIGIN]...] [--store URL] [flags]
 
 Speak MCP, so that an agent can budget its own context. Over stdio by
 default (what a client's config launches); over Streamable HTTP with
@@ -50,20 +51,20 @@ usage tool is first called (and at most every 30 seconds after), never
 before the handshake. With a shared store (--store postgres://... or
 MCPCOST_STORE), what is read is pushed there as this machine's, and the
 usage tools answer from the shared store (their machine and user
-arguments keep one machine's or user's rows). Values of env and headers given to measure_server
-are never echoed.
+arguments keep one machine's or user's rows). Values of env and headers
+given to measure_server are never echoed.
 
 Over HTTP every request needs "Authorization: Bearer TOKEN". On a
 loopback address without --token-env, mcpcost keeps a token of its own in
 a file only you can read (in your config folder:
 $XDG_CONFIG_HOME/mcpcost/serve-token or the system's equivalent) and
-prints where, never the token; any other address needs --token-env. Whoever has the
-token can read your configs and usage; launching programs or connecting
-to URLs (measure_server, launch: true) is refused unless --allow-launch,
-since it runs commands as you. A request from a browser page (an Origin
-header) is refused unless it comes from the server's own loopback origin
-or one named with --allow-origin. Idle sessions end after 10 minutes, and
-at most 64 are open at once.
+prints where, never the token; any other address needs --token-env.
+Whoever has the token can read your configs and usage; launching
+programs or connecting to URLs (measure_server, launch: true) is
+refused unless --allow-launch, since it runs commands as you. A request
+from a browser page (an Origin header) is refused unless it comes from
+the server's own loopback origin or one named with --allow-origin. Idle
+sessions end after 10 minutes, and at most 64 are open at once.
 
 Flags:
   --http ADDR          serve Streamable HTTP on ADDR (such as 127.0.0.1:8765)

@@ -21,7 +21,8 @@ func init() {
                      [--project PATH] [--source claude|codex|all] [--tz ZONE]
                      [--json | --markdown | --csv | --compact]
                      [--store URL] [--machine NAME] [--user NAME]
-                     [--redact-projects] [--db PATH] [--no-ingest] [--prices FILE]
+                     [--redact-projects] [--db PATH] [--no-ingest]
+                     [--prices FILE]
                      [--mode auto|calculate|display]
                      [--claude-dir DIR]... [--codex-dir DIR]...
 
@@ -54,7 +55,8 @@ maximum; images and other non-text blocks are estimated and marked est.),
 repeated calls with identical arguments, and latency p50/p95: the run time
 the transcript records (Codex shell commands), else from the call to its
 result as the agent logged them (this includes any wait for the user's
-permission). A Codex shell command that exits non-zero is an error. Arguments are never stored, only a keyed hash of them.
+permission). A Codex shell command that exits non-zero is an error.
+Arguments are never stored, only a keyed hash of them.
 
 By week and by month, the periods, tokens and costs equal ccusage's weekly
 and monthly reports: weeks start on Monday as in "ccusage weekly", or on
@@ -98,13 +100,15 @@ Flags:
   --no-ingest      report from the store without reading transcripts (with a
                    shared store: without pushing either)
   --prices FILE    a price table: mcpcost's format, or LiteLLM's
-                   model_prices_and_context_window.json (see 'mcpcost help prices')
+                   model_prices_and_context_window.json (see 'mcpcost help
+                   prices')
   --mode M         how a request's cost is found, as ccusage's --mode: auto
                    (default: the cost Claude Code recorded in the line, costUSD,
                    when it did, else calculated from the prices), calculate
                    (always from the prices) or display (only recorded costs;
                    requests without one, Codex's among them, are unpriced)
-  --claude-dir DIR Claude Code folder (a config folder or its projects/); repeatable
+  --claude-dir DIR Claude Code folder (a config folder or its projects/);
+                   repeatable
   --codex-dir DIR  Codex folder (CODEX_HOME or its sessions/); repeatable
 
 Costs use the embedded price table (dated, sources named; 'mcpcost prices'
