@@ -127,7 +127,7 @@ func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, e
 		return nil, err
 	}
 	defer st.Close()
-	if err := m.checkProject(ctx, st, fo.Project); err != nil {
+	if err := m.checkProject(ctx, st, fo.Project, o.Project); err != nil {
 		return nil, err
 	}
 

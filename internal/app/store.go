@@ -131,7 +131,8 @@ func isDir(p string) bool {
 // project of any session in the store, with the nearest project's name
 // when one is close: a filter that matches nothing is a typo far more often
 // than a question.
-func (m *Machine) checkProject(ctx context.Context, st *store.Store, project string) error {
+// shown is the project as the user named it (project may be its hash).
+func (m *Machine) checkProject(ctx context.Context, st *store.Store, project, shown string) error {
 	if project == "" || isDir(project) {
 		return nil
 	}
@@ -148,7 +149,10 @@ func (m *Machine) checkProject(ctx context.Context, st *store.Store, project str
 	if len(ss) == 0 {
 		hint = "the usage store holds no session yet; " + m.flag("project") + " takes a project's folder"
 	}
-	return WithHint(fmt.Errorf("%s %s: no such folder, and no session of such a project in the usage store", m.flag("project"), project), hint)
+	if shown != project {
+		shown += " (" + project + ")"
+	}
+	return WithHint(fmt.Errorf("%s %s: no such folder, and no session of such a project in the usage store", m.flag("project"), shown), hint)
 }
 
 // IngestOptions configure [Machine.Ingest].

@@ -89,7 +89,7 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 		return nil, nil, err
 	}
 	defer st.Close()
-	if err := m.checkProject(ctx, st, uo.Project); err != nil {
+	if err := m.checkProject(ctx, st, uo.Project, o.Project); err != nil {
 		return nil, nil, err
 	}
 	if rep, err = usage.Build(ctx, st, uo); err != nil {
