@@ -58,7 +58,7 @@ du -scb "$dir"/home?/.claude | tail -1 | awk '{printf "ten homes: %.1f MB in all
 dbs=()
 newdb() {
   local name=mcpcost_bench_$$_$1
-  psql -qAt "$server" -c "DROP DATABASE IF EXISTS $name WITH (FORCE)" -c "CREATE DATABASE $name" > /dev/null
+  psql -qAt "$server" -c "DROP DATABASE IF EXISTS $name WITH (FORCE)" -c "CREATE DATABASE $name" > /dev/null 2>&1
   dbs+=("$name")
   url=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$server" "$name")
 }
@@ -92,7 +92,7 @@ for r in $(seq "$runs"); do
   rm -rf "$dir/sqlite.db"* "$dir/local.db"* "$dir/cache"
   timed sqlite-first env HOME="$dir/home" "$bin/mcpcost" usage --db "$dir/sqlite.db" --claude-dir "$dir/home/.claude" --by day --json
   newdb "first$r"
-  timed postgres-first env HOME="$dir/home" "$bin/mcpcost" usage --store "$url" --machine bench --db "$dir/local.db" --claude-dir "$dir/home/.claude" --by day --json
+  timed postgres-first env HOME="$dir/home" MCPCOST_MACHINE=bench "$bin/mcpcost" usage --store "$url" --db "$dir/local.db" --claude-dir "$dir/home/.claude" --by day --json
   timed postgres-push-only env HOME="$dir/home" "$bin/mcpcost" push --store "$url" --machine bench --db "$dir/local.db" --no-ingest --json
 done
 python3 - "$dir" <<'PY' || true
@@ -109,11 +109,11 @@ newdb ten
 ten=$url
 homes=()
 for i in $(seq 0 9); do
-  env HOME="$dir/home$i" "$bin/mcpcost" push --store "$ten" --machine "machine-$i" --db "$dir/home$i.db" --claude-dir "$dir/home$i/.claude" > /dev/null
+  env HOME="$dir/home$i" "$bin/mcpcost" push --store "$ten" --machine "machine-$i" --db "$dir/home$i.db" --claude-dir "$dir/home$i/.claude" > /dev/null 2>&1
   homes+=(--claude-dir "$dir/home$i/.claude")
 done
 rm -f "$dir/union.db"*
-env HOME="$dir/home0" "$bin/mcpcost" usage --db "$dir/union.db" "${homes[@]}" --by day > /dev/null
+env HOME="$dir/home0" "$bin/mcpcost" usage --db "$dir/union.db" "${homes[@]}" --by day > /dev/null 2>&1
 for r in $(seq "$runs"); do
   rm -rf "$dir/cache"
   timed shared-day-new-replica env HOME="$dir/home0" "$bin/mcpcost" usage --store "$ten" --no-ingest --by day --json

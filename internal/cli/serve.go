@@ -142,6 +142,9 @@ func runServe(env *Env, args []string) int {
 	}
 	// No data folder: the usage tools say so when called.
 	path, _ := m.StorePath()
+	if _, shared := m.Shared(); !shared {
+		*storeName = "" // a local store: path names it
+	}
 	claude, codex := m.TranscriptRoots()
 	o := serve.Options{
 		Version:        Version(),

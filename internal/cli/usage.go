@@ -202,6 +202,10 @@ func runUsage(env *Env, args []string) int {
 	if err != nil {
 		return fail(env, err)
 	}
+	if (*sf.machine != "" || *sf.user != "") && rep.Totals.Requests == 0 && rep.Totals.ToolCalls == 0 {
+		// --machine here keeps rows; it does not name this machine.
+		hintf(env, "no rows of that machine or user: 'mcpcost usage --by machine' (or --by user) lists them; this machine's name is MCPCOST_MACHINE, else its host name")
+	}
 	if ingested != nil && ingested.Files == 0 && rep.Totals.Requests == 0 {
 		hintf(env, "no Claude Code or Codex transcripts were found; name their folders with --claude-dir or --codex-dir")
 	}
