@@ -269,7 +269,7 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 		}
 	}
 	if opts.Budget > 0 {
-		rep.Budget = budgetGate(judged, opts.Budget, opts.AllowUnmeasured)
+		rep.Budget = budgetGate(judged, opts.Budget, opts.AllowUnmeasured, opts.Sessions)
 		rep.Budget.Of = of
 	}
 	if opts.Threshold > 0 {
@@ -793,7 +793,9 @@ func trim(tools map[string][]*canon.Value, pool []ToolRef, total int, c token.Co
 	return &Trim{Tools: picked, RecoverableTokens: recovered, RecoverableShare: float64(recovered) / float64(total)}
 }
 
-func budgetGate(configs []Config, limit int, allowUnmeasured bool) *BudgetGate {
+// budgetGate judges configs (sessions, when sessions is set) against
+// limit.
+func budgetGate(configs []Config, limit int, allowUnmeasured, sessions bool) *BudgetGate {
 	g := &BudgetGate{Limit: limit, Pass: true, AllowUnmeasured: allowUnmeasured, Configs: []BudgetConfig{}}
 	for _, c := range configs {
 		bc := BudgetConfig{Path: c.Path, Client: c.Client, Scope: c.Scope, Total: c.TotalTokens, Pass: true, Reasons: []string{}}
@@ -805,6 +807,15 @@ func budgetGate(configs []Config, limit int, allowUnmeasured bool) *BudgetGate {
 			bc.Pass = false
 			for _, n := range c.Unmeasured {
 				bc.Reasons = append(bc.Reasons, fmt.Sprintf("%s could not be measured, so the total is a lower bound", n))
+			}
+		}
+		// A project's server awaiting approval is not part of the session
+		// now, and joins it once approved: on a pull request that adds
+		// one (in CI nothing is approved) a pass would say nothing of it.
+		for _, srv := range c.Servers {
+			if sessions && srv.Status == StatusNeedsApproval {
+				bc.Pass = false
+				bc.Reasons = append(bc.Reasons, fmt.Sprintf("%s in %s awaits approval, so it is not counted; judge it with --trust-project, or the file with --config", srv.Name, srv.Source))
 			}
 		}
 		if !bc.Pass {

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -336,6 +337,19 @@ func TestSessions(t *testing.T) {
 	}
 	if g := rep.Budget; g == nil || g.Of != OfSessions || g.Pass || len(g.Configs) != 2 || g.Configs[0].Path != "/p" || g.Configs[0].Total != 5201 {
 		t.Errorf("budget %+v, want the sessions judged: /p 5,201 over 5,200", g)
+	}
+	// Within the budget, the session still fails: rogue awaits approval
+	// and would join it once approved; the reason names it and its file.
+	// Without it, the same session passes.
+	wide := run(t, m, configs, Options{Sessions: true, Folder: "/p", Posture: posture, Budget: 10000})
+	if g := wide.Budget; g == nil || g.Pass || g.Configs[0].Path != "/p" || g.Configs[0].Pass ||
+		fmt.Sprint(g.Configs[0].Reasons) != "[rogue in /p/.mcp.json awaits approval, so it is not counted; judge it with --trust-project, or the file with --config]" {
+		t.Errorf("budget with a server awaiting approval: %+v, want /p failing on rogue", g)
+	}
+	approved := slices.Clone(configs)
+	approved[1].Servers = []clients.Server{mem}
+	if g := run(t, m, approved, Options{Sessions: true, Folder: "/p", Posture: posture, Budget: 10000}).Budget; g == nil || !g.Pass {
+		t.Errorf("budget without a server awaiting approval: %+v, want a pass", g)
 	}
 	// Judged as files (--config), every file is within the budget.
 	files := run(t, m, configs, Options{Posture: posture, Budget: 5200})

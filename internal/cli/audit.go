@@ -73,9 +73,10 @@ Flags:
                          record (rejections still apply)
   --context N            the context window shares are of (default 200000)
   --budget N             exit 1 when a session's total (a file's, with
-                         --config) exceeds N tokens, or when a server of it
+                         --config) exceeds N tokens, when a server of it
                          could not be measured (the total is then a lower
-                         bound)
+                         bound), or when a project's server awaits approval
+                         (it joins the session once approved)
   --allow-unmeasured     let --budget pass on the measured servers alone
   --threshold N          exit 1 when a tool's definition exceeds N tokens (the
                          tools of the sessions; of the files, with --config)

@@ -152,11 +152,17 @@ func differing(raw, expanded string) string {
 }
 
 // LaunchKey returns a stable key for the server's launch spec (transport,
-// command, args, env, env file, client env, cwd, url, headers: the expanded values,
-// secrets included), as HMAC-SHA256 under key, so that two entries that
-// launch the same thing share a key and the key reveals no value. The
-// caller supplies key (a per-install secret).
+// command, args, env, env file, client env, cwd, the folder a stdio server
+// starts in, url, headers: the expanded values, secrets included), as
+// HMAC-SHA256 under key, so that two entries that launch the same thing
+// share a key and the key reveals no value. The start folder is part of
+// the launch: `go run .` or `node index.js` in two projects are two
+// servers. The caller supplies key (a per-install secret).
 func (s Server) LaunchKey(key []byte) string {
+	dir := ""
+	if s.Transport == Stdio {
+		dir = s.Dir
+	}
 	spec := struct {
 		Transport string            `json:"t"`
 		Command   string            `json:"c"`
@@ -167,7 +173,8 @@ func (s Server) LaunchKey(key []byte) string {
 		Cwd       string            `json:"d"`
 		URL       string            `json:"u"`
 		Headers   map[string]string `json:"h"`
-	}{s.Transport, s.Command, s.Args, s.Env, s.EnvFile, s.ClientEnv, s.Cwd, s.URL, s.Headers}
+		Dir       string            `json:"s,omitempty"`
+	}{s.Transport, s.Command, s.Args, s.Env, s.EnvFile, s.ClientEnv, s.Cwd, s.URL, s.Headers, dir}
 	b, _ := json.Marshal(spec) // map keys are sorted by encoding/json
 	mac := hmac.New(sha256.New, key)
 	mac.Write(b)

@@ -59,6 +59,19 @@ func TestLaunchKey(t *testing.T) {
 	if d.LaunchKey(key) != ka {
 		t.Error("the key depends on more than the launch spec")
 	}
+	// The folder a stdio server starts in is part of its launch (`go run
+	// .` in two projects); a remote server's is not.
+	e, f := a, a
+	e.Dir, f.Dir = "/p1", "/p2"
+	if e.LaunchKey(key) == f.LaunchKey(key) || e.LaunchKey(key) == ka {
+		t.Error("one stdio launch in two folders gives one key")
+	}
+	r1 := Server{Transport: HTTP, URL: "https://example.com/mcp", Dir: "/p1"}
+	r2 := r1
+	r2.Dir = "/p2"
+	if r1.LaunchKey(key) != r2.LaunchKey(key) {
+		t.Error("a remote server's key depends on the project folder")
+	}
 }
 
 func TestToolFilter(t *testing.T) {

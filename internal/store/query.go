@@ -405,7 +405,10 @@ type SessionCount struct {
 // not applied).
 func (s *Store) Compactions(ctx context.Context, f Filter) ([]SessionCount, error) {
 	where, args := s.rowWhere(f, "ts")
-	rows, err := s.db.QueryContext(ctx, `SELECT source, session_id, count(*) FROM compactions`+where+` GROUP BY source, session_id`, args...)
+	// A compaction is one event however many files hold its session (a
+	// session in two files keeps its rows twice, by file and line).
+	rows, err := s.db.QueryContext(ctx, `SELECT source, session_id, count(*) FROM (SELECT DISTINCT source, session_id, agent_id, ts, trigger, pre_tokens
+		FROM compactions`+where+`) GROUP BY source, session_id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading compactions: %w", err)
 	}

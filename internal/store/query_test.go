@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -111,5 +113,62 @@ func TestQueries(t *testing.T) {
 		if tools[i].ResultTokens > tools[i-1].ResultTokens {
 			t.Errorf("tools not by result tokens: %+v", tools)
 		}
+	}
+}
+
+// A compaction is one event however many files hold its session: a
+// project folder copied beside the original (a session in two files)
+// doubles neither the compactions' count nor any session's.
+func TestCompactionsOnceAcrossFiles(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	m, err := transcripttest.Generate(home, transcripttest.Small())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Compactions == 0 {
+		t.Fatal("the generated tree has no compactions")
+	}
+	ctx := context.Background()
+	counts := func(s *Store) map[string]int {
+		t.Helper()
+		got, err := s.Compactions(ctx, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int{}
+		for _, c := range got {
+			out[c.Source+" "+c.Session] += c.N
+		}
+		return out
+	}
+	one := open(t, filepath.Join(root, "one.db"))
+	ingest(t, one, home)
+	want := counts(one)
+	total := 0
+	for _, n := range want {
+		total += n
+	}
+	if total != m.Compactions {
+		t.Fatalf("%d compactions, want the tree's %d", total, m.Compactions)
+	}
+	projects := filepath.Join(home, ".claude", "projects")
+	dirs, err := os.ReadDir(projects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if err := os.CopyFS(filepath.Join(projects, d.Name()+"-copy"), os.DirFS(filepath.Join(projects, d.Name()))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	two := open(t, filepath.Join(root, "two.db"))
+	ingest(t, two, home)
+	var rows int
+	if err := two.db.QueryRow(`SELECT count(*) FROM compactions`).Scan(&rows); err != nil || rows != 2*m.Compactions {
+		t.Fatalf("%d compaction rows (%v), want each of %d in both copies", rows, err, m.Compactions)
+	}
+	if got := counts(two); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("with every session in two files: %v, want %v", got, want)
 	}
 }

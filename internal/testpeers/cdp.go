@@ -42,10 +42,7 @@ var devtoolsLine = regexp.MustCompile(`DevTools listening on (ws://[^\s]+)`)
 // to its first page. It stops when the test ends.
 func (c *Chromium) Browser() *Browser {
 	c.tb.Helper()
-	profile, err := os.MkdirTemp(c.dir, "profile-")
-	if err != nil {
-		c.tb.Fatal(err)
-	}
+	profile := c.profile()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, c.bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",

@@ -18,7 +18,6 @@ const ChromiumPath = "/usr/bin/chromium"
 type Chromium struct {
 	tb  testing.TB
 	bin string
-	dir string
 }
 
 // NewChromium returns headless Chromium, or skips (fails under
@@ -28,17 +27,39 @@ func NewChromium(tb testing.TB) *Chromium {
 	if _, err := os.Stat(ChromiumPath); err != nil {
 		missing(tb, "chromium is not installed at %s", ChromiumPath)
 	}
-	return &Chromium{tb: tb, bin: ChromiumPath, dir: tb.TempDir()}
+	return &Chromium{tb: tb, bin: ChromiumPath}
+}
+
+// profile makes a Chromium profile folder and removes it when the test
+// ends. It is kept out of the test's own temporary folder: Chromium's
+// helper processes can go on writing to it for a moment after the browser
+// is gone, which failed that folder's removal ("directory not empty").
+// Registered before the browser's own stop, this removal runs after it,
+// and tries again until the helpers are gone.
+func (c *Chromium) profile() string {
+	c.tb.Helper()
+	dir, err := os.MkdirTemp("", "mcpcost-chromium-")
+	if err != nil {
+		c.tb.Fatal(err)
+	}
+	c.tb.Cleanup(func() {
+		var err error
+		for range 100 {
+			if err = os.RemoveAll(dir); err == nil {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		c.tb.Logf("chromium's profile %s is left: %v", dir, err)
+	})
+	return dir
 }
 
 // Run runs Chromium with args after the flags that keep it headless, quiet
 // and off the network on its own account, and returns its standard output.
 func (c *Chromium) Run(args ...string) []byte {
 	c.tb.Helper()
-	profile, err := os.MkdirTemp(c.dir, "profile-")
-	if err != nil {
-		c.tb.Fatal(err)
-	}
+	profile := c.profile()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

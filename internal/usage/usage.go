@@ -835,6 +835,11 @@ func toolRows(ctx context.Context, st *store.Store, o Options, r *Report) error 
 			}
 			groups[key] = g
 		}
+		// Calls of one server may come through a plugin and not: the row
+		// names the smallest plugin seen, whatever order the rows are in.
+		if plugin != "" && (g.row.Plugin == "" || plugin < g.row.Plugin) {
+			g.row.Plugin = plugin
+		}
 		g.row.Calls++
 		g.tools[tool] = true
 		g.sessions[sk] = true
