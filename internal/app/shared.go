@@ -107,11 +107,16 @@ func (m *Machine) identity() (machine, user string, err error) {
 
 // sharedError is a failure to reach a shared store: its message names
 // the store without its password (scrubbed of it wherever the driver put
-// it), and its hint says that the local store lost nothing.
+// it; the store's own errors name the URL already), and its hint says
+// that the local store lost nothing.
 func sharedError(url string, err error, hint string) error {
-	scrub := redact.New(redact.DSNSecrets(url)...)
-	msg := scrub.String(err.Error())
-	if !strings.Contains(msg, redact.DSN(url)) {
+	msg := err.Error()
+	for _, secret := range redact.DSNSecrets(url) {
+		if secret != "" {
+			msg = strings.ReplaceAll(msg, secret, "***")
+		}
+	}
+	if !strings.Contains(msg, redact.DSN(url)) && !strings.Contains(msg, "://") {
 		msg = redact.DSN(url) + ": " + msg
 	}
 	return &hinted{errors.New(msg), hint}
