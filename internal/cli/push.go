@@ -22,13 +22,13 @@ does), then sends what the local store holds to a shared PostgreSQL store,
 for a team whose machines ingest on their own (offline too) and sync
 later. A push sends the rows stored or changed since this machine's last
 push (every row the first time). It is one transaction: it adds the rows
-the shared store lacks
-(a request, tool call, session or compaction that another machine pushed
-already is not added again), drops the rows this machine pushed before and
-no longer holds, unless another machine holds them, and records the
-machine and the OS user. Pushing an unchanged store changes nothing. A
-push that fails (the server cannot be reached, the database is read-only)
-changes nothing there and nothing in the local store: push again later.
+the shared store lacks (a request, tool call, session or compaction that
+another machine pushed already is not added again), drops the rows this
+machine pushed before and no longer holds, unless another machine holds
+them, and records the machine and the OS user. Pushing an unchanged
+store changes nothing. A push that fails (the server cannot be reached,
+the database is read-only) changes nothing there and nothing in the local
+store: push again later.
 
 What is sent is what the local store holds, and nothing else: per request
 the session id, agent, model, project folder, time, token counts and the
