@@ -116,7 +116,7 @@ const sessionLine = `{"type":"assistant","sessionId":"%s","cwd":"/home/u/%s","ti
 // local store and reports from the shared store at url, as name.
 func home(t *testing.T, cache, url, name string, sessions ...string) *Machine {
 	dir := t.TempDir()
-	day := map[string]string{"s-a": "1", "shared": "2", "s-b": "3"}
+	day := map[string]string{"s-a": "1", "shared": "2", "s-b": "3", "s-c": "4"}
 	for _, s := range sessions {
 		p := filepath.Join(dir, "projects", "-home-u-"+s, s+".jsonl")
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -190,6 +190,14 @@ func TestOpenStoreShared(t *testing.T) {
 	}
 	if got := usageBy(t, a, "day", UsageOptions{User: "no-such-user", Store: StoreOptions{NoIngest: true}}); got.Totals.Requests != 0 {
 		t.Errorf("a user no machine has: %d requests", got.Totals.Requests)
+	}
+	// Sync (serve's background read) reads and pushes, as a report does.
+	c := home(t, cache, url, "laptop-c", "s-c")
+	if _, err := c.Sync(context.Background(), IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(usageBy(t, a, "machine", noIngest)); len(got) != 3 || got["laptop-c"] != 1 {
+		t.Errorf("after c's sync: by machine %v, want laptop-c's request too", got)
 	}
 	// The local store is the local one still, whatever Store names.
 	local, _, err := a.openStore(context.Background(), StoreOptions{NoIngest: true, Local: true})
