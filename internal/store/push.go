@@ -2,10 +2,12 @@ package store
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"database/sql"
 	"embed"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -36,14 +38,28 @@ type PushOptions struct {
 	Machine, User string
 	// Now stamps the push; nil for the system clock.
 	Now func() time.Time
+	// ProjectKey, when set, pushes every project path (of requests, tool
+	// calls and sessions) as its keyed hash, [ProjectHash], never the
+	// path. A shared store keeps a keyed fingerprint of the key it was
+	// first pushed with (or that it was pushed without one), never the
+	// key, and refuses a push with another key, or without one.
+	ProjectKey []byte
 }
 
-// PushStats say what a push changed in the shared store.
+// PushStats say what a push did.
 type PushStats struct {
-	// Rows the local store holds, by table; Added of those the shared
-	// store did not hold before (from any machine); Dropped the rows this
-	// machine held in the shared store before and no longer holds.
-	Rows, Added, Dropped int
+	// Rows is how many rows of the local store the push read and sent:
+	// every row on a full push, the rows stored or changed since this
+	// machine's last push to that store otherwise (0 for an unchanged
+	// store). Added of those the shared store did not hold before (from
+	// any machine); Updated the rows it held that took the pushed
+	// content (a request seen further, a call's result); Dropped the rows
+	// this machine held in the shared store before and no longer holds.
+	Rows, Added, Updated, Dropped int
+	// Full is set when the push compared every row with what the shared
+	// store says this machine holds: a first push to that store, or the
+	// local store deleted rows since (a file read again from the top).
+	Full bool
 }
 
 // A pushTable is a table of the local store as it is pushed: the query
@@ -411,4 +427,18 @@ func pgMigrate(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// ProjectHash is how a push with a project key ([PushOptions.ProjectKey])
+// names a project: "p:" and the first 24 hex digits of the HMAC-SHA256 of
+// the path under the key, the same for the same path and key on every
+// machine. The empty project (a row that names none: its session's) stays
+// empty.
+func ProjectHash(key []byte, project string) string {
+	if project == "" {
+		return ""
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(project))
+	return "p:" + hex.EncodeToString(m.Sum(nil))[:24]
 }

@@ -25,6 +25,64 @@ type Filter struct {
 	// AgentFiles names in each row the older-style sub-agent file
 	// (agent-<id>, beside the sessions) that holds it.
 	AgentFiles bool
+	// Machine keeps the rows ingested on one machine, User those of one
+	// OS user ("" keeps every machine, every user). The store's own
+	// ingest stores its rows without a machine or user: they are this
+	// machine's, and match the names given to [Store.SetSelf]; the rows
+	// of a mirror (see [OpenMirror]) name the machine that pushed them.
+	// Requests, ToolCalls, Compactions, RequestSums and ToolSums apply
+	// them; Sessions and SessionTools do not.
+	Machine, User string
+	// Machines names in each sum of RequestSums and ToolSums the machine
+	// and user its rows come from (RequestSum.Machine, ToolSum.Machine):
+	// the sums are then read from the rows, not the rollups.
+	Machines bool
+}
+
+// byMachine reports whether f needs the rows' machines or users, which
+// the rollups do not keep.
+func (f Filter) byMachine() bool { return f.Machine != "" || f.User != "" || f.Machines }
+
+// who returns the SQL conditions (each to be joined with AND) and
+// arguments of f's machine and user on a table with machine and os_user
+// columns, where '' is the store's own ingest (see SetSelf).
+func (s *Store) who(f Filter) ([]string, []any) {
+	var cond []string
+	var args []any
+	for _, c := range []struct{ col, want, self string }{{"machine", f.Machine, s.selfMachine}, {"os_user", f.User, s.selfUser}} {
+		switch {
+		case c.want == "":
+		case c.want == c.self:
+			cond = append(cond, c.col+" IN ('', ?)")
+			args = append(args, c.want)
+		default:
+			cond = append(cond, c.col+" = ?")
+			args = append(args, c.want)
+		}
+	}
+	return cond, args
+}
+
+// rowWhere is f.where on a table's time column with f's machine and user
+// (see who).
+func (s *Store) rowWhere(f Filter, col string) (string, []any) {
+	where, args := f.where(col)
+	cond, wargs := s.who(f)
+	if len(cond) == 0 {
+		return where, args
+	}
+	if where == "" {
+		where = " WHERE "
+	} else {
+		where += " AND "
+	}
+	return where + strings.Join(cond, " AND "), append(args, wargs...)
+}
+
+// whoColumns is the SQL of a row's machine and user, the store's own
+// names for its own ingest's rows, and their arguments.
+func (s *Store) whoColumns() (string, []any) {
+	return `CASE machine WHEN '' THEN ? ELSE machine END, CASE os_user WHEN '' THEN ? ELSE os_user END`, []any{s.selfMachine, s.selfUser}
 }
 
 // Order is the order of a query's rows.
@@ -189,27 +247,33 @@ type Request struct {
 	Reasoning       int64 // the part of Output spent on reasoning, where recorded
 	CostUSD         *float64
 	AgentFile       string // with Filter.AgentFiles
+	// Machine and User name the machine the request was ingested on and
+	// the OS user who ingested it: the names given to [Store.SetSelf] for
+	// the store's own ingest ("" when none were given).
+	Machine, User string
 }
 
 // Requests returns the requests of f's period, source and project, in f's
 // order, each with its session's project where it names none. An error
 // ends the sequence.
 func (s *Store) Requests(ctx context.Context, f Filter) iter.Seq2[Request, error] {
-	where, args := f.where("ts")
+	where, args := s.rowWhere(f, "ts")
 	switch f.Order {
 	case ByTime:
 		where += ` ORDER BY ts, id`
 	case ByIdentity:
 		where += ` ORDER BY ts, source, session_id, message_id, request_id, model, input, output`
 	}
+	whoCols, whoArgs := s.whoColumns()
 	q := `SELECT source, session_id, agent_id, sidechain, ts, model, project,
-		input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, speed, cost_usd, ` + f.agentFile("requests.file_id") + `
-		FROM requests` + where
-	return query(ctx, s, f.Project, "requests", q, args, func(rows *sql.Rows) (Request, error) {
+		input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, speed, cost_usd, ` + f.agentFile("requests.file_id") + `,
+		` + whoCols + ` FROM requests` + where
+	return query(ctx, s, f.Project, "requests", q, append(whoArgs, args...), func(rows *sql.Rows) (Request, error) {
 		var r Request
 		var cost sql.NullFloat64
 		err := rows.Scan(&r.Source, &r.Session, &r.Agent, &r.Sidechain, &r.TS, &r.Model, &r.Project,
-			&r.Input, &r.Output, &r.CacheWrite5m, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning, &r.Speed, &cost, &r.AgentFile)
+			&r.Input, &r.Output, &r.CacheWrite5m, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning, &r.Speed, &cost, &r.AgentFile,
+			&r.Machine, &r.User)
 		if cost.Valid {
 			r.CostUSD = &cost.Float64
 		}
@@ -282,6 +346,8 @@ type ToolCall struct {
 	// it (nil otherwise).
 	DurationMs *int64
 	AgentFile  string // with Filter.AgentFiles
+	// Machine and User: as Request's.
+	Machine, User string
 }
 
 // TS is the call's time, or its result's when the call was not read.
@@ -297,7 +363,7 @@ func (c *ToolCall) TS() int64 {
 // each with its session's project where it names none. An error ends the
 // sequence.
 func (s *Store) ToolCalls(ctx context.Context, f Filter) iter.Seq2[ToolCall, error] {
-	where, args := f.where("coalesce(call_ts, result_ts)")
+	where, args := s.rowWhere(f, "coalesce(call_ts, result_ts)")
 	// A copy of a call that another session's copy stands for is not
 	// counted (see writer.settle).
 	if where == "" {
@@ -308,18 +374,19 @@ func (s *Store) ToolCalls(ctx context.Context, f Filter) iter.Seq2[ToolCall, err
 	if f.Order != AsStored {
 		where += ` ORDER BY coalesce(call_ts, result_ts), id`
 	}
+	whoCols, whoArgs := s.whoColumns()
 	q := `SELECT source, session_id, coalesce(name, ''), coalesce(tool, ''), coalesce(server, ''),
 		coalesce(plugin, ''), coalesce(agent_id, ''), call_ts IS NOT NULL, result_ts IS NOT NULL, coalesce(call_ts, 0), coalesce(result_ts, 0),
 		coalesce(result_tokens, 0), coalesce(estimated_tokens, 0), coalesce(result_bytes, 0), coalesce(non_text, 0),
 		coalesce(is_error, 0), coalesce(spilled, 0), args_hash, coalesce(project, ''), duration_ms,
-		` + f.agentFile("coalesce(tool_calls.call_file_id, tool_calls.result_file_id)") + `
+		` + f.agentFile("coalesce(tool_calls.call_file_id, tool_calls.result_file_id)") + `, ` + whoCols + `
 		FROM tool_calls` + where
-	return query(ctx, s, f.Project, "tool calls", q, args, func(rows *sql.Rows) (ToolCall, error) {
+	return query(ctx, s, f.Project, "tool calls", q, append(whoArgs, args...), func(rows *sql.Rows) (ToolCall, error) {
 		var c ToolCall
 		var duration sql.NullInt64
 		err := rows.Scan(&c.Source, &c.Session, &c.Name, &c.Tool, &c.Server, &c.Plugin, &c.Agent, &c.HasCall, &c.HasResult,
 			&c.CallTS, &c.ResultTS, &c.ResultTokens, &c.EstimatedTokens, &c.ResultBytes, &c.NonText,
-			&c.IsError, &c.Spilled, &c.ArgsHash, &c.Project, &duration, &c.AgentFile)
+			&c.IsError, &c.Spilled, &c.ArgsHash, &c.Project, &duration, &c.AgentFile, &c.Machine, &c.User)
 		if duration.Valid {
 			c.DurationMs = &duration.Int64
 		}
@@ -333,10 +400,11 @@ type SessionCount struct {
 	N               int
 }
 
-// Compactions counts the compactions of each session in f's period and
-// source (compactions carry no project: f.Project is not applied).
+// Compactions counts the compactions of each session in f's period,
+// source, machine and user (compactions carry no project: f.Project is
+// not applied).
 func (s *Store) Compactions(ctx context.Context, f Filter) ([]SessionCount, error) {
-	where, args := f.where("ts")
+	where, args := s.rowWhere(f, "ts")
 	// A compaction is one event however many files hold its session (a
 	// session in two files keeps its rows twice, by file and line).
 	rows, err := s.db.QueryContext(ctx, `SELECT source, session_id, count(*) FROM (SELECT DISTINCT source, session_id, agent_id, ts, trigger, pre_tokens
@@ -433,29 +501,99 @@ type RequestSum struct {
 	CacheWrite5m, CacheWrite1h int64
 	CacheRead, Reasoning       int64
 	CostUSD                    float64 // the recorded costs' sum
+	// Machine and User, with Filter.Machines: the machine and OS user of
+	// the requests summed (as Request's); "" otherwise.
+	Machine, User string
 }
 
 // RequestSums returns the request rollups of f's period, source and
 // project (each with its session's project where it names none), in no
 // particular order. An error ends the sequence: ErrNoRollup when the
-// rollups cannot answer f.
+// rollups cannot answer f. With a machine or user filter, or
+// f.Machines, the same sums are computed from the rows (the rollups do
+// not keep machines), for f's exact period: never ErrNoRollup.
 func (s *Store) RequestSums(ctx context.Context, f Filter) iter.Seq2[RequestSum, error] {
-	where, args, err := s.rollupWhere(ctx, f)
-	if err != nil {
-		return func(yield func(RequestSum, error) bool) { yield(RequestSum{}, err) }
+	var q string
+	var args []any
+	if f.byMachine() {
+		q, args = s.requestSumsFromRows(f)
+	} else {
+		where, wargs, err := s.rollupWhere(ctx, f)
+		if err != nil {
+			return func(yield func(RequestSum, error) bool) { yield(RequestSum{}, err) }
+		}
+		q = `SELECT bucket, source, session_id, agent_file, model, project, speed, recorded, band, requests, nonzero,
+		input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, cost_usd, '', '' FROM request_rollup` + where
+		args = wargs
 	}
-	q := `SELECT bucket, source, session_id, agent_file, model, project, speed, recorded, band, requests, nonzero,
-		input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, cost_usd FROM request_rollup` + where
 	return query(ctx, s, f.Project, "request sums", q, args, func(rows *sql.Rows) (RequestSum, error) {
 		var r RequestSum
 		var n [6]any
 		err := rows.Scan(&r.Bucket, &r.Source, &r.Session, &r.AgentFile, &r.Model, &r.Project, &r.Speed, &r.Recorded, &r.Band,
-			&r.Requests, &r.Nonzero, &n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &r.CostUSD)
+			&r.Requests, &r.Nonzero, &n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &r.CostUSD, &r.Machine, &r.User)
 		if err == nil {
 			err = rollupInts(n[:], &r.Input, &r.Output, &r.CacheWrite5m, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning)
 		}
 		return r, err
 	}, func(r *RequestSum) (string, *string) { return sessionKey(r.Source, r.Session), &r.Project })
+}
+
+// sumWho is the SQL (and arguments) of the machine and user columns of
+// sums read from rows: the rows' own with f.Machines, '' otherwise.
+func (s *Store) sumWho(f Filter) (string, []any) {
+	if f.Machines {
+		return `CASE machine WHEN '' THEN ? ELSE machine END AS m, CASE os_user WHEN '' THEN ? ELSE os_user END AS u`,
+			[]any{s.selfMachine, s.selfUser}
+	}
+	return `'' AS m, '' AS u`, nil
+}
+
+// requestSumsFromRows is the query of RequestSums from the rows, summed
+// as the rollups sum them (see migration 006), by machine and user too
+// with f.Machines.
+func (s *Store) requestSumsFromRows(f Filter) (string, []any) {
+	who, whoArgs := s.sumWho(f)
+	where, args := s.rowWhere(f, "ts")
+	if where == "" {
+		where = " WHERE "
+	} else {
+		where += " AND "
+	}
+	where += `input >= 0 AND output >= 0 AND cache_write_5m >= 0 AND cache_write_1h >= 0 AND cache_read >= 0`
+	q := `SELECT bucket, source, session_id, agent_file, model, project, speed, recorded, band, count(*), sum(nonzero),
+		sum(input), sum(output), sum(cache_write_5m), sum(cache_write_1h), sum(cache_read), sum(reasoning), total(cost_usd), m, u
+	FROM (SELECT ts - ((ts % 900000) + 900000) % 900000 AS bucket, source, session_id,
+		coalesce((SELECT f.agent_id FROM files f WHERE f.id = requests.file_id AND f.session_id = '' AND f.agent_id <> ''), '') AS agent_file,
+		model, project, speed, cost_usd IS NOT NULL AS recorded,
+		CASE WHEN input + cache_write_5m + cache_write_1h + cache_read > 272000 THEN 2
+			WHEN input + cache_write_5m + cache_write_1h + cache_read > 200000 THEN 1 ELSE 0 END AS band,
+		input + output + cache_write_5m + cache_write_1h + cache_read > 0 AS nonzero,
+		input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, cost_usd, ` + who + `
+		FROM requests` + where + `)
+	GROUP BY bucket, source, session_id, agent_file, model, project, speed, recorded, band, m, u`
+	return q, append(whoArgs, args...)
+}
+
+// toolSumsFromRows is the query of ToolSums from the rows, as
+// requestSumsFromRows.
+func (s *Store) toolSumsFromRows(f Filter) (string, []any) {
+	who, whoArgs := s.sumWho(f)
+	where, args := s.rowWhere(f, "coalesce(call_ts, result_ts)")
+	if where == "" {
+		where = " WHERE "
+	} else {
+		where += " AND "
+	}
+	where += `coalesce(call_ts, result_ts) IS NOT NULL AND lost = 0`
+	q := `SELECT bucket, source, session_id, agent_file, project, mcp, count(*), sum(errors), sum(result_tokens), m, u
+	FROM (SELECT coalesce(call_ts, result_ts) - ((coalesce(call_ts, result_ts) % 900000) + 900000) % 900000 AS bucket, source, session_id,
+		coalesce((SELECT f.agent_id FROM files f WHERE f.id = coalesce(tool_calls.call_file_id, tool_calls.result_file_id)
+			AND f.session_id = '' AND f.agent_id <> ''), '') AS agent_file,
+		coalesce(project, '') AS project, coalesce(server, '') <> '' AS mcp, coalesce(is_error, 0) <> 0 AS errors,
+		coalesce(result_tokens, 0) AS result_tokens, ` + who + `
+		FROM tool_calls` + where + `)
+	GROUP BY bucket, source, session_id, agent_file, project, mcp, m, u`
+	return q, append(whoArgs, args...)
 }
 
 // rollupInts stores the sums src into dst, or returns ErrNoRollup when
@@ -482,20 +620,30 @@ type ToolSum struct {
 	MCP                        bool
 	Calls, Errors              int
 	ResultTokens               int64
+	// Machine and User: as RequestSum's.
+	Machine, User string
 }
 
 // ToolSums returns the tool call rollups of f's period, source and
-// project, as RequestSums does.
+// project, as RequestSums does (from the rows with a machine or user
+// filter, or f.Machines).
 func (s *Store) ToolSums(ctx context.Context, f Filter) iter.Seq2[ToolSum, error] {
-	where, args, err := s.rollupWhere(ctx, f)
-	if err != nil {
-		return func(yield func(ToolSum, error) bool) { yield(ToolSum{}, err) }
+	var q string
+	var args []any
+	if f.byMachine() {
+		q, args = s.toolSumsFromRows(f)
+	} else {
+		where, wargs, err := s.rollupWhere(ctx, f)
+		if err != nil {
+			return func(yield func(ToolSum, error) bool) { yield(ToolSum{}, err) }
+		}
+		q = `SELECT bucket, source, session_id, agent_file, project, mcp, calls, errors, result_tokens, '', '' FROM tool_rollup` + where
+		args = wargs
 	}
-	q := `SELECT bucket, source, session_id, agent_file, project, mcp, calls, errors, result_tokens FROM tool_rollup` + where
 	return query(ctx, s, f.Project, "tool call sums", q, args, func(rows *sql.Rows) (ToolSum, error) {
 		var t ToolSum
 		var n [1]any
-		err := rows.Scan(&t.Bucket, &t.Source, &t.Session, &t.AgentFile, &t.Project, &t.MCP, &t.Calls, &t.Errors, &n[0])
+		err := rows.Scan(&t.Bucket, &t.Source, &t.Session, &t.AgentFile, &t.Project, &t.MCP, &t.Calls, &t.Errors, &n[0], &t.Machine, &t.User)
 		if err == nil {
 			err = rollupInts(n[:], &t.ResultTokens)
 		}

@@ -56,6 +56,21 @@ type Store struct {
 	key      []byte // HMAC key of tool arguments
 	readOnly bool
 	tmp      string // the temporary folder of a copy read instead (see OpenReadOnly)
+	// selfMachine and selfUser name this machine and its OS user (see
+	// SetSelf).
+	selfMachine, selfUser string
+}
+
+// SetSelf names the machine the store's own ingest runs on and its OS
+// user. The store keeps its own rows without a machine or user (their
+// machine and os_user are ''): a [Filter] whose Machine (User) is this
+// name keeps them, as well as the rows that name it, and queries name
+// them so (Request.Machine and User, ToolCall's, and the sums'). Without
+// SetSelf, a filter on a machine or a user leaves the store's own rows
+// out. Call it before the store is queried; it is not safe to call
+// concurrently with queries.
+func (s *Store) SetSelf(machine, user string) {
+	s.selfMachine, s.selfUser = machine, user
 }
 
 // Open opens (creating it and its folder if needed) the store at path and

@@ -1143,7 +1143,7 @@ func TestMigrateCopiedCalls(t *testing.T) {
 			`INSERT INTO meta SELECT * FROM ref.meta`,
 			`INSERT INTO files SELECT id, path, source, session_id, agent_id, size, mtime_ns, offset, lines, head_hash, tail_start, tail_hash,
 				state, corrupt, generation, ingested_at, 2, edge_hash FROM ref.files`,
-			`INSERT INTO sessions SELECT * FROM ref.sessions`,
+			`INSERT INTO sessions SELECT source, session_id, project, first_ts, last_ts, file_id FROM ref.sessions`,
 			`INSERT INTO requests SELECT id, source, session_id, agent_id, sidechain, file_id, line, ts, model, project, message_id, request_id,
 				input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, web_search, web_fetch, speed, cost_usd, dedup_session FROM ref.requests`,
 			`INSERT INTO tool_calls SELECT id, source, session_id, call_id, agent_id, sidechain, name, tool, server, plugin, builtin, project,
