@@ -45,7 +45,7 @@ func (f Filter) byMachine() bool { return f.Machine != "" || f.User != "" || f.M
 
 // who returns the SQL conditions (each to be joined with AND) and
 // arguments of f's machine and user on a table with machine and os_user
-// columns, where ” is the store's own ingest (see SetSelf).
+// columns, where the empty string is the store's own ingest (see SetSelf).
 func (s *Store) who(f Filter) ([]string, []any) {
 	var cond []string
 	var args []any
@@ -539,7 +539,7 @@ func (s *Store) RequestSums(ctx context.Context, f Filter) iter.Seq2[RequestSum,
 }
 
 // sumWho is the SQL (and arguments) of the machine and user columns of
-// sums read from rows: the rows' own with f.Machines, ” otherwise.
+// sums read from rows: the rows' own with f.Machines, empty otherwise.
 func (s *Store) sumWho(f Filter) (string, []any) {
 	if f.Machines {
 		return `CASE machine WHEN '' THEN ? ELSE machine END AS m, CASE os_user WHEN '' THEN ? ELSE os_user END AS u`,

@@ -63,7 +63,7 @@ type Store struct {
 
 // SetSelf names the machine the store's own ingest runs on and its OS
 // user. The store keeps its own rows without a machine or user (their
-// machine and os_user are ”): a [Filter] whose Machine (User) is this
+// machine and os_user are empty): a [Filter] whose Machine (User) is this
 // name keeps them, as well as the rows that name it, and queries name
 // them so (Request.Machine and User, ToolCall's, and the sums'). Without
 // SetSelf, a filter on a machine or a user leaves the store's own rows
