@@ -62,25 +62,62 @@ type PushStats struct {
 	Full bool
 }
 
-// A pushTable is a table of the local store as it is pushed: the query
-// that reads its rows (the key's columns first), the shared store's
-// columns they go to, and how many leading columns make up the row's
-// identity.
+// A pushTable is a table of the local store as it is pushed: the local
+// table and its row id (the high-water mark of an incremental push), the
+// columns read (after the row id), the shared store's columns they go to,
+// the row's identity, which leading column is the project (-1: none),
+// what the shared store does with a row it holds already, and which of
+// two rows of one identity in one batch is sent.
 type pushTable struct {
-	id    int
-	name  string
-	query string
-	cols  []string
-	key   func(v []any) []any
+	id       int
+	name     string
+	rowID    string
+	sel      string
+	from     string
+	cols     []string
+	project  int
+	key      func(v []any) []any
+	conflict string
+	better   func(a, b []any) bool
+}
+
+// requestTotal is the SQL of a shared request's token total.
+func requestTotal(t string) string {
+	return t + `.input + ` + t + `.output + ` + t + `.cache_write_5m + ` + t + `.cache_write_1h + ` + t + `.cache_read`
+}
+
+// callRank is the SQL of how complete a shared tool call is: 2 for its
+// call, 1 for its result.
+func callRank(t string) string {
+	return `(` + t + `.call_ts IS NOT NULL)::int * 2 + (` + t + `.result_ts IS NOT NULL)::int`
+}
+
+func setExcluded(cols []string) string {
+	var b strings.Builder
+	for _, c := range cols {
+		b.WriteString(c + " = excluded." + c + ", ")
+	}
+	return b.String()
+}
+
+var requestCols = []string{"source", "session_id", "agent_id", "agent_file", "sidechain", "ts", "model", "project",
+	"message_id", "request_id", "dedup_session", "input", "output", "cache_write_5m", "cache_write_1h", "cache_read",
+	"reasoning", "web_search", "web_fetch", "speed", "cost_usd", "copied"}
+
+var toolCols = []string{"source", "session_id", "call_id", "agent_id", "agent_file", "sidechain", "name", "tool", "server", "plugin",
+	"builtin", "project", "call_ts", "result_ts", "result_tokens", "result_bytes", "non_text", "estimated_tokens",
+	"is_error", "spilled", "duration_ms", "args_hash", "copied"}
+
+func int64At(v []any, i int) int64 {
+	n, _ := v[i].(int64)
+	return n
 }
 
 var pushTables = []pushTable{
-	{1, "requests", `SELECT r.source, r.session_id, r.agent_id, ` + agentFileSQL("r.file_id") + `, r.sidechain, r.ts, r.model, r.project,
+	{1, "requests", "r.id", `r.source, r.session_id, r.agent_id, ` + agentFileSQL("r.file_id") + `, r.sidechain, r.ts, r.model, r.project,
 		r.message_id, r.request_id, r.dedup_session, r.input, r.output, r.cache_write_5m, r.cache_write_1h, r.cache_read,
-		r.reasoning, r.web_search, r.web_fetch, r.speed, r.cost_usd FROM requests r ORDER BY r.id`,
-		[]string{"source", "session_id", "agent_id", "agent_file", "sidechain", "ts", "model", "project",
-			"message_id", "request_id", "dedup_session", "input", "output", "cache_write_5m", "cache_write_1h", "cache_read",
-			"reasoning", "web_search", "web_fetch", "speed", "cost_usd"},
+		r.reasoning, r.web_search, r.web_fetch, r.speed, r.cost_usd, r.copied`, "requests r WHERE 1 = 1",
+		requestCols, 7,
 		func(v []any) []any {
 			// A request with a message id is one per (message id, request
 			// id, the line's session when it has no request id), as the
@@ -91,20 +128,58 @@ var pushTables = []pushTable{
 				return []any{"m", v[0], v[8], v[9], v[10]}
 			}
 			return []any{"r", v[0], v[1], v[2], v[5], v[6], v[11], v[12], v[13], v[14], v[15], v[16]}
+		},
+		// The copy with the most tokens (a response recorded further
+		// along), wherever it was seen.
+		`ON CONFLICT (key) DO UPDATE SET ` + setExcluded(requestCols) + `seq = nextval('change_seq')
+			WHERE ` + requestTotal("excluded") + ` > ` + requestTotal("requests"),
+		func(a, b []any) bool {
+			total := func(v []any) int64 {
+				return int64At(v, 11) + int64At(v, 12) + int64At(v, 13) + int64At(v, 14) + int64At(v, 15)
+			}
+			return total(a) > total(b)
 		}},
-	{2, "tool_calls", `SELECT t.source, t.session_id, t.call_id, t.agent_id, ` + agentFileSQL("coalesce(t.call_file_id, t.result_file_id)") + `,
+	// A tool call is one per source and call id: the copies of a call in
+	// the sessions that resumed its own, on one machine or several, are
+	// one call. Copies a local store does not count (lost, see
+	// writer.settle) are not sent; of the copies several machines send,
+	// the shared store keeps the first one with the most of the call (its
+	// call and its result).
+	{2, "tool_calls", "t.id", `t.source, t.session_id, t.call_id, t.agent_id, ` + agentFileSQL("coalesce(t.call_file_id, t.result_file_id)") + `,
 		t.sidechain, t.name, t.tool, t.server, t.plugin, t.builtin, t.project, t.call_ts, t.result_ts, t.result_tokens,
-		t.result_bytes, t.non_text, t.estimated_tokens, t.is_error, t.spilled, t.duration_ms, t.args_hash FROM tool_calls t ORDER BY t.id`,
-		[]string{"source", "session_id", "call_id", "agent_id", "agent_file", "sidechain", "name", "tool", "server", "plugin",
-			"builtin", "project", "call_ts", "result_ts", "result_tokens", "result_bytes", "non_text", "estimated_tokens",
-			"is_error", "spilled", "duration_ms", "args_hash"},
-		func(v []any) []any { return v[:3] }},
-	{3, "sessions", `SELECT source, session_id, project, first_ts, last_ts FROM sessions ORDER BY source, session_id`,
-		[]string{"source", "session_id", "project", "first_ts", "last_ts"},
-		func(v []any) []any { return v[:2] }},
-	{4, "compactions", `SELECT source, session_id, agent_id, ts, trigger, pre_tokens FROM compactions ORDER BY id`,
-		[]string{"source", "session_id", "agent_id", "ts", "trigger", "pre_tokens"},
-		func(v []any) []any { return v }},
+		t.result_bytes, t.non_text, t.estimated_tokens, t.is_error, t.spilled, t.duration_ms, t.args_hash, t.copied`, "tool_calls t WHERE t.lost = 0",
+		toolCols, 11,
+		func(v []any) []any { return []any{v[0], v[2]} },
+		`ON CONFLICT (key) DO UPDATE SET ` + setExcluded(toolCols) + `seq = nextval('change_seq')
+			WHERE ` + callRank("excluded") + ` > ` + callRank("tool_calls"),
+		func(a, b []any) bool {
+			rank := func(v []any) int {
+				n := 0
+				if v[12] != nil {
+					n += 2
+				}
+				if v[13] != nil {
+					n++
+				}
+				return n
+			}
+			return rank(a) > rank(b)
+		}},
+	// A session's span is the widest any machine saw; its project the
+	// first one named.
+	{3, "sessions", "s.rowid", `s.source, s.session_id, s.project, s.first_ts, s.last_ts`, "sessions s WHERE 1 = 1",
+		[]string{"source", "session_id", "project", "first_ts", "last_ts"}, 2,
+		func(v []any) []any { return v[:2] },
+		`ON CONFLICT (key) DO UPDATE SET project = CASE WHEN sessions.project = '' THEN excluded.project ELSE sessions.project END,
+			first_ts = least(sessions.first_ts, excluded.first_ts), last_ts = greatest(sessions.last_ts, excluded.last_ts), seq = nextval('change_seq')
+			WHERE (sessions.project = '' AND excluded.project <> '') OR least(sessions.first_ts, excluded.first_ts) IS DISTINCT FROM sessions.first_ts
+				OR greatest(sessions.last_ts, excluded.last_ts) IS DISTINCT FROM sessions.last_ts`,
+		func(a, b []any) bool { return false }},
+	{4, "compactions", "c.id", `c.source, c.session_id, c.agent_id, c.ts, c.trigger, c.pre_tokens, c.copied`, "compactions c WHERE 1 = 1",
+		[]string{"source", "session_id", "agent_id", "ts", "trigger", "pre_tokens", "copied"}, -1,
+		func(v []any) []any { return v[:6] },
+		`ON CONFLICT (key) DO NOTHING`,
+		func(a, b []any) bool { return false }},
 }
 
 func agentFileSQL(fileCol string) string {
@@ -145,14 +220,50 @@ func IsPostgresURL(u string) bool {
 	return strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://")
 }
 
+// projectKeyFingerprint is what a shared store keeps of a project key: a
+// keyed hash of a fixed text, which names the key without revealing it;
+// "" for no key.
+func projectKeyFingerprint(key []byte) string {
+	if len(key) == 0 {
+		return ""
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("mcpcost project key fingerprint"))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// pushMark is what a local store pushed last to one shared store as one
+// machine (a push_state row): the high-water row id of each table, of
+// push_dirty, and the generation pushed.
+type pushMark struct {
+	ids        [4]int64
+	dirty      int64
+	generation int64
+	pushed     int64
+}
+
+// pushStateKey names a push_state row: the shared store's id and the
+// machine pushed as.
+func pushStateKey(storeID, machine string) string { return storeID + " " + machine }
+
 // Push sends what the local store holds to the shared PostgreSQL store at
 // url, as o.Machine's, in one transaction: rows it did not hold are added
-// (a row another machine pushed already is not added twice), rows this
-// machine pushed before and no longer holds (a file read again from the
-// top) are dropped unless another machine holds them, and a push of an
-// unchanged store changes nothing. The shared store's schema is brought up
-// to date first. An error leaves the shared store as it was; no error
-// shows the URL's password.
+// (a row another machine pushed already is not added twice; a more
+// complete copy of it replaces it), rows this machine pushed before and no
+// longer holds (a file read again from the top) are dropped unless another
+// machine holds them, and a push of an unchanged store changes nothing.
+//
+// A push is incremental: the local store keeps, per shared store (by its
+// id, never its URL) and machine, the highest row id of each table it
+// sent and the rows changed since (push_dirty, see migration 008); a push
+// sends the rows stored or changed since, reading nothing else. When the
+// local store deleted rows since (its generation moved: a file read again
+// from the top), or on a first push to that store, the push is full: it
+// sends every row and drops what this machine no longer holds.
+//
+// The shared store's schema is brought up to date first. An error leaves
+// the shared store and what the local store recorded of it as they were;
+// no error shows the URL's password.
 func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats, error) {
 	if o.Machine == "" {
 		return nil, errors.New("pushing: no machine name")
@@ -170,6 +281,25 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 		return nil, err
 	}
 	defer db.Close()
+	var storeID string
+	if err := db.QueryRowContext(ctx, `SELECT id FROM store_info`).Scan(&storeID); err != nil {
+		return nil, fail(err)
+	}
+	stateKey := pushStateKey(storeID, o.Machine)
+
+	// The push_state row exists before the local rows are read, so that
+	// every update committed after the read is logged in push_dirty (its
+	// triggers log only once a push_state row exists).
+	// A store open read-only (OpenReadOnly) records nothing: it pushes in
+	// full every time.
+	if !s.readOnly {
+		if err := s.tx(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO push_state (store) VALUES (?)`, stateKey)
+			return err
+		}); err != nil {
+			return nil, fmt.Errorf("recording the push in the local store: %w", err)
+		}
+	}
 
 	// The local rows, read in one read transaction: a consistent view
 	// even while an ingest writes.
@@ -178,6 +308,22 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 		return nil, fmt.Errorf("reading the local store: %w", err)
 	}
 	defer ltx.Rollback()
+	last := pushMark{pushed: -1}
+	if err := ltx.QueryRowContext(ctx, `SELECT requests, tool_calls, sessions, compactions, dirty, generation, pushed_generation
+		FROM push_state WHERE store = ?`, stateKey).Scan(&last.ids[0], &last.ids[1], &last.ids[2], &last.ids[3],
+		&last.dirty, &last.generation, &last.pushed); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("reading the local store: %w", err)
+	}
+	next := pushMark{generation: last.generation, pushed: last.generation}
+	for i, t := range pushTables {
+		if err := ltx.QueryRowContext(ctx, `SELECT coalesce(max(`+t.rowID+`), 0) FROM `+strings.SplitN(t.from, " WHERE ", 2)[0]).Scan(&next.ids[i]); err != nil {
+			return nil, fmt.Errorf("reading the local store: %w", err)
+		}
+	}
+	if err := ltx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM push_dirty`).Scan(&next.dirty); err != nil {
+		return nil, fmt.Errorf("reading the local store: %w", err)
+	}
+	st := &PushStats{Full: last.pushed != last.generation}
 
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -187,37 +333,86 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(pgLock)); err != nil {
 		return nil, fail(err)
 	}
+	// The project key: the one the store was first pushed with.
+	var have sql.NullString
+	if err := tx.QueryRowContext(ctx, `SELECT project_key FROM store_info`).Scan(&have); err != nil {
+		return nil, fail(err)
+	}
+	fp := projectKeyFingerprint(o.ProjectKey)
+	switch {
+	case !have.Valid:
+		if _, err := tx.ExecContext(ctx, `UPDATE store_info SET project_key = $1`, fp); err != nil {
+			return nil, fail(err)
+		}
+	case have.String != fp && have.String == "":
+		return nil, fail(errors.New("the shared store holds project paths (it was first pushed without a project key): a push with one is refused"))
+	case have.String != fp && fp == "":
+		return nil, fail(errors.New("the shared store holds projects as keyed hashes: a push without its project key is refused"))
+	case have.String != fp:
+		return nil, fail(errors.New("the shared store was first pushed with another project key: a push with this one is refused"))
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO machines (machine, os_user, pushed_at) VALUES ($1, $2, $3)
 		ON CONFLICT (machine) DO UPDATE SET os_user = excluded.os_user, pushed_at = excluded.pushed_at`,
 		o.Machine, o.User, now().UnixMilli()); err != nil {
 		return nil, fail(err)
 	}
-	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE pushed (tbl SMALLINT NOT NULL, key BYTEA NOT NULL, PRIMARY KEY (tbl, key)) ON COMMIT DROP`); err != nil {
-		return nil, fail(err)
-	}
-	st := &PushStats{}
-	for _, t := range pushTables {
-		if err := pushRows(ctx, ltx, tx, t, o, st); err != nil {
+	if st.Full {
+		if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE pushed (tbl SMALLINT NOT NULL, key BYTEA NOT NULL, PRIMARY KEY (tbl, key)) ON COMMIT DROP`); err != nil {
 			return nil, fail(err)
 		}
 	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM held h WHERE h.machine = $1
-		AND NOT EXISTS (SELECT 1 FROM pushed p WHERE p.tbl = h.tbl AND p.key = h.key)`, o.Machine)
-	if err != nil {
-		return nil, fail(err)
-	}
-	n, _ := res.RowsAffected()
-	st.Dropped = int(n)
-	if n > 0 {
-		for _, t := range pushTables {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t.name+` r
-				WHERE NOT EXISTS (SELECT 1 FROM held h WHERE h.tbl = $1 AND h.key = r.key)`, t.id); err != nil {
+	for i, t := range pushTables {
+		base := `SELECT ` + t.rowID + `, ` + t.sel + ` FROM ` + t.from
+		if st.Full {
+			if err := pushRows(ctx, ltx, tx, t, base+` ORDER BY `+t.rowID, nil, o, st); err != nil {
 				return nil, fail(err)
+			}
+			continue
+		}
+		// The rows stored since, then those changed since of the rows
+		// sent before: each read through an index.
+		if err := pushRows(ctx, ltx, tx, t, base+` AND `+t.rowID+` > ? ORDER BY `+t.rowID, []any{last.ids[i]}, o, st); err != nil {
+			return nil, fail(err)
+		}
+		if err := pushRows(ctx, ltx, tx, t, base+` AND `+t.rowID+` <= ? AND `+t.rowID+` IN (SELECT row FROM push_dirty WHERE tbl = ? AND seq > ?)
+			ORDER BY `+t.rowID, []any{last.ids[i], t.id, last.dirty}, o, st); err != nil {
+			return nil, fail(err)
+		}
+	}
+	if st.Full {
+		res, err := tx.ExecContext(ctx, `DELETE FROM held h WHERE h.machine = $1
+			AND NOT EXISTS (SELECT 1 FROM pushed p WHERE p.tbl = h.tbl AND p.key = h.key)`, o.Machine)
+		if err != nil {
+			return nil, fail(err)
+		}
+		n, _ := res.RowsAffected()
+		st.Dropped = int(n)
+		if n > 0 {
+			for _, t := range pushTables {
+				// The rows no machine holds go, each logged for the mirrors.
+				if _, err := tx.ExecContext(ctx, `WITH gone AS (DELETE FROM `+t.name+` r
+					WHERE NOT EXISTS (SELECT 1 FROM held h WHERE h.tbl = $1 AND h.key = r.key) RETURNING r.key)
+					INSERT INTO removed (tbl, key) SELECT $1, key FROM gone`, t.id); err != nil {
+					return nil, fail(err)
+				}
 			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fail(err)
+	}
+	if s.readOnly {
+		return st, nil
+	}
+	// What was pushed, recorded after the shared store committed it: a
+	// failure here sends the same rows again next time, which changes
+	// nothing there.
+	if err := s.tx(ctx, func(ltx *sql.Tx) error {
+		_, err := ltx.ExecContext(ctx, `UPDATE push_state SET requests = ?, tool_calls = ?, sessions = ?, compactions = ?, dirty = ?,
+			pushed_generation = ? WHERE store = ?`, next.ids[0], next.ids[1], next.ids[2], next.ids[3], next.dirty, next.pushed, stateKey)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("the shared store took the push, but recording it in the local store failed (the next push sends it again): %w", err)
 	}
 	return st, nil
 }
@@ -226,8 +421,8 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 // 65535 parameters).
 const pushBatch = 500
 
-func pushRows(ctx context.Context, ltx, tx *sql.Tx, t pushTable, o PushOptions, st *PushStats) error {
-	rows, err := ltx.QueryContext(ctx, t.query)
+func pushRows(ctx context.Context, ltx, tx *sql.Tx, t pushTable, q string, qargs []any, o PushOptions, st *PushStats) error {
+	rows, err := ltx.QueryContext(ctx, q, qargs...)
 	if err != nil {
 		return fmt.Errorf("reading the local store's %s: %w", t.name, err)
 	}
@@ -238,26 +433,31 @@ func pushRows(ctx context.Context, ltx, tx *sql.Tx, t pushTable, o PushOptions, 
 		if len(keys) == 0 {
 			return nil
 		}
-		added, err := insertRows(ctx, tx, t, o, keys, vals)
-		if err != nil {
+		if err := insertRows(ctx, tx, t, o, keys, vals, st); err != nil {
 			return err
 		}
-		st.Added += added
-		st.Rows += len(keys)
 		keys, vals = keys[:0], vals[:0]
 		return nil
 	}
 	for rows.Next() {
 		v := make([]any, len(t.cols))
-		ptrs := make([]any, len(v))
+		ptrs := make([]any, len(v)+1)
+		var id int64
+		ptrs[0] = &id
 		for i := range v {
-			ptrs[i] = &v[i]
+			ptrs[i+1] = &v[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return fmt.Errorf("reading the local store's %s: %w", t.name, err)
 		}
 		keys = append(keys, rowKey(t.id, t.key(v)))
+		if t.project >= 0 && len(o.ProjectKey) > 0 {
+			if p, ok := v[t.project].(string); ok {
+				v[t.project] = ProjectHash(o.ProjectKey, p)
+			}
+		}
 		vals = append(vals, v)
+		st.Rows++
 		if len(keys) == pushBatch {
 			if err := flush(); err != nil {
 				return err
@@ -270,32 +470,40 @@ func pushRows(ctx context.Context, ltx, tx *sql.Tx, t pushTable, o PushOptions, 
 	return flush()
 }
 
-// insertRows adds a batch of one table's rows (those the shared store
-// lacks), records that the machine holds them, and returns how many were
-// added.
-func insertRows(ctx context.Context, tx *sql.Tx, t pushTable, o PushOptions, keys [][]byte, vals [][]any) (int, error) {
+// insertRows sends a batch of one table's rows (added where the shared
+// store lacks them, updated as the table's conflict clause says),
+// records that the machine holds them, and counts what changed.
+func insertRows(ctx context.Context, tx *sql.Tx, t pushTable, o PushOptions, keys [][]byte, vals [][]any, st *PushStats) error {
 	// Two rows of one batch may share a key (a request the local store
-	// holds twice, in two of its files): the first is kept.
-	seen := make(map[string]bool, len(keys))
+	// holds twice, in two of its files): the better one is sent (the
+	// first of equals).
+	at := make(map[string]int, len(keys))
+	var order []int
+	for i, k := range keys {
+		j, ok := at[string(k)]
+		if !ok {
+			at[string(k)] = len(order)
+			order = append(order, i)
+			continue
+		}
+		if t.better(vals[i], vals[order[j]]) {
+			order[j] = i
+		}
+	}
 	var b, hb, pb strings.Builder
-	args := make([]any, 0, len(keys)*(len(t.cols)+3))
+	args := make([]any, 0, len(order)*(len(t.cols)+3))
 	hargs := []any{o.Machine, t.id}
 	pargs := []any{t.id}
 	b.WriteString(`INSERT INTO ` + t.name + ` (key, machine, os_user, ` + strings.Join(t.cols, ", ") + `) VALUES `)
 	hb.WriteString(`INSERT INTO held (machine, tbl, key) VALUES `)
 	pb.WriteString(`INSERT INTO pushed (tbl, key) VALUES `)
-	n := 0
-	for i, k := range keys {
-		if seen[string(k)] {
-			continue
-		}
-		seen[string(k)] = true
+	for n, i := range order {
+		k := keys[i]
 		if n > 0 {
 			b.WriteString(", ")
 			hb.WriteString(", ")
 			pb.WriteString(", ")
 		}
-		n++
 		b.WriteString("(")
 		for j, v := range append([]any{k, o.Machine, o.User}, vals[i]...) {
 			if j > 0 {
@@ -310,21 +518,38 @@ func insertRows(ctx context.Context, tx *sql.Tx, t pushTable, o PushOptions, key
 		pargs = append(pargs, k)
 		pb.WriteString("($1, $" + strconv.Itoa(len(pargs)) + ")")
 	}
-	b.WriteString(` ON CONFLICT (key) DO NOTHING`)
+	b.WriteString(" " + t.conflict + ` RETURNING xmax = 0`)
 	hb.WriteString(` ON CONFLICT DO NOTHING`)
 	pb.WriteString(` ON CONFLICT DO NOTHING`)
-	res, err := tx.ExecContext(ctx, b.String(), args...)
+	rows, err := tx.QueryContext(ctx, b.String(), args...)
 	if err != nil {
-		return 0, fmt.Errorf("writing %s: %w", t.name, err)
+		return fmt.Errorf("writing %s: %w", t.name, err)
 	}
-	added, _ := res.RowsAffected()
+	for rows.Next() {
+		var added bool
+		if err := rows.Scan(&added); err != nil {
+			rows.Close()
+			return fmt.Errorf("writing %s: %w", t.name, err)
+		}
+		if added {
+			st.Added++
+		} else {
+			st.Updated++
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("writing %s: %w", t.name, err)
+	}
 	if _, err := tx.ExecContext(ctx, hb.String(), hargs...); err != nil {
-		return 0, fmt.Errorf("writing %s: %w", t.name, err)
+		return fmt.Errorf("writing %s: %w", t.name, err)
 	}
-	if _, err := tx.ExecContext(ctx, pb.String(), pargs...); err != nil {
-		return 0, fmt.Errorf("writing %s: %w", t.name, err)
+	if st.Full {
+		if _, err := tx.ExecContext(ctx, pb.String(), pargs...); err != nil {
+			return fmt.Errorf("writing %s: %w", t.name, err)
+		}
 	}
-	return int(added), nil
+	return nil
 }
 
 // OpenShared opens the shared PostgreSQL store at url (a postgres:// URL,

@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	}
 	// A child process of TestPushKilled: push and exit.
 	if db := os.Getenv("MCPCOST_STORE_TEST_PUSH"); db != "" {
-		s, err := OpenReadOnly(db)
+		s, err := Open(db)
 		if err == nil {
 			_, err = s.Push(context.Background(), os.Getenv("MCPCOST_STORE_TEST_PG"), PushOptions{Machine: "killed", User: "dev"})
 		}
