@@ -4,8 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/mcpcost/mcpcost/internal/redact"
 )
@@ -57,5 +61,326 @@ func MirrorFile(dir, url string) string {
 // the mirror as it was. The mirror holds nothing of the URL. Close the
 // store when done.
 func OpenMirror(ctx context.Context, url, path string, o MirrorOptions) (*Store, *MirrorStats, error) {
-	return nil, nil, errors.New("mirrors are not built yet")
+	scrub := redact.New(redact.DSNSecrets(url)...)
+	fail := func(err error) error {
+		return fmt.Errorf("mirroring %s: %s", redact.DSN(url), scrub.String(err.Error()))
+	}
+	if !IsPostgresURL(url) {
+		return nil, nil, fail(errors.New("not a postgres:// URL"))
+	}
+	db, err := OpenShared(ctx, url)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer db.Close()
+	s, err := Open(path)
+	if err != nil {
+		return nil, nil, fail(err)
+	}
+	var st *MirrorStats
+	for {
+		st, err = s.syncMirror(ctx, db, o)
+		// Another process brings the mirror up to date: wait for it,
+		// then find what is left.
+		if !isBusy(err) || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if err != nil {
+		s.Close()
+		return nil, nil, fail(err)
+	}
+	return s, st, nil
+}
+
+// A mirrorTable is a table of the shared store as a mirror reads it: its
+// columns (after seq, key, machine and os_user) and the local store's
+// statements that insert (returning the row id) and update (by row id)
+// one of its rows from them.
+type mirrorTable struct {
+	tbl    int
+	name   string
+	cols   []string
+	insert string
+	update string
+	// local turns a shared row's columns (after seq and key) into the
+	// local statement's arguments.
+	local func(m *mirrorSync, seq int64, v []any) ([]any, error)
+}
+
+// mirrorSync is one bringing up to date of a mirror.
+type mirrorSync struct {
+	tx    *sql.Tx
+	files map[string]int64 // the agent files' rows, by source and agent id
+}
+
+// agentFile is the id of the files row that stands for an older-style
+// sub-agent file (agent_file) in the mirror, made on first use; 0 for
+// none.
+func (m *mirrorSync) agentFile(source, agent any) (any, error) {
+	a, _ := agent.(string)
+	if a == "" {
+		return nil, nil
+	}
+	src, _ := source.(string)
+	path := "mirror:" + src + ":agent-" + a
+	if id, ok := m.files[path]; ok {
+		return id, nil
+	}
+	if _, err := m.tx.Exec(`INSERT OR IGNORE INTO files (path, source, session_id, agent_id) VALUES (?, ?, '', ?)`, path, src, a); err != nil {
+		return nil, err
+	}
+	var id int64
+	if err := m.tx.QueryRow(`SELECT id FROM files WHERE path = ?`, path).Scan(&id); err != nil {
+		return nil, err
+	}
+	m.files[path] = id
+	return id, nil
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+func setPlaceholders(cols []string) string {
+	return strings.Join(cols, " = ?, ") + " = ?"
+}
+
+var (
+	mirrorRequestCols = []string{"machine", "os_user", "source", "session_id", "agent_id", "file_id", "line", "sidechain", "ts", "model",
+		"project", "message_id", "request_id", "dedup_session", "input", "output", "cache_write_5m", "cache_write_1h", "cache_read",
+		"reasoning", "web_search", "web_fetch", "speed", "cost_usd", "copied"}
+	mirrorToolCols = []string{"machine", "os_user", "source", "session_id", "call_id", "agent_id", "call_file_id", "sidechain", "name",
+		"tool", "server", "plugin", "builtin", "project", "call_ts", "result_ts", "result_tokens", "result_bytes", "non_text",
+		"estimated_tokens", "is_error", "spilled", "duration_ms", "args_hash", "copied"}
+	mirrorSessionCols    = []string{"machine", "os_user", "source", "session_id", "project", "first_ts", "last_ts"}
+	mirrorCompactionCols = []string{"machine", "os_user", "source", "session_id", "agent_id", "file_id", "line", "ts", "trigger", "pre_tokens", "copied"}
+)
+
+var mirrorTables = []mirrorTable{
+	{1, "requests", []string{"machine", "os_user", "source", "session_id", "agent_id", "agent_file", "sidechain", "ts", "model", "project",
+		"message_id", "request_id", "dedup_session", "input", "output", "cache_write_5m", "cache_write_1h", "cache_read",
+		"reasoning", "web_search", "web_fetch", "speed", "cost_usd", "copied"},
+		`INSERT INTO requests (` + strings.Join(mirrorRequestCols, ", ") + `) VALUES (` + placeholders(len(mirrorRequestCols)) + `)`,
+		`UPDATE requests SET ` + setPlaceholders(mirrorRequestCols) + ` WHERE id = ?`,
+		func(m *mirrorSync, seq int64, v []any) ([]any, error) {
+			file, err := m.agentFile(v[2], v[5])
+			if err != nil || file == nil {
+				file = int64(0)
+			}
+			return append(append(v[:5:5], file, seq), v[6:]...), err
+		}},
+	{2, "tool_calls", []string{"machine", "os_user", "source", "session_id", "call_id", "agent_id", "agent_file", "sidechain", "name",
+		"tool", "server", "plugin", "builtin", "project", "call_ts", "result_ts", "result_tokens", "result_bytes", "non_text",
+		"estimated_tokens", "is_error", "spilled", "duration_ms", "args_hash", "copied"},
+		`INSERT INTO tool_calls (` + strings.Join(mirrorToolCols, ", ") + `) VALUES (` + placeholders(len(mirrorToolCols)) + `)`,
+		`UPDATE tool_calls SET ` + setPlaceholders(mirrorToolCols) + ` WHERE id = ?`,
+		func(m *mirrorSync, seq int64, v []any) ([]any, error) {
+			file, err := m.agentFile(v[2], v[6])
+			out := append([]any(nil), v...)
+			out[6] = file
+			return out, err
+		}},
+	{3, "sessions", []string{"machine", "os_user", "source", "session_id", "project", "first_ts", "last_ts"},
+		`INSERT INTO sessions (` + strings.Join(mirrorSessionCols, ", ") + `) VALUES (` + placeholders(len(mirrorSessionCols)) + `)`,
+		`UPDATE sessions SET ` + setPlaceholders(mirrorSessionCols) + ` WHERE rowid = ?`,
+		func(m *mirrorSync, seq int64, v []any) ([]any, error) { return v, nil }},
+	{4, "compactions", []string{"machine", "os_user", "source", "session_id", "agent_id", "ts", "trigger", "pre_tokens", "copied"},
+		`INSERT INTO compactions (` + strings.Join(mirrorCompactionCols, ", ") + `) VALUES (` + placeholders(len(mirrorCompactionCols)) + `)`,
+		`UPDATE compactions SET ` + setPlaceholders(mirrorCompactionCols) + ` WHERE id = ?`,
+		func(m *mirrorSync, seq int64, v []any) ([]any, error) {
+			return append(append(v[:5:5], int64(0), seq), v[5:]...), nil
+		}},
+}
+
+// syncMirror brings the mirror s up to date with the shared store db, in
+// one transaction of each.
+//
+// It reads the rows whose seq is above the one the mirror holds, and the
+// removals logged above it, in one snapshot of the shared store
+// (REPEATABLE READ), and then holds the highest seq it read. No row is
+// skipped that commits later with a lower seq: every write of the shared
+// store (a push, a migration) takes its seqs while it holds the advisory
+// lock (see pgLock), which the next one takes only once the last has
+// committed; so the seqs of a write that commits after the snapshot are
+// all above every seq the snapshot shows.
+func (s *Store) syncMirror(ctx context.Context, db *sql.DB, o MirrorOptions) (*MirrorStats, error) {
+	st := &MirrorStats{}
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		*st = MirrorStats{}
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS mirror_rows (
+			tbl INTEGER NOT NULL, key BLOB NOT NULL, row INTEGER NOT NULL, PRIMARY KEY (tbl, key))`); err != nil {
+			return err
+		}
+		var have string
+		var seq int64
+		err := tx.QueryRowContext(ctx, `SELECT CAST(value AS TEXT) FROM meta WHERE key = 'mirror_store'`).Scan(&have)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if have != "" {
+			if err := tx.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'mirror_seq'`).Scan(&seq); err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		} else {
+			// Never a local store's own rows: a mirror starts empty.
+			var own bool
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM requests) OR EXISTS (SELECT 1 FROM tool_calls)
+				OR EXISTS (SELECT 1 FROM sessions) OR EXISTS (SELECT 1 FROM files)`).Scan(&own); err != nil {
+				return err
+			}
+			if own {
+				return errors.New("the file holds a store that is not a mirror: name another")
+			}
+		}
+		ptx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		defer ptx.Rollback()
+		if err := ptx.QueryRowContext(ctx, `SELECT id FROM store_info`).Scan(&st.StoreID); err != nil {
+			return fmt.Errorf("reading the shared store: %w", err)
+		}
+		st.Rebuilt = have != "" && have != st.StoreID
+		if o.Rebuild || st.Rebuilt {
+			seq = 0
+		}
+		st.Full = seq == 0
+		if st.Full {
+			if err := deferRollups(tx); err != nil {
+				return err
+			}
+			for _, t := range []string{"requests", "tool_calls", "sessions", "compactions", "files", "mirror_rows", "request_rollup", "tool_rollup"} {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
+					return err
+				}
+			}
+		}
+		m := &mirrorSync{tx: tx, files: map[string]int64{}}
+		high := seq
+		if !st.Full {
+			n, err := m.remove(ctx, ptx, seq, &high)
+			if err != nil {
+				return err
+			}
+			st.Removed = n
+		}
+		for _, t := range mirrorTables {
+			n, err := m.pull(ctx, ptx, t, seq, &high)
+			if err != nil {
+				return err
+			}
+			st.Rows += n
+		}
+		if st.Full {
+			if _, err := tx.ExecContext(ctx, fillRollups); err != nil {
+				return err
+			}
+		}
+		st.Seq = high
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('mirror_store', ?), ('mirror_seq', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, st.StoreID, high); err != nil {
+			return err
+		}
+		return ptx.Commit()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// remove deletes the rows the shared store logged as removed after seq.
+func (m *mirrorSync) remove(ctx context.Context, ptx *sql.Tx, seq int64, high *int64) (int, error) {
+	rows, err := ptx.QueryContext(ctx, `SELECT seq, tbl, key FROM removed WHERE seq > $1 ORDER BY seq`, seq)
+	if err != nil {
+		return 0, fmt.Errorf("reading the shared store's removals: %w", err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var s int64
+		var tbl int
+		var key []byte
+		if err := rows.Scan(&s, &tbl, &key); err != nil {
+			return n, err
+		}
+		*high = max(*high, s)
+		n++
+		if tbl < 1 || tbl > len(mirrorTables) {
+			continue
+		}
+		var id int64
+		err := m.tx.QueryRowContext(ctx, `DELETE FROM mirror_rows WHERE tbl = ? AND key = ? RETURNING row`, tbl, key).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		if _, err := m.tx.ExecContext(ctx, `DELETE FROM `+mirrorTables[tbl-1].name+` WHERE rowid = ?`, id); err != nil {
+			return n, err
+		}
+	}
+	return n, rows.Err()
+}
+
+// pull stores the rows of one table stored or changed after seq.
+func (m *mirrorSync) pull(ctx context.Context, ptx *sql.Tx, t mirrorTable, seq int64, high *int64) (int, error) {
+	rows, err := ptx.QueryContext(ctx, `SELECT seq, key, `+strings.Join(t.cols, ", ")+` FROM `+t.name+` WHERE seq > $1 ORDER BY seq`, seq)
+	if err != nil {
+		return 0, fmt.Errorf("reading the shared store's %s: %w", t.name, err)
+	}
+	defer rows.Close()
+	ins, err := m.tx.PrepareContext(ctx, t.insert+` RETURNING rowid`)
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
+	upd, err := m.tx.PrepareContext(ctx, t.update)
+	if err != nil {
+		return 0, err
+	}
+	defer upd.Close()
+	n := 0
+	for rows.Next() {
+		var s int64
+		var key []byte
+		v := make([]any, len(t.cols))
+		ptrs := []any{&s, &key}
+		for i := range v {
+			ptrs = append(ptrs, &v[i])
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return n, fmt.Errorf("reading the shared store's %s: %w", t.name, err)
+		}
+		*high = max(*high, s)
+		n++
+		args, err := t.local(m, s, v)
+		if err != nil {
+			return n, err
+		}
+		var id int64
+		err = m.tx.QueryRowContext(ctx, `SELECT row FROM mirror_rows WHERE tbl = ? AND key = ?`, t.tbl, key).Scan(&id)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			if err := ins.QueryRowContext(ctx, args...).Scan(&id); err != nil {
+				return n, fmt.Errorf("storing %s: %w", t.name, err)
+			}
+			if _, err := m.tx.ExecContext(ctx, `INSERT INTO mirror_rows (tbl, key, row) VALUES (?, ?, ?)`, t.tbl, key, id); err != nil {
+				return n, err
+			}
+		case err != nil:
+			return n, err
+		default:
+			if _, err := upd.ExecContext(ctx, append(args, id)...); err != nil {
+				return n, fmt.Errorf("storing %s: %w", t.name, err)
+			}
+		}
+	}
+	return n, rows.Err()
 }

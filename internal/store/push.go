@@ -120,12 +120,15 @@ var pushTables = []pushTable{
 		requestCols, 7,
 		func(v []any) []any {
 			// A request with a message id is one per (message id, request
-			// id, the line's session when it has no request id), as the
-			// local store counts it, wherever and in whichever session it
-			// was seen; one without is its session, agent, time, model and
-			// counts.
-			if v[8] != "" {
+			// id; without a request id, the line's session and time), as
+			// the local store counts it, wherever and in whichever session
+			// it was seen; one without is its session, agent, time, model
+			// and counts.
+			if v[8] != "" && v[9] != "" {
 				return []any{"m", v[0], v[8], v[9], v[10]}
+			}
+			if v[8] != "" {
+				return []any{"m", v[0], v[8], v[9], v[10], v[5]}
 			}
 			return []any{"r", v[0], v[1], v[2], v[5], v[6], v[11], v[12], v[13], v[14], v[15], v[16]}
 		},
