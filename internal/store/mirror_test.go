@@ -1,8 +1,13 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
+	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -199,5 +204,305 @@ func TestMirrorManyHomes(t *testing.T) {
 				t.Errorf("the mirror opened again reports\n%s\nwant\n%s", got, want)
 			}
 		})
+	}
+}
+
+// unionOf is a store that ingested every home.
+func unionOf(t *testing.T, homes ...string) *Store {
+	t.Helper()
+	var roots IngestOptions = options(homes[0])
+	roots.ClaudeRoots, roots.CodexRoots = nil, nil
+	for _, home := range homes {
+		o := options(home)
+		roots.ClaudeRoots = append(roots.ClaudeRoots, o.ClaudeRoots...)
+		roots.CodexRoots = append(roots.CodexRoots, o.CodexRoots...)
+	}
+	union := open(t, filepath.Join(t.TempDir(), "union.db"))
+	if _, err := union.Ingest(context.Background(), roots); err != nil {
+		t.Fatal(err)
+	}
+	return union
+}
+
+// TestMirrorIncremental: a machine's transcripts grow, then one of its
+// files is read again from the top (it shrank: rows are dropped): each
+// push sends only what changed (in full after the drop), and the mirror
+// brought up to date after each equals a mirror made afresh and what one
+// store of both homes reports.
+func TestMirrorIncremental(t *testing.T) {
+	u := pgDatabase(t)
+	src, home0, home1 := t.TempDir(), t.TempDir(), t.TempDir()
+	o := quirky()
+	o.Seed = 41
+	if _, err := transcripttest.Generate(src, o); err != nil {
+		t.Fatal(err)
+	}
+	o.Seed = 42
+	if _, err := transcripttest.Generate(home1, o); err != nil {
+		t.Fatal(err)
+	}
+	rests := copyTree(t, src, home0, 0.5)
+	s0 := open(t, filepath.Join(t.TempDir(), "s0.db"))
+	s1 := open(t, filepath.Join(t.TempDir(), "s1.db"))
+	ingest(t, s0, home0)
+	ingest(t, s1, home1)
+	pushAll(t, u, []*Store{s0, s1})
+	path := filepath.Join(t.TempDir(), "mirror.db")
+	m, _ := mirror(t, u, path)
+	m.Close()
+	check := func(step string, wantRemoved bool) {
+		t.Helper()
+		m, st := mirror(t, u, path)
+		if st.Full || st.Rows+st.Removed == 0 || (st.Removed > 0) != wantRemoved {
+			t.Errorf("%s: the mirror brought up to date: %+v, want rows read incrementally (removals: %v)", step, st, wantRemoved)
+		}
+		fresh, _ := mirror(t, u, filepath.Join(t.TempDir(), "fresh.db"))
+		want := reportTotals(t, unionOf(t, home0, home1), Filter{})
+		if got, fr := reportTotals(t, m, Filter{}), reportTotals(t, fresh, Filter{}); got != fr || got != want {
+			t.Errorf("%s: the mirror brought up to date reports\n%s\na fresh one\n%s\none store of both homes\n%s", step, got, fr, want)
+		}
+		for _, machine := range []string{"machine-0", "machine-1"} {
+			if got, fr := reportTotals(t, m, Filter{Machine: machine}), reportTotals(t, fresh, Filter{Machine: machine}); got != fr {
+				t.Errorf("%s: %s's rows: the mirror brought up to date reports\n%s\na fresh one\n%s", step, machine, got, fr)
+			}
+		}
+		m.Close()
+		fresh.Close()
+	}
+
+	// The transcripts grow.
+	for rel, rest := range rests {
+		f, err := os.OpenFile(filepath.Join(home0, rel), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(rest)
+		f.Close()
+	}
+	ingest(t, s0, home0)
+	st, err := s0.Push(context.Background(), u, pushOpts("machine-0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int
+	if err := s0.db.QueryRow(`SELECT (SELECT count(*) FROM requests) + (SELECT count(*) FROM tool_calls) + (SELECT count(*) FROM sessions)
+		+ (SELECT count(*) FROM compactions)`).Scan(&total); err != nil {
+		t.Fatal(err)
+	}
+	if st.Full || st.Rows == 0 || st.Rows >= total || st.Added == 0 || st.Dropped != 0 {
+		t.Errorf("push after the transcripts grew: %+v, want an incremental push of fewer rows than the store's %d", st, total)
+	}
+	check("grown", false)
+
+	// A file shrinks: it is read again from the top, and its rows that
+	// went are dropped.
+	var longest string
+	var size int
+	for rel := range rests {
+		if strings.HasSuffix(rel, ".jsonl") && strings.Contains(rel, "sessions") {
+			if data, _ := os.ReadFile(filepath.Join(home0, rel)); len(data) > size {
+				longest, size = rel, len(data)
+			}
+		}
+	}
+	if longest == "" {
+		t.Fatal("no Codex file")
+	}
+	data, _ := os.ReadFile(filepath.Join(home0, longest))
+	lines := strings.SplitAfter(string(data), "\n")
+	os.WriteFile(filepath.Join(home0, longest), []byte(strings.Join(lines[:len(lines)/3], "")), 0o644)
+	ingest(t, s0, home0)
+	st, err = s0.Push(context.Background(), u, pushOpts("machine-0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Full || st.Dropped == 0 {
+		t.Errorf("push after a file was read again: %+v, want a full push that drops rows", st)
+	}
+	check("shrunk", true)
+	if st, err := s0.Push(context.Background(), u, pushOpts("machine-0")); err != nil || *st != (PushStats{}) {
+		t.Errorf("push again: %+v, %v; want nothing read or sent", st, err)
+	}
+}
+
+// TestMirrorManyProcesses: processes that open one mirror at once all
+// succeed; one builds it, the others then find nothing to read.
+func TestMirrorManyProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	u := pgDatabase(t)
+	homes, stores, union := quirkyHomes(t, 2, quirky())
+	_ = homes
+	pushAll(t, u, stores)
+	path := MirrorFile(t.TempDir(), u)
+	const n = 4
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]*bytes.Buffer, n)
+	for i := range cmds {
+		cmds[i] = exec.Command(os.Args[0], "-test.run=^$")
+		cmds[i].Env = append(os.Environ(), "MCPCOST_STORE_TEST_MIRROR="+path, "MCPCOST_STORE_TEST_PG="+u)
+		outs[i] = new(bytes.Buffer)
+		cmds[i].Stdout = outs[i]
+		cmds[i].Stderr = new(bytes.Buffer)
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full := 0
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("process %d: %v: %s", i, err, cmd.Stderr)
+		}
+		var st MirrorStats
+		if err := json.Unmarshal(outs[i].Bytes(), &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Full {
+			full++
+		} else if st.Rows != 0 {
+			t.Errorf("process %d: %+v: read rows after another built the mirror", i, st)
+		}
+	}
+	if full != 1 {
+		t.Errorf("%d processes built the mirror, want 1", full)
+	}
+	m, _ := mirror(t, u, path)
+	if got, want := reportTotals(t, m, Filter{}), reportTotals(t, union, Filter{}); got != want {
+		t.Errorf("the mirror reports\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestMirrorRecreated: a shared store made again at the same URL is
+// mirrored again from the start.
+func TestMirrorRecreated(t *testing.T) {
+	u := pgDatabase(t)
+	_, stores, _ := quirkyHomes(t, 2, quirky())
+	if _, err := stores[0].Push(context.Background(), u, pushOpts("a")); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "mirror.db")
+	m, st := mirror(t, u, path)
+	m.Close()
+	db, err := sql.Open("pgx", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stores[1].Push(context.Background(), u, pushOpts("b")); err != nil {
+		t.Fatal(err)
+	}
+	m, st2 := mirror(t, u, path)
+	if !st2.Rebuilt || !st2.Full || st2.StoreID == st.StoreID {
+		t.Errorf("after the store was made again: %+v (before: %+v), want the mirror rebuilt", st2, st)
+	}
+	if got, want := reportTotals(t, m, Filter{}), reportTotals(t, stores[1], Filter{}); got != want {
+		t.Errorf("the rebuilt mirror reports\n%s\nwant b's store's\n%s", got, want)
+	}
+	// a's next push sends everything again: the store is new to it.
+	st3, err := stores[0].Push(context.Background(), u, pushOpts("a"))
+	if err != nil || !st3.Full || st3.Added == 0 {
+		t.Errorf("a's push into the new store: %+v, %v; want a full push", st3, err)
+	}
+}
+
+// TestMirrorNotAStore: a mirror is never made in a local store's file.
+func TestMirrorNotAStore(t *testing.T) {
+	u := pgDatabase(t)
+	_, stores, _ := quirkyHomes(t, 1, transcripttest.Small())
+	if _, err := stores[0].Push(context.Background(), u, pushOpts("a")); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "usage.db")
+	s := open(t, path)
+	ingest(t, s, t.TempDir())
+	other := t.TempDir()
+	if _, err := transcripttest.Generate(other, transcripttest.Small()); err != nil {
+		t.Fatal(err)
+	}
+	ingest(t, s, other)
+	before := reportTotals(t, s, Filter{})
+	if _, _, err := OpenMirror(context.Background(), u, path, MirrorOptions{}); err == nil || !strings.Contains(err.Error(), "not a mirror") {
+		t.Errorf("a mirror in a local store's file: %v", err)
+	}
+	if got := reportTotals(t, s, Filter{}); got != before {
+		t.Errorf("the local store changed:\n%s\nwant\n%s", got, before)
+	}
+}
+
+// TestMirrorHoldsBackNothing: a push that waits for the advisory lock
+// while another write holds it (its rows taken seqs, not committed) is
+// not seen before that write commits, and the mirror brought up to date
+// after both equals a fresh one: no seq is skipped.
+func TestMirrorHoldsBackNothing(t *testing.T) {
+	u := pgDatabase(t)
+	_, stores, _ := quirkyHomes(t, 2, transcripttest.Small())
+	if _, err := stores[0].Push(context.Background(), u, pushOpts("a")); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "mirror.db")
+	m, _ := mirror(t, u, path)
+	m.Close()
+	db, err := sql.Open("pgx", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	// A write in progress: under the lock, a row with the next seq.
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`SELECT pg_advisory_xact_lock($1)`, int64(pgLock)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`INSERT INTO compactions (key, machine, os_user, source, session_id, agent_id, ts, trigger, pre_tokens)
+		VALUES ('\x01', 'held', 'dev', 'claude', 'held-session', '', 1700000000000, 'manual', 1234)`); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := stores[1].Push(ctx, u, pushOpts("b"))
+		done <- err
+	}()
+	// The push waits for the lock.
+	for {
+		var waiting bool
+		if err := db.QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the push did not wait for the lock: %v", err)
+		default:
+		}
+	}
+	m, st := mirror(t, u, path)
+	if st.Rows != 0 {
+		t.Errorf("while a write holds the lock: %+v, want nothing read", st)
+	}
+	m.Close()
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	m, _ = mirror(t, u, path)
+	fresh, _ := mirror(t, u, filepath.Join(t.TempDir(), "fresh.db"))
+	if got, want := reportTotals(t, m, Filter{}), reportTotals(t, fresh, Filter{}); got != want {
+		t.Errorf("the mirror brought up to date reports\n%s\na fresh one\n%s", got, want)
+	}
+	var n int
+	if err := m.db.QueryRow(`SELECT count(*) FROM compactions WHERE session_id = 'held-session'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("the held write's row: %d, %v; want it mirrored", n, err)
 	}
 }

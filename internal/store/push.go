@@ -92,6 +92,16 @@ func callRank(t string) string {
 	return `(` + t + `.call_ts IS NOT NULL)::int * 2 + (` + t + `.result_ts IS NOT NULL)::int`
 }
 
+// sessionProject is the SQL of a shared session's project once a
+// machine pushed it.
+const sessionProject = `CASE WHEN sessions.project = '' THEN excluded.project ELSE sessions.project END`
+
+// sessionSpan is the SQL of a shared session's first or last time once a
+// machine pushed it (widen: least or greatest).
+func sessionSpan(col, widen string) string {
+	return `CASE WHEN sessions.machine = excluded.machine THEN excluded.` + col + ` ELSE ` + widen + `(sessions.` + col + `, excluded.` + col + `) END`
+}
+
 func setExcluded(cols []string) string {
 	var b strings.Builder
 	for _, c := range cols {
@@ -168,15 +178,17 @@ var pushTables = []pushTable{
 			}
 			return rank(a) > rank(b)
 		}},
-	// A session's span is the widest any machine saw; its project the
-	// first one named.
+	// A session's span is the one the machine that pushed it first sends
+	// (a span that shrank when a file was read again shrinks), widened
+	// by what the other machines send; its project the first one named.
 	{3, "sessions", "s.rowid", `s.source, s.session_id, s.project, s.first_ts, s.last_ts`, "sessions s WHERE 1 = 1",
 		[]string{"source", "session_id", "project", "first_ts", "last_ts"}, 2,
 		func(v []any) []any { return v[:2] },
-		`ON CONFLICT (key) DO UPDATE SET project = CASE WHEN sessions.project = '' THEN excluded.project ELSE sessions.project END,
-			first_ts = least(sessions.first_ts, excluded.first_ts), last_ts = greatest(sessions.last_ts, excluded.last_ts), seq = nextval('change_seq')
-			WHERE (sessions.project = '' AND excluded.project <> '') OR least(sessions.first_ts, excluded.first_ts) IS DISTINCT FROM sessions.first_ts
-				OR greatest(sessions.last_ts, excluded.last_ts) IS DISTINCT FROM sessions.last_ts`,
+		`ON CONFLICT (key) DO UPDATE SET project = ` + sessionProject + `, first_ts = ` + sessionSpan("first_ts", "least") + `,
+			last_ts = ` + sessionSpan("last_ts", "greatest") + `, seq = nextval('change_seq')
+			WHERE ` + sessionProject + ` IS DISTINCT FROM sessions.project
+				OR ` + sessionSpan("first_ts", "least") + ` IS DISTINCT FROM sessions.first_ts
+				OR ` + sessionSpan("last_ts", "greatest") + ` IS DISTINCT FROM sessions.last_ts`,
 		func(a, b []any) bool { return false }},
 	{4, "compactions", "c.id", `c.source, c.session_id, c.agent_id, c.ts, c.trigger, c.pre_tokens, c.copied`, "compactions c WHERE 1 = 1",
 		[]string{"source", "session_id", "agent_id", "ts", "trigger", "pre_tokens", "copied"}, -1,

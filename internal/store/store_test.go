@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -42,6 +43,18 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
+		os.Exit(0)
+	}
+	// A child process of TestMirrorManyProcesses: open the mirror, print
+	// what bringing it up to date did and exit.
+	if path := os.Getenv("MCPCOST_STORE_TEST_MIRROR"); path != "" {
+		s, st, err := OpenMirror(context.Background(), os.Getenv("MCPCOST_STORE_TEST_PG"), path, MirrorOptions{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		s.Close()
+		json.NewEncoder(os.Stdout).Encode(st)
 		os.Exit(0)
 	}
 	// A child process of TestTwoProcesses and TestNewStoreManyProcesses:
