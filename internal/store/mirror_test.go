@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,7 +67,7 @@ func reportTotals(t *testing.T, s *Store, f Filter) string {
 		ttok += c.ResultTokens
 	}
 	fmt.Fprintf(&b, "sums: requests %d in %d out %d calls %d tokens %d\n", sn, sin, stok, tn, ttok)
-	if f.Machine == "" && f.User == "" {
+	if !f.byMachine() {
 		// The spans of the sessions' own lines: which session's copy of a
 		// line copied into a resumed session is kept (and widens its span,
 		// see Sessions) depends on the paths of the files it was read
@@ -84,8 +85,17 @@ func reportTotals(t *testing.T, s *Store, f Filter) string {
 	// Compactions as distinct events: a local store that reads one
 	// compaction in two files (a session synced twice, a line copied into
 	// a resumed session) keeps it twice (by file and line).
+	// With a machine or user, those Compactions counts.
 	var nc int
-	if err := s.db.QueryRow(`SELECT count(*) FROM (SELECT DISTINCT source, session_id, agent_id, ts, trigger, pre_tokens FROM compactions)`).Scan(&nc); err != nil {
+	if f.byMachine() {
+		cs, err := s.Compactions(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cs {
+			nc += c.N
+		}
+	} else if err := s.db.QueryRow(`SELECT count(*) FROM (SELECT DISTINCT source, session_id, agent_id, ts, trigger, pre_tokens FROM compactions)`).Scan(&nc); err != nil {
 		t.Fatal(err)
 	}
 	fmt.Fprintf(&b, "compactions %d\n", nc)
@@ -504,5 +514,190 @@ func TestMirrorHoldsBackNothing(t *testing.T) {
 	var n int
 	if err := m.db.QueryRow(`SELECT count(*) FROM compactions WHERE session_id = 'held-session'`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("the held write's row: %d, %v; want it mirrored", n, err)
+	}
+}
+
+// TestPushProjectKey: pushed with a project key, no project path reaches
+// the shared store (every text column of every table searched), the
+// mirror names projects by their keyed hashes, and a push with another
+// key, or without one, is refused and changes nothing.
+func TestPushProjectKey(t *testing.T) {
+	u := pgDatabase(t)
+	_, stores, _ := quirkyHomes(t, 2, quirky())
+	ctx := context.Background()
+	key := []byte("0123456789abcdef0123456789abcdef")
+	with := func(machine string, k []byte) PushOptions {
+		o := pushOpts(machine)
+		o.ProjectKey = k
+		return o
+	}
+	if _, err := stores[0].Push(ctx, u, with("a", key)); err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	rows, err := stores[0].db.Query(`SELECT project FROM requests WHERE project <> '' UNION SELECT project FROM tool_calls WHERE project <> ''
+		UNION SELECT project FROM sessions WHERE project <> ''`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var p string
+		rows.Scan(&p)
+		paths = append(paths, p)
+	}
+	rows.Close()
+	if len(paths) == 0 {
+		t.Fatal("no projects")
+	}
+	db, err := sql.Open("pgx", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cols, err := db.Query(`SELECT table_name, column_name FROM information_schema.columns
+		WHERE table_schema = current_schema() AND data_type IN ('text', 'bytea', 'character varying')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type col struct{ table, name string }
+	var all []col
+	for cols.Next() {
+		var c col
+		cols.Scan(&c.table, &c.name)
+		all = append(all, c)
+	}
+	cols.Close()
+	for _, c := range all {
+		for _, p := range paths {
+			var n int
+			if err := db.QueryRow(`SELECT count(*) FROM `+c.table+` WHERE strpos(encode(convert_to(`+c.name+`::text, 'UTF8'), 'escape'), $1) > 0
+				OR strpos(`+c.name+`::text, $1) > 0`, p).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n > 0 {
+				t.Errorf("%s.%s holds the project path %s in %d rows", c.table, c.name, p, n)
+			}
+		}
+	}
+	m, _ := mirror(t, u, filepath.Join(t.TempDir(), "mirror.db"))
+	ss, err := m.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ss {
+		if s.Project != "" && (!strings.HasPrefix(s.Project, "p:") || s.Project != ProjectHash(key, projectOf(t, stores[0], s.ID))) {
+			t.Errorf("session %s: project %q, want its keyed hash", s.ID, s.Project)
+		}
+	}
+	before := sharedTotals(t, u)
+	for _, k := range [][]byte{[]byte("another key"), nil} {
+		_, err := stores[1].Push(ctx, u, with("b", k))
+		if err == nil || !strings.Contains(err.Error(), "refused") {
+			t.Errorf("push with key %q: %v, want it refused", k, err)
+		}
+	}
+	if got := sharedTotals(t, u); got != before {
+		t.Errorf("a refused push changed the shared store:\n%s\nwant\n%s", got, before)
+	}
+	if st, err := stores[0].Push(ctx, u, with("a", key)); err != nil || *st != (PushStats{}) {
+		t.Errorf("push again with the key: %+v, %v", st, err)
+	}
+	// A store first pushed without a key refuses one with a key.
+	u2 := pgDatabase(t)
+	if _, err := stores[1].Push(ctx, u2, pushOpts("b")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stores[0].Push(ctx, u2, with("a", key)); err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("push with a key into a store of paths: %v, want it refused", err)
+	}
+}
+
+func projectOf(t *testing.T, s *Store, session string) string {
+	t.Helper()
+	var p string
+	if err := s.db.QueryRow(`SELECT project FROM sessions WHERE session_id = ?`, session).Scan(&p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestMirrorFailures: an unreachable server is an error that shows no
+// password and leaves the mirror as it was; the mirror's file name and
+// content hold nothing of the URL's password.
+func TestMirrorFailures(t *testing.T) {
+	const canary = "Canary-pw-77a1c3"
+	dir := t.TempDir()
+	bad := "postgres://u:" + canary + "@127.0.0.1:1/db?sslmode=disable&connect_timeout=5"
+	path := MirrorFile(dir, bad)
+	if strings.Contains(path, canary) {
+		t.Errorf("mirror file %s names the password", path)
+	}
+	if MirrorFile(dir, "postgres://u:other@127.0.0.1:1/db?sslmode=disable&connect_timeout=5") != path {
+		t.Error("two passwords of one URL name two mirrors")
+	}
+	if MirrorFile(dir, "postgres://u@127.0.0.1:1/other?sslmode=disable") == path {
+		t.Error("two databases name one mirror")
+	}
+	_, _, err := OpenMirror(context.Background(), bad, path, MirrorOptions{})
+	if err == nil || strings.Contains(err.Error(), canary) || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Errorf("unreachable server: %v", err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a failed mirror left a file: %v", err)
+	}
+
+	u := pgDatabase(t)
+	_, stores, _ := quirkyHomes(t, 1, transcripttest.Small())
+	if _, err := stores[0].Push(context.Background(), u, pushOpts("a")); err != nil {
+		t.Fatal(err)
+	}
+	pw := mustParse(t, u)
+	pw.User = url.UserPassword(pw.User.Username(), canary)
+	path = MirrorFile(dir, pw.String())
+	m, _ := mirror(t, pw.String(), path)
+	m.Close()
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		data, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		if bytes.Contains(data, []byte(canary)) || strings.Contains(e.Name(), canary) {
+			t.Errorf("%s holds the password", e.Name())
+		}
+	}
+}
+
+// TestFilterMachine: a filter on a machine or a user keeps the rows that
+// name it, and the store's own rows when it is the store's own name; the
+// sums read from the rows equal the rollups' for the store's own name.
+func TestFilterMachine(t *testing.T) {
+	_, stores, _ := quirkyHomes(t, 1, quirky())
+	s := stores[0]
+	all := reportTotals(t, s, Filter{Machines: true})
+	empty := reportTotals(t, open(t, filepath.Join(t.TempDir(), "empty.db")), Filter{Machine: "x"})
+	if got := reportTotals(t, s, Filter{Machine: "laptop"}); got != empty {
+		t.Errorf("another machine's rows, without SetSelf:\n%s\nwant none", got)
+	}
+	s.SetSelf("laptop", "dev")
+	for _, f := range []Filter{{Machine: "laptop"}, {User: "dev"}, {Machine: "laptop", User: "dev"}, {Machines: true}} {
+		if got := reportTotals(t, s, f); got != all {
+			t.Errorf("%+v: the store's own rows:\n%s\nwant\n%s", f, got, all)
+		}
+	}
+	for _, f := range []Filter{{Machine: "desktop"}, {User: "ops"}, {Machine: "laptop", User: "ops"}} {
+		if got := reportTotals(t, s, f); got != empty {
+			t.Errorf("%+v: another machine's rows:\n%s\nwant none", f, got)
+		}
+	}
+	ctx := context.Background()
+	for r, err := range s.Requests(ctx, Filter{}) {
+		if err != nil || r.Machine != "laptop" || r.User != "dev" {
+			t.Fatalf("a request of the store's own: %+v, %v", r, err)
+		}
+		break
+	}
+	for r, err := range s.RequestSums(ctx, Filter{Machines: true}) {
+		if err != nil || r.Machine != "laptop" || r.User != "dev" {
+			t.Fatalf("a sum of the store's own: %+v, %v", r, err)
+		}
+		break
 	}
 }
