@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/mcpcost/mcpcost/internal/testpeers"
 	"github.com/mcpcost/mcpcost/internal/token"
@@ -109,6 +110,70 @@ func BenchmarkPush(b *testing.B) {
 		b.StartTimer()
 		if _, err := s.Push(context.Background(), u, PushOptions{Machine: "bench", User: "bench"}); err != nil {
 			b.Fatal(err)
+		}
+		b.StopTimer()
+		drop()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkPushMirror ingests the home named by MCPCOST_BENCH_HOME once,
+// then, into a new database each time, pushes it twice (a first push, and
+// one that finds nothing new) and opens a mirror of it twice (built from
+// empty, and brought up to date with nothing new), and reports each
+// step's seconds and rows read.
+func BenchmarkPushMirror(b *testing.B) {
+	home := os.Getenv("MCPCOST_BENCH_HOME")
+	if home == "" {
+		b.Skip("MCPCOST_BENCH_HOME names no generated home")
+	}
+	server, err := testpeers.PostgresServer()
+	if err != nil {
+		b.Skip(err)
+	}
+	s, err := Open(filepath.Join(b.TempDir(), "usage.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Ingest(context.Background(), IngestOptions{
+		ClaudeRoots: []string{filepath.Join(home, ".claude", "projects")},
+		CodexRoots:  []string{filepath.Join(home, ".codex", "sessions")},
+		Count:       token.O200k().Count,
+		Workers:     benchWorkers(),
+	}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		u, drop, err := testpeers.PostgresDatabase(server)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		for i, name := range []string{"push1", "push2"} {
+			start := time.Now()
+			st, err := s.Push(context.Background(), u, PushOptions{Machine: "bench", User: "bench"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(time.Since(start).Seconds(), name+"-s")
+			b.ReportMetric(float64(st.Rows), name+"-rows")
+			if i == 1 && st.Rows != 0 {
+				b.Fatalf("a push with nothing new read %d rows", st.Rows)
+			}
+		}
+		path := filepath.Join(b.TempDir(), "mirror.db")
+		for _, name := range []string{"mirror1", "mirror2"} {
+			start := time.Now()
+			m, st, err := OpenMirror(context.Background(), u, path, MirrorOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			m.Close()
+			b.ReportMetric(time.Since(start).Seconds(), name+"-s")
+			b.ReportMetric(float64(st.Rows), name+"-rows")
 		}
 		b.StopTimer()
 		drop()

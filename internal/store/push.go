@@ -301,18 +301,37 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 		return nil, fail(err)
 	}
 	stateKey := pushStateKey(storeID, o.Machine)
+	ok := false // the shared store committed the push
 
 	// The push_state row exists before the local rows are read, so that
 	// every update committed after the read is logged in push_dirty (its
 	// triggers log only once a push_state row exists).
 	// A store open read-only (OpenReadOnly) records nothing: it pushes in
 	// full every time.
+	// A first push that fails takes its row away again: the local store
+	// is left as it was.
 	if !s.readOnly {
+		var made bool
 		if err := s.tx(ctx, func(tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO push_state (store) VALUES (?)`, stateKey)
+			res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO push_state (store) VALUES (?)`, stateKey)
+			if err == nil {
+				n, _ := res.RowsAffected()
+				made = n == 1
+			}
 			return err
 		}); err != nil {
 			return nil, fmt.Errorf("recording the push in the local store: %w", err)
+		}
+		if made {
+			defer func() {
+				if ok {
+					return
+				}
+				s.tx(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+					_, err := tx.Exec(`DELETE FROM push_state WHERE store = ? AND pushed_generation = -1`, stateKey)
+					return err
+				})
+			}()
 		}
 	}
 
@@ -416,6 +435,7 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 	if err := tx.Commit(); err != nil {
 		return nil, fail(err)
 	}
+	ok = true
 	if s.readOnly {
 		return st, nil
 	}

@@ -283,6 +283,29 @@ func TestPushFailures(t *testing.T) {
 	if got := sharedTotals(t, u); got != before {
 		t.Errorf("a failed push changed the shared store:\n%s\nwant:\n%s", got, before)
 	}
+
+	// A first push into a read-only store leaves the local store as it
+	// was: nothing recorded of that store.
+	u2 := pgDatabase(t)
+	db2, err := OpenShared(context.Background(), u2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db2.Close()
+	name2 := strings.TrimPrefix(mustParse(t, u2).Path, "/")
+	if _, err := db.Exec(`ALTER DATABASE ` + name2 + ` SET default_transaction_read_only = on`); err != nil {
+		t.Fatal(err)
+	}
+	var states int
+	s.db.QueryRow(`SELECT count(*) FROM push_state`).Scan(&states)
+	if _, err := s.Push(context.Background(), u2, pushOpts("m")); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("first push into a read-only database: %v", err)
+	}
+	var after int
+	s.db.QueryRow(`SELECT count(*) FROM push_state`).Scan(&after)
+	if after != states {
+		t.Errorf("a failed first push left %d push states, want %d", after, states)
+	}
 }
 
 func mustParse(t *testing.T, u string) *url.URL {
