@@ -334,9 +334,110 @@ func checkIsolation(mode string) error {
 
 var sandboxProbe = []string{"--user", "--map-root-user", "--mount", "true"}
 
+// sandboxSystem are the folders of the machine a sandboxed server sees,
+// read-only, where they exist. /run/systemd/resolve is where
+// systemd-resolved's /etc/resolv.conf links to, for package fetches.
+var sandboxSystem = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/run/systemd/resolve"}
+
+// sandboxScript builds the sandbox's root and runs the server in it. Its
+// arguments: the root, the working folder, then pairs "ro PATH" or "rw
+// PATH" up to "--", then the server's command and arguments. A symbolic
+// link is copied as a link; anything else is bound at its own path. The
+// shell expands nothing of the server's.
+const sandboxScript = `set -e
+R=$1; W=$2; shift 2
+mount -t tmpfs -o mode=755,size=64m mcpcost-sandbox "$R"
+while [ "$1" != -- ]; do
+  kind=$1; src=$2; shift 2
+  [ -e "$src" ] || [ -L "$src" ] || continue
+  mkdir -p "$R$(dirname "$src")"
+  if [ -e "$R$src" ] || [ -L "$R$src" ]; then continue; fi
+  if [ -L "$src" ]; then ln -s "$(readlink "$src")" "$R$src"; continue; fi
+  if [ -d "$src" ]; then mkdir -p "$R$src"; else : > "$R$src"; fi
+  mount --rbind "$src" "$R$src"
+  if [ "$kind" = ro ]; then mount -o remount,bind,ro "$R$src"; fi
+done
+shift
+mkdir -p "$R/dev" "$R/proc" "$R/tmp"
+chmod 1777 "$R/tmp"
+mount --rbind /dev "$R/dev"
+mount -t proc proc "$R/proc"
+exec chroot "$R" /bin/sh -c 'cd "$1" && shift && exec "$@"' mcpcost-sandbox "$W" "$@"`
+
+// sandboxBinds are the "ro PATH" and "rw PATH" pairs of sandboxScript for
+// s: the system folders, the fresh home and working folder, and what s is
+// launched from.
+func sandboxBinds(s sweep.Server, home, work string) []string {
+	var out []string
+	for _, d := range sandboxSystem {
+		out = append(out, "ro", d)
+	}
+	out = append(out, "rw", home, "rw", work)
+	var paths []string
+	if p, err := exec.LookPath(s.Command); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			paths = append(paths, abs)
+		}
+	}
+	for _, a := range s.Args {
+		if filepath.IsAbs(a) {
+			paths = append(paths, filepath.Clean(a))
+		}
+	}
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p == "" || p == "/" || seen[p] || underSystem(p) {
+			return
+		}
+		seen[p] = true
+		out = append(out, "ro", p)
+	}
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		// A link (npm's .bin) is copied as a link: what it points to is
+		// bound first, with the node_modules folder it is in.
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+			add(nodeModulesOf(real))
+		}
+		add(nodeModulesOf(p))
+	}
+	return out
+}
+
+// nodeModulesOf returns the outermost node_modules folder p is in, else p.
+func nodeModulesOf(p string) string {
+	parts := strings.Split(p, string(filepath.Separator))
+	for i, part := range parts {
+		if part == "node_modules" {
+			return strings.Join(parts[:i+1], string(filepath.Separator))
+		}
+	}
+	return p
+}
+
+func underSystem(p string) bool {
+	for _, d := range sandboxSystem {
+		if p == d || strings.HasPrefix(p, d+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
 // SweepTarget is the launch of s: the target, the isolation record, and
 // the fresh HOME and working folder (removed by the caller).
-func SweepTarget(s sweep.Server, mode string, noNetwork bool, home, work string) (mcpclient.Target, *measure.Isolation, error) {
+//
+// The sandbox (Linux namespaces through unshare) runs the server under a
+// root of its own, a tmpfs mounted on root (an empty folder the caller
+// makes and removes): the system folders (sandboxSystem) bound
+// read-only, the fresh HOME and working folder bound read-write, /dev, a
+// fresh /proc, an empty /tmp, and the files the server is launched from
+// (its command and the absolute paths among its arguments, with the
+// node_modules folder they are in) bound read-only. Nothing else of the
+// machine, the user's home included, is in it.
+func SweepTarget(s sweep.Server, mode string, noNetwork bool, home, work, root string) (mcpclient.Target, *measure.Isolation, error) {
 	t := mcpclient.Target{Name: s.Name}
 	vars := map[string]string{}
 	for _, n := range s.Env {
@@ -367,26 +468,21 @@ func SweepTarget(s sweep.Server, mode string, noNetwork bool, home, work string)
 	t.Transport = "stdio"
 	switch mode {
 	case IsolateSandbox:
-		realHome, _ := os.UserHomeDir()
-		if realHome != "" && realHome != "/" && (home == realHome || strings.HasPrefix(home, realHome+string(os.PathSeparator))) {
-			return t, nil, fmt.Errorf("the fresh HOME %s is inside the user's home %s, which the sandbox hides: set TMPDIR elsewhere", home, realHome)
+		if root == "" {
+			return t, nil, errors.New("the sandbox needs an empty folder for its root")
 		}
 		args := append([]string(nil), sandboxProbe[:3]...)
 		args = append(args, "--pid", "--fork", "--kill-child", "--ipc", "--uts")
-		note := "user, mount, pid, ipc and uts namespaces; fresh HOME and working folder; the user's home hidden"
+		note := "user, mount, pid, ipc and uts namespaces; a private root: the system folders read-only, the fresh HOME and working folder, the server's own files read-only; the user's home and every other folder out of reach"
 		network := "host"
 		if noNetwork {
 			args = append(args, "--net")
 			network = "none"
 			note += "; no network"
 		}
-		hide := realHome
-		if hide == "" || hide == "/" {
-			hide = "-"
-		}
-		// sh mounts an empty tmpfs over the user's home, then runs the
-		// server; nothing of s is expanded by the shell.
-		args = append(args, "--", "sh", "-c", `[ "$1" = - ] || [ ! -d "$1" ] || mount -t tmpfs -o size=16m mcpcost-sandbox "$1" || exit 125; shift; exec "$@"`, "mcpcost-sandbox", hide, s.Command)
+		args = append(args, "--", "sh", "-c", sandboxScript, "mcpcost-sandbox", root, work)
+		args = append(args, sandboxBinds(s, home, work)...)
+		args = append(args, "--", s.Command)
 		t.Command, t.Args = "unshare", append(args, s.Args...)
 		return t, &measure.Isolation{Docker: false, Mode: sweep.IsolationSandbox, Network: network, Note: note}, nil
 	case IsolateDocker:
@@ -474,7 +570,12 @@ func (m *Machine) sweepOne(ctx context.Context, s sweep.Server, o SweepOptions) 
 		return nil, false, err
 	}
 	defer os.RemoveAll(work)
-	t, iso, err := SweepTarget(s, o.Isolate, o.NoNetwork, home, work)
+	root, err := os.MkdirTemp("", "mcpcost-sweep-root-")
+	if err != nil {
+		return nil, false, err
+	}
+	defer os.Remove(root)
+	t, iso, err := SweepTarget(s, o.Isolate, o.NoNetwork, home, work, root)
 	if err != nil {
 		return nil, false, err
 	}

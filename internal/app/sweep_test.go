@@ -360,7 +360,7 @@ func TestSweepHarnessFault(t *testing.T) {
 
 func TestSweepTargetIsolation(t *testing.T) {
 	s := sweep.Server{Name: "n", Command: "npx", Args: []string{"-y", "pkg it's"}, Env: []string{"B", "A"}, EnvValues: map[string]string{"C": "v"}}
-	tg, iso, err := SweepTarget(s, IsolateDocker, false, "/tmp/h", "/tmp/w")
+	tg, iso, err := SweepTarget(s, IsolateDocker, false, "/tmp/h", "/tmp/w", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,12 +376,12 @@ func TestSweepTargetIsolation(t *testing.T) {
 	if DockerImage(uv) != DockerUVImage {
 		t.Error("uvx runs in uv's image")
 	}
-	_, iso, _ = SweepTarget(uv, IsolateDocker, true, "/tmp/h", "/tmp/w")
+	_, iso, _ = SweepTarget(uv, IsolateDocker, true, "/tmp/h", "/tmp/w", "")
 	if iso.Network != "none" {
 		t.Errorf("--no-network: %+v", iso)
 	}
 	run := sweep.Server{Name: "g", Command: "docker", Args: []string{"run", "-i", "ghcr.io/github/github-mcp-server"}}
-	tg, iso, _ = SweepTarget(run, IsolateDocker, false, "/tmp/h", "/tmp/w")
+	tg, iso, _ = SweepTarget(run, IsolateDocker, false, "/tmp/h", "/tmp/w", "")
 	if tg.Command != "docker" || tg.Args[1] != "-i" || !strings.Contains(iso.Note, "host-spawned") {
 		t.Errorf("a docker run command: %q %+v", tg.Args, iso)
 	}
@@ -412,6 +412,62 @@ func TestSweepSandbox(t *testing.T) {
 	h, _ := os.ReadFile(filepath.Join(out, "history.csv"))
 	if !strings.Contains(string(h), ",env,") || !strings.HasSuffix(string(h), ",measured,sandbox\n") {
 		t.Errorf("history %q", h)
+	}
+}
+
+// TestSweepSandboxReach: a server in the sandbox cannot read a file in
+// the user's real home, nor one in a folder outside its fresh home; the
+// same server without the sandbox can (so that the probe is seen to
+// work). It skips only where unshare cannot make the namespaces.
+func TestSweepSandboxReach(t *testing.T) {
+	if err := checkIsolation(IsolateSandbox); err != nil {
+		t.Skipf("no sandbox here (unshare cannot make user and mount namespaces): %v", err)
+	}
+	realHome, err := os.UserHomeDir()
+	if err != nil || realHome == "" || realHome == "/" {
+		t.Skipf("no home folder to probe (%q, %v)", realHome, err)
+	}
+	homeMarker, err := os.CreateTemp(realHome, ".mcpcost-sandbox-probe-")
+	if err != nil {
+		t.Skipf("cannot write a marker in the home folder: %v", err)
+	}
+	homeMarker.WriteString("HOME-MARKER\n")
+	homeMarker.Close()
+	t.Cleanup(func() { os.Remove(homeMarker.Name()) })
+	other := filepath.Join(t.TempDir(), "marker")
+	if err := os.WriteFile(other, []byte("OTHER-MARKER\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdio := testServer(t, "stdioserver")
+	servers := []sweep.Server{{Name: "probe", Command: stdio, Args: []string{"read"}, CommandLine: stdio + " read",
+		EnvValues: map[string]string{"READ_HOME": homeMarker.Name(), "READ_OTHER": other}}}
+	description := func(isolate string) string {
+		out := t.TempDir()
+		res, err := sweepMachine(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)).Sweep(context.Background(), SweepOptions{Servers: servers, Out: out, Isolate: isolate, NoNetwork: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Measured[0].Status != "measured" {
+			t.Fatalf("--isolate %s: %+v", isolate, res.Measured[0])
+		}
+		var f measure.File
+		b, _ := os.ReadFile(filepath.Join(out, "results", "probe", "measurement.json"))
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatal(err)
+		}
+		var tools []struct {
+			Description string `json:"description"`
+		}
+		if err := json.Unmarshal(f.RawToolsCapture, &tools); err != nil || len(tools) != 1 {
+			t.Fatalf("--isolate %s: capture %s (%v)", isolate, f.RawToolsCapture, err)
+		}
+		return tools[0].Description
+	}
+	if got, want := description(IsolateNone), "READ_HOME=HOME-MARKER,READ_OTHER=OTHER-MARKER"; got != want {
+		t.Fatalf("--isolate none: the probe reports %q, want %q", got, want)
+	}
+	if got, want := description(IsolateSandbox), "READ_HOME=unreadable,READ_OTHER=unreadable"; got != want {
+		t.Errorf("--isolate sandbox: the probe reports %q, want %q", got, want)
 	}
 }
 
@@ -460,5 +516,42 @@ func TestSweepPublishedAsBaselines(t *testing.T) {
 	h, _ := os.ReadFile(filepath.Join(out, "history.csv"))
 	if string(h) != strings.Join(sweep.HistoryHeader, ",")+"\n" {
 		t.Errorf("nothing measured adds no history: %q", h)
+	}
+}
+
+// TestSandboxBinds: what a sandboxed server is launched from is bound
+// read-only (an npm .bin link with its node_modules folder, a binary, an
+// absolute argument), and nothing under the system folders twice.
+func TestSandboxBinds(t *testing.T) {
+	dir := t.TempDir()
+	nm := filepath.Join(dir, "proj", "node_modules")
+	os.MkdirAll(filepath.Join(nm, ".bin"), 0o755)
+	os.MkdirAll(filepath.Join(nm, "pkg"), 0o755)
+	os.WriteFile(filepath.Join(nm, "pkg", "index.js"), []byte("#!/usr/bin/env node\n"), 0o755)
+	if err := os.Symlink("../pkg/index.js", filepath.Join(nm, ".bin", "srv")); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "server")
+	os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755)
+	script := filepath.Join(dir, "data", "s.js")
+	os.MkdirAll(filepath.Dir(script), 0o755)
+	os.WriteFile(script, nil, 0o644)
+	tests := []struct {
+		s    sweep.Server
+		want []string // after the system folders, home and work
+	}{
+		{sweep.Server{Command: filepath.Join(nm, ".bin", "srv")}, []string{"ro", nm}},
+		{sweep.Server{Command: bin, Args: []string{"--x", script, filepath.Join(dir, "missing")}}, []string{"ro", bin, "ro", script}},
+		{sweep.Server{Command: "sh", Args: []string{"/usr/lib", "/etc/hosts"}}, nil},
+	}
+	for _, tc := range tests {
+		got := sandboxBinds(tc.s, "/tmp/h", "/tmp/w")
+		head := 2*len(sandboxSystem) + 4
+		if len(got) < head || got[head-3] != "/tmp/h" || got[head-1] != "/tmp/w" {
+			t.Fatalf("%s: %q", tc.s.Command, got)
+		}
+		if strings.Join(got[head:], " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%s: binds %q, want %q", tc.s.Command, got[head:], tc.want)
+		}
 	}
 }

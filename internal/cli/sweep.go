@@ -57,8 +57,11 @@ Flags:
                          measure the servers whose name falls in shard K of N
                          (FNV-1a of the name modulo N: stable as servers come and go)
   --isolate MODE         none (default), sandbox (Linux namespaces by unshare:
-                         the user's home hidden) or docker (each server in a
-                         container, mcp-context-cost's docker run)
+                         a root of its own with the system folders read-only,
+                         the fresh HOME and working folder and the server's
+                         own files; the user's home and all else out of
+                         reach) or docker (each server in a container,
+                         mcp-context-cost's docker run)
   --no-network           sandbox and docker: no network
 
 Exit status: 0 published, 1 harness fault, 2 usage or runtime error.`

@@ -43,6 +43,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpcost/mcpcost/internal/status"
 )
 
@@ -64,10 +66,14 @@ type Target struct {
 	// variables expanded into Args or URL), scrubbed like those of Env.
 	Secrets []string
 
+	// In-process: a go-sdk server in this process, connected over a pair
+	// of pipes (no launch). Each capture is a session of its own.
+	Server *mcp.Server
+
 	// Transport is "", "stdio", "http" (Streamable HTTP, falling back to
-	// the legacy HTTP+SSE transport when the server only speaks that) or
-	// "sse" (legacy HTTP+SSE only). "" picks stdio for a Command and http
-	// for a URL.
+	// the legacy HTTP+SSE transport when the server only speaks that),
+	// "sse" (legacy HTTP+SSE only) or "memory" (Server, in process). ""
+	// picks memory for a Server, stdio for a Command and http for a URL.
 	Transport string
 }
 

@@ -13,8 +13,11 @@ var errMeasureBudget = errors.New("measurement budget exhausted")
 // transportOf resolves Target.Transport.
 func transportOf(t Target) string {
 	switch t.Transport {
-	case "stdio", "http", "sse":
+	case "stdio", "http", "sse", "memory":
 		return t.Transport
+	}
+	if t.Server != nil {
+		return "memory"
 	}
 	if t.Command != "" {
 		return "stdio"
@@ -35,12 +38,17 @@ func captureTarget(ctx context.Context, t Target, o Options) (*Capture, *failure
 	switch {
 	case kind == "stdio" && t.Command == "":
 		return nil, failf(StatusStartupFailure, "no command to run")
-	case kind != "stdio" && t.URL == "":
+	case kind == "memory" && t.Server == nil:
+		return nil, failf(StatusStartupFailure, "no server to connect to")
+	case (kind == "http" || kind == "sse") && t.URL == "":
 		return nil, failf(StatusStartupFailure, "no URL to connect to")
 	}
 	once := func(pv string) sessionOutcome {
-		if kind == "stdio" {
+		switch kind {
+		case "stdio":
 			return captureStdio(ctx, t, o, pv)
+		case "memory":
+			return captureMemory(ctx, t, o, pv)
 		}
 		return captureURL(ctx, t, o, pv)
 	}

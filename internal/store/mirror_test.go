@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -82,21 +83,13 @@ func reportTotals(t *testing.T, s *Store, f Filter) string {
 		}
 		fmt.Fprintf(&b, "sessions %d span %d\n", len(ss), span)
 	}
-	// Compactions as distinct events: a local store that reads one
-	// compaction in two files (a session synced twice, a line copied into
-	// a resumed session) keeps it twice (by file and line).
-	// With a machine or user, those Compactions counts.
-	var nc int
-	if f.byMachine() {
-		cs, err := s.Compactions(ctx, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range cs {
-			nc += c.N
-		}
-	} else if err := s.db.QueryRow(`SELECT count(*) FROM (SELECT DISTINCT source, session_id, agent_id, ts, trigger, pre_tokens FROM compactions)`).Scan(&nc); err != nil {
+	cs, err := s.Compactions(ctx, f)
+	if err != nil {
 		t.Fatal(err)
+	}
+	nc := 0
+	for _, c := range cs {
+		nc += c.N
 	}
 	fmt.Fprintf(&b, "compactions %d\n", nc)
 	return b.String()
@@ -672,6 +665,16 @@ func TestFilterMachine(t *testing.T) {
 	_, stores, _ := quirkyHomes(t, 1, quirky())
 	s := stores[0]
 	all := reportTotals(t, s, Filter{Machines: true})
+	// The sums read from the rows equal the rollups'.
+	var rollups []string
+	for _, line := range strings.Split(reportTotals(t, s, Filter{}), "\n") {
+		if !strings.HasPrefix(line, "sessions ") {
+			rollups = append(rollups, line)
+		}
+	}
+	if strings.Join(rollups, "\n") != all {
+		t.Errorf("the sums of the rows:\n%s\nthe rollups':\n%s", all, strings.Join(rollups, "\n"))
+	}
 	empty := reportTotals(t, open(t, filepath.Join(t.TempDir(), "empty.db")), Filter{Machine: "x"})
 	if got := reportTotals(t, s, Filter{Machine: "laptop"}); got != empty {
 		t.Errorf("another machine's rows, without SetSelf:\n%s\nwant none", got)
@@ -688,6 +691,29 @@ func TestFilterMachine(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
+	// Sum by sum, too.
+	sums := func(f Filter) string {
+		var out []string
+		for r, err := range s.RequestSums(ctx, f) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Machine, r.User = "", ""
+			out = append(out, fmt.Sprintf("%+v", r))
+		}
+		for c, err := range s.ToolSums(ctx, f) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Machine, c.User = "", ""
+			out = append(out, fmt.Sprintf("%+v", c))
+		}
+		sort.Strings(out)
+		return strings.Join(out, "\n")
+	}
+	if got, want := sums(Filter{Machine: "laptop"}), sums(Filter{}); got != want {
+		t.Errorf("the sums of the rows:\n%s\nthe rollups':\n%s", got, want)
+	}
 	for r, err := range s.Requests(ctx, Filter{}) {
 		if err != nil || r.Machine != "laptop" || r.User != "dev" {
 			t.Fatalf("a request of the store's own: %+v, %v", r, err)

@@ -28,7 +28,10 @@ var pgMigrations embed.FS
 // pgLock is the key of the advisory lock under which the shared store's
 // schema is brought up to date and a push is written: pushes run one at a
 // time, so that one machine's removal of a row it no longer holds never
-// races another's arrival of the same row.
+// races another's arrival of the same row, and so that the change seqs
+// (pgmigrations/002) become visible in the order they were taken, which
+// lets a mirror read only what is above the seq it holds (see
+// syncMirror). Every write of the shared store takes it first.
 const pgLock = 0x6d6370636f7374 // "mcpcost"
 
 // PushOptions configure [Store.Push].

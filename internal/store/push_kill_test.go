@@ -80,3 +80,76 @@ func TestPushKilled(t *testing.T) {
 		}
 	}
 }
+
+// TestPushKilledIncremental: an incremental push (the transcripts grew
+// since the last one) killed at points chosen from a fixed seed, then a
+// push again, gives exactly the local store's totals, and a mirror of
+// the shared store reports what the local store reports.
+func TestPushKilledIncremental(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	src := t.TempDir()
+	o := transcripttest.Small()
+	o.Seed, o.Sessions, o.Codex = 29, 40, 12
+	if _, err := transcripttest.Generate(src, o); err != nil {
+		t.Fatal(err)
+	}
+	rnd := rand.New(rand.NewPCG(29, 7))
+	var whole time.Duration
+	for i := 0; i < 6; i++ {
+		home := t.TempDir()
+		rests := copyTree(t, src, home, 0.5)
+		dbPath := filepath.Join(t.TempDir(), "usage.db")
+		local := open(t, dbPath)
+		ingest(t, local, home)
+		u := pgDatabase(t)
+		if _, err := local.Push(context.Background(), u, pushOpts("killed")); err != nil {
+			t.Fatal(err)
+		}
+		for rel, rest := range rests {
+			f, err := os.OpenFile(filepath.Join(home, rel), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Write(rest)
+			f.Close()
+		}
+		ingest(t, local, home)
+		want := localTotals(t, local)
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "MCPCOST_STORE_TEST_PUSH="+dbPath, "MCPCOST_STORE_TEST_PG="+u)
+		cmd.Stderr = new(bytes.Buffer)
+		// The first push runs whole, timed, process start included; the
+		// others are killed within that time.
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("child: %v: %s", err, cmd.Stderr)
+			}
+			whole = time.Since(start)
+		} else {
+			time.Sleep(time.Duration(rnd.Int64N(int64(whole))))
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+		}
+		st, err := local.Push(context.Background(), u, pushOpts("killed"))
+		if err != nil {
+			t.Fatalf("point %d: %v", i, err)
+		}
+		if i == 0 && *st != (PushStats{}) {
+			t.Errorf("a push again after a whole one: %+v, want nothing sent", st)
+		}
+		t.Logf("point %d: the push again: %+v", i, st)
+		if got := sharedTotals(t, u); got != want {
+			t.Errorf("point %d: after a killed push and a push again (%+v):\n%s\nwant:\n%s", i, st, got, want)
+		}
+		m, _ := mirror(t, u, filepath.Join(t.TempDir(), "mirror.db"))
+		if got, want := reportTotals(t, m, Filter{}), reportTotals(t, local, Filter{}); got != want {
+			t.Errorf("point %d: the mirror reports\n%s\nwant\n%s", i, got, want)
+		}
+	}
+}

@@ -25,6 +25,14 @@
 // in the middle of a long file) is not seen: ccusage, which reads every
 // file in full on every run, would see it, at the cost of reading
 // everything every time.
+//
+// A team shares a store on PostgreSQL: each machine's Push sends what its
+// local store holds (only what changed since its last push to that
+// store), each row once however many machines hold it; OpenMirror keeps a
+// local-schema copy of the shared store, brought up to date from its
+// changes, which every query of this package reads. Rows name the machine
+// and OS user that ingested them (Filter.Machine, Filter.User; the local
+// store's own rows are the machine named by SetSelf).
 package store
 
 import (

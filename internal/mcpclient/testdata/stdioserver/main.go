@@ -388,6 +388,23 @@ func listTools(id json.RawMessage, cursor string, generation int, pending *json.
 	case "dynamic-call":
 		listCalls++
 		result(id, map[string]any{"tools": []any{tool("alpha", "call "+strconv.Itoa(listCalls))}})
+	case "read":
+		// What the files named by READ_* variables hold, or that they
+		// cannot be read: the sandbox test's probe.
+		var seen []string
+		for _, kv := range os.Environ() {
+			k, v, _ := strings.Cut(kv, "=")
+			if !strings.HasPrefix(k, "READ_") {
+				continue
+			}
+			got := "unreadable"
+			if b, err := os.ReadFile(v); err == nil {
+				got = strings.TrimSpace(string(b))
+			}
+			seen = append(seen, k+"="+got)
+		}
+		sort.Strings(seen)
+		result(id, map[string]any{"tools": []any{tool("read", strings.Join(seen, ","))}})
 	case "env":
 		var names []string
 		for _, kv := range os.Environ() {
