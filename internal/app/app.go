@@ -61,6 +61,19 @@ type Machine struct {
 	// GooseDirs are Goose's folders; none for its own
 	// (clients.GooseTranscriptDirs).
 	GooseDirs []string
+	// Store is the store reports read: "sqlite:PATH" or a path for a
+	// local one, a postgres:// URL for a shared one; "" for
+	// MCPCOST_STORE, else the local store (see [Machine.StorePath]).
+	// With a shared store, what is new in the transcripts is read into
+	// the local store, pushed, and the reports read a local replica of
+	// the shared store.
+	Store string
+	// MachineName names this machine's rows; "" for MCPCOST_MACHINE,
+	// else the host name.
+	MachineName string
+	// RedactProjects pushes project paths as keyed hashes (see
+	// [PushOptions.RedactProjects]).
+	RedactProjects bool
 }
 
 func (m *Machine) getenv(name string) string {
@@ -208,7 +221,8 @@ func localZone() *time.Location {
 
 // CheckInputs refuses the folders and files named explicitly that do not
 // exist: a transcript folder (ClaudeDirs, CodexDirs) that is not a folder,
-// a store (DBPath) whose folder is missing. The front end calls it when
+// a store (DBPath) whose folder is missing, a --store that names no store
+// mcpcost reads. The front end calls it when
 // the user named them: the default places are created or skipped, what
 // the user named is never guessed at.
 func (m *Machine) CheckInputs() error {
@@ -227,6 +241,13 @@ func (m *Machine) CheckInputs() error {
 				return WithHint(fmt.Errorf("%s %s: not a folder", m.flag(d.flag), dir), m.flag(d.flag)+" takes "+d.what)
 			}
 		}
+	}
+	spec, err := m.storeSpec()
+	if err != nil {
+		return err
+	}
+	if m.RedactProjects && !spec.shared() {
+		return optionErrorf("%s goes with a shared store: %s postgres://... or MCPCOST_STORE", m.flag("redact-projects"), m.flag("store"))
 	}
 	if m.DBPath != "" {
 		dir := filepath.Dir(m.DBPath)

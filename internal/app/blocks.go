@@ -30,13 +30,15 @@ type BlocksOptions struct {
 	Order string
 	// PricesFile is a price table instead of the embedded one.
 	PricesFile string
-	Store      StoreOptions
+	// Machine and User keep one machine's, or one OS user's, requests.
+	Machine, User string
+	Store         StoreOptions
 }
 
 // Blocks reads what is new in the transcripts into the usage store
 // (unless o.Store.NoIngest) and reports Claude Code's billing blocks.
 func (m *Machine) Blocks(ctx context.Context, o BlocksOptions) (rep *usage.BlocksReport, ingested *IngestStats, err error) {
-	bo := usage.BlocksOptions{Mode: o.Mode, Now: m.now(), Active: o.Active, Recent: o.Recent, Order: o.Order}
+	bo := usage.BlocksOptions{Mode: o.Mode, Now: m.now(), Active: o.Active, Recent: o.Recent, Order: o.Order, Machine: o.Machine, User: o.User}
 	if bo.Mode != "" && !slices.Contains(usage.Modes, bo.Mode) {
 		return nil, nil, optionErrorf("%s must be one of %s, not %q", m.flag("mode"), strings.Join(usage.Modes, ", "), bo.Mode)
 	}

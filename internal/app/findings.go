@@ -25,6 +25,8 @@ type FindingsOptions struct {
 	// is a folder, its project configs are read; otherwise those of
 	// Folder ("" for the current folder).
 	Project, Folder string
+	// Machine and User keep one machine's, or one OS user's, rows.
+	Machine, User string
 	// PricesFile is a price table instead of the embedded one.
 	PricesFile string
 	// Mode is how a request's cost is found (usage.Modes), as for usage;
@@ -74,7 +76,7 @@ func (f *Findings) Overview() *findings.Overview { return findings.NewOverview(f
 // Claude Code's settings. [Findings.Overview] adds the static audit: the report.
 func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, error) {
 	defer limitHeap(findingsHeap)()
-	fo := findings.Options{Project: o.Project, Now: m.now(), Thresholds: o.Thresholds}
+	fo := findings.Options{Project: o.Project, Machine: o.Machine, User: o.User, Now: m.now(), Thresholds: o.Thresholds}
 	var err error
 	if fo.Mode, err = m.mode(o.Mode); err != nil {
 		return nil, err
@@ -117,12 +119,15 @@ func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, e
 		fo.Thresholds.OutputLimit, from = n, at
 	}
 
+	if fo.Project, err = m.projectFilter(fo.Project); err != nil {
+		return nil, err
+	}
 	st, ingested, err := m.openStore(ctx, o.Store)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	if err := m.checkProject(ctx, st, o.Project); err != nil {
+	if err := m.checkProject(ctx, st, fo.Project, o.Project); err != nil {
 		return nil, err
 	}
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/user"
-	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/store"
@@ -15,19 +14,24 @@ import (
 type PushOptions struct {
 	// URL is the shared store: a postgres:// URL; "" for MCPCOST_STORE.
 	URL string
-	// Machine names this machine in the shared store; "" for its host
-	// name.
+	// Machine names this machine in the shared store; "" for
+	// Machine.MachineName, MCPCOST_MACHINE, else the host name.
 	Machine string
 	// NoIngest pushes the local store as it is, without reading the
 	// transcripts first.
 	NoIngest bool
+	// RedactProjects sends project paths as keyed hashes (HMAC-SHA256
+	// under MCPCOST_PROJECT_KEY, else the key file in the user's config
+	// folder, made on first use), so that the shared store holds no path.
+	RedactProjects bool
 	// Progress is told of the ingest's files read; nil for none.
 	Progress Progress
 }
 
 // PushResult is what [Machine.Push] did: the shared store (its URL without
-// its password), the machine and user the rows were pushed as, and what
-// changed.
+// its password), the machine and user the rows were pushed as, the rows
+// sent (those new or changed since this machine's last push; every row
+// on a first one) and what changed (store.PushStats).
 // Its JSON is the schema mcpcost.push/v1.
 type PushResult struct {
 	Schema  string `json:"schema"`
@@ -36,6 +40,7 @@ type PushResult struct {
 	User    string `json:"user"`
 	Rows    int    `json:"rows"`
 	Added   int    `json:"added"`
+	Updated int    `json:"updated"`
 	Dropped int    `json:"dropped"`
 }
 
@@ -52,29 +57,25 @@ func (m *Machine) Push(ctx context.Context, o PushOptions) (*PushResult, error) 
 	if !store.IsPostgresURL(url) {
 		return nil, optionErrorf("%sstore %s: push sends to a PostgreSQL store, a postgres:// or postgresql:// URL", m.FlagPrefix, redact.DSN(url))
 	}
-	machine := o.Machine
-	if machine == "" {
-		h, err := os.Hostname()
-		if err != nil || h == "" {
-			return nil, &hinted{errors.New("this machine has no host name"), "name it with " + m.FlagPrefix + "machine NAME"}
-		}
-		machine = h
+	mm := *m
+	if o.Machine != "" {
+		mm.MachineName = o.Machine
 	}
-	if strings.TrimSpace(machine) != machine || len(machine) > 255 {
-		return nil, optionErrorf("%smachine %q: a name of 1 to 255 characters, without surrounding spaces", m.FlagPrefix, machine)
+	mm.RedactProjects = mm.RedactProjects || o.RedactProjects
+	if _, err := mm.machineName(); err != nil {
+		return nil, err
 	}
-	st, _, err := m.openStore(ctx, StoreOptions{NoIngest: o.NoIngest, Progress: o.Progress})
+	st, _, err := mm.openStore(ctx, StoreOptions{NoIngest: o.NoIngest, Progress: o.Progress, Local: true})
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	who := osUser()
-	stats, err := st.Push(ctx, url, store.PushOptions{Machine: machine, User: who, Now: m.Now})
+	p, err := mm.pushStore(ctx, st, url)
 	if err != nil {
-		return nil, &hinted{err, "nothing was sent: the shared store is as it was; the local store keeps everything, push again later"}
+		return nil, err
 	}
-	return &PushResult{Schema: "mcpcost.push/v1", Store: redact.DSN(url), Machine: machine, User: who,
-		Rows: stats.Rows, Added: stats.Added, Dropped: stats.Dropped}, nil
+	return &PushResult{Schema: "mcpcost.push/v1", Store: redact.DSN(url), Machine: p.machine, User: p.user,
+		Rows: p.Rows, Added: p.Added, Updated: p.Updated, Dropped: p.Dropped}, nil
 }
 
 // osUser is the OS user running mcpcost: its login name, else USER or

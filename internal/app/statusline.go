@@ -93,7 +93,7 @@ func (m *Machine) Statusline(ctx context.Context, o StatuslineOptions) *usage.St
 // statusStore fills in today's cost, the active block and the session's
 // MCP result tokens from the store, opened read-only.
 func (m *Machine) statusStore(ctx context.Context, in usage.StatusInput, tz string, now time.Time, out *usage.StatusLine, mu *sync.Mutex) {
-	st, _, err := m.openStore(ctx, StoreOptions{NoIngest: true})
+	st, _, err := m.openStore(ctx, StoreOptions{NoIngest: true, Local: true})
 	if err != nil {
 		return
 	}

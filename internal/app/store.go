@@ -32,12 +32,18 @@ func (m *Machine) home() string {
 	return h
 }
 
-// StorePath is the usage store: DBPath, else usage.db in the user's data
+// StorePath is the local usage store: DBPath, else the path Store (or
+// MCPCOST_STORE) names, else usage.db in the user's data
 // folder (XDG_DATA_HOME or ~/.local/share, ~/Library/Application Support,
 // %LOCALAPPDATA%).
 func (m *Machine) StorePath() (string, error) {
 	if m.DBPath != "" {
 		return m.DBPath, nil
+	}
+	if spec, err := m.storeSpec(); err != nil {
+		return "", err
+	} else if spec.path != "" {
+		return spec.path, nil
 	}
 	var dir string
 	h := m.home()
@@ -164,7 +170,8 @@ func isDir(p string) bool {
 // project of any session in the store, with the nearest project's name
 // when one is close: a filter that matches nothing is a typo far more often
 // than a question.
-func (m *Machine) checkProject(ctx context.Context, st *store.Store, project string) error {
+// shown is the project as the user named it (project may be its hash).
+func (m *Machine) checkProject(ctx context.Context, st *store.Store, project, shown string) error {
 	if project == "" || isDir(project) {
 		return nil
 	}
@@ -181,7 +188,10 @@ func (m *Machine) checkProject(ctx context.Context, st *store.Store, project str
 	if len(ss) == 0 {
 		hint = "the usage store holds no session yet; " + m.flag("project") + " takes a project's folder"
 	}
-	return WithHint(fmt.Errorf("%s %s: no such folder, and no session of such a project in the usage store", m.flag("project"), project), hint)
+	if shown != project {
+		shown += " (" + project + ")"
+	}
+	return WithHint(fmt.Errorf("%s %s: no such folder, and no session of such a project in the usage store", m.flag("project"), shown), hint)
 }
 
 // IngestOptions configure [Machine.Ingest].
@@ -287,7 +297,9 @@ func (m *Machine) ingest(ctx context.Context, st *store.Store, path string, o In
 type StoreOptions struct {
 	// NoIngest queries the store as it is: opened read-only, it writes
 	// nothing (it answers on a full disk or from a folder it may not
-	// write), and a store that does not exist is a *NoStoreError.
+	// write), and a store that does not exist is a *NoStoreError. With a
+	// shared store, nothing is read or pushed: the reports read the shared
+	// store as it stands.
 	NoIngest bool
 	// Progress is told of the ingest's files read.
 	Progress Progress
@@ -295,17 +307,39 @@ type StoreOptions struct {
 	// once the options are checked (the MCP server reads transcripts in
 	// the background, and waits for that read a bounded time).
 	Refresh func(ctx context.Context) error
+	// Local opens the local store whatever Machine.Store names (the
+	// status line, which never waits on the network; a push).
+	Local bool
 }
 
 // openStore opens the usage store for a query, after an ingest unless
-// o.NoIngest; stats is nil without one.
+// o.NoIngest; stats is nil without one. With a shared store (Machine.Store
+// or MCPCOST_STORE a postgres:// URL), the ingest goes into the local
+// store, what is new there is pushed as this machine's, and the store
+// returned is the local replica of the shared store, brought up to date.
 func (m *Machine) openStore(ctx context.Context, o StoreOptions) (st *store.Store, stats *IngestStats, err error) {
 	if o.Refresh != nil {
 		if err := o.Refresh(ctx); err != nil {
 			return nil, nil, err
 		}
 	}
+	spec, err := m.storeSpec()
+	if err != nil {
+		return nil, nil, err
+	}
+	if spec.shared() && !o.Local {
+		return m.openShared(ctx, spec.url, o)
+	}
+	return m.openLocal(ctx, o)
+}
+
+// openLocal opens the local store, after an ingest unless o.NoIngest.
+func (m *Machine) openLocal(ctx context.Context, o StoreOptions) (st *store.Store, stats *IngestStats, err error) {
 	path, err := m.StorePath()
+	if err != nil {
+		return nil, nil, err
+	}
+	machine, user, err := m.identity()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -314,14 +348,73 @@ func (m *Machine) openStore(ctx context.Context, o StoreOptions) (st *store.Stor
 			return nil, nil, &NoStoreError{Path: path, Err: err}
 		}
 		st, err := store.OpenReadOnly(path)
-		return st, nil, err
+		if err != nil {
+			return nil, nil, err
+		}
+		setSelf(st, machine, user)
+		return st, nil, nil
 	}
 	if st, err = store.Open(path); err != nil {
 		return nil, nil, err
 	}
+	setSelf(st, machine, user)
 	if stats, err = m.ingest(ctx, st, path, IngestOptions{Progress: o.Progress}); err != nil {
 		st.Close()
 		return nil, nil, err
 	}
 	return st, stats, nil
+}
+
+// sharedHint is what a report says when the shared store cannot be
+// reached: nothing read was lost.
+const sharedHint = "the local store kept everything read from the transcripts; 'mcpcost push' sends it once the shared store answers"
+
+// openShared reads what is new into the local store and pushes it
+// (unless o.NoIngest), then opens the local replica of the shared store
+// at url, brought up to date.
+func (m *Machine) openShared(ctx context.Context, url string, o StoreOptions) (*store.Store, *IngestStats, error) {
+	var stats *IngestStats
+	if !o.NoIngest {
+		local, s, err := m.openLocal(ctx, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		stats = s
+		_, err = m.pushStore(ctx, local, url)
+		local.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	mst, err := m.openMirror(ctx, url)
+	if err != nil {
+		return nil, nil, err
+	}
+	return mst, stats, nil
+}
+
+// pushStore pushes what st holds to the shared store at url as this
+// machine's, project paths hashed with RedactProjects.
+func (m *Machine) pushStore(ctx context.Context, st *store.Store, url string) (*pushed, error) {
+	machine, user, err := m.identity()
+	if err != nil {
+		return nil, err
+	}
+	po := store.PushOptions{Machine: machine, User: user, Now: m.Now}
+	if m.RedactProjects {
+		if po.ProjectKey, err = m.projectKey(); err != nil {
+			return nil, err
+		}
+	}
+	stats, err := st.Push(ctx, url, po)
+	if err != nil {
+		return nil, sharedError(url, err, "nothing was sent: the shared store is as it was; "+sharedHint)
+	}
+	return &pushed{stats, machine, user}, nil
+}
+
+// pushed is what a push did, as whom.
+type pushed struct {
+	*store.PushStats
+	machine, user string
 }

@@ -21,6 +21,9 @@ type UsageOptions struct {
 	// one project (its path or folder name); Source is claude, codex,
 	// copilot, goose or all.
 	By, Project, Source string
+	// Machine and User keep one machine's, or one OS user's, rows (the
+	// names --by machine and --by user list).
+	Machine, User string
 	// Mode is how a request's cost is found (usage.Modes); "" for auto.
 	Mode string
 	// SplitAgents, by session, lists Claude Code's older sub-agent files
@@ -46,7 +49,7 @@ type UsageOptions struct {
 // o.Store.NoIngest) and reports from it. ingested is that read's stats,
 // nil without one; the report carries them too.
 func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report, ingested *IngestStats, err error) {
-	uo := usage.Options{By: o.By, Project: o.Project, Source: o.Source, SplitAgents: o.SplitAgents, Now: m.now()}
+	uo := usage.Options{By: o.By, Project: o.Project, Source: o.Source, Machine: o.Machine, User: o.User, SplitAgents: o.SplitAgents, Now: m.now()}
 	if uo.Mode, err = m.mode(o.Mode); err != nil {
 		return nil, nil, err
 	}
@@ -78,12 +81,15 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 	if uo.Prices, err = m.Prices(o.PricesFile); err != nil {
 		return nil, nil, err
 	}
+	if uo.Project, err = m.projectFilter(uo.Project); err != nil {
+		return nil, nil, err
+	}
 	st, ingested, err := m.openStore(ctx, o.Store)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer st.Close()
-	if err := m.checkProject(ctx, st, o.Project); err != nil {
+	if err := m.checkProject(ctx, st, uo.Project, o.Project); err != nil {
 		return nil, nil, err
 	}
 	if rep, err = usage.Build(ctx, st, uo); err != nil {

@@ -23,6 +23,8 @@ func init() {
                       [--live [--refresh SECONDS]]
                       [--days N | --since DATE --until DATE] [--order asc|desc]
                       [--tz ZONE] [--json | --compact] [--db PATH] [--no-ingest]
+                      [--store URL] [--machine NAME] [--user NAME]
+                      [--redact-projects]
                       [--prices FILE] [--mode auto|calculate|display]
                       [--claude-dir DIR]... [--codex-dir DIR]...
 
@@ -59,9 +61,11 @@ Flags:
                    system's zone, named as /etc/localtime names it)
   --json           the report as JSON (schema mcpcost.blocks/v1)
   --compact        a narrow table: start, status, tokens, cost
-  --db PATH        the usage store (default: in the user's data folder);
-                   PATH's folder must exist
-  --no-ingest      report from the store without reading transcripts
+  --db PATH        the local usage store (default: in the user's data
+                   folder); PATH's folder must exist
+` + storeFlagsUsage + `
+  --no-ingest      report from the store without reading transcripts (with a
+                   shared store: without pushing either)
   --prices FILE    a price table (see 'mcpcost help prices')
   --mode M         auto (default), calculate or display, as 'mcpcost usage'
   --claude-dir DIR Claude Code folder (a config folder or its projects/);
@@ -87,6 +91,7 @@ func runBlocks(env *Env, args []string) int {
 	asJSON := f.Bool("json", "")
 	compact := f.Bool("compact", "")
 	dbPath := f.String("db", "", "")
+	sf := addStoreFlags(f)
 	noIngest := f.Bool("no-ingest", "")
 	pricesFile := f.String("prices", "", "")
 	mode := f.String("mode", "auto", "")
@@ -118,10 +123,13 @@ func runBlocks(env *Env, args []string) int {
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
+	sf.apply(m)
 	if err := m.CheckInputs(); err != nil {
-		return fail(env, err)
+		return failCall(env, "blocks", err)
 	}
 	opts := app.BlocksOptions{
+		Machine:    *sf.machine,
+		User:       *sf.user,
 		Window:     usage.WindowArgs{Days: *days, Since: *since, Until: *until},
 		TZ:         *tz,
 		Mode:       *mode,

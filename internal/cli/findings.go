@@ -14,6 +14,7 @@ func init() {
 		Short: "what to change: idle servers, large results, repeats, slow tools",
 		Usage: `usage: mcpcost findings [--days N | --since DATE --until DATE] [--project P]
                         [--verbose | --json | --markdown] [--fail-on LEVEL]
+                        [--store URL] [--machine NAME] [--user NAME]
                         [thresholds...]
        mcpcost findings show ID [flags]
 

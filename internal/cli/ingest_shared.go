@@ -23,6 +23,7 @@ type runtimeFlags struct {
 	trustProject                *bool
 	claudeDirs, codexDirs       *[]string
 	copilotDirs, gooseDirs      *[]string
+	store                       *storeFlags
 	configs, clientsWant        *[]string
 	idleMin, resultAvg, outLim  *int
 	repeatMin, toolTokens       *int
@@ -48,6 +49,7 @@ func addRuntimeFlags(f *flags) *runtimeFlags {
 		codexDirs:    f.Strings("codex-dir", ""),
 		copilotDirs:  f.Strings("copilot-dir", ""),
 		gooseDirs:    f.Strings("goose-dir", ""),
+		store:        addStoreFlags(f),
 		configs:      f.Strings("config", ""),
 		clientsWant:  f.Strings("client", ""),
 		idleMin:      f.Int("idle-min-requests", d.IdleMinRequests, ""),
@@ -73,14 +75,17 @@ const runtimeFlagsUsage = `Window and data:
                          (default: the current folder's)
   --tz ZONE              time zone for days (default: $TZ, else the
                          system's zone, named as /etc/localtime names it)
-  --db PATH              the usage store (default: in the user's data
-                         folder); PATH's folder must exist
+  --db PATH              the local usage store (default: in the user's
+                         data folder); PATH's folder must exist
+` + storeFlagsUsageWide + `
   --no-ingest            use the store as it is, without reading transcripts
+                         (with a shared store: without pushing either)
   --claude-dir DIR       Claude Code folder; repeatable
   --codex-dir DIR        Codex folder; repeatable
   --copilot-dir DIR      GitHub Copilot CLI folder (COPILOT_HOME); repeatable
   --goose-dir DIR        Goose folder (GOOSE_PATH_ROOT); repeatable
-  --prices FILE          a price table: mcpcost's format or LiteLLM's JSON (see 'mcpcost help prices')
+  --prices FILE          a price table: mcpcost's format or LiteLLM's JSON
+                         (see 'mcpcost help prices')
   --mode M               how a request's cost is found, as for 'mcpcost usage':
                          auto (default: the cost Claude Code recorded, else
                          from the prices), calculate or display
@@ -106,7 +111,8 @@ Thresholds (defaults in parentheses):
   --cache-ratio X        cache writes over X times the reads, per project
                          and day, from 100,000 written tokens (1)
   --tool-threshold N     tool definitions over N tokens (1500)
-  --high-usd X           an idle server or cache loss worth X dollars is high (1)`
+  --high-usd X           an idle server or cache loss worth X dollars is
+                         high (1)`
 
 // compute validates the shared flags and computes the findings through
 // app.Findings: what is new in the transcripts read into the store, the
@@ -133,13 +139,16 @@ func compute(env *Env, cmd string, f *flags, rf *runtimeFlags) (out *app.Finding
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *rf.dbPath, *rf.claudeDirs, *rf.codexDirs
 	m.CopilotDirs, m.GooseDirs = *rf.copilotDirs, *rf.gooseDirs
+	rf.store.apply(m)
 	if err := m.CheckInputs(); err != nil {
-		return nil, fail(env, err), false
+		return nil, failCall(env, cmd, err), false
 	}
 	out, err := m.Findings(context.Background(), app.FindingsOptions{
 		Window:     usage.WindowArgs{Days: *rf.days, Since: *rf.since, Until: *rf.until},
 		TZ:         *rf.tz,
 		Project:    *rf.project,
+		Machine:    *rf.store.machine,
+		User:       *rf.store.user,
 		PricesFile: *rf.pricesFile,
 		Mode:       *rf.mode,
 		Thresholds: findings.Thresholds{

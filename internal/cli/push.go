@@ -14,19 +14,21 @@ func init() {
 	register(&Command{
 		Name:  "push",
 		Short: "send the local usage store to a shared PostgreSQL store",
-		Usage: `usage: mcpcost push [--store URL] [--machine NAME] [--db PATH] [--no-ingest]
-                    [--json]
+		Usage: `usage: mcpcost push [--store URL] [--machine NAME] [--redact-projects]
+                    [--db PATH] [--no-ingest] [--json]
 
 Reads what is new in the transcripts into the local usage store (as usage
 does), then sends what the local store holds to a shared PostgreSQL store,
 for a team whose machines ingest on their own (offline too) and sync
-later. A push is one transaction: it adds the rows the shared store lacks
-(a request, tool call, session or compaction that another machine pushed
-already is not added again), drops the rows this machine pushed before and
-no longer holds, unless another machine holds them, and records the
-machine and the OS user. Pushing an unchanged store changes nothing. A
-push that fails (the server cannot be reached, the database is read-only)
-changes nothing there and nothing in the local store: push again later.
+later. A push sends the rows stored or changed since this machine's last
+push (every row the first time). It is one transaction: it adds the rows
+the shared store lacks (a request, tool call, session or compaction that
+another machine pushed already is not added again), drops the rows this
+machine pushed before and no longer holds, unless another machine holds
+them, and records the machine and the OS user. Pushing an unchanged
+store changes nothing. A push that fails (the server cannot be reached,
+the database is read-only) changes nothing there and nothing in the local
+store: push again later.
 
 What is sent is what the local store holds, and nothing else: per request
 the session id, agent, model, project folder, time, token counts and the
@@ -35,13 +37,30 @@ tokens and bytes and an HMAC of its arguments under the local store's own
 key. No prompt, response, tool argument or result text is stored locally,
 so none is sent.
 
+With --redact-projects, project folders are sent as keyed hashes
+(HMAC-SHA256) instead of paths. The key is MCPCOST_PROJECT_KEY, else the
+file mcpcost/project-key in the config folder ($XDG_CONFIG_HOME or
+~/.config; made on first use, readable by you alone). Copy it to your
+teammates' machines: under one key, one path gives one hash everywhere, so
+a project is grouped as one (if its folder has the same path on each
+machine). Without the key nobody can tell the paths from the hashes; with
+it, anyone can test a guessed path. Reports of the shared store then show
+the hashes, and --project takes a folder (hashed under the same key) or
+a hash. A shared store takes the pushes of one key only (or of none):
+a push under another key is refused.
+
+usage, findings, report, blocks and serve with --store postgres://... (or
+MCPCOST_STORE) push as this command does before they report, and read the
+shared store through a local replica (in the cache folder).
+
 Flags:
   --store URL      the shared store (default: MCPCOST_STORE): a postgres://
                    or postgresql:// URL as libpq reads it; its sslmode (and
                    sslrootcert, ...) are honoured; its password is never
                    printed
-  --machine NAME   this machine's name in the shared store (default: the
-                   host name)
+  --machine NAME   this machine's name in the shared store (default:
+                   MCPCOST_MACHINE, else the host name)
+  --redact-projects  send project folders as keyed hashes, not paths
   --db PATH        the local usage store (default: usage.db in the data folder)
   --no-ingest      push the local store as it is, without reading transcripts
   --claude-dir DIR Claude Code folder to ingest from; repeatable
@@ -49,7 +68,7 @@ Flags:
   --copilot-dir DIR  GitHub Copilot CLI folder to ingest from; repeatable
   --goose-dir DIR  Goose folder to ingest from; repeatable
   --json           the result as JSON (schema mcpcost.push/v1: schema, store,
-                   machine, user, rows, added, dropped)`,
+                   machine, user, rows sent, added, updated, dropped)`,
 		Run: runPush,
 	})
 }
@@ -58,6 +77,7 @@ func runPush(env *Env, args []string) int {
 	f := newFlags("push")
 	storeURL := f.String("store", "", "")
 	machineName := f.String("machine", "", "")
+	redactProjects := f.Bool("redact-projects", "")
 	dbPath := f.String("db", "", "")
 	noIngest := f.Bool("no-ingest", "")
 	claudeDirs := f.Strings("claude-dir", "")
@@ -79,7 +99,7 @@ func runPush(env *Env, args []string) int {
 		return fail(env, err)
 	}
 	res, err := m.Push(context.Background(), app.PushOptions{
-		URL: *storeURL, Machine: *machineName, NoIngest: *noIngest, Progress: env.Progress(),
+		URL: *storeURL, Machine: *machineName, NoIngest: *noIngest, RedactProjects: *redactProjects, Progress: env.Progress(),
 	})
 	var noStore *app.NoStoreError
 	if errors.As(err, &noStore) {
@@ -91,8 +111,8 @@ func runPush(env *Env, args []string) int {
 	if *asJSON {
 		err = render.JSON(env.Stdout, res)
 	} else {
-		_, err = fmt.Fprintf(env.Stdout, "pushed %d rows to %s as %s (user %s): %d added, %d dropped\n",
-			res.Rows, textsafe.Text(res.Store), textsafe.Text(res.Machine), textsafe.Text(res.User), res.Added, res.Dropped)
+		_, err = fmt.Fprintf(env.Stdout, "pushed %d rows to %s as %s (user %s): %d added, %d updated, %d dropped\n",
+			res.Rows, textsafe.Text(res.Store), textsafe.Text(res.Machine), textsafe.Text(res.User), res.Added, res.Updated, res.Dropped)
 	}
 	if err != nil {
 		return fail(env, err)

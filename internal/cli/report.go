@@ -17,6 +17,7 @@ func init() {
 		Short: "per config: what is paid before typing, what was used, the findings",
 		Usage: `usage: mcpcost report [--json | --markdown | --html FILE]
                       [--days N | --since DATE --until DATE] [--project P]
+                      [--store URL] [--machine NAME] [--user NAME]
                       [thresholds...]
 
 One view of the MCP servers of this project's configs (and the user's):

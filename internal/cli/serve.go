@@ -26,7 +26,8 @@ func init() {
 	})
 }
 
-const serveUsage = `usage: mcpcost serve [--http ADDR [--token-env NAME] [--allow-launch] [--allow-origin ORIGIN]...] [flags]
+const serveUsage = `usage: mcpcost serve [--http ADDR [--token-env NAME] [--allow-launch]
+                     [--allow-origin ORIGIN]...] [--store URL] [flags]
 
 Speak MCP, so that an agent can budget its own context. Over stdio by
 default (what a client's config launches); over Streamable HTTP with
@@ -37,7 +38,7 @@ default (what a client's config launches); over Streamable HTTP with
   measure_server   launch one server (command and args, env) or connect to a
                    URL (headers), and count its tool definitions, per tool
   usage_summary    what past sessions cost, grouped by server, tool, session,
-                   day, model or project
+                   day, model, project, machine or user
   recent_sessions  the latest sessions with their tokens and cost
   session_tools    one session's tools ranked by their result tokens
   findings         what to change: idle servers, oversized or repeated
@@ -47,20 +48,23 @@ default (what a client's config launches); over Streamable HTTP with
 Each tool answers with structured content (an output schema) and a short
 text. The usage store is brought up to date with the transcripts when a
 usage tool is first called (and at most every 30 seconds after), never
-before the handshake. Values of env and headers given to measure_server
-are never echoed.
+before the handshake. With a shared store (--store postgres://... or
+MCPCOST_STORE), what is read is pushed there as this machine's, and the
+usage tools answer from the shared store (their machine and user
+arguments keep one machine's or user's rows). Values of env and headers
+given to measure_server are never echoed.
 
 Over HTTP every request needs "Authorization: Bearer TOKEN". On a
 loopback address without --token-env, mcpcost keeps a token of its own in
 a file only you can read (in your config folder:
 $XDG_CONFIG_HOME/mcpcost/serve-token or the system's equivalent) and
-prints where, never the token; any other address needs --token-env. Whoever has the
-token can read your configs and usage; launching programs or connecting
-to URLs (measure_server, launch: true) is refused unless --allow-launch,
-since it runs commands as you. A request from a browser page (an Origin
-header) is refused unless it comes from the server's own loopback origin
-or one named with --allow-origin. Idle sessions end after 10 minutes, and
-at most 64 are open at once.
+prints where, never the token; any other address needs --token-env.
+Whoever has the token can read your configs and usage; launching
+programs or connecting to URLs (measure_server, launch: true) is
+refused unless --allow-launch, since it runs commands as you. A request
+from a browser page (an Origin header) is refused unless it comes from
+the server's own loopback origin or one named with --allow-origin. Idle
+sessions end after 10 minutes, and at most 64 are open at once.
 
 Flags:
   --http ADDR          serve Streamable HTTP on ADDR (such as 127.0.0.1:8765)
@@ -73,8 +77,14 @@ Flags:
                        (default: the current folder)
   --timeout DURATION   the whole measurement of a server (default 60s)
   --max-age DURATION   how long a cached measurement is used (default 24h)
-  --db PATH            the usage store (default: in the user's data folder);
-                       PATH's folder must exist
+  --db PATH            the local usage store (default: in the user's data
+                       folder); PATH's folder must exist
+  --store URL          the store the usage tools answer from (default:
+                       MCPCOST_STORE, else the local one): sqlite:PATH or a
+                       path, or postgres://... (see 'mcpcost help push')
+  --machine NAME       this machine's name in a shared store (default:
+                       MCPCOST_MACHINE, else the host name)
+  --redact-projects    push project paths as keyed hashes
   --claude-dir DIR     Claude Code folder (repeatable)
   --codex-dir DIR      Codex folder (repeatable)
   --copilot-dir DIR    GitHub Copilot CLI folder (repeatable)
@@ -93,6 +103,9 @@ func runServe(env *Env, args []string) int {
 	timeout := f.fs.Duration("timeout", app.DefaultTimeout, "")
 	maxAge := f.fs.Duration("max-age", audit.DefaultMaxAge, "")
 	dbPath := f.String("db", "", "")
+	storeName := f.String("store", "", "")
+	machineName := f.String("machine", "", "")
+	redactProjects := f.Bool("redact-projects", "")
 	claudeDirs := f.Strings("claude-dir", "")
 	codexDirs := f.Strings("codex-dir", "")
 	copilotDirs := f.Strings("copilot-dir", "")
@@ -125,24 +138,34 @@ func runServe(env *Env, args []string) int {
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
 	m.CopilotDirs, m.GooseDirs = *copilotDirs, *gooseDirs
+	m.Store, m.MachineName, m.RedactProjects = *storeName, *machineName, *redactProjects
 	if err := m.CheckInputs(); err != nil {
-		return fail(env, err)
+		return failCall(env, "serve", err)
+	}
+	if err := m.CheckMachine(); err != nil {
+		return failCall(env, "serve", err)
 	}
 	// No data folder: the usage tools say so when called.
 	path, _ := m.StorePath()
+	if _, shared := m.Shared(); !shared {
+		*storeName = "" // a local store: path names it
+	}
 	claude, codex := m.TranscriptRoots()
 	o := serve.Options{
-		Version:      Version(),
-		Getenv:       env.Getenv,
-		Project:      *project,
-		Now:          env.Now,
-		Timeout:      *timeout,
-		MaxAge:       *maxAge,
-		DBPath:       path,
-		ClaudeRoots:  claude,
-		CodexRoots:   codex,
-		CopilotRoots: m.CopilotRoots(),
-		GooseRoots:   m.GooseRoots(),
+		Version:        Version(),
+		Getenv:         env.Getenv,
+		Project:        *project,
+		Now:            env.Now,
+		Timeout:        *timeout,
+		MaxAge:         *maxAge,
+		DBPath:         path,
+		Store:          *storeName,
+		MachineName:    *machineName,
+		RedactProjects: *redactProjects,
+		ClaudeRoots:    claude,
+		CodexRoots:     codex,
+		CopilotRoots:   m.CopilotRoots(),
+		GooseRoots:     m.GooseRoots(),
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

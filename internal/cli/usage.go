@@ -14,14 +14,16 @@ func init() {
 	register(&Command{
 		Name:  "usage",
 		Short: "what your sessions cost: tokens and prices per MCP server and tool",
-		Usage: `usage: mcpcost usage [--by server|tool|session|day|week|month|model|project]
-                     [--split-agents]
+		Usage: `usage: mcpcost usage [--by server|tool|session|day|week|month|model|project
+                          |machine|user] [--split-agents]
                      [--days N | --last N | --since DATE --until DATE]
                      [--start-of-week DAY] [--breakdown] [--order asc|desc]
                      [--project PATH] [--source claude|codex|copilot|goose|all]
                      [--tz ZONE]
                      [--json | --markdown | --csv | --compact]
-                     [--db PATH] [--no-ingest] [--prices FILE]
+                     [--store URL] [--machine NAME] [--user NAME]
+                     [--redact-projects] [--db PATH] [--no-ingest]
+                     [--prices FILE]
                      [--mode auto|calculate|display]
                      [--claude-dir DIR]... [--codex-dir DIR]...
                      [--copilot-dir DIR]... [--goose-dir DIR]...
@@ -59,7 +61,8 @@ maximum; images and other non-text blocks are estimated and marked est.),
 repeated calls with identical arguments, and latency p50/p95: the run time
 the transcript records (Codex shell commands), else from the call to its
 result as the agent logged them (this includes any wait for the user's
-permission). A Codex shell command that exits non-zero is an error. Arguments are never stored, only a keyed hash of them.
+permission). A Codex shell command that exits non-zero is an error.
+Arguments are never stored, only a keyed hash of them.
 
 GitHub Copilot CLI records tokens only when a session shuts down, per model
 and for the session so far: each shutdown counts what it adds (as ccusage's
@@ -80,9 +83,15 @@ and monthly reports: weeks start on Monday as in "ccusage weekly", or on
 Sunday with --source claude as in "ccusage claude weekly"; --start-of-week
 changes it. A week is named by its first day, a month as YYYY-MM.
 
+By machine and by user, the rows are the machines and OS users that read
+the requests: with a shared store (--store postgres://...), each machine
+that pushed; with a local one, this machine and user alone. A request
+seen on two machines (one session synced to two laptops) counts once,
+under the machine that pushed it first.
+
 Flags:
-  --by DIM         server (default), tool, session, day, week, month, model
-                   or project
+  --by DIM         server (default), tool, session, day, week, month, model,
+                   project, machine or user
   --split-agents   by session: older sub-agent files as sessions of their own
   --days N         the last N days, today included (in --tz); 1 to 36525,
                    0 or none for all history
@@ -106,17 +115,21 @@ Flags:
   --csv            the rows as CSV, numbers unformatted (a breakdown's models
                    as lines of their own, naming the model)
   --compact        a narrow table: key, input, output, total, cost
-  --db PATH        the usage store (default: in the user's data folder);
-                   PATH's folder must exist
-  --no-ingest      report from the store without reading transcripts
+  --db PATH        the local usage store (default: in the user's data
+                   folder); PATH's folder must exist
+` + storeFlagsUsage + `
+  --no-ingest      report from the store without reading transcripts (with a
+                   shared store: without pushing either)
   --prices FILE    a price table: mcpcost's format, or LiteLLM's
-                   model_prices_and_context_window.json (see 'mcpcost help prices')
+                   model_prices_and_context_window.json (see 'mcpcost help
+                   prices')
   --mode M         how a request's cost is found, as ccusage's --mode: auto
                    (default: the cost Claude Code recorded in the line, costUSD,
                    when it did, else calculated from the prices), calculate
                    (always from the prices) or display (only recorded costs;
                    requests without one, Codex's among them, are unpriced)
-  --claude-dir DIR Claude Code folder (a config folder or its projects/); repeatable
+  --claude-dir DIR Claude Code folder (a config folder or its projects/);
+                   repeatable
   --codex-dir DIR  Codex folder (CODEX_HOME or its sessions/); repeatable
   --copilot-dir DIR  GitHub Copilot CLI folder (COPILOT_HOME or its
                    session-state/); repeatable
@@ -150,6 +163,7 @@ func runUsage(env *Env, args []string) int {
 	breakdown := f.Bool("breakdown", "")
 	order := f.String("order", "", "")
 	dbPath := f.String("db", "", "")
+	sf := addStoreFlags(f)
 	noIngest := f.Bool("no-ingest", "")
 	pricesFile := f.String("prices", "", "")
 	mode := f.String("mode", "auto", "")
@@ -170,8 +184,9 @@ func runUsage(env *Env, args []string) int {
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
 	m.CopilotDirs, m.GooseDirs = *copilotDirs, *gooseDirs
+	sf.apply(m)
 	if err := m.CheckInputs(); err != nil {
-		return fail(env, err)
+		return failCall(env, "usage", err)
 	}
 	rep, ingested, err := m.Usage(context.Background(), app.UsageOptions{
 		Window:      usage.WindowArgs{Days: *days, Since: *since, Until: *until},
@@ -179,6 +194,8 @@ func runUsage(env *Env, args []string) int {
 		By:          *by,
 		Project:     *project,
 		Source:      *source,
+		Machine:     *sf.machine,
+		User:        *sf.user,
 		Mode:        *mode,
 		SplitAgents: *splitAgents,
 		StartOfWeek: *startOfWeek,
@@ -212,6 +229,10 @@ func runUsage(env *Env, args []string) int {
 	}
 	if err != nil {
 		return fail(env, err)
+	}
+	if (*sf.machine != "" || *sf.user != "") && rep.Totals.Requests == 0 && rep.Totals.ToolCalls == 0 {
+		// --machine here keeps rows; it does not name this machine.
+		hintf(env, "no rows of that machine or user: 'mcpcost usage --by machine' (or --by user) lists them; this machine's name is MCPCOST_MACHINE, else its host name")
 	}
 	if ingested != nil && ingested.Files == 0 && rep.Totals.Requests == 0 {
 		hintf(env, "no Claude Code, Codex, Copilot CLI or Goose transcripts were found; name their folders with --claude-dir, --codex-dir, --copilot-dir or --goose-dir")

@@ -44,7 +44,7 @@ func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Optio
 		Static:        static != nil,
 		Notes:         []string{},
 		Findings:      []Finding{},
-		Window:        Window{Project: o.Project, Period: o.Period},
+		Window:        Window{Project: o.Project, Machine: o.Machine, User: o.User, Period: o.Period},
 	}
 	if noPrices {
 		r.Notes = append(r.Notes, "no price table: costs are not computed")

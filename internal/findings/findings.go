@@ -238,8 +238,12 @@ type Window struct {
 	Until string `json:"until,omitempty"`
 	// Period words the window as it was asked for ("the last 7 days
 	// (from 2026-11-25)", "from 2026-01-01 to 2026-01-31 inclusive").
-	Period   string `json:"period"`
-	Project  string `json:"project,omitempty"`
+	Period  string `json:"period"`
+	Project string `json:"project,omitempty"`
+	// Machine and User are the machine and OS user kept (Options.Machine,
+	// Options.User), when one is.
+	Machine  string `json:"machine,omitempty"`
+	User     string `json:"user,omitempty"`
 	Requests int    `json:"requests"`
 	// MainRequests are those of the main conversations (not sub-agents).
 	MainRequests int     `json:"mainRequests"`
@@ -323,6 +327,9 @@ type Options struct {
 	Period string
 	// Project keeps one project: its full path or its folder's name.
 	Project string
+	// Machine and User keep the rows one machine, or one OS user, read
+	// into the store; "" keeps every one.
+	Machine, User string
 	// Cwd is the project folder the static audit was made for: the
 	// project that local-scope Claude Code configs belong to.
 	Cwd string

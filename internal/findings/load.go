@@ -81,7 +81,7 @@ func (in interner) s(v string) string {
 func load(ctx context.Context, st *store.Store, o Options) (*data, error) {
 	d := &data{compactions: map[string]int{}, unpriced: map[string]bool{}}
 	in := interner{}
-	f := store.Filter{Since: o.Since, Until: o.Until, Project: o.Project, Order: store.ByTime}
+	f := store.Filter{Since: o.Since, Until: o.Until, Project: o.Project, Machine: o.Machine, User: o.User, Order: store.ByTime}
 	for x, err := range st.Requests(ctx, f) {
 		if err != nil {
 			return nil, err
@@ -124,7 +124,7 @@ func load(ctx context.Context, st *store.Store, o Options) (*data, error) {
 		}
 		d.calls = append(d.calls, c)
 	}
-	counts, err := st.Compactions(ctx, store.Filter{Since: o.Since, Until: o.Until})
+	counts, err := st.Compactions(ctx, store.Filter{Since: o.Since, Until: o.Until, Machine: o.Machine, User: o.User})
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,8 @@ type findingsIn struct {
 	Days    int    `json:"days,omitempty" jsonschema:"last N days (up to 36525); default all"`
 	Level   string `json:"level,omitempty" jsonschema:"lowest level: info (default), warn or high"`
 	Project string `json:"project,omitempty" jsonschema:"path or folder name"`
+	Machine string `json:"machine,omitempty"`
+	User    string `json:"user,omitempty"`
 	Launch  bool   `json:"launch,omitempty" jsonschema:"launch servers not in the measurement cache"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"default 10"`
 	Mode    string `json:"mode,omitempty" jsonschema:"costs: auto (default), calculate or display"`
@@ -91,6 +93,8 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 		Window:   usage.WindowArgs{Days: in.Days},
 		Location: s.o.Location,
 		Project:  in.Project,
+		Machine:  in.Machine,
+		User:     in.User,
 		Folder:   s.o.Project,
 		Mode:     in.Mode,
 		Launch:   in.Launch,

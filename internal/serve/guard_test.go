@@ -50,10 +50,11 @@ func TestPanicInHandler(t *testing.T) {
 		{"boom", map[string]any{"file": "tools.json"}, []string{"boom failed on file tools.json", "slice bounds out of range", "guard_test.go:"}},
 		{toolAudit, map[string]any{"path": "cfg/.mcp.json"}, []string{`audit_config failed on config "cfg/.mcp.json"`, "injected: no environment"}},
 		{toolUsage, map[string]any{"days": 3, "by": "tool"}, []string{"usage_summary failed on the usage of the last 3 days by tool", "injected: no clock"}},
-		{toolSession, map[string]any{"session": "abc"}, []string{"reading transcripts into", "internal error: injected: no clock"}},
+		{toolSession, map[string]any{"session": "abc"}, []string{"reading transcripts into", "internal error: injected: no environment"}},
 	}
 	// session_tools meets the panic in the background read of the
-	// transcripts, which ends with an error naming the store.
+	// transcripts (which first reads MCPCOST_STORE), which ends with an
+	// error naming the store.
 	check := func(t *testing.T, cs *mcp.ClientSession) {
 		ctx := context.Background()
 		for _, c := range cases {

@@ -64,6 +64,13 @@ type Options struct {
 	// DBPath is the usage store. Empty: the usage tools answer with an
 	// error saying there is none.
 	DBPath string
+	// Store names a shared store (app.Machine.Store): what is read into
+	// the usage store is pushed there, and the usage tools answer from
+	// it; "" for MCPCOST_STORE, else the local store alone. MachineName
+	// and RedactProjects are as app.Machine's.
+	Store          string
+	MachineName    string
+	RedactProjects bool
 	// ClaudeRoots and CodexRoots are the transcript folders read into the
 	// store.
 	ClaudeRoots, CodexRoots []string
@@ -122,7 +129,8 @@ func (o *Options) defaults() {
 // machine is mcpcost on this machine as the server sees it: options are
 // tool arguments, spelled without "--".
 func (o *Options) machine() *app.Machine {
-	return &app.Machine{Version: o.Version, Getenv: o.Getenv, Now: o.Now, CacheDir: o.CacheDir, DBPath: o.DBPath}
+	return &app.Machine{Version: o.Version, Getenv: o.Getenv, Now: o.Now, CacheDir: o.CacheDir, DBPath: o.DBPath,
+		Store: o.Store, MachineName: o.MachineName, RedactProjects: o.RedactProjects}
 }
 
 // instructions are sent with the initialize result; they are counted in

@@ -615,7 +615,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"no_such_tool", map[string]any{}, `unknown tool "no_such_tool"; this server has audit_config`},
 		{toolUsage, map[string]any{"days": "seven"}, "days"},
-		{toolUsage, map[string]any{"by": "fortnight"}, "by must be one of server, tool, session, day, week, month, model, project, block"},
+		{toolUsage, map[string]any{"by": "fortnight"}, "by must be one of server, tool, session, day, week, month, model, project, machine, user, block"},
 		{toolUsage, map[string]any{"days": -1}, "days must be from 0 (all history) to 36525 (100 years), not -1"},
 		{toolUsage, map[string]any{"days": json.RawMessage("1e18")}, "days must be from 0 (all history) to 36525 (100 years), not 1000000000000000000"},
 		{toolUsage, map[string]any{"days": int64(1e18)}, "days must be from 0 (all history) to 36525 (100 years), not 1000000000000000000"},

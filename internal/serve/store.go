@@ -91,7 +91,7 @@ func (l *lazyStore) ingest(done chan struct{}) {
 }
 
 func (l *lazyStore) read() (*app.IngestStats, error) {
-	return l.m.Ingest(context.Background(), app.IngestOptions{
+	return l.m.Sync(context.Background(), app.IngestOptions{
 		Roots:        &[2][]string{l.o.ClaudeRoots, l.o.CodexRoots},
 		CopilotRoots: l.o.CopilotRoots,
 		GooseRoots:   l.o.GooseRoots,

@@ -26,8 +26,10 @@ const (
 
 type usageIn struct {
 	Days    int    `json:"days,omitempty" jsonschema:"last N days (up to 36525); default all"`
-	By      string `json:"by,omitempty" jsonschema:"server (default), tool, session, day, model or project"`
+	By      string `json:"by,omitempty" jsonschema:"server (default), tool, session, day, model, project, machine or user"`
 	Project string `json:"project,omitempty" jsonschema:"path or folder name"`
+	Machine string `json:"machine,omitempty"`
+	User    string `json:"user,omitempty"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"rows; default 20"`
 	Mode    string `json:"mode,omitempty" jsonschema:"costs: auto (default), calculate or display"`
 }
@@ -225,7 +227,7 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	var notes []string
 	rep, _, err := s.m.Usage(ctx, app.UsageOptions{Window: usage.WindowArgs{Days: in.Days}, Location: s.o.Location,
-		By: in.By, Project: in.Project, Source: "all", Mode: in.Mode, Store: s.store(req, &notes)})
+		By: in.By, Project: in.Project, Machine: in.Machine, User: in.User, Source: "all", Mode: in.Mode, Store: s.store(req, &notes)})
 	if err != nil {
 		return nil, nil, queryError(err)
 	}
@@ -269,7 +271,7 @@ func (s *server) blockSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	var notes []string
 	rep, _, err := s.m.Blocks(ctx, app.BlocksOptions{Window: usage.WindowArgs{Days: in.Days}, Location: s.o.Location, Order: "desc",
-		TokenLimit: "max", Store: s.store(req, &notes)})
+		TokenLimit: "max", Machine: in.Machine, User: in.User, Store: s.store(req, &notes)})
 	if err != nil {
 		return nil, nil, queryError(err)
 	}

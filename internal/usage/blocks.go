@@ -47,6 +47,9 @@ type BlocksOptions struct {
 	Active, Recent bool
 	// Order is "asc" (the default) or "desc".
 	Order string
+	// Machine and User keep the requests and tool calls of one machine,
+	// or one OS user, as Options.Machine and Options.User.
+	Machine, User string
 }
 
 // BlocksReport is Claude Code's usage in billing blocks, as ccusage's
@@ -212,13 +215,14 @@ func Blocks(ctx context.Context, st *store.Store, o BlocksOptions) (*BlocksRepor
 		Blocks:      []Block{},
 		loc:         o.Location,
 	}
-	entries, unpriced, err := loadEntries(ctx, st, newPricer(o.Prices, o.Mode), time.Time{})
+	who := store.Filter{Source: "claude", Machine: o.Machine, User: o.User}
+	entries, unpriced, err := loadEntries(ctx, st, newPricer(o.Prices, o.Mode), who)
 	if err != nil {
 		return nil, err
 	}
 	r.Unpriced = unpriced
 	blocks := drawBlocks(entries, o.Length, o.Now)
-	if err := blockTools(ctx, st, blocks); err != nil {
+	if err := blockTools(ctx, st, who, blocks); err != nil {
 		return nil, err
 	}
 	// The limit: the one given, or the most a finished block used.
@@ -273,11 +277,13 @@ func Blocks(ctx context.Context, st *store.Store, o BlocksOptions) (*BlocksRepor
 	return r, nil
 }
 
-// loadEntries reads Claude Code's requests from since (zero for all) in
-// time order, priced; unpriced names the models without a price.
-func loadEntries(ctx context.Context, st *store.Store, pc *pricer, since time.Time) (entries []entry, unpriced []string, err error) {
+// loadEntries reads Claude Code's requests that f keeps (from f.Since,
+// zero for all) in time order, priced; unpriced names the models without
+// a price.
+func loadEntries(ctx context.Context, st *store.Store, pc *pricer, f store.Filter) (entries []entry, unpriced []string, err error) {
 	models := map[string]bool{}
-	for x, err := range st.Requests(ctx, store.Filter{Source: "claude", Since: since, Order: store.ByIdentity}) {
+	f.Source, f.Order = "claude", store.ByIdentity
+	for x, err := range st.Requests(ctx, f) {
 		if err != nil {
 			return nil, nil, err
 		}
@@ -322,7 +328,7 @@ func ActiveBlock(ctx context.Context, st *store.Store, o BlocksOptions) (*Block,
 		if all {
 			since = time.Time{}
 		}
-		entries, _, err := loadEntries(ctx, st, pc, since)
+		entries, _, err := loadEntries(ctx, st, pc, store.Filter{Since: since})
 		if err != nil {
 			return nil, err
 		}
@@ -468,12 +474,13 @@ func project(b *Block, now time.Time) *Projection {
 	}
 }
 
-// blockTools adds each block's tool calls: those at a time in the block.
-func blockTools(ctx context.Context, st *store.Store, blocks []Block) error {
+// blockTools adds each block's tool calls that f keeps: those at a time
+// in the block.
+func blockTools(ctx context.Context, st *store.Store, f store.Filter, blocks []Block) error {
 	if len(blocks) == 0 {
 		return nil
 	}
-	for x, err := range st.ToolCalls(ctx, store.Filter{Source: "claude"}) {
+	for x, err := range st.ToolCalls(ctx, f) {
 		if err != nil {
 			return err
 		}

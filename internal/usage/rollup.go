@@ -17,9 +17,11 @@ var errNoRollup = errors.New("a rollup straddles two days")
 // requests and tool call totals exactly: its period is bounded at
 // quarter hours, the prices' long-context thresholds are the rollups'
 // bands, and no row needs a sub-agent file's own first and last request.
-// (rollupDay checks each rollup's day as it is read.)
+// (rollupDay checks each rollup's day as it is read.) The rollups keep
+// no machine or user: a report by machine or user, or keeping one, reads
+// the rows.
 func rolledUp(o Options) bool {
-	if o.rows {
+	if o.rows || o.Machine != "" || o.User != "" || o.By == "machine" || o.By == "user" {
 		return false
 	}
 	b := store.RollupBucket.Milliseconds()
@@ -91,7 +93,7 @@ func toolSums(ctx context.Context, st *store.Store, o Options, r *Report) error 
 		if o.By == "model" {
 			continue
 		}
-		i, ok := idx[groupKey(o, x.Source, x.Session, "", x.Project, x.Bucket)]
+		i, ok := idx[groupKey(o, x.Source, x.Session, "", x.Project, "", "", x.Bucket)]
 		if !ok {
 			continue // a group without requests in the period
 		}

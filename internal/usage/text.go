@@ -237,6 +237,12 @@ func (r *Report) summary() []string {
 	if r.Project != "" {
 		head += ", project " + r.Project
 	}
+	if r.Machine != "" {
+		head += ", machine " + r.Machine
+	}
+	if r.User != "" {
+		head += ", user " + r.User
+	}
 	t := r.Totals
 	output := render.Int(int(t.Tokens.Output)) + " output"
 	if t.Tokens.Reasoning > 0 {

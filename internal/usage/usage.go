@@ -30,7 +30,7 @@ import (
 const Schema = "mcpcost.usage/v1"
 
 // Dimensions a report can be grouped by.
-var Dimensions = []string{"server", "tool", "session", "day", "week", "month", "model", "project"}
+var Dimensions = []string{"server", "tool", "session", "day", "week", "month", "model", "project", "machine", "user"}
 
 // Periods are the dimensions whose rows are periods of time, in order:
 // they take Options.Last and Options.Order.
@@ -52,6 +52,10 @@ type Options struct {
 	// Source is a transcript source ("claude", "codex", "copilot",
 	// "goose") or "all" (or "").
 	Source string
+	// Machine and User keep the rows one machine, or one OS user, read
+	// into the store (a shared store's; a local store's are its own
+	// machine's and user's); "" keeps every one.
+	Machine, User string
 	// Location buckets days; nil for UTC.
 	Location *time.Location
 	Prices   *Prices
@@ -139,6 +143,10 @@ type Report struct {
 	Timezone string `json:"timezone"`
 	Source   string `json:"source"`
 	Project  string `json:"project,omitempty"`
+	// Machine and User are the machine and OS user kept, when a report
+	// keeps one (Options.Machine, Options.User).
+	Machine string `json:"machine,omitempty"`
+	User    string `json:"user,omitempty"`
 	// SplitAgents is set when older sub-agent files are sessions of their
 	// own (Options.SplitAgents).
 	SplitAgents bool `json:"splitAgents,omitempty"`
@@ -324,6 +332,8 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Report, error) {
 		Period:      o.Period,
 		Source:      o.Source,
 		Project:     o.Project,
+		Machine:     o.Machine,
+		User:        o.User,
 		SplitAgents: o.SplitAgents && o.By == "session",
 		Prices:      PriceInfo{Updated: o.Prices.Updated, File: o.Prices.File, Sources: o.Prices.Sources},
 		Mode:        o.Mode,
@@ -507,7 +517,7 @@ func loadSessions(ctx context.Context, st *store.Store) (map[string]sessionInfo,
 // by session, with SplitAgents, each row names its older-style sub-agent
 // file.
 func filter(o Options, order store.Order) store.Filter {
-	return store.Filter{Since: o.Since, Until: o.Until, Source: o.Source, Project: o.Project, Order: order,
+	return store.Filter{Since: o.Since, Until: o.Until, Source: o.Source, Project: o.Project, Machine: o.Machine, User: o.User, Order: order,
 		AgentFiles: o.SplitAgents && o.By == "session"}
 }
 
@@ -551,6 +561,7 @@ func newUsageAcc(o Options, r *Report) *usageAcc {
 // band (see store.RequestSum) when band >= 0, else by t itself (n is 1).
 type requests struct {
 	src, sess, model, project, speed, agent string
+	machine, user                           string
 	ts                                      int64
 	n, nonzero                              int
 	t                                       Tokens
@@ -588,7 +599,7 @@ func (a *usageAcc) add(x requests) {
 	r.Totals.Requests += x.n
 	r.Totals.Tokens.add(t)
 	a.total.add(cost, ok, x.n, x.nonzero)
-	key := groupKey(o, x.src, x.sess, x.model, x.project, x.ts)
+	key := groupKey(o, x.src, x.sess, x.model, x.project, x.machine, x.user, x.ts)
 	if key == "" {
 		return
 	}
@@ -709,6 +720,7 @@ func usageRows(ctx context.Context, st *store.Store, o Options, r *Report, sessi
 			nonzero = 1
 		}
 		q := requests{src: x.Source, sess: x.Session, model: x.Model, project: x.Project, speed: x.Speed, agent: x.AgentFile, ts: x.TS,
+			machine: x.Machine, user: x.User,
 			n: 1, nonzero: nonzero, t: t, band: -1}
 		if x.CostUSD != nil {
 			q.recorded, q.recordedUSD = true, *x.CostUSD
@@ -727,7 +739,7 @@ func displayModel(m string) string {
 }
 
 // groupKey is a request's group in the report (empty: no usage rows).
-func groupKey(o Options, src, sess, model, project string, ts int64) string {
+func groupKey(o Options, src, sess, model, project, machine, user string, ts int64) string {
 	switch o.By {
 	case "day":
 		return time.UnixMilli(ts).In(o.Location).Format("2006-01-02")
@@ -744,6 +756,16 @@ func groupKey(o Options, src, sess, model, project string, ts int64) string {
 			return "(unknown project)"
 		}
 		return project
+	case "machine":
+		if machine == "" {
+			return "(unknown machine)"
+		}
+		return machine
+	case "user":
+		if user == "" {
+			return "(unknown user)"
+		}
+		return user
 	}
 	return ""
 }
@@ -923,6 +945,7 @@ func toolTotals(ctx context.Context, st *store.Store, o Options, r *Report) erro
 			return err
 		}
 		src, sess, server, project, agent := x.Source, x.Session, x.Server, x.Project, x.AgentFile
+		machine, user := x.Machine, x.User
 		tokens, isErr, ts := x.ResultTokens, x.IsError, x.TS()
 		r.Totals.ToolCalls++
 		r.Totals.ResultTokens += tokens
@@ -936,7 +959,7 @@ func toolTotals(ctx context.Context, st *store.Store, o Options, r *Report) erro
 		if o.By == "model" {
 			continue
 		}
-		key := groupKey(o, src, sess, "", project, ts)
+		key := groupKey(o, src, sess, "", project, machine, user, ts)
 		if agent != "" {
 			key = src + ":" + agent
 		}
