@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,7 +22,7 @@ func init() {
 		Name:  "blocks",
 		Short: "Claude Code's 5-hour billing blocks: the active one, its burn rate",
 		Usage: `usage: mcpcost blocks [--active | --recent] [--token-limit N|max]
-                      [--live [--refresh SECONDS]]
+                      [--session-length HOURS] [--live [--refresh SECONDS]]
                       [--days N | --since DATE --until DATE] [--order asc|desc]
                       [--tz ZONE] [--json | --compact] [--db PATH] [--no-ingest]
                       [--prices FILE] [--mode auto|calculate|display]
@@ -45,6 +47,9 @@ Flags:
   --token-limit L  a number of tokens, or max (the most a finished block
                    used): the active block's projection against it, ok,
                    warning (above 80%) or exceeds
+  --session-length H
+                   a block's length in hours (default 5; a decimal number,
+                   as ccusage's --session-length)
   --live           redraw the active block in place every --refresh seconds
                    until interrupted (Ctrl-C); where the output is not a
                    terminal, each refresh is printed after the one before;
@@ -77,6 +82,7 @@ func runBlocks(env *Env, args []string) int {
 	active := f.Bool("active", "")
 	recent := f.Bool("recent", "")
 	tokenLimit := f.String("token-limit", "", "")
+	sessionLength := f.String("session-length", "", "")
 	live := f.Bool("live", "")
 	refresh := f.Int("refresh", 5, "")
 	days := f.Int("days", 0, "")
@@ -116,21 +122,30 @@ func runBlocks(env *Env, args []string) int {
 	if *live && *recent {
 		return usageError(env, "blocks", "--live shows the active block: it excludes --recent")
 	}
+	var hours float64
+	if f.Set("session-length") {
+		h, err := strconv.ParseFloat(strings.TrimSpace(*sessionLength), 64)
+		if err != nil || h == 0 {
+			return usageError(env, "blocks", "--session-length must be a positive number of hours, not %q", *sessionLength)
+		}
+		hours = h
+	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
 	if err := m.CheckInputs(); err != nil {
 		return fail(env, err)
 	}
 	opts := app.BlocksOptions{
-		Window:     usage.WindowArgs{Days: *days, Since: *since, Until: *until},
-		TZ:         *tz,
-		Mode:       *mode,
-		TokenLimit: *tokenLimit,
-		Active:     *active || *live,
-		Recent:     *recent,
-		Order:      *order,
-		PricesFile: *pricesFile,
-		Store:      app.StoreOptions{NoIngest: *noIngest, Progress: env.Progress()},
+		Window:        usage.WindowArgs{Days: *days, Since: *since, Until: *until},
+		TZ:            *tz,
+		Mode:          *mode,
+		TokenLimit:    *tokenLimit,
+		Active:        *active || *live,
+		Recent:        *recent,
+		Order:         *order,
+		SessionLength: hours,
+		PricesFile:    *pricesFile,
+		Store:         app.StoreOptions{NoIngest: *noIngest, Progress: env.Progress()},
 	}
 	write := func(w io.Writer, rep *usage.BlocksReport) error {
 		switch {

@@ -19,6 +19,9 @@ const BlocksSchema = "mcpcost.blocks/v1"
 // usage: five hours.
 const BlockLength = 5 * time.Hour
 
+// MaxBlockLength is the longest block BlocksOptions.Length may ask for.
+const MaxBlockLength = 8760 * time.Hour
+
 // BlockWarning is the share of a token limit above which a block's
 // projection is a warning (ccusage's 80%).
 const BlockWarning = 0.8
@@ -195,8 +198,8 @@ func Blocks(ctx context.Context, st *store.Store, o BlocksOptions) (*BlocksRepor
 	if o.Length == 0 {
 		o.Length = BlockLength
 	}
-	if o.Length < time.Minute || o.Length > 24*time.Hour {
-		return nil, fmt.Errorf("a block's length must be from a minute to 24 hours, not %s", o.Length)
+	if o.Length < time.Second || o.Length > MaxBlockLength {
+		return nil, fmt.Errorf("a block's length must be from a second to a year, not %s", o.Length)
 	}
 	if o.TokenLimit < 0 {
 		return nil, fmt.Errorf("a token limit must be positive, not %d", o.TokenLimit)

@@ -158,6 +158,9 @@ func TestAgainstCcusageBlocks(t *testing.T) {
 		{"recent-desc", usage.BlocksOptions{Recent: true, Order: "desc"}, []string{"--recent", "--order", "desc"}},
 		{"since", usage.BlocksOptions{Since: time.Date(since.Year(), since.Month(), since.Day(), 0, 0, 0, 0, time.UTC)}, []string{"--since", since.Format("20060102")}},
 		{"calculate", usage.BlocksOptions{Mode: "calculate"}, []string{"--mode", "calculate"}},
+		{"session-length-2.5", usage.BlocksOptions{Length: 150 * time.Minute, TokenLimitMax: true}, []string{"--session-length", "2.5", "--token-limit", "max"}},
+		{"session-length-1", usage.BlocksOptions{Length: time.Hour}, []string{"--session-length", "1"}},
+		{"session-length-7", usage.BlocksOptions{Length: 7 * time.Hour, Recent: true}, []string{"--session-length", "7", "--recent"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var want []ccusageBlock
