@@ -37,7 +37,9 @@ default (what a client's config launches); over Streamable HTTP with
   measure_server   launch one server (command and args, env) or connect to a
                    URL (headers), and count its tool definitions, per tool
   usage_summary    what past sessions cost, grouped by server, tool, session,
-                   day, model or project
+                   day, week, month, model, project or billing block
+  blocks           Claude Code's billing blocks, the active one's burn rate
+                   and projection (as 'mcpcost blocks --json')
   recent_sessions  the latest sessions with their tokens and cost
   session_tools    one session's tools ranked by their result tokens
   findings         what to change: idle servers, oversized or repeated

@@ -654,8 +654,12 @@ func TestBadInput(t *testing.T) {
 // definitionsBudget is the most mcpcost's own tool definitions may cost
 // (o200k_base over the canonical JSON of tools/list, methodology 1.0): a
 // tool about context cost must not be a heavy one. (2,000 until the cost
-// mode argument of usage_summary and findings, 2,039 tokens in all.)
-const definitionsBudget = 2100
+// mode argument of usage_summary and findings, 2,039 tokens in all; 2,100
+// until the seventh tool, blocks: 251 tokens with its output schema kept
+// to the report's top level, the other six trimmed by their descriptions,
+// 2,290 in all. What is left out of the schemas, such as the lists of
+// required keys, would cost the clients that validate a result.)
+const definitionsBudget = 2350
 
 func TestDefinitionsBudget(t *testing.T) {
 	// Measured as "mcpcost measure" and "mcpcost audit" measure any server:

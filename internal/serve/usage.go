@@ -26,7 +26,7 @@ const (
 
 type usageIn struct {
 	Days    int    `json:"days,omitempty" jsonschema:"last N days (up to 36525); default all"`
-	By      string `json:"by,omitempty" jsonschema:"server (default), tool, session, day, model or project"`
+	By      string `json:"by,omitempty" jsonschema:"server (default), tool, session, day, week, month, model, project or block"`
 	Project string `json:"project,omitempty" jsonschema:"path or folder name"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"rows; default 20"`
 	Mode    string `json:"mode,omitempty" jsonschema:"costs: auto (default), calculate or display"`

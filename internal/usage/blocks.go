@@ -101,6 +101,11 @@ type Block struct {
 	BurnRate         *BurnRate         `json:"burnRate"`
 	Projection       *Projection       `json:"projection"`
 	TokenLimitStatus *TokenLimitStatus `json:"tokenLimitStatus,omitempty"`
+	// UsageLimitResetTime is when Claude's usage limit that a request of
+	// the block ran into resets, as Claude Code's placeholder for it says
+	// ("Claude AI usage limit reached|<epoch>"); the first in the block,
+	// as ccusage reports it.
+	UsageLimitResetTime *time.Time `json:"usageLimitResetTime,omitempty"`
 	// What ccusage does not report: tokens by kind (cache writes by
 	// lifetime), and the block's tool calls and their results' tokens,
 	// and those of MCP servers.
@@ -120,17 +125,20 @@ const ccTime = "2006-01-02T15:04:05.000Z"
 // ("2026-11-03T13:00:00.000Z").
 func (b Block) MarshalJSON() ([]byte, error) {
 	type plain Block
-	var actual *string
-	if b.ActualEndTime != nil {
-		s := b.ActualEndTime.UTC().Format(ccTime)
-		actual = &s
+	ms := func(t *time.Time) *string {
+		if t == nil {
+			return nil
+		}
+		s := t.UTC().Format(ccTime)
+		return &s
 	}
 	return json.Marshal(struct {
 		plain
-		StartTime     string  `json:"startTime"`
-		EndTime       string  `json:"endTime"`
-		ActualEndTime *string `json:"actualEndTime"`
-	}{plain(b), b.StartTime.UTC().Format(ccTime), b.EndTime.UTC().Format(ccTime), actual})
+		StartTime           string  `json:"startTime"`
+		EndTime             string  `json:"endTime"`
+		ActualEndTime       *string `json:"actualEndTime"`
+		UsageLimitResetTime *string `json:"usageLimitResetTime,omitempty"`
+	}{plain(b), b.StartTime.UTC().Format(ccTime), b.EndTime.UTC().Format(ccTime), ms(b.ActualEndTime), ms(b.UsageLimitResetTime)})
 }
 
 // BlockTokens are a block's tokens as ccusage names them.
@@ -213,13 +221,16 @@ func Blocks(ctx context.Context, st *store.Store, o BlocksOptions) (*BlocksRepor
 		LengthHours: o.Length.Hours(),
 		ActiveOnly:  o.Active,
 		Blocks:      []Block{},
+		Unpriced:    []string{},
 		loc:         o.Location,
 	}
 	entries, unpriced, err := loadEntries(ctx, st, newPricer(o.Prices, o.Mode), time.Time{})
 	if err != nil {
 		return nil, err
 	}
-	r.Unpriced = unpriced
+	if unpriced != nil { // a list is [] when empty, never null
+		r.Unpriced = unpriced
+	}
 	blocks := drawBlocks(entries, o.Length, o.Now)
 	if err := blockTools(ctx, st, blocks); err != nil {
 		return nil, err
