@@ -36,7 +36,9 @@ hours after the request before it, starts the next one, and such a pause
 is listed as a gap. The block still open at this moment (a request in the
 last five hours, and its five hours not over) is active: its burn rate is
 its tokens a minute and dollars an hour from its first request to its
-last, and its projection what it reaches at that rate by its end. The JSON
+last, and its projection what it reaches at that rate by its end. A block
+in which Claude Code refused a request at the usage limit says when the
+limit resets (usageLimitResetTime, as ccusage reads it). The JSON
 (schema mcpcost.blocks/v1) names the figures as "ccusage blocks --json"
 does, and adds each block's tool calls, MCP calls and MCP result tokens.
 

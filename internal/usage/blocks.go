@@ -235,6 +235,9 @@ func Blocks(ctx context.Context, st *store.Store, o BlocksOptions) (*BlocksRepor
 	if err := blockTools(ctx, st, blocks); err != nil {
 		return nil, err
 	}
+	if err := blockLimits(ctx, st, blocks, time.Time{}); err != nil {
+		return nil, err
+	}
 	// The limit: the one given, or the most a finished block used.
 	limit := o.TokenLimit
 	if o.TokenLimitMax {
@@ -342,9 +345,10 @@ func ActiveBlock(ctx context.Context, st *store.Store, o BlocksOptions) (*Block,
 		}
 		blocks := drawBlocks(entries, o.Length, o.Now)
 		var last *Block
+		li := 0
 		for i := len(blocks) - 1; i >= 0 && last == nil; i-- {
 			if !blocks[i].IsGap {
-				last = &blocks[i]
+				last, li = &blocks[i], i
 			}
 		}
 		exact := all || last == nil
@@ -363,6 +367,9 @@ func ActiveBlock(ctx context.Context, st *store.Store, o BlocksOptions) (*Block,
 		}
 		if last == nil || !last.IsActive {
 			return nil, nil
+		}
+		if err := blockLimits(ctx, st, blocks[li:li+1], last.StartTime); err != nil {
+			return nil, err
 		}
 		last.BurnRate = burnRate(last)
 		last.Projection = project(last, o.Now)
@@ -480,6 +487,39 @@ func project(b *Block, now time.Time) *Projection {
 		TotalCost:        math.Round(cost*100) / 100,
 		RemainingMinutes: int64(math.Round(left)),
 	}
+}
+
+// blockLimits marks each block with the reset time of the first usage-limit
+// placeholder at a time in it (from since; zero for all), as ccusage marks
+// the block of its first such entry. A placeholder is no request of
+// mcpcost's: one after the end of every block (where ccusage would start a
+// block with it) marks none.
+func blockLimits(ctx context.Context, st *store.Store, blocks []Block, since time.Time) error {
+	if len(blocks) == 0 {
+		return nil
+	}
+	limits, err := st.UsageLimits(ctx, store.Filter{Source: "claude", Since: since})
+	if err != nil {
+		return err
+	}
+	for _, l := range limits {
+		// The last block starting at or before the placeholder that is
+		// not a gap, as for tool calls.
+		i, _ := slices.BinarySearchFunc(blocks, l.TS, func(b Block, ts int64) int {
+			if b.StartTime.UnixMilli() > ts {
+				return 1
+			}
+			return -1
+		})
+		for i--; i >= 0 && blocks[i].IsGap; i-- {
+		}
+		if i < 0 || l.TS >= blocks[i].EndTime.UnixMilli() || blocks[i].UsageLimitResetTime != nil {
+			continue
+		}
+		reset := time.UnixMilli(l.Reset).UTC()
+		blocks[i].UsageLimitResetTime = &reset
+	}
+	return nil
 }
 
 // blockTools adds each block's tool calls: those at a time in the block.

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -270,13 +269,14 @@ func TestMigratedStoreReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The schema before the rollups (their migrations are the last two:
-	// 006, and 007, which leaves out the tool calls' lost copies).
+	// The schema before the rollups (version 5: their migrations are
+	// 006, and 007, which leaves out the tool calls' lost copies; 008's
+	// usage limits came after).
 	for _, q := range []string{
 		`DROP TRIGGER request_rollup_add`, `DROP TRIGGER request_rollup_remove`, `DROP TRIGGER request_rollup_update_remove`,
 		`DROP TRIGGER request_rollup_update_add`, `DROP TRIGGER tool_rollup_add`, `DROP TRIGGER tool_rollup_remove`,
 		`DROP TRIGGER tool_rollup_update_remove`, `DROP TRIGGER tool_rollup_update_add`,
-		`DROP TABLE request_rollup`, `DROP TABLE tool_rollup`, `PRAGMA user_version = ` + strconv.Itoa(store.SchemaVersion()-2),
+		`DROP TABLE request_rollup`, `DROP TABLE tool_rollup`, `DROP TABLE usage_limits`, `PRAGMA user_version = 5`,
 		// Not empty, so that this mcpcost's ingest does not take the path
 		// of a first ingest, which would need the rollups.
 		`INSERT INTO files (path, source) VALUES ('/nonexistent/old.jsonl', 'claude')`,
