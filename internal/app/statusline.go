@@ -105,7 +105,7 @@ func (m *Machine) statusStore(ctx context.Context, in usage.StatusInput, tz stri
 	}
 	// The store's stamps are taken before it is read: a write after them
 	// makes the memo stale, never one that holds older figures.
-	key := storeMemo{Version: m.version(), Store: path, Session: in.SessionID, Zone: loc.String(), Stamps: []string{stamp(path), stamp(path + "-wal")}}
+	key := storeMemo{Version: m.version(), Store: path, Session: in.SessionID, Zone: loc.String(), Stamps: storeStamps(path)}
 	memo := ""
 	if cacheDir, err := m.cacheDir(); err == nil && key.Stamps[0] != "" {
 		memo = storeMemoPath(cacheDir, key)
@@ -166,6 +166,16 @@ func (m *Machine) statusStore(ctx context.Context, in usage.StatusInput, tz stri
 		d.Until = d.until(time.Date(t.Year(), t.Month(), t.Day()+1, 0, 0, 0, 0, loc))
 		writeStoreMemo(memo, d)
 	}
+}
+
+// storeStamps are the stamps of the store at path and of its write-ahead
+// log; an empty log, which a reader may create, is as none.
+func storeStamps(path string) []string {
+	wal := ""
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
+		wal = stamp(path + "-wal")
+	}
+	return []string{stamp(path), wal}
 }
 
 // cacheDir is the measurement cache's folder.
