@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,4 +175,52 @@ func TestStatuslineStoreMemo(t *testing.T) {
 func dollarsOf(v float64) string {
 	l := usage.StatusLine{Today: &v}
 	return strings.TrimPrefix(l.Text(), "today ")
+}
+
+// TestStatuslineLockedStore: a store another process holds locked (here
+// in SQLite's exclusive locking mode, which shuts readers out) does not
+// hold the line up: it is printed within its budget without the store's
+// part, which it names as late; the definitions' part is there.
+func TestStatuslineLockedStore(t *testing.T) {
+	home := t.TempDir()
+	project := filepath.Join(home, "p")
+	os.MkdirAll(project, 0o755)
+	dbPath := filepath.Join(home, "usage.db")
+	m := &Machine{Getenv: func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}, CacheDir: filepath.Join(home, "cache", "measurements"), DBPath: dbPath}
+	if _, err := m.Ingest(context.Background(), IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(dbPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, q := range []string{`PRAGMA locking_mode = EXCLUSIVE`, `BEGIN EXCLUSIVE`, `INSERT INTO meta (key, value) VALUES ('locked', x'01')`} {
+		if _, err := conn.ExecContext(context.Background(), q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	var in usage.StatusInput
+	in.SessionID = "s1"
+	in.Workspace.ProjectDir = project
+	done := make(chan *usage.StatusLine, 1)
+	go func() { done <- m.Statusline(context.Background(), StatuslineOptions{Input: in, Budget: 200 * time.Millisecond}) }()
+	select {
+	case l := <-done:
+		if !slices.Contains(l.Late, "store") || l.Today != nil || l.MCPDefinitionTokens == nil {
+			t.Errorf("the line of a locked store: %+v", l)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the status line waits on a locked store")
+	}
 }
