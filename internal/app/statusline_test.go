@@ -214,7 +214,9 @@ func TestStatuslineLockedStore(t *testing.T) {
 	in.SessionID = "s1"
 	in.Workspace.ProjectDir = project
 	done := make(chan *usage.StatusLine, 1)
-	go func() { done <- m.Statusline(context.Background(), StatuslineOptions{Input: in, Budget: 200 * time.Millisecond}) }()
+	go func() {
+		done <- m.Statusline(context.Background(), StatuslineOptions{Input: in, Budget: 200 * time.Millisecond})
+	}()
 	select {
 	case l := <-done:
 		if !slices.Contains(l.Late, "store") || l.Today != nil || l.MCPDefinitionTokens == nil {
