@@ -26,7 +26,8 @@ func init() {
 	})
 }
 
-const serveUsage = `usage: mcpcost serve [--http ADDR [--token-env NAME] [--allow-launch] [--allow-origin ORIGIN]...] [flags]
+const serveUsage = `usage: mcpcost serve [--http ADDR [--token-env NAME] [--allow-launch]
+                     [--allow-origin ORIGIN]...] [flags]
 
 Speak MCP, so that an agent can budget its own context. Over stdio by
 default (what a client's config launches); over Streamable HTTP with
@@ -56,13 +57,13 @@ Over HTTP every request needs "Authorization: Bearer TOKEN". On a
 loopback address without --token-env, mcpcost keeps a token of its own in
 a file only you can read (in your config folder:
 $XDG_CONFIG_HOME/mcpcost/serve-token or the system's equivalent) and
-prints where, never the token; any other address needs --token-env. Whoever has the
-token can read your configs and usage; launching programs or connecting
-to URLs (measure_server, launch: true) is refused unless --allow-launch,
-since it runs commands as you. A request from a browser page (an Origin
-header) is refused unless it comes from the server's own loopback origin
-or one named with --allow-origin. Idle sessions end after 10 minutes, and
-at most 64 are open at once.
+prints where, never the token; any other address needs --token-env.
+Whoever has the token can read your configs and usage; launching programs
+or connecting to URLs (measure_server, launch: true) is refused unless
+--allow-launch, since it runs commands as you. A request from a browser
+page (an Origin header) is refused unless it comes from the server's own
+loopback origin or one named with --allow-origin. Idle sessions end after
+10 minutes, and at most 64 are open at once.
 
 Flags:
   --http ADDR          serve Streamable HTTP on ADDR (such as 127.0.0.1:8765)
