@@ -657,7 +657,7 @@ func TestBadInput(t *testing.T) {
 // mode argument of usage_summary and findings, 2,039 tokens in all; 2,100
 // until the seventh tool, blocks: 251 tokens with its output schema kept
 // to the report's top level, the other six trimmed by their descriptions,
-// 2,290 in all. What is left out of the schemas, such as the lists of
+// 2,286 in all. What is left out of the schemas, such as the lists of
 // required keys, would cost the clients that validate a result.)
 const definitionsBudget = 2350
 
