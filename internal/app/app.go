@@ -113,8 +113,14 @@ func (m *Machine) warnf(format string, a ...any) {
 	}
 }
 
-// flag spells option name as the front end does.
-func (m *Machine) flag(name string) string { return m.FlagPrefix + name }
+// flag spells option name as the front end does: a flag of the command
+// line ("--token-limit"), or an argument of an MCP tool ("token_limit").
+func (m *Machine) flag(name string) string {
+	if m.FlagPrefix == "" {
+		return strings.ReplaceAll(name, "-", "_")
+	}
+	return m.FlagPrefix + name
+}
 
 // system is the machine as the clients see it, from project (a folder;
 // "" for the current one).

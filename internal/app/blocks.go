@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,12 +29,19 @@ type BlocksOptions struct {
 	Active, Recent bool
 	// Order is asc or desc ("" for asc).
 	Order string
+	// SessionLength is a block's length in hours, as ccusage's
+	// --session-length; 0 for five.
+	SessionLength float64
 	// PricesFile is a price table instead of the embedded one.
 	PricesFile string
 	// Machine and User keep one machine's, or one OS user's, requests.
 	Machine, User string
 	Store         StoreOptions
 }
+
+// MaxSessionHours is the longest block BlocksOptions.SessionLength may
+// ask for: a year.
+const MaxSessionHours = 8760
 
 // Blocks reads what is new in the transcripts into the usage store
 // (unless o.Store.NoIngest) and reports Claude Code's billing blocks.
@@ -44,6 +52,12 @@ func (m *Machine) Blocks(ctx context.Context, o BlocksOptions) (rep *usage.Block
 	}
 	if bo.Order != "" && !slices.Contains(usage.Orders, bo.Order) {
 		return nil, nil, optionErrorf("%s must be asc or desc, not %q", m.flag("order"), bo.Order)
+	}
+	if l := o.SessionLength; l != 0 {
+		if !(l*3600 >= 1 && l <= MaxSessionHours) {
+			return nil, nil, optionErrorf("%s must be a number of hours from 0.0003 (a second) to %d, not %v", m.flag("session-length"), MaxSessionHours, l)
+		}
+		bo.Length = time.Duration(math.Round(l*3600e3)) * time.Millisecond
 	}
 	if o.Active && o.Recent {
 		return nil, nil, optionErrorf("%s and %s exclude each other", m.flag("active"), m.flag("recent"))

@@ -91,21 +91,50 @@ func (m *Machine) Statusline(ctx context.Context, o StatuslineOptions) *usage.St
 }
 
 // statusStore fills in today's cost, the active block and the session's
-// MCP result tokens from the store, opened read-only.
+// MCP result tokens: from the store's memo when the store is unchanged
+// since it was written and it has not run out (see storeMemo), else from
+// the store, opened read-only, whose answer is then kept in the memo.
 func (m *Machine) statusStore(ctx context.Context, in usage.StatusInput, tz string, now time.Time, out *usage.StatusLine, mu *sync.Mutex) {
+	path, err := m.StorePath()
+	if err != nil {
+		return
+	}
+	loc, err := m.location(nil, tz)
+	if err != nil {
+		loc = time.UTC
+	}
+	// The store's stamps are taken before it is read: a write after them
+	// makes the memo stale, never one that holds older figures.
+	key := storeMemo{Version: m.version(), Store: path, Session: in.SessionID, Zone: loc.String(), Stamps: storeStamps(path)}
+	memo := ""
+	if cacheDir, err := m.cacheDir(); err == nil && key.Stamps[0] != "" {
+		memo = storeMemoPath(cacheDir, key)
+		if d, ok := readStoreMemo(memo, key, now); ok {
+			mu.Lock()
+			d.fill(out)
+			mu.Unlock()
+			return
+		}
+	}
 	st, _, err := m.openStore(ctx, StoreOptions{NoIngest: true, Local: true})
 	if err != nil {
 		return
 	}
 	defer st.Close()
-	loc, err := m.location(nil, tz)
-	if err != nil {
-		loc = time.UTC
-	}
+	d := key
+	d.At = now
+	whole := true
 	if b, err := usage.ActiveBlock(ctx, st, usage.BlocksOptions{Now: now}); err == nil {
 		mu.Lock()
 		out.Block, out.BlockChecked = b, true
 		mu.Unlock()
+		d.BlockChecked = true
+		if b != nil {
+			end, last := b.EndTime, *b.ActualEndTime
+			d.BlockEnd, d.BlockLast, d.BlockCost = &end, &last, b.CostUSD
+		}
+	} else {
+		whole = false
 	}
 	if in.SessionID != "" {
 		if tools, err := st.SessionTools(ctx, "claude", in.SessionID); err == nil && len(tools) > 0 {
@@ -118,14 +147,126 @@ func (m *Machine) statusStore(ctx context.Context, in usage.StatusInput, tz stri
 			mu.Lock()
 			out.MCPResultTokens = &n
 			mu.Unlock()
+			d.MCPResultTokens = &n
+		} else if err != nil {
+			whole = false
 		}
 	}
-	d := now.In(loc)
-	today := time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, loc)
+	t := now.In(loc)
+	today := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
 	if rep, err := usage.Build(ctx, st, usage.Options{By: "model", Since: today, Location: loc, Now: now}); err == nil && rep.Totals.Cost != nil {
 		mu.Lock()
 		out.Today, out.TodayPartial = rep.Totals.Cost, rep.Totals.CostPartial
 		mu.Unlock()
+		d.Today, d.TodayPartial = rep.Totals.Cost, rep.Totals.CostPartial
+	} else if err != nil {
+		whole = false
+	}
+	if whole && memo != "" && ctx.Err() == nil {
+		d.Until = d.until(time.Date(t.Year(), t.Month(), t.Day()+1, 0, 0, 0, 0, loc))
+		writeStoreMemo(memo, d)
+	}
+}
+
+// storeStamps are the stamps of the store at path and of its write-ahead
+// log; an empty log, which a reader may create, is as none.
+func storeStamps(path string) []string {
+	wal := ""
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
+		wal = stamp(path + "-wal")
+	}
+	return []string{stamp(path), wal}
+}
+
+// cacheDir is the measurement cache's folder.
+func (m *Machine) cacheDir() (string, error) {
+	if m.CacheDir != "" {
+		return m.CacheDir, nil
+	}
+	return audit.DefaultCacheDir(m.getenv)
+}
+
+// storeMemo is the store's part of the status line of one session, kept
+// beside the definitions' memo so that a redraw reads one small file and
+// not the store: what it was worked out from (this build, the store and
+// the stamps of its file and write-ahead log, the session, the zone of
+// "today") and until when it holds without a write to the store (the end
+// of the day, the active block's end or lapse, statusMemoAge at most).
+type storeMemo struct {
+	Version, Store, Session, Zone string
+	Stamps                        []string
+	At, Until                     time.Time
+
+	Today               *float64
+	TodayPartial        bool
+	BlockChecked        bool
+	BlockEnd, BlockLast *time.Time
+	BlockCost           float64
+	MCPResultTokens     *int64
+}
+
+// until is when the memo runs out: the first of midnight, the active
+// block's end and the moment it lapses (a block length after its last
+// request), and statusMemoAge after it was made.
+func (d *storeMemo) until(midnight time.Time) time.Time {
+	u := d.At.Add(statusMemoAge)
+	if midnight.Before(u) {
+		u = midnight
+	}
+	if d.BlockEnd != nil && d.BlockEnd.Before(u) {
+		u = *d.BlockEnd
+	}
+	if d.BlockLast != nil && d.BlockLast.Add(usage.BlockLength).Before(u) {
+		u = d.BlockLast.Add(usage.BlockLength)
+	}
+	return u
+}
+
+// fill puts the memo's figures into out.
+func (d *storeMemo) fill(out *usage.StatusLine) {
+	out.Today, out.TodayPartial, out.BlockChecked, out.MCPResultTokens = d.Today, d.TodayPartial, d.BlockChecked, d.MCPResultTokens
+	if d.BlockEnd != nil {
+		last := *d.BlockLast
+		out.Block = &usage.Block{EndTime: *d.BlockEnd, ActualEndTime: &last, CostUSD: d.BlockCost, IsActive: true}
+	}
+}
+
+func storeMemoPath(cacheDir string, key storeMemo) string {
+	h := sha256.Sum256([]byte(key.Store + "\x00" + key.Session + "\x00" + key.Zone))
+	return filepath.Join(filepath.Dir(cacheDir), "statusline", "store-"+hex.EncodeToString(h[:12])+".json")
+}
+
+// readStoreMemo is the memo at path, when it was made from what key names
+// (the same build, store, stamps, session and zone) and holds at now. As
+// the definitions' memo, it is read only when it is a regular file of at
+// most maxStatusMemo bytes.
+func readStoreMemo(path string, key storeMemo, now time.Time) (storeMemo, bool) {
+	var d storeMemo
+	b, err := clients.OSFS{}.ReadFileMax(path, maxStatusMemo)
+	if err != nil || json.Unmarshal(b, &d) != nil {
+		return d, false
+	}
+	same := d.Version == key.Version && d.Store == key.Store && d.Session == key.Session && d.Zone == key.Zone && slices.Equal(d.Stamps, key.Stamps)
+	if !same || now.Before(d.At) || !now.Before(d.Until) || (d.BlockEnd != nil) != (d.BlockLast != nil) {
+		return d, false
+	}
+	return d, true
+}
+
+// writeStoreMemo keeps d at path, whole or not at all, and removes the
+// memos of sessions untouched for a day.
+func writeStoreMemo(path string, d storeMemo) {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return
+	}
+	writeMemoFile(path, b)
+	dir := filepath.Dir(path)
+	old, _ := filepath.Glob(filepath.Join(dir, "store-*.json"))
+	for _, f := range old {
+		if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > 24*time.Hour {
+			os.Remove(f)
+		}
 	}
 }
 
@@ -139,12 +280,9 @@ func (m *Machine) statusDefinitions(ctx context.Context, in usage.StatusInput, o
 	if project == "" {
 		return
 	}
-	cacheDir := m.CacheDir
-	if cacheDir == "" {
-		var err error
-		if cacheDir, err = audit.DefaultCacheDir(m.getenv); err != nil {
-			return
-		}
+	cacheDir, err := m.cacheDir()
+	if err != nil {
+		return
 	}
 	memo := statusMemoPath(cacheDir, project)
 	d, ok := readStatusMemo(memo, cacheDir, m.now())
@@ -247,7 +385,16 @@ func readStatusMemo(path, cacheDir string, now time.Time) (statusMemo, bool) {
 func writeStatusMemo(path, cacheDir string, d statusMemo) {
 	d.Stamps = stamps(d.Files, cacheDir)
 	b, err := json.Marshal(d)
-	if err != nil || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
+	if err != nil {
+		return
+	}
+	writeMemoFile(path, b)
+}
+
+// writeMemoFile writes b to path through a temporary file and a rename,
+// so that a reader finds the old memo or the new one, never a part.
+func writeMemoFile(path string, b []byte) {
+	if os.MkdirAll(filepath.Dir(path), 0o700) != nil {
 		return
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".memo-*")

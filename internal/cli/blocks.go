@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,7 +22,7 @@ func init() {
 		Name:  "blocks",
 		Short: "Claude Code's 5-hour billing blocks: the active one, its burn rate",
 		Usage: `usage: mcpcost blocks [--active | --recent] [--token-limit N|max]
-                      [--live [--refresh SECONDS]]
+                      [--session-length HOURS] [--live [--refresh SECONDS]]
                       [--days N | --since DATE --until DATE] [--order asc|desc]
                       [--tz ZONE] [--json | --compact] [--db PATH] [--no-ingest]
                       [--store URL] [--machine NAME] [--user NAME]
@@ -36,7 +38,9 @@ hours after the request before it, starts the next one, and such a pause
 is listed as a gap. The block still open at this moment (a request in the
 last five hours, and its five hours not over) is active: its burn rate is
 its tokens a minute and dollars an hour from its first request to its
-last, and its projection what it reaches at that rate by its end. The JSON
+last, and its projection what it reaches at that rate by its end. A block
+in which Claude Code refused a request at the usage limit says when the
+limit resets (usageLimitResetTime, as ccusage reads it). The JSON
 (schema mcpcost.blocks/v1) names the figures as "ccusage blocks --json"
 does, and adds each block's tool calls, MCP calls and MCP result tokens.
 
@@ -47,6 +51,9 @@ Flags:
   --token-limit L  a number of tokens, or max (the most a finished block
                    used): the active block's projection against it, ok,
                    warning (above 80%) or exceeds
+  --session-length H
+                   a block's length in hours (default 5; a decimal number,
+                   as ccusage's --session-length)
   --live           redraw the active block in place every --refresh seconds
                    until interrupted (Ctrl-C); where the output is not a
                    terminal, each refresh is printed after the one before;
@@ -81,6 +88,7 @@ func runBlocks(env *Env, args []string) int {
 	active := f.Bool("active", "")
 	recent := f.Bool("recent", "")
 	tokenLimit := f.String("token-limit", "", "")
+	sessionLength := f.String("session-length", "", "")
 	live := f.Bool("live", "")
 	refresh := f.Int("refresh", 5, "")
 	days := f.Int("days", 0, "")
@@ -121,6 +129,14 @@ func runBlocks(env *Env, args []string) int {
 	if *live && *recent {
 		return usageError(env, "blocks", "--live shows the active block: it excludes --recent")
 	}
+	var hours float64
+	if f.Set("session-length") {
+		h, err := strconv.ParseFloat(strings.TrimSpace(*sessionLength), 64)
+		if err != nil || h == 0 {
+			return usageError(env, "blocks", "--session-length must be a positive number of hours, not %q", *sessionLength)
+		}
+		hours = h
+	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
 	sf.apply(m)
@@ -128,17 +144,18 @@ func runBlocks(env *Env, args []string) int {
 		return failCall(env, "blocks", err)
 	}
 	opts := app.BlocksOptions{
-		Machine:    *sf.machine,
-		User:       *sf.user,
-		Window:     usage.WindowArgs{Days: *days, Since: *since, Until: *until},
-		TZ:         *tz,
-		Mode:       *mode,
-		TokenLimit: *tokenLimit,
-		Active:     *active || *live,
-		Recent:     *recent,
-		Order:      *order,
-		PricesFile: *pricesFile,
-		Store:      app.StoreOptions{NoIngest: *noIngest, Progress: env.Progress()},
+		Machine:       *sf.machine,
+		User:          *sf.user,
+		Window:        usage.WindowArgs{Days: *days, Since: *since, Until: *until},
+		TZ:            *tz,
+		Mode:          *mode,
+		TokenLimit:    *tokenLimit,
+		Active:        *active || *live,
+		Recent:        *recent,
+		Order:         *order,
+		SessionLength: hours,
+		PricesFile:    *pricesFile,
+		Store:         app.StoreOptions{NoIngest: *noIngest, Progress: env.Progress()},
 	}
 	write := func(w io.Writer, rep *usage.BlocksReport) error {
 		switch {

@@ -382,6 +382,7 @@ func TestCanaryWalk(t *testing.T) {
 	run("usage")
 	run("usage", "--json", "--by", "server")
 	run("usage", "--markdown", "--by", "tool")
+	run("blocks", "--json")
 	// push: the password of the shared store's URL, in either form, and
 	// what a push writes there.
 	run("push", "--no-ingest", "--machine", "m", "--store", "postgres://app:"+secret("push-url")+"@127.0.0.1:1/db?sslmode=disable&connect_timeout=5")
@@ -453,6 +454,7 @@ func TestCanaryWalk(t *testing.T) {
 		{"usage_summary", map[string]any{}},
 		{"recent_sessions", map[string]any{}},
 		{"session_tools", map[string]any{}},
+		{"blocks", map[string]any{"token_limit": "max"}},
 	})
 
 	walk()

@@ -261,6 +261,59 @@ func TestSamePathCLIAndMCP(t *testing.T) {
 			t.Errorf("the MCP findings do not read the output limit of the settings: %q", s.Notes)
 		}
 	})
+
+	// The billing blocks, with the clock in the active block: the blocks
+	// tool's result is the report "mcpcost blocks --json" prints, field
+	// for field (the command's ingest stats aside).
+	t.Run("blocks", func(t *testing.T) {
+		blockNow := at.Add(40 * time.Minute)
+		var stdout, stderr bytes.Buffer
+		env := &Env{Stdout: &stdout, Stderr: &stderr, Getenv: getenv, Environ: func() []string { return nil }, Now: func() time.Time { return blockNow }}
+		args := []string{"blocks", "--json", "--db", filepath.Join(root, "cli-blocks.db"), "--token-limit", "5000", "--session-length", "2.5"}
+		if code := Run(env, args); code != ExitOK {
+			t.Fatalf("mcpcost %s: exit %d\n%s", strings.Join(args, " "), code, stderr.String())
+		}
+		var c map[string]any
+		if err := json.Unmarshal(stdout.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		delete(c, "ingest")
+		bo := o
+		bo.Now, bo.DBPath = func() time.Time { return blockNow }, filepath.Join(root, "serve-blocks.db")
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := serve.New(bo).Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs, err := mcp.NewClient(&mcp.Implementation{Name: "crosspath-test", Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			bs.Close()
+			ss.Wait()
+		}()
+		res, err := bs.CallTool(ctx, &mcp.CallToolParams{Name: "blocks", Arguments: map[string]any{"token_limit": 5000, "session_length": 2.5}})
+		if err != nil || res.IsError {
+			t.Fatalf("blocks: %v %+v", err, res)
+		}
+		got, _ := json.Marshal(res.StructuredContent)
+		want, _ := json.Marshal(c)
+		if !bytes.Equal(got, want) {
+			t.Errorf("the command line and the MCP server differ:\ncli:   %s\nserve: %s", want, got)
+		}
+		var rep struct {
+			Blocks []struct {
+				IsActive         bool
+				BurnRate         *struct{ TokensPerMinute float64 }
+				TokenLimitStatus *struct{ Status string }
+			}
+		}
+		json.Unmarshal(got, &rep)
+		if len(rep.Blocks) != 1 || !rep.Blocks[0].IsActive || rep.Blocks[0].BurnRate == nil || rep.Blocks[0].TokenLimitStatus == nil {
+			t.Errorf("not the fake home's active block: %s", got)
+		}
+	})
 }
 
 func intp(p *int) string {

@@ -38,7 +38,10 @@ default (what a client's config launches); over Streamable HTTP with
   measure_server   launch one server (command and args, env) or connect to a
                    URL (headers), and count its tool definitions, per tool
   usage_summary    what past sessions cost, grouped by server, tool, session,
-                   day, model, project, machine or user
+                   day, week, month, model, project, machine, user or
+                   billing block
+  blocks           Claude Code's billing blocks, the active one's burn rate
+                   and projection (as 'mcpcost blocks --json')
   recent_sessions  the latest sessions with their tokens and cost
   session_tools    one session's tools ranked by their result tokens
   findings         what to change: idle servers, oversized or repeated
@@ -59,12 +62,12 @@ loopback address without --token-env, mcpcost keeps a token of its own in
 a file only you can read (in your config folder:
 $XDG_CONFIG_HOME/mcpcost/serve-token or the system's equivalent) and
 prints where, never the token; any other address needs --token-env.
-Whoever has the token can read your configs and usage; launching
-programs or connecting to URLs (measure_server, launch: true) is
-refused unless --allow-launch, since it runs commands as you. A request
-from a browser page (an Origin header) is refused unless it comes from
-the server's own loopback origin or one named with --allow-origin. Idle
-sessions end after 10 minutes, and at most 64 are open at once.
+Whoever has the token can read your configs and usage; launching programs
+or connecting to URLs (measure_server, launch: true) is refused unless
+--allow-launch, since it runs commands as you. A request from a browser
+page (an Origin header) is refused unless it comes from the server's own
+loopback origin or one named with --allow-origin. Idle sessions end after
+10 minutes, and at most 64 are open at once.
 
 Flags:
   --http ADDR          serve Streamable HTTP on ADDR (such as 127.0.0.1:8765)

@@ -30,9 +30,11 @@ the session's MCP result tokens so far.
 
 It never launches a server and never reads transcripts: the usage store is
 opened read-only as the last 'mcpcost usage' (or 'mcpcost serve') left
-it, the measurement cache is only read, and the one file it writes is a
-memo of the definitions' figure beside that cache (kept 10 minutes, so a
-config created meanwhile is seen when it expires). A part that has
+it, the measurement cache is only read, and the files it writes are two
+memos beside that cache: the definitions' figure (kept 10 minutes, so a
+config created meanwhile is seen when it expires) and the store's figures
+of the session (kept while the store is unchanged, 10 minutes at most,
+and not past midnight or the block's end). A part that has
 no answer (no store, no cache) or none within --budget is left out, and
 the line is always printed with status 0, as Claude Code blanks the line
 on any other.

@@ -25,7 +25,7 @@ type auditIn struct {
 	Launch bool   `json:"launch,omitempty" jsonschema:"launch servers not in the measurement cache"`
 	// TrustProject is the user's word for the servers of the project's own
 	// config files that their client has no approval of.
-	TrustProject bool `json:"trust_project,omitempty" jsonschema:"also audit the servers of the project's own config files (a cloned repository's .mcp.json) that their client has not approved; only on the user's explicit request"`
+	TrustProject bool `json:"trust_project,omitempty" jsonschema:"also the project's own configs (a cloned repository's .mcp.json) that their client has not approved; only if the user asks"`
 }
 
 func (in auditIn) subject() string {

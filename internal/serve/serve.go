@@ -1,8 +1,9 @@
 // Package serve is mcpcost as an MCP server, so that an agent can budget its
 // own context: it audits the MCP configs of this machine (audit_config),
 // measures one server (measure_server), reports what past sessions cost
-// (usage_summary, recent_sessions), what one session's tool results put
-// into its context (session_tools) and what to change (findings).
+// (usage_summary, recent_sessions), Claude Code's billing blocks (blocks),
+// what one session's tool results put into its context (session_tools)
+// and what to change (findings).
 //
 // Every tool has an input schema, a structured result with an output schema
 // and a short text rendering. The definitions themselves are kept small (a
@@ -156,6 +157,7 @@ func New(o Options) *mcp.Server {
 	s.addAudit(srv)
 	s.addMeasure(srv)
 	s.addUsage(srv)
+	s.addBlocks(srv)
 	s.addFindings(srv)
 	s.addPrompts(srv)
 	srv.AddReceivingMiddleware(recoverPanics, escapeText, unknownToolAsToolError)
@@ -181,7 +183,7 @@ func unknownToolAsToolError(next mcp.MethodHandler) mcp.MethodHandler {
 
 // toolNames are the tools New registers.
 var toolNames = map[string]bool{
-	toolAudit: true, toolMeasure: true, toolUsage: true, toolSession: true, toolRecent: true, toolFindings: true,
+	toolAudit: true, toolMeasure: true, toolUsage: true, toolSession: true, toolRecent: true, toolFindings: true, toolBlocks: true,
 }
 
 // The tools' names.
@@ -192,6 +194,7 @@ const (
 	toolSession  = "session_tools"
 	toolRecent   = "recent_sessions"
 	toolFindings = "findings"
+	toolBlocks   = "blocks"
 )
 
 func sortedToolNames() []string {

@@ -654,8 +654,13 @@ func TestBadInput(t *testing.T) {
 // definitionsBudget is the most mcpcost's own tool definitions may cost
 // (o200k_base over the canonical JSON of tools/list, methodology 1.0): a
 // tool about context cost must not be a heavy one. (2,000 until the cost
-// mode argument of usage_summary and findings, 2,039 tokens in all.)
-const definitionsBudget = 2100
+// mode argument of usage_summary and findings, 2,039 tokens in all; 2,100
+// until the seventh tool, blocks: 251 tokens with its output schema kept
+// to the report's top level, audit_config's trust_project said shorter
+// and usage_summary's by naming week, month and block, 2,286 in all.
+// Dropping the output schemas' lists of required keys would have saved
+// 261 tokens, and told a client that validates a result less: they stay.)
+const definitionsBudget = 2350
 
 func TestDefinitionsBudget(t *testing.T) {
 	// Measured as "mcpcost measure" and "mcpcost audit" measure any server:

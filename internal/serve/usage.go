@@ -26,7 +26,7 @@ const (
 
 type usageIn struct {
 	Days    int    `json:"days,omitempty" jsonschema:"last N days (up to 36525); default all"`
-	By      string `json:"by,omitempty" jsonschema:"server (default), tool, session, day, model, project, machine or user"`
+	By      string `json:"by,omitempty" jsonschema:"server (default), tool, session, day, week, month, model, project, machine, user or block"`
 	Project string `json:"project,omitempty" jsonschema:"path or folder name"`
 	Machine string `json:"machine,omitempty"`
 	User    string `json:"user,omitempty"`

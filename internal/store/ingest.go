@@ -116,8 +116,9 @@ type fileRow struct {
 // missed or miscounted (2: requests without a request id, lines without a
 // type, API-error placeholders, Codex exit codes and durations; 3: lines
 // copied into a resumed session, the requests of tool calls' lines, and
-// Codex's local_shell_call items) is right.
-const readerVersion = 3
+// Codex's local_shell_call items; 4: Claude Code's usage-limit
+// placeholders) is right.
+const readerVersion = 4
 
 // job is one file to read.
 type job struct {
@@ -652,7 +653,7 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 				cwd = rec.Cwd
 			}
 			s.addTools(b, j.file.Source, no, rec, hashes)
-			if rec.Request != nil || rec.Compaction != nil || rec.Cwd != "" {
+			if rec.Request != nil || rec.Compaction != nil || rec.Cwd != "" || rec.LimitReset != 0 {
 				b.recs = append(b.recs, lineRec{no, rec})
 			}
 			for i := range rec.More {

@@ -424,6 +424,32 @@ func (s *Store) Compactions(ctx context.Context, f Filter) ([]SessionCount, erro
 	return out, rows.Err()
 }
 
+// A UsageLimit is a placeholder of a request refused at the usage limit:
+// its time and when the limit resets, in Unix milliseconds.
+type UsageLimit struct {
+	TS, Reset int64
+}
+
+// UsageLimits lists the usage-limit placeholders of f's period and source,
+// in time order (then file and line).
+func (s *Store) UsageLimits(ctx context.Context, f Filter) ([]UsageLimit, error) {
+	where, args := f.where("ts")
+	rows, err := s.db.QueryContext(ctx, `SELECT ts, reset_ts FROM usage_limits`+where+` ORDER BY ts, file_id, line`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading usage limits: %w", err)
+	}
+	defer rows.Close()
+	var out []UsageLimit
+	for rows.Next() {
+		var l UsageLimit
+		if err := rows.Scan(&l.TS, &l.Reset); err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
 // A ToolUse sums the calls of one tool in one session.
 type ToolUse struct {
 	Server       string // "" for a built-in tool

@@ -338,6 +338,7 @@ func (w *writer) clearFile(tx *sql.Tx, id int64) error {
 	for _, q := range []string{
 		`DELETE FROM requests WHERE file_id = ?`,
 		`DELETE FROM compactions WHERE file_id = ?`,
+		`DELETE FROM usage_limits WHERE file_id = ?`,
 		`UPDATE tool_calls SET agent_id = NULL, sidechain = NULL, name = NULL, tool = NULL, server = NULL, plugin = NULL, builtin = NULL,
 			call_ts = NULL, args_hash = NULL, call_file_id = NULL, call_line = NULL,
 			message_id = NULL, request_id = NULL, dedup_session = NULL, copied = copied & ~1 WHERE call_file_id = ?`,
@@ -452,6 +453,14 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 	for _, lr := range b.recs {
 		rec := lr.rec
 		t := rec.Time.UnixMilli()
+		if rec.LimitReset != 0 {
+			if err := w.writeLimit(tx, fileID, b, lr); err != nil {
+				return 0, 0, err
+			}
+			if rec.Request == nil && rec.Compaction == nil {
+				continue // a placeholder alone: no part of its session's span
+			}
+		}
 		if rec.Copied {
 			sp.note(rec.SessionID, rec.Cwd) // its time counts where it is kept (see Sessions)
 		} else {
@@ -537,6 +546,13 @@ func (w *writer) writeCompaction(tx *sql.Tx, fileID int64, b *batch, lr lineRec)
 	}
 	_, err := w.exec(tx, `INSERT OR IGNORE INTO compactions (source, session_id, agent_id, file_id, line, ts, trigger, pre_tokens, copied) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		string(b.job.file.Source), rec.SessionID, rec.AgentID, fileID, lr.line, rec.Time.UnixMilli(), c.Trigger, c.PreTokens, rec.Copied)
+	return err
+}
+
+// writeLimit stores the usage-limit placeholder a line is.
+func (w *writer) writeLimit(tx *sql.Tx, fileID int64, b *batch, lr lineRec) error {
+	_, err := w.exec(tx, `INSERT OR IGNORE INTO usage_limits (source, session_id, file_id, line, ts, reset_ts) VALUES (?, ?, ?, ?, ?, ?)`,
+		string(b.job.file.Source), lr.rec.SessionID, fileID, lr.line, lr.rec.Time.UnixMilli(), lr.rec.LimitReset)
 	return err
 }
 

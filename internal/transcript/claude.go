@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -470,7 +471,13 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 		}
 		rec.Compaction = c
 	}
-	if rec.Request == nil && rec.Calls == nil && rec.Results == nil && rec.Compaction == nil {
+	// A placeholder for a request refused at the usage limit marks its
+	// billing block where ccusage counts it as an entry: with usage, on a
+	// line it reads.
+	if l.IsAPIError && l.Message != nil && l.Message.Usage != nil && ccusageValid(line, &l) {
+		rec.LimitReset = limitReset(l.Message.Content)
+	}
+	if rec.Request == nil && rec.Calls == nil && rec.Results == nil && rec.Compaction == nil && rec.LimitReset == 0 {
 		if skipped {
 			return &Record{UsageSkipped: true}, nil
 		}
@@ -552,6 +559,48 @@ func syntheticError(l *claudeLine) bool {
 		zero = zero && s.WebSearch == 0 && s.WebFetch == 0
 	}
 	return zero
+}
+
+// limitPhrase starts the text of Claude Code's placeholder for a request
+// refused at the usage limit: "Claude AI usage limit reached|<epoch>".
+var limitPhrase = []byte("Claude AI usage limit reached")
+
+// maxLimitReset is the latest reset a placeholder may name, in seconds:
+// its milliseconds fit in 64 bits (as ccusage reads it).
+const maxLimitReset = math.MaxInt64 / 1000
+
+// limitReset reads the reset time of a usage-limit placeholder from its
+// message's content, as ccusage 20 does: in the content's JSON as written
+// (escapes not decoded), after the first "Claude AI usage limit reached",
+// the digits right after the first "|" are the reset's Unix seconds.
+// It returns the reset in Unix milliseconds, or 0 for none (no phrase, no
+// digits, 0, or past maxLimitReset).
+func limitReset(content []byte) int64 {
+	i := bytes.Index(content, limitPhrase)
+	if i < 0 {
+		return 0
+	}
+	rest := content[i+len(limitPhrase):]
+	j := bytes.IndexByte(rest, '|')
+	if j < 0 {
+		return 0
+	}
+	var secs int64
+	n := 0
+	for _, c := range rest[j+1:] {
+		if c < '0' || c > '9' {
+			break
+		}
+		if secs > (maxLimitReset-int64(c-'0'))/10 {
+			return 0
+		}
+		secs = secs*10 + int64(c-'0')
+		n++
+	}
+	if n == 0 || secs == 0 {
+		return 0
+	}
+	return secs * 1000
 }
 
 // toolResults reads the tool_result blocks of a message's content, their

@@ -36,11 +36,14 @@ func TestClaudeLinesAsCcusageCounts(t *testing.T) {
 		calls    int
 		session  string // the line's own sessionId
 		noRecord bool
+		// limitReset is the reset a usage-limit placeholder names, in Unix
+		// milliseconds: its record carries that alone.
+		limitReset int64
 	}{
 		{name: "no type", line: typeless, request: true, total: 1240, calls: 1, session: "s-old"},
 		{name: "user line with usage", line: userWithUsage, request: true, total: 12, session: "s-old"},
 		{name: "API error placeholder", line: apiError, noRecord: true},
-		{name: "usage limit placeholder", line: limitReached, noRecord: true},
+		{name: "usage limit placeholder", line: limitReached, limitReset: 1759334400000},
 		{name: "gateway", line: gateway, request: true, total: 120, session: "s-gw"},
 	}
 	for _, tt := range tests {
@@ -53,6 +56,12 @@ func TestClaudeLinesAsCcusageCounts(t *testing.T) {
 			if tt.noRecord {
 				if rec != nil {
 					t.Fatalf("record %+v, want none", rec)
+				}
+				return
+			}
+			if tt.limitReset != 0 {
+				if rec == nil || rec.Request != nil || rec.LimitReset != tt.limitReset || rec.Calls != nil || rec.Results != nil {
+					t.Fatalf("record %+v, want a usage limit resetting at %d alone", rec, tt.limitReset)
 				}
 				return
 			}

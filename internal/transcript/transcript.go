@@ -195,6 +195,10 @@ type Record struct {
 	// because ccusage does not count it (see ClaudeParser). A line with
 	// nothing else gives a Record with only this set.
 	UsageSkipped bool `json:"usageSkipped,omitempty"`
+	// LimitReset is when Claude's usage limit resets (Unix milliseconds),
+	// on Claude Code's placeholder for a request refused at the limit
+	// ("Claude AI usage limit reached|<epoch>"); 0 on any other line.
+	LimitReset int64 `json:"limitReset,omitempty"`
 }
 
 // A Parser turns a transcript's lines into records, in file order.

@@ -494,11 +494,16 @@ func TestLineError(t *testing.T) {
 func FuzzClaudeLine(f *testing.F) {
 	seed(f, "testdata/claude.jsonl")
 	addBoundaryClaudeLines(f)
+	// A placeholder for a request refused at the usage limit.
+	f.Add([]byte(`{"type":"assistant","sessionId":"s1","timestamp":"2026-11-20T10:00:00.000Z","isApiErrorMessage":true,"message":{"id":"e","model":"<synthetic>","usage":{"input_tokens":0,"output_tokens":0},"content":[{"type":"text","text":"Claude AI usage limit reached|9223372036854775"}]}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		p := &transcript.ClaudeParser{}
 		rec, err := p.ParseLine(line)
 		if err != nil && rec != nil {
 			t.Fatal("a record and an error")
+		}
+		if rec != nil && (rec.LimitReset < 0 || rec.LimitReset%1000 != 0) {
+			t.Fatalf("a usage limit's reset of %d ms", rec.LimitReset)
 		}
 	})
 }

@@ -19,6 +19,9 @@ const BlocksSchema = "mcpcost.blocks/v1"
 // usage: five hours.
 const BlockLength = 5 * time.Hour
 
+// MaxBlockLength is the longest block BlocksOptions.Length may ask for.
+const MaxBlockLength = 8760 * time.Hour
+
 // BlockWarning is the share of a token limit above which a block's
 // projection is a warning (ccusage's 80%).
 const BlockWarning = 0.8
@@ -101,6 +104,11 @@ type Block struct {
 	BurnRate         *BurnRate         `json:"burnRate"`
 	Projection       *Projection       `json:"projection"`
 	TokenLimitStatus *TokenLimitStatus `json:"tokenLimitStatus,omitempty"`
+	// UsageLimitResetTime is when Claude's usage limit that a request of
+	// the block ran into resets, as Claude Code's placeholder for it says
+	// ("Claude AI usage limit reached|<epoch>"); the first in the block,
+	// as ccusage reports it.
+	UsageLimitResetTime *time.Time `json:"usageLimitResetTime,omitempty"`
 	// What ccusage does not report: tokens by kind (cache writes by
 	// lifetime), and the block's tool calls and their results' tokens,
 	// and those of MCP servers.
@@ -120,17 +128,20 @@ const ccTime = "2006-01-02T15:04:05.000Z"
 // ("2026-11-03T13:00:00.000Z").
 func (b Block) MarshalJSON() ([]byte, error) {
 	type plain Block
-	var actual *string
-	if b.ActualEndTime != nil {
-		s := b.ActualEndTime.UTC().Format(ccTime)
-		actual = &s
+	ms := func(t *time.Time) *string {
+		if t == nil {
+			return nil
+		}
+		s := t.UTC().Format(ccTime)
+		return &s
 	}
 	return json.Marshal(struct {
 		plain
-		StartTime     string  `json:"startTime"`
-		EndTime       string  `json:"endTime"`
-		ActualEndTime *string `json:"actualEndTime"`
-	}{plain(b), b.StartTime.UTC().Format(ccTime), b.EndTime.UTC().Format(ccTime), actual})
+		StartTime           string  `json:"startTime"`
+		EndTime             string  `json:"endTime"`
+		ActualEndTime       *string `json:"actualEndTime"`
+		UsageLimitResetTime *string `json:"usageLimitResetTime,omitempty"`
+	}{plain(b), b.StartTime.UTC().Format(ccTime), b.EndTime.UTC().Format(ccTime), ms(b.ActualEndTime), ms(b.UsageLimitResetTime)})
 }
 
 // BlockTokens are a block's tokens as ccusage names them.
@@ -198,8 +209,8 @@ func Blocks(ctx context.Context, st *store.Store, o BlocksOptions) (*BlocksRepor
 	if o.Length == 0 {
 		o.Length = BlockLength
 	}
-	if o.Length < time.Minute || o.Length > 24*time.Hour {
-		return nil, fmt.Errorf("a block's length must be from a minute to 24 hours, not %s", o.Length)
+	if o.Length < time.Second || o.Length > MaxBlockLength {
+		return nil, fmt.Errorf("a block's length must be from a second to a year, not %s", o.Length)
 	}
 	if o.TokenLimit < 0 {
 		return nil, fmt.Errorf("a token limit must be positive, not %d", o.TokenLimit)
@@ -213,6 +224,7 @@ func Blocks(ctx context.Context, st *store.Store, o BlocksOptions) (*BlocksRepor
 		LengthHours: o.Length.Hours(),
 		ActiveOnly:  o.Active,
 		Blocks:      []Block{},
+		Unpriced:    []string{},
 		loc:         o.Location,
 	}
 	who := store.Filter{Source: "claude", Machine: o.Machine, User: o.User}
@@ -220,9 +232,14 @@ func Blocks(ctx context.Context, st *store.Store, o BlocksOptions) (*BlocksRepor
 	if err != nil {
 		return nil, err
 	}
-	r.Unpriced = unpriced
+	if unpriced != nil { // a list is [] when empty, never null
+		r.Unpriced = unpriced
+	}
 	blocks := drawBlocks(entries, o.Length, o.Now)
 	if err := blockTools(ctx, st, who, blocks); err != nil {
+		return nil, err
+	}
+	if err := blockLimits(ctx, st, blocks, time.Time{}); err != nil {
 		return nil, err
 	}
 	// The limit: the one given, or the most a finished block used.
@@ -334,9 +351,10 @@ func ActiveBlock(ctx context.Context, st *store.Store, o BlocksOptions) (*Block,
 		}
 		blocks := drawBlocks(entries, o.Length, o.Now)
 		var last *Block
+		li := 0
 		for i := len(blocks) - 1; i >= 0 && last == nil; i-- {
 			if !blocks[i].IsGap {
-				last = &blocks[i]
+				last, li = &blocks[i], i
 			}
 		}
 		exact := all || last == nil
@@ -355,6 +373,9 @@ func ActiveBlock(ctx context.Context, st *store.Store, o BlocksOptions) (*Block,
 		}
 		if last == nil || !last.IsActive {
 			return nil, nil
+		}
+		if err := blockLimits(ctx, st, blocks[li:li+1], last.StartTime); err != nil {
+			return nil, err
 		}
 		last.BurnRate = burnRate(last)
 		last.Projection = project(last, o.Now)
@@ -472,6 +493,39 @@ func project(b *Block, now time.Time) *Projection {
 		TotalCost:        math.Round(cost*100) / 100,
 		RemainingMinutes: int64(math.Round(left)),
 	}
+}
+
+// blockLimits marks each block with the reset time of the first usage-limit
+// placeholder at a time in it (from since; zero for all), as ccusage marks
+// the block of its first such entry. A placeholder is no request of
+// mcpcost's: one after the end of every block (where ccusage would start a
+// block with it) marks none.
+func blockLimits(ctx context.Context, st *store.Store, blocks []Block, since time.Time) error {
+	if len(blocks) == 0 {
+		return nil
+	}
+	limits, err := st.UsageLimits(ctx, store.Filter{Source: "claude", Since: since})
+	if err != nil {
+		return err
+	}
+	for _, l := range limits {
+		// The last block starting at or before the placeholder that is
+		// not a gap, as for tool calls.
+		i, _ := slices.BinarySearchFunc(blocks, l.TS, func(b Block, ts int64) int {
+			if b.StartTime.UnixMilli() > ts {
+				return 1
+			}
+			return -1
+		})
+		for i--; i >= 0 && blocks[i].IsGap; i-- {
+		}
+		if i < 0 || l.TS >= blocks[i].EndTime.UnixMilli() || blocks[i].UsageLimitResetTime != nil {
+			continue
+		}
+		reset := time.UnixMilli(l.Reset).UTC()
+		blocks[i].UsageLimitResetTime = &reset
+	}
+	return nil
 }
 
 // blockTools adds each block's tool calls that f keeps: those at a time

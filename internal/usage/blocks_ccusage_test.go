@@ -5,12 +5,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,12 +37,13 @@ type ccusageBlock struct {
 		CacheCreationInputTokens int64 `json:"cacheCreationInputTokens"`
 		CacheReadInputTokens     int64 `json:"cacheReadInputTokens"`
 	} `json:"tokenCounts"`
-	TotalTokens      int64                   `json:"totalTokens"`
-	CostUSD          float64                 `json:"costUSD"`
-	Models           []string                `json:"models"`
-	BurnRate         *usage.BurnRate         `json:"burnRate"`
-	Projection       *usage.Projection       `json:"projection"`
-	TokenLimitStatus *usage.TokenLimitStatus `json:"tokenLimitStatus"`
+	TotalTokens         int64                   `json:"totalTokens"`
+	CostUSD             float64                 `json:"costUSD"`
+	Models              []string                `json:"models"`
+	BurnRate            *usage.BurnRate         `json:"burnRate"`
+	Projection          *usage.Projection       `json:"projection"`
+	TokenLimitStatus    *usage.TokenLimitStatus `json:"tokenLimitStatus"`
+	UsageLimitResetTime *string                 `json:"usageLimitResetTime"`
 }
 
 // blocksTree writes two days of Claude Code sessions ending some hours
@@ -67,14 +70,96 @@ func blocksTree(t *testing.T, now time.Time) (st *store.Store, home, dbPath stri
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	if _, err := s.Ingest(context.Background(), store.IngestOptions{
-		ClaudeRoots: []string{filepath.Join(home, ".claude", "projects")},
-		CodexRoots:  []string{filepath.Join(home, ".codex", "sessions")},
-		Count:       token.O200k().Count,
-	}); err != nil {
+	ingest := func() {
+		t.Helper()
+		if _, err := s.Ingest(context.Background(), store.IngestOptions{
+			ClaudeRoots: []string{filepath.Join(home, ".claude", "projects")},
+			CodexRoots:  []string{filepath.Join(home, ".codex", "sessions")},
+			Count:       token.O200k().Count,
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ingest()
+	limitLines(t, s, home, now)
+	ingest()
+	return s, home, dbPath
+}
+
+// limitLines writes, into a session of its own, Claude Code's placeholders
+// for requests refused at the usage limit ("Claude AI usage limit
+// reached|<epoch>"), between the first two requests of blocks of the
+// tree: in the oldest, two that mark it (the first in time, written
+// second, names the later reset); in the next, shapes that mark nothing
+// (no isApiErrorMessage, "|0", letters after the "|", a phrase whose
+// digits come after a second one); in the third, a content that is one
+// string and one whose digits are in the next block; in the active block,
+// a reset two hours from now.
+func limitLines(t *testing.T, s *store.Store, home string, now time.Time) {
+	t.Helper()
+	rep, err := usage.Blocks(context.Background(), s, usage.BlocksOptions{Now: now, Location: time.UTC})
+	if err != nil {
 		t.Fatal(err)
 	}
-	return s, home, dbPath
+	var times []int64
+	for x, err := range s.Requests(context.Background(), store.Filter{Source: "claude", Order: store.ByIdentity}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		times = append(times, x.TS)
+	}
+	slices.Sort(times)
+	// Where a placeholder goes in each block: a second after its first
+	// request, when the next comes 20 seconds later or more.
+	var at []time.Time
+	var active time.Time
+	for _, b := range rep.Blocks {
+		var in []int64
+		for _, ts := range times {
+			if !b.IsGap && ts >= b.StartTime.UnixMilli() && ts < b.EndTime.UnixMilli() && (len(in) == 0 || ts != in[len(in)-1]) {
+				in = append(in, ts)
+			}
+		}
+		if len(in) < 2 || in[1]-in[0] < 20_000 {
+			continue
+		}
+		if b.IsActive {
+			active = time.UnixMilli(in[0] + 1000)
+		} else {
+			at = append(at, time.UnixMilli(in[0]+1000))
+		}
+	}
+	if len(at) < 3 || active.IsZero() {
+		t.Fatalf("%d finished blocks and no active one (%v) to mark", len(at), active)
+	}
+	var b strings.Builder
+	n := 0
+	line := func(ts time.Time, flag, content string) {
+		n++
+		fmt.Fprintf(&b, `{"type":"assistant","cwd":"/home/u/limits","sessionId":"usage-limits","version":"2.1.97","timestamp":%q%s,`+
+			`"message":{"id":"limit-%d","model":"<synthetic>","role":"assistant","content":%s,`+
+			`"usage":{"input_tokens":0,"output_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}},"uuid":"l%d"}`+"\n",
+			ts.UTC().Format("2006-01-02T15:04:05.000Z"), flag, n, content, n)
+	}
+	api := `,"isApiErrorMessage":true`
+	text := func(s string) string { return `[{"type":"text","text":"` + s + `"}]` }
+	reset := func(ts time.Time, h int) int64 { return ts.Add(time.Duration(h) * time.Hour).Unix() }
+	line(at[0].Add(2*time.Second), api, text(fmt.Sprintf("Claude AI usage limit reached|%d", reset(at[0], 1))))
+	line(at[0], api, text(fmt.Sprintf("Claude AI usage limit reached|%d", reset(at[0], 3))))
+	line(at[1], "", text(fmt.Sprintf("Claude AI usage limit reached|%d", reset(at[1], 3))))
+	line(at[1].Add(time.Second), api, text("Claude AI usage limit reached|0"))
+	line(at[1].Add(2*time.Second), api, text(fmt.Sprintf("Claude AI usage limit reached|abc|%d", reset(at[1], 3))))
+	line(at[1].Add(3*time.Second), api, fmt.Sprintf(`[{"type":"text","text":"Claude AI usage limit reached|soon"},{"type":"text","text":"Claude AI usage limit reached|%d"}]`, reset(at[1], 3)))
+	line(at[2], api, fmt.Sprintf(`"Claude AI usage limit reached|%d"`, reset(at[2], 4)))
+	line(at[2].Add(time.Second), api, fmt.Sprintf(`[{"type":"text","text":"Claude AI usage limit reached"},{"type":"text","text":"|%d"}]`, reset(at[2], 5)))
+	line(active, api, text(fmt.Sprintf("Claude AI usage limit reached|%d", now.Add(2*time.Hour).Unix())))
+	dir := filepath.Join(home, ".claude", "projects", "-home-u-limits")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "usage-limits.jsonl"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // collapsedRequests are the requests that ccusage's blocks report (as its
@@ -141,6 +226,9 @@ func TestAgainstCcusageBlocks(t *testing.T) {
 	if active == nil || active.Projection == nil || len(all) < 6 || !slices.ContainsFunc(all, func(b ccusageBlock) bool { return b.IsGap }) {
 		t.Fatalf("the tree has no active block, no gap or few blocks: %d blocks", len(all))
 	}
+	if marked := len(slices.DeleteFunc(slices.Clone(all), func(b ccusageBlock) bool { return b.UsageLimitResetTime == nil })); marked != 3 || active.UsageLimitResetTime == nil {
+		t.Fatalf("ccusage marks %d blocks with a usage limit's reset, want 3 (the active one among them)", marked)
+	}
 	// A limit that the projection comes within 80% to 100% of: a warning.
 	warn := strconv.FormatInt(int64(float64(active.Projection.TotalTokens)/0.9), 10)
 	since := now.AddDate(0, 0, -1).UTC()
@@ -158,6 +246,9 @@ func TestAgainstCcusageBlocks(t *testing.T) {
 		{"recent-desc", usage.BlocksOptions{Recent: true, Order: "desc"}, []string{"--recent", "--order", "desc"}},
 		{"since", usage.BlocksOptions{Since: time.Date(since.Year(), since.Month(), since.Day(), 0, 0, 0, 0, time.UTC)}, []string{"--since", since.Format("20060102")}},
 		{"calculate", usage.BlocksOptions{Mode: "calculate"}, []string{"--mode", "calculate"}},
+		{"session-length-2.5", usage.BlocksOptions{Length: 150 * time.Minute, TokenLimitMax: true}, []string{"--session-length", "2.5", "--token-limit", "max"}},
+		{"session-length-1", usage.BlocksOptions{Length: time.Hour}, []string{"--session-length", "1"}},
+		{"session-length-7", usage.BlocksOptions{Length: 7 * time.Hour, Recent: true}, []string{"--session-length", "7", "--recent"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var want []ccusageBlock
@@ -173,6 +264,12 @@ func TestAgainstCcusageBlocks(t *testing.T) {
 			if len(rep.Blocks) != len(want) || len(want) == 0 {
 				t.Fatalf("%d blocks, ccusage has %d", len(rep.Blocks), len(want))
 			}
+			skipped := 0
+			defer func() {
+				if skipped > len(want)/4 {
+					t.Errorf("%d of %d blocks left out", skipped, len(want))
+				}
+			}()
 			for i, w := range want {
 				g := rep.Blocks[i]
 				js, _ := json.Marshal(g)
@@ -193,6 +290,14 @@ func TestAgainstCcusageBlocks(t *testing.T) {
 						less = true
 					}
 				}
+				if less && tc.o.Length != 0 {
+					// Blocks shorter or longer than five hours can part a
+					// gateway's copies of one message: which copy
+					// ccusage then keeps is not the rule above. Such a
+					// block is left out of these cases.
+					skipped++
+					continue
+				}
 				if less {
 					gc.CostUSD, gc.Models = w.CostUSD, w.Models // checked by the daily report's test
 				}
@@ -206,8 +311,8 @@ func TestAgainstCcusageBlocks(t *testing.T) {
 				}
 				if gc.ID != w.ID || gc.StartTime != w.StartTime || gc.EndTime != w.EndTime || !equalPtr(gc.ActualEndTime, w.ActualEndTime) ||
 					gc.IsActive != w.IsActive || gc.IsGap != w.IsGap || gc.Entries != w.Entries || gc.TokenCounts != w.TokenCounts ||
-					gc.TotalTokens != w.TotalTokens || !slices.Equal(gc.Models, w.Models) {
-					t.Errorf("block %d:\n got %s\nwant %+v", i, js, w)
+					gc.TotalTokens != w.TotalTokens || !slices.Equal(gc.Models, w.Models) || !equalPtr(gc.UsageLimitResetTime, w.UsageLimitResetTime) {
+					t.Errorf("block %d:\n got %s\nwant %+v (actual end %v)", i, js, w, *w.ActualEndTime)
 					continue
 				}
 				if math.Abs(gc.CostUSD-w.CostUSD) > 0.005*w.CostUSD {

@@ -149,5 +149,8 @@ func (r *BlocksReport) activeLines(a *Block, loc *time.Location) []string {
 		}
 		lines = append(lines, l)
 	}
+	if t := a.UsageLimitResetTime; t != nil {
+		lines = append(lines, "Usage limit reached: it resets at "+t.In(loc).Format("2006-01-02 15:04"))
+	}
 	return lines
 }

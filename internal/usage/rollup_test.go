@@ -271,21 +271,21 @@ func TestMigratedStoreReports(t *testing.T) {
 	}
 	// The schema before the rollups (their migrations are 006, and 007,
 	// which leaves out the tool calls' lost copies; 008, machines and
-	// pushes, is undone first).
+	// pushes, and 009, usage limits, are undone first).
 	var undo008 []string
 	for _, tbl := range []string{"requests", "tool_calls", "sessions", "compactions"} {
 		undo008 = append(undo008, `DROP TRIGGER push_dirty_`+tbl, `DROP TRIGGER push_drop_`+tbl,
 			`ALTER TABLE `+tbl+` DROP COLUMN machine`, `ALTER TABLE `+tbl+` DROP COLUMN os_user`)
 	}
 	undo008 = append(undo008, `DROP TRIGGER push_rekey_requests`, `DROP TABLE push_dirty`, `DROP TABLE push_state`)
-	if store.SchemaVersion() != 8 {
+	if store.SchemaVersion() != 9 {
 		t.Fatalf("schema version %d: undo the migrations after 007 here too", store.SchemaVersion())
 	}
 	for _, q := range append(undo008, []string{
 		`DROP TRIGGER request_rollup_add`, `DROP TRIGGER request_rollup_remove`, `DROP TRIGGER request_rollup_update_remove`,
 		`DROP TRIGGER request_rollup_update_add`, `DROP TRIGGER tool_rollup_add`, `DROP TRIGGER tool_rollup_remove`,
 		`DROP TRIGGER tool_rollup_update_remove`, `DROP TRIGGER tool_rollup_update_add`,
-		`DROP TABLE request_rollup`, `DROP TABLE tool_rollup`, `PRAGMA user_version = 5`,
+		`DROP TABLE request_rollup`, `DROP TABLE tool_rollup`, `DROP TABLE usage_limits`, `PRAGMA user_version = 5`,
 		// Not empty, so that this mcpcost's ingest does not take the path
 		// of a first ingest, which would need the rollups.
 		`INSERT INTO files (path, source) VALUES ('/nonexistent/old.jsonl', 'claude')`,

@@ -353,9 +353,14 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Report, error) {
 	if !o.Until.IsZero() {
 		r.Until = o.Until.In(o.Location).Format(time.RFC3339)
 	}
-	sessions, err := loadSessions(ctx, st)
-	if err != nil {
-		return nil, err
+	// The sessions' projects and spans name the rows by session alone:
+	// the other reports do not read them.
+	var sessions map[string]sessionInfo
+	if o.By == "session" {
+		var err error
+		if sessions, err = loadSessions(ctx, st); err != nil {
+			return nil, err
+		}
 	}
 	if err := usageRows(ctx, st, o, r, sessions); err != nil {
 		return nil, err

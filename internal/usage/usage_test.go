@@ -526,8 +526,8 @@ func TestBlocksGolden(t *testing.T) {
 	}{
 		{usage.BlocksOptions{Mode: "guess"}, `unknown mode "guess"`},
 		{usage.BlocksOptions{Order: "up"}, `unknown order "up"`},
-		{usage.BlocksOptions{Length: time.Second}, "from a minute to 24 hours"},
-		{usage.BlocksOptions{Length: 25 * time.Hour}, "from a minute to 24 hours"},
+		{usage.BlocksOptions{Length: time.Millisecond}, "from a second to a year"},
+		{usage.BlocksOptions{Length: usage.MaxBlockLength + time.Hour}, "from a second to a year"},
 		{usage.BlocksOptions{TokenLimit: -1}, "positive"},
 	} {
 		if _, err := usage.Blocks(context.Background(), s, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
