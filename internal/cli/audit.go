@@ -85,11 +85,12 @@ Flags:
                          tool and part follows the report
   --max-increase N       with --baseline, exit 1 when a session (a file, with
                          --config or against a baseline without sessions)
-                         got more than N tokens per request heavier, or whenever the
-                         increase could not be established (a server measured
-                         in the baseline and not now, an added server that
-                         cannot be measured, a config missing or new, another
-                         methodology): every reason is listed
+                         got more than N tokens per request heavier, or
+                         whenever the increase could not be established (a
+                         server measured in the baseline and not now, an
+                         added server that cannot be measured, a config
+                         missing or new, another methodology): every reason
+                         is listed
   --json                 print JSON (schema mcpcost.audit/v2)
   --markdown             print Markdown, for a pull-request comment
   --refresh              measure again, ignoring the cache

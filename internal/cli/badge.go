@@ -28,7 +28,9 @@ measure --json', or an audit JSON (one badge per config, or --config PATH
 to pick one).
 
 With no --shields or --svg, the shields.io endpoint JSON is printed:
-  {"schemaVersion":1,"label":"context cost","message":"2,378 tokens","color":"green","cacheSeconds":3600}
+  {"schemaVersion":1,"label":"context cost","message":"2,378 tokens",
+   "color":"green","cacheSeconds":3600}
+(on one line).
 
 Flags:
   --shields FILE   write the shields.io endpoint JSON to FILE (- for stdout);

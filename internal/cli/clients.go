@@ -21,16 +21,18 @@ func init() {
 	})
 }
 
-const clientsUsage = `usage: mcpcost clients [--client NAME]... [--config PATH]... [--project DIR] [--all] [--json]
+const clientsUsage = `usage: mcpcost clients [--client NAME]... [--config PATH]... [--project DIR]
+                       [--all] [--json]
 
 Lists the MCP client configuration files found on this machine (for this
 OS, the home folder and the project folder; with --all every place each
-client keeps one, whether a file is there or not), and the servers in each file as the client reads them:
-name, transport, the launch with secrets removed, and status (enabled,
-disabled and by which switch, overridden by a higher-precedence entry,
-needing approval (a project's own server its client would not start yet,
-and how to approve it), needing input that only the client can prompt for, or a problem with the
-entry), with the client's per-tool filter when it has one. For each client
+client keeps one, whether a file is there or not), and the servers in each
+file as the client reads them: name, transport, the launch with secrets
+removed, and status (enabled, disabled and by which switch, overridden by
+a higher-precedence entry, needing approval (a project's own server its
+client would not start yet, and how to approve it), needing input that
+only the client can prompt for, or a problem with the entry), with the
+client's per-tool filter when it has one. For each client
 it also says whether tool definitions load up front or are deferred
 (Claude Code's tool search, read from the shell and its settings files),
 and its known limits.

@@ -36,12 +36,15 @@ headers: names sent with dummy values; remote: true without a url is listed,
 not measured.
 
 Written in DIR:
-  results/NAME/measurement.json   verifiable by 'mcpcost verify' and mcp-context-cost
-  badges/NAME.json, NAME.svg      shields.io endpoint JSON and a self-contained SVG
-  leaderboard.md, leaderboard.csv measured servers by tokens, then those not measured
-  history.csv                     date,server,tokens,toolCount,status,isolation (upserted)
-  servers/NAME.html, NAME.md      a page per server
-  index.html                      the dashboard
+  results/NAME/measurement.json    verifiable by 'mcpcost verify' and
+                                   mcp-context-cost
+  badges/NAME.json, NAME.svg       shields.io endpoint JSON and an SVG
+  leaderboard.md, leaderboard.csv  measured servers by tokens, then those
+                                   not measured
+  history.csv                      date,server,tokens,toolCount,status,
+                                   isolation (upserted)
+  servers/NAME.html, NAME.md       a page per server
+  index.html                       the dashboard
 
 When at least 5 previously measured servers fail now, and they are at least
 half of those that can be compared, the sweep is a harness fault: nothing
@@ -55,7 +58,8 @@ Flags:
   --date YYYY-MM-DD      history's day (default today, UTC)
   --shards N --shard-index K
                          measure the servers whose name falls in shard K of N
-                         (FNV-1a of the name modulo N: stable as servers come and go)
+                         (FNV-1a of the name modulo N: stable as servers
+                         come and go)
   --isolate MODE         none (default), sandbox (Linux namespaces by unshare:
                          a root of its own with the system folders read-only,
                          the fresh HOME and working folder and the server's

@@ -28,9 +28,9 @@ func init() {
                      [--claude-dir DIR]... [--codex-dir DIR]...
                      [--copilot-dir DIR]... [--goose-dir DIR]...
 
-Reads what is new in Claude Code, Codex, GitHub Copilot CLI and Goose transcripts into mcpcost's usage
-store, then reports from the store, over all of its history unless told
-otherwise.
+Reads what is new in Claude Code, Codex, GitHub Copilot CLI and Goose
+transcripts into mcpcost's usage store, then reports from the store, over
+all of its history unless told otherwise.
 
 Transcripts are read from ~/.claude/projects and ~/.config/claude/projects
 (or from each folder of CLAUDE_CONFIG_DIR, comma-separated), and from
