@@ -65,7 +65,7 @@ func (m *Machine) Push(ctx context.Context, o PushOptions) (*PushResult, error) 
 	if _, err := mm.machineName(); err != nil {
 		return nil, err
 	}
-	st, _, err := mm.openStore(ctx, StoreOptions{NoIngest: o.NoIngest, Progress: o.Progress, Local: true})
+	st, _, err := mm.openStore(ctx, StoreOptions{NoIngest: o.NoIngest, Progress: o.Progress, Local: true, Write: true})
 	if err != nil {
 		return nil, err
 	}

@@ -295,7 +295,8 @@ func (m *Machine) ingest(ctx context.Context, st *store.Store, path string, o In
 
 // StoreOptions say how a query reaches the usage store.
 type StoreOptions struct {
-	// NoIngest queries the store as it is: opened read-only, it writes
+	// NoIngest queries the store as it is: opened read-only (unless
+	// Write), it writes
 	// nothing (it answers on a full disk or from a folder it may not
 	// write), and a store that does not exist is a *NoStoreError. With a
 	// shared store, nothing is read or pushed: the reports read the shared
@@ -310,6 +311,10 @@ type StoreOptions struct {
 	// Local opens the local store whatever Machine.Store names (the
 	// status line, which never waits on the network; a push).
 	Local bool
+	// Write opens the local store writable even with NoIngest: a push
+	// records in it what it sent, so that the next one sends only what
+	// changed.
+	Write bool
 }
 
 // openStore opens the usage store for a query, after an ingest unless
@@ -347,7 +352,11 @@ func (m *Machine) openLocal(ctx context.Context, o StoreOptions) (st *store.Stor
 		if _, err := os.Stat(path); err != nil {
 			return nil, nil, &NoStoreError{Path: path, Err: err}
 		}
-		st, err := store.OpenReadOnly(path)
+		open := store.OpenReadOnly
+		if o.Write {
+			open = store.Open
+		}
+		st, err := open(path)
 		if err != nil {
 			return nil, nil, err
 		}
