@@ -296,11 +296,10 @@ func (m *Machine) ingest(ctx context.Context, st *store.Store, path string, o In
 // StoreOptions say how a query reaches the usage store.
 type StoreOptions struct {
 	// NoIngest queries the store as it is: opened read-only (unless
-	// Write), it writes
-	// nothing (it answers on a full disk or from a folder it may not
-	// write), and a store that does not exist is a *NoStoreError. With a
-	// shared store, nothing is read or pushed: the reports read the shared
-	// store as it stands.
+	// Write), it writes nothing (it answers on a full disk or from a
+	// folder it may not write), and a store that does not exist is a
+	// *NoStoreError. With a shared store, nothing is read or pushed: the
+	// reports read the shared store as it stands.
 	NoIngest bool
 	// Progress is told of the ingest's files read.
 	Progress Progress
