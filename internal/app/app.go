@@ -74,6 +74,12 @@ type Machine struct {
 	// RedactProjects pushes project paths as keyed hashes (see
 	// [PushOptions.RedactProjects]).
 	RedactProjects bool
+	// GeminiDirs are Gemini CLI's folders (~/.gemini); none for its own
+	// (GEMINI_DATA_DIR, else ~/.gemini).
+	GeminiDirs []string
+	// OpencodeDirs are opencode's folders; none for its own
+	// (OPENCODE_DATA_DIR, else ~/.local/share/opencode).
+	OpencodeDirs []string
 }
 
 func (m *Machine) getenv(name string) string {
@@ -237,7 +243,9 @@ func (m *Machine) CheckInputs() error {
 		dirs       []string
 	}{{"claude-dir", "Claude Code's folder (~/.claude, or its projects folder)", m.ClaudeDirs}, {"codex-dir", "Codex's folder (~/.codex, or its sessions folder)", m.CodexDirs},
 		{"copilot-dir", "GitHub Copilot CLI's folder (~/.copilot, or its session-state folder)", m.CopilotDirs},
-		{"goose-dir", "Goose's folder (GOOSE_PATH_ROOT, or the sessions folder that holds sessions.db)", m.GooseDirs}} {
+		{"goose-dir", "Goose's folder (GOOSE_PATH_ROOT, or the sessions folder that holds sessions.db)", m.GooseDirs},
+		{"gemini-dir", "Gemini CLI's folder (~/.gemini, or GEMINI_DATA_DIR)", m.GeminiDirs},
+		{"opencode-dir", "opencode's folder (~/.local/share/opencode, or OPENCODE_DATA_DIR)", m.OpencodeDirs}} {
 		for _, dir := range d.dirs {
 			fi, err := os.Stat(dir)
 			switch {

@@ -72,7 +72,7 @@ func TestOptionErrors(t *testing.T) {
 		m.DBPath = filepath.Join(t.TempDir(), "never.db")
 		for _, o := range []UsageOptions{
 			{By: "color", Source: "all"},
-			{By: "server", Source: "gemini"},
+			{By: "server", Source: "cursor"},
 			{By: "server", Source: "all", Mode: "guess"},
 			{By: "server", Source: "all", SplitAgents: true},
 			{By: "server", Source: "all", TZ: "Mars/Olympus"},

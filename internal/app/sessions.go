@@ -58,7 +58,7 @@ func findSession(ctx context.Context, st *store.Store, want string) (src, id, pr
 		return last.Source, last.ID, last.Project, err
 	}
 	source, rest, hasSource := strings.Cut(want, ":")
-	if !hasSource || (source != "claude" && source != "codex" && source != "copilot" && source != "goose") {
+	if !hasSource || (source != "claude" && source != "codex" && source != "copilot" && source != "goose" && source != "gemini" && source != "opencode") {
 		source, rest = "", want
 	}
 	hits, err := st.SessionsByID(ctx, source, rest, 3)

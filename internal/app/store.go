@@ -161,6 +161,24 @@ func (m *Machine) GooseRoots() []string {
 	return roots
 }
 
+// GeminiRoots are the Gemini CLI folders chats are read from: GeminiDirs,
+// or GEMINI_DATA_DIR, or ~/.gemini.
+func (m *Machine) GeminiRoots() []string {
+	if len(m.GeminiDirs) > 0 {
+		return m.GeminiDirs
+	}
+	return clients.GeminiTranscriptDirs(clients.System{Home: m.home(), Getenv: m.getenv})
+}
+
+// OpencodeRoots are the opencode folders sessions are read from:
+// OpencodeDirs, or OPENCODE_DATA_DIR, or ~/.local/share/opencode.
+func (m *Machine) OpencodeRoots() []string {
+	if len(m.OpencodeDirs) > 0 {
+		return m.OpencodeDirs
+	}
+	return clients.OpencodeTranscriptDirs(clients.System{Home: m.home(), Getenv: m.getenv})
+}
+
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
@@ -205,6 +223,10 @@ type IngestOptions struct {
 	// GooseRoots are, when Roots is set, Goose's folders as they are
 	// read, in place of [Machine.GooseRoots].
 	GooseRoots []string
+	// GeminiRoots and OpencodeRoots are, when Roots is set, the Gemini CLI
+	// and opencode folders as they are read, in place of
+	// [Machine.GeminiRoots] and [Machine.OpencodeRoots].
+	GeminiRoots, OpencodeRoots []string
 	// Progress is told of the files read; nil for none.
 	Progress Progress
 	// Now stamps the read; nil for the store's clock.
@@ -271,21 +293,25 @@ func limitHeap(limit int64) (restore func()) {
 
 func (m *Machine) ingest(ctx context.Context, st *store.Store, path string, o IngestOptions) (*IngestStats, error) {
 	defer limitHeap(ingestHeap)()
-	var claude, codex, copilot, goose []string
+	var claude, codex, copilot, goose, gemini, opencode []string
 	if o.Roots != nil {
 		claude, codex, copilot, goose = o.Roots[0], o.Roots[1], o.CopilotRoots, o.GooseRoots
+		gemini, opencode = o.GeminiRoots, o.OpencodeRoots
 	} else {
 		claude, codex = m.TranscriptRoots()
 		copilot, goose = m.CopilotRoots(), m.GooseRoots()
+		gemini, opencode = m.GeminiRoots(), m.OpencodeRoots()
 	}
 	stats, err := st.Ingest(ctx, store.IngestOptions{
-		ClaudeRoots:  claude,
-		CodexRoots:   codex,
-		CopilotRoots: copilot,
-		GooseRoots:   goose,
-		Count:        token.O200k().Count,
-		Progress:     o.Progress.ingestSteps(),
-		Now:          o.Now,
+		ClaudeRoots:   claude,
+		CodexRoots:    codex,
+		CopilotRoots:  copilot,
+		GooseRoots:    goose,
+		GeminiRoots:   gemini,
+		OpencodeRoots: opencode,
+		Count:         token.O200k().Count,
+		Progress:      o.Progress.ingestSteps(),
+		Now:           o.Now,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reading transcripts into %s: %w", path, err)

@@ -54,9 +54,9 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 		return nil, nil, err
 	}
 	switch uo.Source {
-	case "claude", "codex", "copilot", "goose", "all":
+	case "claude", "codex", "copilot", "goose", "gemini", "opencode", "all":
 	default:
-		return nil, nil, optionErrorf("%s must be claude, codex, copilot, goose or all, not %q", m.flag("source"), uo.Source)
+		return nil, nil, optionErrorf("%s must be claude, codex, copilot, goose, gemini, opencode or all, not %q", m.flag("source"), uo.Source)
 	}
 	valid := false
 	for _, d := range usage.Dimensions {

@@ -29,6 +29,7 @@ func init() {
                       [--redact-projects]
                       [--prices FILE] [--mode auto|calculate|display]
                       [--claude-dir DIR]... [--codex-dir DIR]...
+                      [--gemini-dir DIR]... [--opencode-dir DIR]...
 
 Reads what is new in Claude Code's transcripts into mcpcost's usage store,
 as 'mcpcost usage' does, then draws the 5-hour billing blocks as ccusage's
@@ -78,7 +79,10 @@ Flags:
   --claude-dir DIR Claude Code folder (a config folder or its projects/);
                    repeatable
   --codex-dir DIR  Codex folder, read into the store as 'mcpcost usage' reads
-                   it (Codex has no blocks); repeatable`,
+                   it (Codex has no blocks); repeatable
+  --gemini-dir DIR Gemini CLI folder, read likewise (no blocks); repeatable
+  --opencode-dir DIR
+                   opencode folder, read likewise (no blocks); repeatable`,
 		Run: runBlocks,
 	})
 }
@@ -105,6 +109,8 @@ func runBlocks(env *Env, args []string) int {
 	mode := f.String("mode", "auto", "")
 	claudeDirs := f.Strings("claude-dir", "")
 	codexDirs := f.Strings("codex-dir", "")
+	geminiDirs := f.Strings("gemini-dir", "")
+	opencodeDirs := f.Strings("opencode-dir", "")
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
 		return ExitError
@@ -140,6 +146,7 @@ func runBlocks(env *Env, args []string) int {
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
 	sf.apply(m)
+	m.GeminiDirs, m.OpencodeDirs = *geminiDirs, *opencodeDirs
 	if err := m.CheckInputs(); err != nil {
 		return failCall(env, "blocks", err)
 	}

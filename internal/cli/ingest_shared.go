@@ -24,6 +24,7 @@ type runtimeFlags struct {
 	claudeDirs, codexDirs       *[]string
 	copilotDirs, gooseDirs      *[]string
 	store                       *storeFlags
+	geminiDirs, opencodeDirs    *[]string
 	configs, clientsWant        *[]string
 	idleMin, resultAvg, outLim  *int
 	repeatMin, toolTokens       *int
@@ -50,6 +51,8 @@ func addRuntimeFlags(f *flags) *runtimeFlags {
 		copilotDirs:  f.Strings("copilot-dir", ""),
 		gooseDirs:    f.Strings("goose-dir", ""),
 		store:        addStoreFlags(f),
+		geminiDirs:   f.Strings("gemini-dir", ""),
+		opencodeDirs: f.Strings("opencode-dir", ""),
 		configs:      f.Strings("config", ""),
 		clientsWant:  f.Strings("client", ""),
 		idleMin:      f.Int("idle-min-requests", d.IdleMinRequests, ""),
@@ -84,6 +87,10 @@ const runtimeFlagsUsage = `Window and data:
   --codex-dir DIR        Codex folder; repeatable
   --copilot-dir DIR      GitHub Copilot CLI folder (COPILOT_HOME); repeatable
   --goose-dir DIR        Goose folder (GOOSE_PATH_ROOT); repeatable
+  --gemini-dir DIR       Gemini CLI folder (default GEMINI_DATA_DIR or
+                         ~/.gemini); repeatable
+  --opencode-dir DIR     opencode folder (default OPENCODE_DATA_DIR or
+                         ~/.local/share/opencode); repeatable
   --prices FILE          a price table: mcpcost's format or LiteLLM's JSON
                          (see 'mcpcost help prices')
   --mode M               how a request's cost is found, as for 'mcpcost usage':
@@ -140,6 +147,7 @@ func compute(env *Env, cmd string, f *flags, rf *runtimeFlags) (out *app.Finding
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *rf.dbPath, *rf.claudeDirs, *rf.codexDirs
 	m.CopilotDirs, m.GooseDirs = *rf.copilotDirs, *rf.gooseDirs
 	rf.store.apply(m)
+	m.GeminiDirs, m.OpencodeDirs = *rf.geminiDirs, *rf.opencodeDirs
 	if err := m.CheckInputs(); err != nil {
 		return nil, failCall(env, cmd, err), false
 	}

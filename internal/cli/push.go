@@ -67,6 +67,9 @@ Flags:
   --codex-dir DIR  Codex folder to ingest from; repeatable
   --copilot-dir DIR  GitHub Copilot CLI folder to ingest from; repeatable
   --goose-dir DIR  Goose folder to ingest from; repeatable
+  --gemini-dir DIR Gemini CLI folder to ingest from; repeatable
+  --opencode-dir DIR
+                   opencode folder to ingest from; repeatable
   --json           the result as JSON (schema mcpcost.push/v1: schema, store,
                    machine, user, rows sent, added, updated, dropped)`,
 		Run: runPush,
@@ -84,6 +87,8 @@ func runPush(env *Env, args []string) int {
 	codexDirs := f.Strings("codex-dir", "")
 	copilotDirs := f.Strings("copilot-dir", "")
 	gooseDirs := f.Strings("goose-dir", "")
+	geminiDirs := f.Strings("gemini-dir", "")
+	opencodeDirs := f.Strings("opencode-dir", "")
 	asJSON := f.Bool("json", "")
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
@@ -95,6 +100,7 @@ func runPush(env *Env, args []string) int {
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
 	m.CopilotDirs, m.GooseDirs = *copilotDirs, *gooseDirs
+	m.GeminiDirs, m.OpencodeDirs = *geminiDirs, *opencodeDirs
 	if err := m.CheckInputs(); err != nil {
 		return fail(env, err)
 	}

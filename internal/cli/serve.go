@@ -92,6 +92,10 @@ Flags:
   --codex-dir DIR      Codex folder (repeatable)
   --copilot-dir DIR    GitHub Copilot CLI folder (repeatable)
   --goose-dir DIR      Goose folder (repeatable)
+  --gemini-dir DIR     Gemini CLI folder (repeatable; default GEMINI_DATA_DIR or
+                       ~/.gemini)
+  --opencode-dir DIR   opencode folder (repeatable; default OPENCODE_DATA_DIR or
+                       ~/.local/share/opencode)
 
 Exit status: 0 when the client closed the connection (or on an interrupt),
 2 on a usage error or when the address cannot be served.`
@@ -113,6 +117,8 @@ func runServe(env *Env, args []string) int {
 	codexDirs := f.Strings("codex-dir", "")
 	copilotDirs := f.Strings("copilot-dir", "")
 	gooseDirs := f.Strings("goose-dir", "")
+	geminiDirs := f.Strings("gemini-dir", "")
+	opencodeDirs := f.Strings("opencode-dir", "")
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
 		return ExitError
@@ -142,6 +148,7 @@ func runServe(env *Env, args []string) int {
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
 	m.CopilotDirs, m.GooseDirs = *copilotDirs, *gooseDirs
 	m.Store, m.MachineName, m.RedactProjects = *storeName, *machineName, *redactProjects
+	m.GeminiDirs, m.OpencodeDirs = *geminiDirs, *opencodeDirs
 	if err := m.CheckInputs(); err != nil {
 		return failCall(env, "serve", err)
 	}
@@ -169,6 +176,8 @@ func runServe(env *Env, args []string) int {
 		CodexRoots:     codex,
 		CopilotRoots:   m.CopilotRoots(),
 		GooseRoots:     m.GooseRoots(),
+		GeminiRoots:    m.GeminiRoots(),
+		OpencodeRoots:  m.OpencodeRoots(),
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -18,8 +18,8 @@ func init() {
                           |machine|user] [--split-agents]
                      [--days N | --last N | --since DATE --until DATE]
                      [--start-of-week DAY] [--breakdown] [--order asc|desc]
-                     [--project PATH] [--source claude|codex|copilot|goose|all]
-                     [--tz ZONE]
+                     [--project PATH] [--tz ZONE]
+                     [--source claude|codex|copilot|goose|gemini|opencode|all]
                      [--json | --markdown | --csv | --compact]
                      [--store URL] [--machine NAME] [--user NAME]
                      [--redact-projects] [--db PATH] [--no-ingest]
@@ -27,18 +27,23 @@ func init() {
                      [--mode auto|calculate|display]
                      [--claude-dir DIR]... [--codex-dir DIR]...
                      [--copilot-dir DIR]... [--goose-dir DIR]...
+                     [--gemini-dir DIR]... [--opencode-dir DIR]...
 
-Reads what is new in Claude Code, Codex, GitHub Copilot CLI and Goose
-transcripts into mcpcost's usage store, then reports from the store, over
-all of its history unless told otherwise.
+Reads what is new in Claude Code, Codex, GitHub Copilot CLI, Goose, Gemini
+CLI and opencode transcripts into mcpcost's usage store, then reports from
+the store, over all of its history unless told otherwise.
 
 Transcripts are read from ~/.claude/projects and ~/.config/claude/projects
 (or from each folder of CLAUDE_CONFIG_DIR, comma-separated), and from
 $CODEX_HOME/sessions (default ~/.codex/sessions) and archived_sessions, and
 from $COPILOT_HOME/session-state/<session>/events.jsonl (default
-~/.copilot), and from Goose's sessions.db ($GOOSE_PATH_ROOT/data/sessions,
+~/.copilot), from Goose's sessions.db ($GOOSE_PATH_ROOT/data/sessions,
 default ~/.local/share/goose/sessions), which is read through a copy, never
-opened in place, and read again whole when it changed. Only
+opened in place, and read again whole when it changed, from Gemini CLI's
+chats in tmp/<project>/chats/ under each folder of GEMINI_DATA_DIR
+(comma-separated; default ~/.gemini), and from opencode's storage/ tree and
+opencode.db in OPENCODE_DATA_DIR (default $XDG_DATA_HOME/opencode or
+~/.local/share/opencode). Only
 bytes not read before are read: the first run reads everything, later runs
 only what the agents wrote since. The store keeps history that the agents
 delete (Claude Code keeps 30 days by default).
@@ -106,8 +111,8 @@ Flags:
   --since DATE     from DATE (YYYY-MM-DD, YYYYMMDD or RFC 3339)
   --until DATE     to DATE, inclusive for a day; after --since
   --project P      one project: its full path or its folder's name
-  --source S       claude, codex, copilot (GitHub Copilot CLI), goose or
-                   all (default)
+  --source S       claude, codex, copilot (GitHub Copilot CLI), goose,
+                   gemini (Gemini CLI), opencode or all (default)
   --tz ZONE        time zone for days and dates (default: $TZ, else the
                    system's zone, named as /etc/localtime names it)
   --json           the report as JSON (schema mcpcost.usage/v1)
@@ -135,6 +140,10 @@ Flags:
                    session-state/); repeatable
   --goose-dir DIR  Goose folder (GOOSE_PATH_ROOT, or the folder holding
                    sessions.db); repeatable
+  --gemini-dir DIR Gemini CLI folder (GEMINI_DATA_DIR, ~/.gemini); repeatable
+  --opencode-dir DIR
+                   opencode folder (OPENCODE_DATA_DIR, ~/.local/share/opencode);
+                   repeatable
 
 Costs use the embedded price table (dated, sources named; 'mcpcost prices'
 prints it); a model missing from it is shown as unpriced (null in JSON),
@@ -171,6 +180,8 @@ func runUsage(env *Env, args []string) int {
 	codexDirs := f.Strings("codex-dir", "")
 	copilotDirs := f.Strings("copilot-dir", "")
 	gooseDirs := f.Strings("goose-dir", "")
+	geminiDirs := f.Strings("gemini-dir", "")
+	opencodeDirs := f.Strings("opencode-dir", "")
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
 		return ExitError
@@ -185,6 +196,7 @@ func runUsage(env *Env, args []string) int {
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
 	m.CopilotDirs, m.GooseDirs = *copilotDirs, *gooseDirs
 	sf.apply(m)
+	m.GeminiDirs, m.OpencodeDirs = *geminiDirs, *opencodeDirs
 	if err := m.CheckInputs(); err != nil {
 		return failCall(env, "usage", err)
 	}

@@ -2,6 +2,7 @@ package clients
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -373,4 +374,17 @@ func settleGemini(sys *System, configs []Config) []Config {
 		}
 	}
 	return configs
+}
+
+// GeminiTranscriptDirs are the folders Gemini CLI records its chats
+// under (in tmp/<project>/chats/): GEMINI_DATA_DIR (a comma-separated
+// list, as ccusage reads it), else ~/.gemini.
+func GeminiTranscriptDirs(sys System) []string {
+	if v := sys.getenv("GEMINI_DATA_DIR"); v != "" {
+		return splitList(v)
+	}
+	if sys.Home == "" {
+		return nil
+	}
+	return []string{filepath.Join(sys.Home, ".gemini")}
 }

@@ -2,6 +2,7 @@ package clients
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -217,4 +218,21 @@ func (f *ToolFilter) touches(server string) bool {
 		}
 	}
 	return false
+}
+
+// OpencodeTranscriptDirs are the folders opencode keeps its sessions in
+// (storage/ and opencode.db): OPENCODE_DATA_DIR (comma-separated, as
+// ccusage reads it), else $XDG_DATA_HOME/opencode, else
+// ~/.local/share/opencode.
+func OpencodeTranscriptDirs(sys System) []string {
+	if v := sys.getenv("OPENCODE_DATA_DIR"); v != "" {
+		return splitList(v)
+	}
+	if x := sys.getenv("XDG_DATA_HOME"); x != "" {
+		return []string{filepath.Join(x, "opencode")}
+	}
+	if sys.Home == "" {
+		return nil
+	}
+	return []string{filepath.Join(sys.Home, ".local", "share", "opencode")}
 }

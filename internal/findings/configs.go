@@ -22,7 +22,7 @@ type ConfigUse struct {
 	LowerBound    bool   `json:"lowerBound"`
 	Posture       string `json:"posture"`
 	// Source is the transcripts this client writes ("claude", "codex",
-	// "copilot", "goose"),
+	// "copilot", "goose", "gemini", "opencode"),
 	// empty for a client whose transcripts mcpcost does not read.
 	Source string `json:"source,omitempty"`
 	// AppliesTo words which sessions the config applied to.
@@ -82,6 +82,10 @@ func sourceOf(client string) string {
 		return "copilot"
 	case clients.Goose:
 		return "goose"
+	case clients.Gemini:
+		return "gemini"
+	case clients.Opencode:
+		return "opencode"
 	}
 	return ""
 }

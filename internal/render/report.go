@@ -160,6 +160,10 @@ func agentName(source string) string {
 		return "GitHub Copilot CLI"
 	case "goose":
 		return "Goose"
+	case "gemini":
+		return "Gemini CLI"
+	case "opencode":
+		return "opencode"
 	}
 	return source
 }

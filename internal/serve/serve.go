@@ -79,6 +79,9 @@ type Options struct {
 	CopilotRoots []string
 	// GooseRoots are Goose's sessions folders (sessions.db).
 	GooseRoots []string
+	// GeminiRoots and OpencodeRoots are the Gemini CLI and opencode folders
+	// read into the store.
+	GeminiRoots, OpencodeRoots []string
 	// IngestInterval is the least time between two reads of the
 	// transcripts; 0 for 30 seconds.
 	IngestInterval time.Duration

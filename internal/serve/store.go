@@ -92,11 +92,13 @@ func (l *lazyStore) ingest(done chan struct{}) {
 
 func (l *lazyStore) read() (*app.IngestStats, error) {
 	return l.m.Sync(context.Background(), app.IngestOptions{
-		Roots:        &[2][]string{l.o.ClaudeRoots, l.o.CodexRoots},
-		CopilotRoots: l.o.CopilotRoots,
-		GooseRoots:   l.o.GooseRoots,
-		Progress:     l.sink.send,
-		Now:          l.o.Now,
+		Roots:         &[2][]string{l.o.ClaudeRoots, l.o.CodexRoots},
+		CopilotRoots:  l.o.CopilotRoots,
+		GooseRoots:    l.o.GooseRoots,
+		GeminiRoots:   l.o.GeminiRoots,
+		OpencodeRoots: l.o.OpencodeRoots,
+		Progress:      l.sink.send,
+		Now:           l.o.Now,
 	})
 }
 

@@ -34,6 +34,11 @@ type IngestOptions struct {
 	// GooseRoots are Goose's sessions folders, which hold its sessions.db
 	// (~/.local/share/goose/sessions).
 	GooseRoots []string
+	// GeminiRoots are Gemini CLI folders (~/.gemini, GEMINI_DATA_DIR).
+	GeminiRoots []string
+	// OpencodeRoots are opencode folders (~/.local/share/opencode,
+	// OPENCODE_DATA_DIR).
+	OpencodeRoots []string
 	// Count counts a tool result's tokens (o200k_base). Required.
 	Count func(string) int
 	// Workers read and count files in parallel; 0 means one per CPU.
@@ -221,6 +226,12 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 	goose, err := transcript.DiscoverGoose(o.GooseRoots)
 	st.warnEach(o.MaxWarnings, "listing Goose databases: ", err)
 	files = append(files, goose...)
+	gemini, err := transcript.DiscoverGemini(o.GeminiRoots)
+	st.warnEach(o.MaxWarnings, "listing Gemini CLI chats: ", err)
+	files = append(files, gemini...)
+	opencode, err := transcript.DiscoverOpencode(o.OpencodeRoots)
+	st.warnEach(o.MaxWarnings, "listing opencode sessions: ", err)
+	files = append(files, opencode...)
 	st.Files = len(files)
 
 	owner := "unleased"
@@ -270,7 +281,7 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 					if row.mtime == j.mtime {
 						continue
 					}
-				} else if bytes.Equal(edgeHash(f.Path, row.offset), row.edgeHash) {
+				} else if bytes.Equal(changeHash(f, row.offset), row.edgeHash) {
 					continue
 				} else {
 					j.rewritten = true
@@ -537,6 +548,10 @@ var testOnlyBeforeRead = func(path string) {}
 // read reads one file from where it was left, sending batches.
 func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *batch) {
 	testOnlyBeforeRead(j.file.Path)
+	if j.file.Source == transcript.Gemini || j.file.Source == transcript.Opencode {
+		s.readWhole(ctx, j, o, out)
+		return
+	}
 	var f interface {
 		io.Reader
 		io.ReaderAt
@@ -697,6 +712,12 @@ func (s *Store) parseLine(p transcript.Parser, line []byte, count func(string) i
 	if err != nil || rec == nil {
 		return nil, nil, err
 	}
+	return rec, s.finishRecord(rec, count), nil
+}
+
+// finishRecord counts a record's tool results' tokens and hashes its
+// calls' arguments, dropping the texts and the arguments.
+func (s *Store) finishRecord(rec *transcript.Record, count func(string) int) (hashes [][]byte) {
 	for i := range rec.Results {
 		rec.Results[i].Count(count)
 		rec.Results[i].Texts = nil
@@ -708,7 +729,7 @@ func (s *Store) parseLine(p transcript.Parser, line []byte, count func(string) i
 			rec.Calls[i].Args = nil
 		}
 	}
-	return rec, hashes, nil
+	return hashes
 }
 
 // panicError words a recovered panic. Only a runtime error's message is

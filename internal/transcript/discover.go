@@ -50,6 +50,8 @@ func NewParser(f File, state []byte) (Parser, error) {
 		return p, nil
 	case Goose:
 		return &GooseParser{}, nil
+	case Gemini:
+		return &GeminiParser{SessionID: f.SessionID}, nil
 	}
 	return nil, errors.New("unknown transcript source " + string(f.Source))
 }
@@ -149,6 +151,38 @@ func DiscoverCopilot(roots []string) ([]File, error) {
 			return
 		}
 		files = append(files, File{Path: path, Source: Copilot, SessionID: parts[0]})
+	})
+	return files, err
+}
+
+// GeminiDepth bounds the walk of a Gemini CLI folder (~/.gemini):
+// tmp/<project>/chats/<session>/<file>.jsonl.
+const GeminiDepth = 5
+
+// DiscoverGemini lists the chat files under Gemini CLI folders (like
+// ~/.gemini, or $GEMINI_DATA_DIR): tmp/<project>/chats/*.json and
+// *.jsonl, and chats/<session>/*.jsonl, following links as
+// DiscoverClaude does. Only tmp/ is entered at the top, and in a project
+// only chats/ (logs.json and checkpoints, which hold no usage, are left).
+func DiscoverGemini(roots []string) ([]File, error) {
+	var files []File
+	enter := func(depth int, name string) bool {
+		switch depth {
+		case 1:
+			return name == "tmp"
+		case 3:
+			return name == "chats"
+		}
+		return depth < GeminiDepth
+	}
+	match := func(name string) bool { return strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".jsonl") }
+	err := walkRootsFor(roots, enter, match, func(root, path string) {
+		rel, _ := filepath.Rel(root, path)
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		if len(parts) < 4 || parts[2] != "chats" {
+			return
+		}
+		files = append(files, File{Path: path, Source: Gemini, SessionID: GeminiSession(path)})
 	})
 	return files, err
 }

@@ -1,7 +1,11 @@
 // Package transcript reads the session transcripts that agents write as
 // JSON Lines: Claude Code (~/.claude/projects/<project>/<session>.jsonl and
 // its sub-agent files) and OpenAI Codex (~/.codex/sessions/YYYY/MM/DD/
-// rollout-*.jsonl).
+// rollout-*.jsonl), and, read whole each time they change, Gemini CLI's
+// chats (~/.gemini/tmp/<project>/chats/session-*.json or .jsonl: see
+// ReadGemini) and opencode's messages, parts and database
+// (~/.local/share/opencode/storage/, opencode.db: see ReadOpencodeFile and
+// ReadOpencodeDB).
 //
 // Reading is streaming, one line at a time, from any byte offset: a caller
 // that remembers how far it got reads only the new bytes next time. A final
@@ -39,7 +43,9 @@ const (
 	// Copilot is GitHub Copilot CLI.
 	Copilot Source = "copilot"
 	// Goose is Block's Goose, whose sessions are in a SQLite database.
-	Goose Source = "goose"
+	Goose    Source = "goose"
+	Gemini   Source = "gemini"
+	Opencode Source = "opencode"
 )
 
 // Usage is the token usage of one model request, as the agent recorded it.

@@ -222,7 +222,8 @@ func (r *Report) period() string {
 }
 
 func (r *Report) summary() []string {
-	src := map[string]string{"all": "Claude Code and Codex", "claude": "Claude Code", "codex": "Codex", "copilot": "GitHub Copilot CLI", "goose": "Goose"}[r.Source]
+	src := map[string]string{"all": "Claude Code and Codex", "claude": "Claude Code", "codex": "Codex", "copilot": "GitHub Copilot CLI", "goose": "Goose",
+		"gemini": "Gemini CLI", "opencode": "opencode"}[r.Source]
 	if src == "" {
 		src = r.Source
 	}

@@ -50,7 +50,7 @@ type Options struct {
 	// Project keeps one project: its full path or its folder's name.
 	Project string
 	// Source is a transcript source ("claude", "codex", "copilot",
-	// "goose") or "all" (or "").
+	// "goose", "gemini", "opencode") or "all" (or "").
 	Source string
 	// Machine and User keep the rows one machine, or one OS user, read
 	// into the store (a shared store's; a local store's are its own

@@ -1,0 +1,175 @@
+package store
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpcost/mcpcost/internal/token"
+)
+
+// geminiTree copies the transcript package's Gemini CLI fixtures (files
+// shaped as Gemini CLI writes them) into a fresh folder.
+func geminiTree(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join("..", "transcript", "testdata", "gemini")
+	dst := t.TempDir()
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+type geminiTotals struct {
+	requests           int
+	input, output, all int64
+	calls, mcp, errors int
+	resultTokens       int64
+}
+
+func geminiSums(t *testing.T, s *Store) geminiTotals {
+	t.Helper()
+	var g geminiTotals
+	for r, err := range s.Requests(context.Background(), Filter{Source: "gemini"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.requests++
+		g.input += r.Input
+		g.output += r.Output
+		g.all += r.Input + r.Output + r.CacheRead
+	}
+	for c, err := range s.ToolCalls(context.Background(), Filter{Source: "gemini"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.calls++
+		if c.Server != "" {
+			g.mcp++
+		}
+		if c.IsError {
+			g.errors++
+		}
+		g.resultTokens += c.ResultTokens
+	}
+	return g
+}
+
+// TestGeminiIngest reads Gemini CLI chats into the store: a second run
+// with nothing new reads nothing; a JSON chat rewritten and a JSONL chat
+// that writes a message again are read again whole, without counting a
+// request twice; broken lines are warnings naming the file and line.
+func TestGeminiIngest(t *testing.T) {
+	root := geminiTree(t)
+	s, err := Open(filepath.Join(t.TempDir(), "usage.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	o := IngestOptions{GeminiRoots: []string{root}, Count: token.O200k().Count}
+	ctx := context.Background()
+	st, err := s.Ingest(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonl := filepath.Join(root, "tmp", "4d7e21aa03", "chats", "session-2026-11-29T14-03-7b9d4c2e.jsonl")
+	if st.Files != 3 || st.Requests != 7 || st.Corrupt != 2 || len(st.Warnings) != 2 ||
+		!strings.HasPrefix(st.Warnings[0], jsonl+":6: ") || !strings.HasPrefix(st.Warnings[1], jsonl+":9: ") {
+		t.Fatalf("first read: %+v", st)
+	}
+	first := geminiSums(t, s)
+	want := geminiTotals{requests: 7, input: 29971, output: 2256, all: 90595, calls: 6, mcp: 3, errors: 1}
+	if first.resultTokens == 0 {
+		t.Error("no result tokens counted")
+	}
+	want.resultTokens = first.resultTokens
+	if first != want {
+		t.Fatalf("totals %+v, want %+v", first, want)
+	}
+
+	st, err = s.Ingest(ctx, o)
+	if err != nil || st.FilesRead != 0 || st.BytesRead != 0 || st.Requests != 0 {
+		t.Fatalf("second read did work: %+v %v", st, err)
+	}
+	if got := geminiSums(t, s); got != first {
+		t.Fatalf("second read changed the totals: %+v", got)
+	}
+
+	// Gemini CLI rewrites the JSON chat on every turn: a message's output
+	// grows by 1000, another message is added.
+	doc := filepath.Join(root, "tmp", "9f1c0e5a2b", "chats", "session-2026-11-28T09-12-3f2a1c9e.json")
+	b, _ := os.ReadFile(doc)
+	b2 := strings.Replace(string(b), `"output": 402, "cached": 0, "thoughts": 120, "tool": 0, "total": 16399`, `"output": 1402, "cached": 0, "thoughts": 120, "tool": 0, "total": 17399`, 1)
+	b2 = strings.Replace(b2, "\n  ]\n}", `,
+    {"id": "a1b2c3d4-0008", "timestamp": "2026-11-28T09:25:00.000Z", "type": "gemini", "content": "Done.", "model": "gemini-2.5-flash",
+     "tokens": {"input": 100, "output": 10, "cached": 0, "thoughts": 0, "tool": 0, "total": 110}}
+  ]
+}`, 1)
+	if b2 == string(b) || !strings.Contains(b2, "a1b2c3d4-0008") {
+		t.Fatal("the fixture changed: update the test's edit")
+	}
+	os.WriteFile(doc, []byte(b2), 0o644)
+	// The JSONL chat writes g-2 again, grown.
+	f, _ := os.OpenFile(jsonl, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"id":"g-2","timestamp":"2026-11-29T14:09:55.000Z","type":"gemini","content":"The test job failed on a flaky timeout.","tokens":{"input":21500,"output":530,"cached":20480,"thoughts":95,"tool":31,"total":22156}}` + "\n")
+	f.Close()
+	st, err = s.Ingest(ctx, o)
+	if err != nil || st.FilesRead != 2 {
+		t.Fatalf("third read: %+v %v", st, err)
+	}
+	got := geminiSums(t, s)
+	want = first
+	want.requests++
+	want.input += 100
+	want.output += 1000 + 10 + 300
+	want.all += 1000 + 110 + 300
+	if got != want {
+		t.Fatalf("after the rewrite %+v, want %+v", got, want)
+	}
+}
+
+// TestGeminiHostile: a chat file that is not JSON, a link to /dev, a
+// file that is huge on one line: warnings, never a panic or a hang.
+func TestGeminiHostile(t *testing.T) {
+	root := t.TempDir()
+	chats := filepath.Join(root, "tmp", "p", "chats")
+	os.MkdirAll(chats, 0o755)
+	os.WriteFile(filepath.Join(chats, "session-a.json"), []byte("{\"sessionId\": \"a\", \"messages\": [\x1b[31m"), 0o644)
+	os.WriteFile(filepath.Join(chats, "session-b.jsonl"), []byte("\x00\x01\n{\"type\":\"gemini\",\"model\":\"m\",\"tokens\":{\"input\":1}}\n"), 0o644)
+	if err := os.Symlink("/dev", filepath.Join(chats, "dev")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(filepath.Join(t.TempDir(), "usage.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.Ingest(context.Background(), IngestOptions{GeminiRoots: []string{root}, Count: token.O200k().Count})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Files != 2 || st.Requests != 1 || st.Corrupt != 2 {
+		t.Errorf("%+v", st)
+	}
+	for _, w := range st.Warnings {
+		if strings.ContainsAny(w, "\x1b\x00\x01") {
+			t.Errorf("a warning holds a control character: %q", w)
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mcpcost/mcpcost/internal/transcript"
+)
+
+// readWhole reads a file that its agent rewrites rather than appends to
+// (a Gemini CLI chat: a JSON document rewritten on every turn, or a JSONL
+// file whose later lines replace earlier ones; an opencode message, part
+// or database), whole, each time it has
+// changed: the file's rows are dropped and written again in the same
+// transaction as its first batch. An unchanged file is not opened (see
+// Ingest: its size and edges are those stored).
+func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan<- *batch) {
+	fail := func(err error) {
+		out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
+	}
+	var items []transcript.Item
+	var size int64
+	if j.file.Source == transcript.Opencode && strings.HasSuffix(j.file.Path, ".db") {
+		var err error
+		items, err = s.readDBGuarded(ctx, j.file.Path)
+		if err != nil {
+			fail(err)
+			return
+		}
+		size = j.size
+	} else {
+		data, mtime, err := readAll(j.file.Path)
+		if err != nil {
+			fail(err)
+			return
+		}
+		size = int64(len(data))
+		items = s.readWholeGuarded(j.file, data, mtime)
+	}
+	reset := j.row != nil
+	newBatch := func(first bool) *batch {
+		return &batch{job: j, first: first, reset: first && reset, calls: map[string]*toolRow{}}
+	}
+	b := newBatch(true)
+	lines := 0
+	send := func(last bool) bool {
+		b.last = last
+		b.lines = lines
+		if last {
+			b.offset = size
+			b.bytes = size
+			// Read again whole whenever it changed: only its edges (and
+			// a database's log) tell that.
+			b.edgeHash = changeHash(j.file, size)
+		}
+		select {
+		case out <- b:
+		case <-ctx.Done():
+			return false
+		}
+		return !j.abort.Load()
+	}
+	for _, it := range items {
+		lines = max(lines, it.Line)
+		if it.Err != nil {
+			b.corrupt++
+			b.warnings = append(b.warnings, (&transcript.LineError{Path: j.file.Path, Line: it.Line, Err: it.Err}).Error())
+			continue
+		}
+		rec := it.Rec
+		hashes := s.finishRecord(rec, o.Count)
+		s.addTools(b, j.file.Source, it.Line, rec, hashes)
+		if rec.Request != nil {
+			b.recs = append(b.recs, lineRec{it.Line, rec})
+		}
+		for _, r := range it.More {
+			s.addTools(b, j.file.Source, it.Line, r, s.finishRecord(r, o.Count))
+		}
+		if len(b.recs)+len(b.calls) >= batchRecords {
+			if !send(false) {
+				return
+			}
+			b = newBatch(false)
+		}
+	}
+	send(true)
+}
+
+// readAll reads a file whole, up to transcript.MaxLine bytes.
+func readAll(path string) ([]byte, time.Time, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if fi.Size() > transcript.MaxLine {
+		return nil, time.Time{}, fmt.Errorf("%d bytes, over the %d read whole; skipped", fi.Size(), int64(transcript.MaxLine))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, transcript.MaxLine+1))
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if int64(len(data)) > transcript.MaxLine {
+		return nil, time.Time{}, fmt.Errorf("over %d bytes, read whole; skipped", int64(transcript.MaxLine))
+	}
+	return data, fi.ModTime().UTC(), nil
+}
+
+// readWholeGuarded reads a file's bytes with its source's reader, turning
+// a panic into the file's error rather than the ingest's.
+func (s *Store) readWholeGuarded(f transcript.File, data []byte, mtime time.Time) (items []transcript.Item) {
+	defer func() {
+		if v := recover(); v != nil {
+			items = []transcript.Item{{Line: 1, Err: panicError(v)}}
+		}
+	}()
+	if f.Source == transcript.Opencode {
+		return transcript.ReadOpencodeFile(data, f.Path)
+	}
+	return transcript.ReadGemini(data, f.Path, f.SessionID, mtime)
+}
+
+// readDBGuarded reads an agent's database, a panic being its error.
+func (s *Store) readDBGuarded(ctx context.Context, path string) (items []transcript.Item, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			items, err = nil, panicError(v)
+		}
+	}()
+	return transcript.ReadOpencodeDB(ctx, path)
+}
+
+// changeHash is what tells that a file read whole changed: its edges (see
+// edgeHash) and, for a database, the size and time of its write-ahead log,
+// which holds what was written since the last checkpoint.
+func changeHash(f transcript.File, offset int64) []byte {
+	h := edgeHash(f.Path, offset)
+	if h == nil || !strings.HasSuffix(f.Path, ".db") {
+		return h
+	}
+	if fi, err := os.Stat(f.Path + "-wal"); err == nil {
+		sum := sha256.Sum256(fmt.Appendf(h, "\x00%d\x00%d", fi.Size(), fi.ModTime().UnixNano()))
+		return sum[:]
+	}
+	return h
+}
