@@ -19,7 +19,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpcost/mcpcost/internal/cli"
 	"github.com/mcpcost/mcpcost/internal/textsafe/textsafetest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -28,7 +27,7 @@ var update = flag.Bool("update", false, "rewrite the expected output in testdata
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"mcpcost": func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"mcpcost": runMcpcost,
 		"mcpcall": mcpcall,
 	})
 }
@@ -137,6 +136,7 @@ func TestScript(t *testing.T) {
 			e.Setenv("COLUMNS", "1000")
 			e.Setenv("ROOT", root)
 			e.Setenv("TESTDATA", filepath.Join(wd, "testdata"))
+			hintCheckSetup(e)
 			if _, err := os.Stat(filepath.Join(shared, "corpus")); err == nil {
 				e.Setenv("SHARED", shared)
 			}
@@ -161,6 +161,7 @@ func TestScript(t *testing.T) {
 			"safemarkdown": cmdSafe(textsafetest.CheckMarkdown),
 			"jsonstring":   cmdJSONString,
 			"pgdb":         cmdPGDB,
+			"webroot":      cmdWebroot,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {

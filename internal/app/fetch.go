@@ -35,32 +35,44 @@ func FetchMeasurement(ctx context.Context, raw string, max int64) ([]byte, error
 	}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
 	if err != nil {
-		return nil, fmt.Errorf("failed to fetch %s: %v", shown, err)
+		return nil, WithHint(fmt.Errorf("failed to fetch %s: %v", shown, err), fetchURLHint)
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("failed to fetch %s: no answer within %s", shown, FetchTimeout)
+			return nil, WithHint(fmt.Errorf("failed to fetch %s: no answer within %s", shown, FetchTimeout),
+				"check the URL and the network; or download the file and run 'mcpcost verify FILE'")
 		}
-		return nil, fmt.Errorf("failed to fetch %s: %v", shown, redactErr(err))
+		return nil, WithHint(fmt.Errorf("failed to fetch %s: %v", shown, redactErr(err)),
+			"check the URL and that its server is up, then run verify again")
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, fmt.Errorf("failed to fetch %s: HTTP %d", shown, resp.StatusCode)
+		hint := fetchURLHint
+		if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
+			hint = "the server could not answer now: run verify again later"
+		}
+		return nil, WithHint(fmt.Errorf("failed to fetch %s: HTTP %d", shown, resp.StatusCode), hint)
 	}
 	if resp.ContentLength > max {
-		return nil, fmt.Errorf("%s: larger than %s bytes: not read", shown, num.Int(int(max)))
+		return nil, WithHint(fmt.Errorf("%s: larger than %s bytes: not read", shown, num.Int(int(max))), fetchSizeHint)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
 	if err != nil {
-		return nil, fmt.Errorf("failed to fetch %s: %v", shown, err)
+		return nil, WithHint(fmt.Errorf("failed to fetch %s: %v", shown, err), "the transfer broke off: run verify again")
 	}
 	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s: larger than %s bytes: not read", shown, num.Int(int(max)))
+		return nil, WithHint(fmt.Errorf("%s: larger than %s bytes: not read", shown, num.Int(int(max))), fetchSizeHint)
 	}
 	return b, nil
 }
+
+// Hints of the fetch's errors.
+const (
+	fetchURLHint  = "check the URL: it names a published measurement.json, such as https://HOST/results/NAME/measurement.json"
+	fetchSizeHint = "raise --max-bytes (such as --max-bytes 1G) if the file is meant to be that large"
+)
 
 func fetchAllowed(raw string) error {
 	u, err := url.Parse(raw)

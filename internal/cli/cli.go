@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/render"
@@ -50,6 +51,9 @@ type Env struct {
 
 	progressMu   sync.Mutex
 	progressOpen bool // a progress line is on the terminal, to clear
+	// hintOwed is set by an error line and cleared by a hint line: Run
+	// prints the command's manual hint for an error left without one.
+	hintOwed atomic.Bool
 }
 
 // A Command is one subcommand.
@@ -141,7 +145,11 @@ func Run(env *Env, args []string) int {
 		fmt.Fprintln(env.Stdout, strings.TrimSpace(c.Usage))
 		return ExitOK
 	}
-	return c.Run(env, args)
+	code := c.Run(env, args)
+	if env.hintOwed.Load() {
+		hintf(env, "run 'mcpcost help %s' for what the command needs", name)
+	}
+	return code
 }
 
 // printHelp prints the command list, each command's line wrapped to
@@ -254,6 +262,12 @@ func warnf(env *Env, format string, a ...any) { diagnostic(env, "warning", forma
 // that it stays one line and drives no terminal.
 func diagnostic(env *Env, kind, format string, a []any) {
 	env.endProgress()
+	switch kind {
+	case "error":
+		env.hintOwed.Store(true)
+	case "hint":
+		env.hintOwed.Store(false)
+	}
 	fmt.Fprintf(env.Stderr, "mcpcost: %s: %s\n", kind, textsafe.Text(fmt.Sprintf(format, a...)))
 }
 
@@ -265,12 +279,23 @@ func usageError(env *Env, cmd, format string, a ...any) int {
 	return ExitError
 }
 
-// fail reports err (and a hint, when err carries one) and returns ExitError.
+// fail reports err and its hint, and returns ExitError.
 func fail(env *Env, err error) int {
 	errorf(env, "%v", err)
-	var h interface{ Hint() string }
-	if errors.As(err, &h) && h.Hint() != "" {
-		hintf(env, "%s", h.Hint())
+	if h := errorHint(err); h != "" {
+		hintf(env, "%s", h)
 	}
 	return ExitError
+}
+
+// errorHint is what to do about err: the hint it carries, else one for
+// its class (a missing file, a folder for a file, a refused connection, a
+// timeout ...); "" when neither says anything, and Run then points to the
+// command's manual.
+func errorHint(err error) string {
+	var h interface{ Hint() string }
+	if errors.As(err, &h) && h.Hint() != "" {
+		return h.Hint()
+	}
+	return classHint(err)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -118,6 +119,12 @@ func runSweep(env *Env, args []string) int {
 	}
 	servers, err := sweep.Parse(data, displayName(pos[0]))
 	if err != nil {
+		var le *clients.LimitError
+		if errors.As(err, &le) {
+			err = withHint(err, "write the servers out one by one: no anchors and aliases that repeat them, no nesting that deep")
+		} else if errorHint(err) == "" {
+			err = withHint(err, "fix the YAML at that place: the file holds a top-level servers: list ('mcpcost help sweep' shows one)")
+		}
 		return fail(env, err)
 	}
 	var swept map[string]bool

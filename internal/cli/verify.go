@@ -119,10 +119,7 @@ func runVerify(env *Env, args []string) int {
 			rep.Errors = append(rep.Errors, verifyError{File: name, Error: err.Error()})
 			if !*jsonFlag {
 				errorf(env, "%v", err)
-				var nm *measure.NotMeasurementError
-				if errors.As(err, &nm) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, errIsDir) {
-					hintf(env, "verify reads measurement.json files, as written by 'mcpcost measure --out'")
-				}
+				hintf(env, "%s", verifyHint(err, fetched != nil))
 			}
 			continue
 		}
@@ -162,4 +159,23 @@ func printVerification(env *Env, v *measure.Verification) {
 	for _, p := range v.Problems {
 		fmt.Fprintf(env.Stdout, "  - %s\n", textsafe.Text(p))
 	}
+}
+
+// verifyHint is what to do about a file verify could not read as a
+// measurement: its own hint, else by where it came from.
+func verifyHint(err error, remote bool) string {
+	var h interface{ Hint() string }
+	var nm *measure.NotMeasurementError
+	switch {
+	case errors.As(err, &h) && h.Hint() != "":
+		return h.Hint()
+	case errors.As(err, &nm) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, errIsDir):
+		return "verify reads measurement.json files, as written by 'mcpcost measure --out'"
+	case remote:
+		return "the URL answered with something else than a whole measurement.json: check the URL, or fetch it again"
+	}
+	if h := classHint(err); h != "" {
+		return h
+	}
+	return "the file is damaged or not a measurement: write it again with 'mcpcost measure --out FILE'"
 }

@@ -85,7 +85,7 @@ func (s *Store) SetSelf(machine, user string) {
 // brings its schema up to date.
 func Open(path string) (*Store, error) {
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("opening %s: %s, not a regular file", path, fileKind(fi.Mode()))
+		return nil, &NotFileError{Path: path, Kind: fileKind(fi.Mode())}
 	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -188,7 +188,7 @@ func OpenReadOnly(path string) (*Store, error) {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("opening %s: %s, not a regular file", path, fileKind(fi.Mode()))
+		return nil, &NotFileError{Path: path, Kind: fileKind(fi.Mode())}
 	}
 	_, werr := os.Stat(path + "-wal")
 	_, serr := os.Stat(path + "-shm")
@@ -293,6 +293,22 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// NotFileError is a store path that names something else than a
+// regular file: a folder, a device, a pipe ...
+type NotFileError struct {
+	Path string
+	Kind string // "a folder", "a character device" ...
+}
+
+func (e *NotFileError) Error() string {
+	return fmt.Sprintf("opening %s: %s, not a regular file", e.Path, e.Kind)
+}
+
+// Hint says what to do about it.
+func (e *NotFileError) Hint() string {
+	return "name the store's file with --db (it is made when missing), or leave --db out for the default store"
 }
 
 // fileKind names what a file that is not a regular file is.

@@ -68,6 +68,18 @@ type Error struct {
 	Index int    // 1-based entry, 0 for the file
 	Name  string // the entry's name when it is safe to show
 	Msg   string
+	Fix   string // what to do about it; Hint words one when empty
+}
+
+// Hint says what to do about the problem.
+func (e *Error) Hint() string {
+	switch {
+	case e.Fix != "":
+		return e.Fix
+	case e.Index == 0:
+		return "the file holds a top-level servers: list of entries, each with a name and a command or url ('mcpcost help sweep' shows one)"
+	}
+	return fmt.Sprintf("fix servers[%d]: each entry has a name and a command or url ('mcpcost help sweep' lists the keys)", e.Index)
 }
 
 func (e *Error) Error() string {
@@ -148,7 +160,8 @@ func Parse(data []byte, path string) ([]Server, error) {
 		}
 		key := strings.ToLower(s.Name)
 		if j, dup := seen[key]; dup {
-			return nil, &Error{Path: path, Index: i + 1, Name: s.Name, Msg: fmt.Sprintf("the name is servers[%d]'s too (names are compared without case: they name files)", j)}
+			return nil, &Error{Path: path, Index: i + 1, Name: s.Name, Msg: fmt.Sprintf("the name is servers[%d]'s too (names are compared without case: they name files)", j),
+				Fix: "give each server a name of its own"}
 		}
 		seen[key] = i + 1
 		out = append(out, s)
@@ -164,6 +177,10 @@ func entry(item any, path string, idx int) (Server, error) {
 	}
 	bad := func(format string, a ...any) error {
 		return &Error{Path: path, Index: idx, Name: s.Name, Msg: fmt.Sprintf(format, a...)}
+	}
+	fix := func(err error, hint string) error {
+		err.(*Error).Fix = hint
+		return err
 	}
 	str := func(key string) (string, error) {
 		v, ok := m[key]
@@ -203,7 +220,7 @@ func entry(item any, path string, idx int) (Server, error) {
 		return s, err
 	}
 	if why := CheckName(name); why != "" {
-		return s, bad("%s", why)
+		return s, fix(bad("%s", why), fmt.Sprintf("rename the server: 1 to %d letters, digits, '.', '_' or '-', starting with a letter or digit (it names its files)", MaxNameLen))
 	}
 	s.Name = name
 	for _, f := range []struct {
@@ -227,7 +244,7 @@ func entry(item any, path string, idx int) (Server, error) {
 	case string:
 		parts, err := splitCommand(c)
 		if err != nil {
-			return s, bad("command: %v", err)
+			return s, fix(bad("command: %v", err), "close the quote, or give the command as a list (command: [prog, arg]) or its arguments under args:")
 		}
 		if len(parts) > 0 {
 			s.Command, s.Args, s.CommandLine = parts[0], parts[1:], c
@@ -291,11 +308,11 @@ func entry(item any, path string, idx int) (Server, error) {
 	case nil:
 	case float64:
 		if v != float64(int(v)) || v < 1 || v > MaxTimeoutSeconds {
-			return s, bad("timeoutSeconds must be a whole number from 1 to %d", MaxTimeoutSeconds)
+			return s, fix(bad("timeoutSeconds must be a whole number from 1 to %d", MaxTimeoutSeconds), "write timeoutSeconds as a whole number of seconds, such as 120, or leave it out for the default")
 		}
 		s.TimeoutSeconds = int(v)
 	default:
-		return s, bad("timeoutSeconds is not a number")
+		return s, fix(bad("timeoutSeconds is not a number"), "write timeoutSeconds as a whole number of seconds, such as 120, without quotes")
 	}
 	switch v := m["remote"].(type) {
 	case nil:
@@ -310,7 +327,7 @@ func entry(item any, path string, idx int) (Server, error) {
 			return s, bad("url is not an http(s) URL")
 		}
 		if u.User != nil {
-			return s, bad("url holds a user or password: give credentials as headers")
+			return s, fix(bad("url holds a user or password"), "drop the user and password from the url: name the header that carries the credential under headers: and give its value in envValues: or the environment")
 		}
 		if s.Command != "" {
 			return s, bad("both command and url: give one")
