@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -385,8 +386,9 @@ func sandboxBinds(s sweep.Server, home, work string) []string {
 		}
 	}
 	seen := map[string]bool{}
+	homes := homeFolders()
 	add := func(p string) {
-		if p == "" || p == "/" || seen[p] || underSystem(p) {
+		if p == "" || p == "/" || seen[p] || underSystem(p) || !bindable(p, homes) {
 			return
 		}
 		seen[p] = true
@@ -404,6 +406,71 @@ func sandboxBinds(s sweep.Server, home, work string) []string {
 		add(nodeModulesOf(p))
 	}
 	return out
+}
+
+// homeFolders are the home folders the sandbox keeps out of reach: $HOME,
+// the account's home in passwd (which differ when HOME is set), and every
+// other account's in /etc/passwd; each as given and with its links
+// resolved.
+func homeFolders() []string {
+	var homes []string
+	add := func(h string) {
+		if h == "" || !filepath.IsAbs(h) {
+			return
+		}
+		h = filepath.Clean(h)
+		if h == "/" || underSystem(h) {
+			return
+		}
+		homes = append(homes, h)
+		if real, err := filepath.EvalSymlinks(h); err == nil && real != h {
+			homes = append(homes, real)
+		}
+	}
+	add(os.Getenv("HOME"))
+	if u, err := user.Current(); err == nil {
+		add(u.HomeDir)
+	}
+	if b, err := readCapped("/etc/passwd", 4<<20); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Split(line, ":"); len(f) >= 7 {
+				add(f[5])
+			}
+		}
+	}
+	return homes
+}
+
+// bindable reports whether p, a file a server is launched from, may be
+// bound into the sandbox: never a home folder or a folder above one; in a
+// home, a regular file or a node_modules folder, outside the hidden
+// folders and files (.ssh, .config, .bashrc ...) where credentials live.
+func bindable(p string, homes []string) bool {
+	sep := string(filepath.Separator)
+	paths := []string{p}
+	if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+		paths = append(paths, real)
+	}
+	for _, q := range paths {
+		for _, h := range homes {
+			switch {
+			case q == h || strings.HasPrefix(h, q+sep):
+				return false
+			case strings.HasPrefix(q, h+sep):
+				rel := strings.TrimPrefix(q, h+sep)
+				for _, part := range strings.Split(rel, sep) {
+					if strings.HasPrefix(part, ".") {
+						return false
+					}
+				}
+				fi, err := os.Stat(q)
+				if err != nil || !(fi.Mode().IsRegular() || fi.IsDir() && filepath.Base(q) == "node_modules") {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // nodeModulesOf returns the outermost node_modules folder p is in, else p.
@@ -436,7 +503,10 @@ func underSystem(p string) bool {
 // fresh /proc, an empty /tmp, and the files the server is launched from
 // (its command and the absolute paths among its arguments, with the
 // node_modules folder they are in) bound read-only. Nothing else of the
-// machine, the user's home included, is in it.
+// machine is in it: no home folder ($HOME, the account's home in passwd,
+// any other account's) nor a folder above one, even when an argument
+// names it; of a home, only the regular files and node_modules folders
+// the server is launched from, outside its hidden files and folders.
 func SweepTarget(s sweep.Server, mode string, noNetwork bool, home, work, root string) (mcpclient.Target, *measure.Isolation, error) {
 	t := mcpclient.Target{Name: s.Name}
 	vars := map[string]string{}

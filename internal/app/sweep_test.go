@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -423,24 +424,34 @@ func TestSweepSandboxReach(t *testing.T) {
 	if err := checkIsolation(IsolateSandbox); err != nil {
 		t.Skipf("no sandbox here (unshare cannot make user and mount namespaces): %v", err)
 	}
-	realHome, err := os.UserHomeDir()
-	if err != nil || realHome == "" || realHome == "/" {
-		t.Skipf("no home folder to probe (%q, %v)", realHome, err)
+	// The account's home (from passwd: /root as root) and a $HOME
+	// elsewhere: the sandbox hides both, even when the server's
+	// arguments name them.
+	u, err := user.Current()
+	if err != nil || u.HomeDir == "" || u.HomeDir == "/" {
+		t.Skipf("no home folder to probe (%+v, %v)", u, err)
 	}
-	homeMarker, err := os.CreateTemp(realHome, ".mcpcost-sandbox-probe-")
+	passwdMarker, err := os.CreateTemp(u.HomeDir, ".mcpcost-sandbox-probe-")
 	if err != nil {
 		t.Skipf("cannot write a marker in the home folder: %v", err)
 	}
-	homeMarker.WriteString("HOME-MARKER\n")
-	homeMarker.Close()
-	t.Cleanup(func() { os.Remove(homeMarker.Name()) })
+	passwdMarker.WriteString("PASSWD-MARKER\n")
+	passwdMarker.Close()
+	t.Cleanup(func() { os.Remove(passwdMarker.Name()) })
+	envHome := t.TempDir()
+	t.Setenv("HOME", envHome)
+	homeMarker := filepath.Join(envHome, ".bashrc")
+	if err := os.WriteFile(homeMarker, []byte("HOME-MARKER\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	other := filepath.Join(t.TempDir(), "marker")
 	if err := os.WriteFile(other, []byte("OTHER-MARKER\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	stdio := testServer(t, "stdioserver")
-	servers := []sweep.Server{{Name: "probe", Command: stdio, Args: []string{"read"}, CommandLine: stdio + " read",
-		EnvValues: map[string]string{"READ_HOME": homeMarker.Name(), "READ_OTHER": other}}}
+	args := []string{"read", u.HomeDir, envHome, homeMarker, passwdMarker.Name(), filepath.Dir(u.HomeDir)}
+	servers := []sweep.Server{{Name: "probe", Command: stdio, Args: args, CommandLine: stdio + " " + strings.Join(args, " "),
+		EnvValues: map[string]string{"READ_HOME": homeMarker, "READ_PASSWD": passwdMarker.Name(), "READ_OTHER": other}}}
 	description := func(isolate string) string {
 		out := t.TempDir()
 		res, err := sweepMachine(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)).Sweep(context.Background(), SweepOptions{Servers: servers, Out: out, Isolate: isolate, NoNetwork: true})
@@ -463,10 +474,10 @@ func TestSweepSandboxReach(t *testing.T) {
 		}
 		return tools[0].Description
 	}
-	if got, want := description(IsolateNone), "READ_HOME=HOME-MARKER,READ_OTHER=OTHER-MARKER"; got != want {
+	if got, want := description(IsolateNone), "READ_HOME=HOME-MARKER,READ_OTHER=OTHER-MARKER,READ_PASSWD=PASSWD-MARKER"; got != want {
 		t.Fatalf("--isolate none: the probe reports %q, want %q", got, want)
 	}
-	if got, want := description(IsolateSandbox), "READ_HOME=unreadable,READ_OTHER=unreadable"; got != want {
+	if got, want := description(IsolateSandbox), "READ_HOME=unreadable,READ_OTHER=unreadable,READ_PASSWD=unreadable"; got != want {
 		t.Errorf("--isolate sandbox: the probe reports %q, want %q", got, want)
 	}
 }

@@ -202,6 +202,11 @@ func runAudit(env *Env, args []string) int {
 	code := ExitOK
 	for _, err := range unread {
 		errorf(env, "%v", err)
+		if h := errorHint(err); h != "" {
+			hintf(env, "%s", h)
+		} else {
+			hintf(env, "%s", configFileHint)
+		}
 		code = ExitFail
 	}
 	switch {
@@ -239,6 +244,7 @@ func runAudit(env *Env, args []string) int {
 	}
 	for _, p := range rep.Problems {
 		errorf(env, "%s", p.Error)
+		hintf(env, "%s", configFileHint)
 	}
 	if n := needApproval(rep); n > 0 {
 		hintf(env, "%d %s of the project's own config files %s not launched: %s approval (each one's hint says how), or --trust-project",

@@ -91,6 +91,7 @@ func runClients(env *Env, args []string) int {
 	writeClients(env.Stdout, rep, env.Screen(), *all)
 	for _, e := range rep.Errors {
 		errorf(env, "%s", e.Error)
+		hintf(env, "%s", configFileHint)
 	}
 	return code
 }

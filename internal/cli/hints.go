@@ -9,6 +9,10 @@ import (
 	"syscall"
 )
 
+// configFileHint is what to do about an MCP config file that could not be
+// read.
+const configFileHint = "make it a regular file the client can parse, or move it away; --config PATH names another config"
+
 // classHint is what to do about an error that carries no hint of its
 // own, by its class; "" for a class it knows nothing of.
 func classHint(err error) string {

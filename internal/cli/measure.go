@@ -190,7 +190,10 @@ func runMeasure(env *Env, args []string) int {
 	capture, err := measure.ParseInput(displayName(target), data)
 	data = nil
 	if err != nil {
-		return fail(env, commandHint(target, err))
+		if err = commandHint(target, err); errorHint(err) == "" {
+			err = withHint(err, "fix the file: measure reads a tools/list result or a measurement.json; or launch the server with -- COMMAND ARGS")
+		}
+		return fail(env, err)
 	}
 	// The server's name: --name, else a measurement.json's serverName,
 	// else the file's.
