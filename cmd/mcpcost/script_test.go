@@ -162,6 +162,7 @@ func TestScript(t *testing.T) {
 			"jsonstring":   cmdJSONString,
 			"pgdb":         cmdPGDB,
 			"webroot":      cmdWebroot,
+			"procs":        cmdProcs,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {

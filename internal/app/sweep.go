@@ -24,6 +24,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/sweep"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
+	"github.com/mcpcost/mcpcost/internal/tmpdir"
 )
 
 // Isolation modes of a sweep.
@@ -93,6 +94,9 @@ func (m *Machine) Sweep(ctx context.Context, o SweepOptions) (*SweepResult, erro
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = 2
+	}
+	for _, p := range []string{sweepHomePrefix, sweepWorkPrefix, sweepRootPrefix} {
+		tmpdir.CleanStale(p)
 	}
 	if o.Date == "" {
 		o.Date = m.now().UTC().Format(time.DateOnly)
@@ -624,23 +628,32 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// The temporary folders of a sweep: each server's fresh HOME, working
+// folder and sandbox root, named after the sweep's process (see
+// package tmpdir), so that the next sweep removes those a killed one left.
+const (
+	sweepHomePrefix = "mcpcost-sweep-home-"
+	sweepWorkPrefix = "mcpcost-sweep-work-"
+	sweepRootPrefix = "mcpcost-sweep-root-"
+)
+
 // sweepOne measures one server; again reports a retry at twice the budget.
 func (m *Machine) sweepOne(ctx context.Context, s sweep.Server, o SweepOptions) (f *measure.File, again bool, err error) {
 	budget := o.Timeout
 	if s.TimeoutSeconds > 0 {
 		budget = time.Duration(s.TimeoutSeconds) * time.Second
 	}
-	home, err := os.MkdirTemp("", "mcpcost-sweep-home-")
+	home, err := tmpdir.Make(sweepHomePrefix)
 	if err != nil {
 		return nil, false, err
 	}
 	defer os.RemoveAll(home)
-	work, err := os.MkdirTemp("", "mcpcost-sweep-work-")
+	work, err := tmpdir.Make(sweepWorkPrefix)
 	if err != nil {
 		return nil, false, err
 	}
 	defer os.RemoveAll(work)
-	root, err := os.MkdirTemp("", "mcpcost-sweep-root-")
+	root, err := tmpdir.Make(sweepRootPrefix)
 	if err != nil {
 		return nil, false, err
 	}

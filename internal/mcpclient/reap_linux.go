@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -58,12 +59,16 @@ func startTracked(cmd *exec.Cmd, pipes ...*os.File) (*tracked, error) {
 		reaper.pgrp = syscall.Getpgrp()
 		reaper.active = map[int]*tracked{}
 	})
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	if !reaper.on {
-		return nil, cmd.Start()
+		return nil, launch(cmd)
 	}
 	reaper.mu.Lock()
 	defer reaper.mu.Unlock()
-	if err := cmd.Start(); err != nil {
+	if err := launch(cmd); err != nil {
 		return nil, err
 	}
 	// Until it is waited for, the server's /proc entry exists (as a
@@ -81,6 +86,35 @@ func startTracked(cmd *exec.Cmd, pipes ...*os.File) (*tracked, error) {
 	}
 	reaper.active[t.pid] = t
 	return t, nil
+}
+
+// A server is started with Pdeathsig SIGKILL: when mcpcost dies, killed
+// with SIGKILL among others, the kernel kills the server too, instead of
+// leaving it to run under init. The signal is tied to the thread that
+// forked the server, not to the process: it fires when that thread exits.
+// The Go runtime ends a thread when a goroutine locked to it returns
+// without unlocking, so every server is forked from one goroutine locked
+// to its thread for good, which never returns: the signal fires when
+// mcpcost itself is gone, and only then.
+var launcher struct {
+	once sync.Once
+	req  chan func()
+}
+
+// launch starts cmd on the launcher's thread.
+func launch(cmd *exec.Cmd) error {
+	launcher.once.Do(func() {
+		launcher.req = make(chan func())
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread lives as long as mcpcost
+			for f := range launcher.req {
+				f()
+			}
+		}()
+	})
+	done := make(chan error, 1)
+	launcher.req <- func() { done <- cmd.Start() }
+	return <-done
 }
 
 // holdsPipe reports whether process pid has one of t's pipes open.

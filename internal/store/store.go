@@ -53,6 +53,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"github.com/mcpcost/mcpcost/internal/tmpdir"
 )
 
 //go:embed migrations/*.sql
@@ -262,10 +264,14 @@ func openRO(path, extra string) (*sql.DB, int, error) {
 	return db, have, nil
 }
 
+// storeTempPrefix names the temporary folders of copyStore.
+const storeTempPrefix = "mcpcost-store-"
+
 // copyStore copies the store at path and its -wal file into a new
 // temporary folder, returning the folder.
 func copyStore(path string) (string, error) {
-	dir, err := os.MkdirTemp("", "mcpcost-store-")
+	tmpdir.CleanStale(storeTempPrefix)
+	dir, err := tmpdir.Make(storeTempPrefix)
 	if err != nil {
 		return "", err
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // Goose's sessions.db
+
+	"github.com/mcpcost/mcpcost/internal/tmpdir"
 )
 
 // Goose (1.x) keeps its sessions in one SQLite database, sessions.db, in
@@ -64,7 +66,8 @@ var gooseSessionColumns = []string{"id", "working_dir", "created_at", "model_con
 // ExportGoose reads the Goose database at path, through a copy, into
 // lines of JSON for GooseParser.
 func ExportGoose(path string) ([]byte, error) {
-	dir, err := os.MkdirTemp("", "mcpcost-goose-")
+	tmpdir.CleanStale("mcpcost-goose-")
+	dir, err := tmpdir.Make("mcpcost-goose-")
 	if err != nil {
 		return nil, err
 	}
