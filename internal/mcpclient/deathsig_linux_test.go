@@ -20,9 +20,11 @@ func TestDeathSignalOutlivesThread(t *testing.T) {
 		cmd := exec.Command("sleep", "60")
 		setProcessGroup(cmd)
 		started := make(chan error)
+		var track *tracked
 		go func() {
 			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-			_, err := startTracked(cmd)
+			var err error
+			track, err = startTracked(cmd)
 			started <- err
 		}()
 		if err := <-started; err != nil {
@@ -40,5 +42,6 @@ func TestDeathSignalOutlivesThread(t *testing.T) {
 		}
 		cmd.Process.Kill()
 		<-exited
+		track.reapLeftovers(0) // unregisters it, for the other tests' captures
 	}
 }
