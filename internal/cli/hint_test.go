@@ -1,7 +1,15 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
@@ -30,5 +38,46 @@ func TestFailureHintTimeout(t *testing.T) {
 		if !strings.Contains(h, want) {
 			t.Errorf("hint %q lacks %q", h, want)
 		}
+	}
+}
+
+// Each class of error without a hint of its own gets one that says what
+// to do; an error of no known class none (Run then names the manual).
+func TestClassHint(t *testing.T) {
+	_, listenErr := net.Listen("tcp", "127.0.0.1:99999")
+	_, dialErr := net.Dial("tcp", "127.0.0.1:1")
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("reading x: %w", errIsDir), "not a folder"},
+		{fmt.Errorf("reading x: %w", fs.ErrNotExist), "check the path"},
+		{&fs.PathError{Op: "open", Path: "x", Err: syscall.EACCES}, "permissions"},
+		{fmt.Errorf("writing: %w", syscall.ENOSPC), "disk space"},
+		{dialErr, "that its server is up"},
+		{fmt.Errorf("fetch: %w", context.DeadlineExceeded), "the network"},
+		{listenErr, "HOST:PORT"},
+		{errors.New("something else"), ""},
+	} {
+		if h := classHint(c.err); c.want == "" && h != "" || !strings.Contains(h, c.want) {
+			t.Errorf("%v: hint %q, want one with %q", c.err, h, c.want)
+		}
+	}
+}
+
+// Run gives an error left without a hint the command's manual.
+func TestRunOwesHint(t *testing.T) {
+	var stderr bytes.Buffer
+	env := &Env{Stderr: &stderr, Stdout: io.Discard, Getenv: func(string) string { return "" }}
+	register(&Command{Name: "test-hintless", Hidden: true, Run: func(env *Env, args []string) int {
+		errorf(env, "no hint")
+		return ExitError
+	}})
+	defer delete(commands, "test-hintless")
+	if code := Run(env, []string{"test-hintless"}); code != ExitError {
+		t.Errorf("exit %d", code)
+	}
+	if want := "mcpcost: error: no hint\nmcpcost: hint: run 'mcpcost help test-hintless' for what the command needs\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 }
