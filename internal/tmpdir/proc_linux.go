@@ -10,7 +10,8 @@ import (
 )
 
 // startOf is when process pid started (clock ticks since boot), from
-// /proc/PID/stat; ok is false when there is no such process.
+// /proc/PID/stat; ok is false when there is no such process, or when it
+// has exited and waits to be reaped (a zombie).
 func startOf(pid string) (uint64, bool) {
 	data, err := os.ReadFile("/proc/" + pid + "/stat")
 	if err != nil {
@@ -23,7 +24,7 @@ func startOf(pid string) (uint64, bool) {
 		return 0, false
 	}
 	f := bytes.Fields(data[i+1:])
-	if len(f) < 20 {
+	if len(f) < 20 || string(f[0]) == "Z" || string(f[0]) == "X" {
 		return 0, false
 	}
 	start, err := strconv.ParseUint(string(f[19]), 10, 64)

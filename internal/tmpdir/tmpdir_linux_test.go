@@ -3,12 +3,14 @@
 package tmpdir
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // started runs cmd and returns its pid and start time.
@@ -32,6 +34,18 @@ func TestCleanStale(t *testing.T) {
 	dead := exec.Command("true")
 	deadPid, deadStart := started(t, dead)
 	dead.Wait()
+	// A process killed and not yet reaped is gone too.
+	zombie := exec.Command("sleep", "60")
+	zombiePid, zombieStart := started(t, zombie)
+	zombie.Process.Kill()
+	for {
+		st, _ := os.ReadFile("/proc/" + strconv.Itoa(zombiePid) + "/stat")
+		if i := bytes.LastIndexByte(st, ')'); i > 0 && bytes.HasPrefix(st[i+1:], []byte(" Z")) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Cleanup(func() { zombie.Wait() })
 	live := exec.Command("sleep", "60")
 	livePid, liveStart := started(t, live)
 	t.Cleanup(func() { live.Process.Kill(); live.Wait() })
@@ -47,6 +61,7 @@ func TestCleanStale(t *testing.T) {
 	gone := map[string]string{
 		"dead":   mk(fmt.Sprintf("%s%d.%d-a", prefix, deadPid, deadStart)),
 		"reused": mk(fmt.Sprintf("%s%d.%d-b", prefix, livePid, liveStart+1)),
+		"zombie": mk(fmt.Sprintf("%s%d.%d-z", prefix, zombiePid, zombieStart)),
 	}
 	kept := map[string]string{
 		"live":         mk(fmt.Sprintf("%s%d.%d-c", prefix, livePid, liveStart)),
