@@ -19,7 +19,7 @@ func started(t *testing.T, cmd *exec.Cmd) (int, uint64) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s, ok := startOf(strconv.Itoa(cmd.Process.Pid))
+	s, _, ok := statOf(strconv.Itoa(cmd.Process.Pid))
 	if !ok {
 		t.Fatal("no start time")
 	}
