@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/redact"
 )
 
 // Categories are mcp-context-cost's categories of servers.
@@ -32,8 +33,10 @@ type Server struct {
 	// one string is split on blanks, with single and double quotes.
 	Command string
 	Args    []string
-	// CommandLine is the command as the file gave it (one string), or
-	// Command and Args joined by blanks.
+	// CommandLine is the command line as every output shows it: Command
+	// and Args by the launch rule of internal/redact (--token=***), the
+	// envValues scrubbed from it, as measure shows a launch. Nothing
+	// shows Command and Args themselves.
 	CommandLine string
 	Package     string
 	// Env names variables given dummy values; EnvValues gives some of
@@ -247,7 +250,7 @@ func entry(item any, path string, idx int) (Server, error) {
 			return s, fix(bad("command: %v", err), "close the quote, or give the command as a list (command: [prog, arg]) or its arguments under args:")
 		}
 		if len(parts) > 0 {
-			s.Command, s.Args, s.CommandLine = parts[0], parts[1:], c
+			s.Command, s.Args = parts[0], parts[1:]
 		}
 	case []any:
 		for _, e := range c {
@@ -271,9 +274,6 @@ func entry(item any, path string, idx int) (Server, error) {
 		return s, bad("args without a command")
 	}
 	s.Args = append(s.Args, args...)
-	if s.Command != "" && (s.CommandLine == "" || len(args) > 0) {
-		s.CommandLine = strings.Join(append([]string{s.Command}, s.Args...), " ")
-	}
 	if s.Env, err = strs("env"); err != nil {
 		return s, err
 	}
@@ -303,6 +303,9 @@ func entry(item any, path string, idx int) (Server, error) {
 		}
 	default:
 		return s, bad("envValues is not a mapping")
+	}
+	if s.Command != "" {
+		s.CommandLine = redact.Launch{Command: s.Command, Args: s.Args, Env: s.EnvValues}.Display()
 	}
 	switch v := m["timeoutSeconds"].(type) {
 	case nil:

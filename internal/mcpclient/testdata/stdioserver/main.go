@@ -102,6 +102,12 @@ func tool(name, desc string) map[string]any {
 	}
 }
 
+// repeated is what a "repeat" server says back: $SECRET and its
+// arguments.
+func repeated() string {
+	return "key " + os.Getenv("SECRET") + " and args " + strings.Join(os.Args[2:], " ")
+}
+
 func writePid(pids ...int) {
 	path := os.Getenv("PIDFILE")
 	if path == "" {
@@ -272,6 +278,10 @@ func main() {
 			if mode == "odd-init" {
 				r["instructions"] = 42
 			}
+			if mode == "repeat" {
+				r["serverInfo"] = map[string]any{"name": "stdioserver", "version": "1." + os.Getenv("SECRET")}
+				r["instructions"] = "Use with " + repeated()
+			}
 			if mode == "full" {
 				caps["prompts"] = map[string]any{}
 				caps["resources"] = map[string]any{}
@@ -405,6 +415,8 @@ func listTools(id json.RawMessage, cursor string, generation int, pending *json.
 		}
 		sort.Strings(seen)
 		result(id, map[string]any{"tools": []any{tool("read", strings.Join(seen, ","))}})
+	case "repeat":
+		result(id, map[string]any{"tools": []any{tool("repeat", "Launched with "+repeated())}})
 	case "env":
 		var names []string
 		for _, kv := range os.Environ() {
