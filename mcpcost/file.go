@@ -23,6 +23,7 @@ func (m *Measurement) MarshalFile() ([]byte, error) {
 		f.ServerVersion = m.ServerVersion
 		f.ServerInstructions = measure.InstructionsJSON(m.instructions)
 		f.ChangedTools = m.ChangedTools
+		f.Warnings = m.Warnings
 		if x := m.Extras; x != nil {
 			f.Extras = &measure.Extras{InstructionsTokens: x.InstructionsTokens, Prompts: x.Prompts, PromptsTokens: x.PromptsTokens,
 				Resources: x.Resources, ResourcesTokens: x.ResourcesTokens, ResourceTemplates: x.ResourceTemplates,

@@ -363,6 +363,52 @@ func TestServerOverStdio(t *testing.T) {
 	}
 }
 
+// TestServerRepeatsEnv: a server that writes an env value and a secret
+// argument into its version, instructions and tool description is
+// measured with *** in their place, the file it makes verifies, and a
+// warning names the variable.
+func TestServerRepeatsEnv(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a server")
+	}
+	bin := filepath.Join(t.TempDir(), "stdioserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "../internal/mcpclient/testdata/stdioserver").CombinedOutput(); err != nil {
+		t.Fatalf("building the test server: %v\n%s", err, out)
+	}
+	const env, arg = "envpass-4711", "argpass-4712"
+	m, err := mcpcost.Measure(context.Background(), mcpcost.Target{Command: bin, Args: []string{"repeat", "--token=" + arg}, Env: map[string]string{"SECRET": env}}, &mcpcost.Options{Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := m.MarshalFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{env, arg} {
+		if bytes.Contains(f, []byte(v)) || strings.Contains(m.ServerVersion, v) || strings.Contains(strings.Join(m.Warnings, " "), v) {
+			t.Errorf("the measurement holds %q:\n%s", v, f)
+		}
+	}
+	if !bytes.Contains(f, []byte(`Launched with key *** and args --token=***`)) {
+		t.Errorf("the tool description is not kept with *** in place of the values:\n%s", f)
+	}
+	want := "the server repeats the values of SECRET and an argument in its definitions"
+	if len(m.Warnings) == 0 || !strings.HasPrefix(m.Warnings[len(m.Warnings)-1], want) || !bytes.Contains(f, []byte(want)) {
+		t.Errorf("warnings %q, want one starting %q in the file too", m.Warnings, want)
+	}
+	path := filepath.Join(t.TempDir(), "measurement.json")
+	if err := os.WriteFile(path, f, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err := mcpcost.VerifyFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.OK || v.RederivedTokens == nil || *v.RederivedTokens != m.TotalTokens {
+		t.Errorf("verify: %+v, measured %d tokens", v, m.TotalTokens)
+	}
+}
+
 func TestMeasureErrors(t *testing.T) {
 	_, err := mcpcost.MeasureTools([]byte(`{"tools": 3}`), nil)
 	var ie *mcpcost.InputError

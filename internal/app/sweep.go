@@ -512,7 +512,8 @@ func underSystem(p string) bool {
 // names it; of a home, only the regular files and node_modules folders
 // the server is launched from, outside its hidden files and folders.
 func SweepTarget(s sweep.Server, mode string, noNetwork bool, home, work, root string) (mcpclient.Target, *measure.Isolation, error) {
-	t := mcpclient.Target{Name: s.Name}
+	// The dummy values and the fresh HOME are made up here: no secrets.
+	t := mcpclient.Target{Name: s.Name, Placeholders: []string{sweep.DummyValue, home}}
 	vars := map[string]string{}
 	for _, n := range s.Env {
 		vars[n] = sweep.DummyValue
@@ -693,6 +694,7 @@ func (m *Machine) sweepOne(ctx context.Context, s sweep.Server, o SweepOptions) 
 		f.TimeoutMs = int(budget.Milliseconds())
 		f.Extras = live.Extras
 		f.ChangedTools = live.ChangedTools
+		f.Warnings = live.Warnings
 		if live.Status.Dynamic() {
 			f.Notes = live.Detail
 		}

@@ -42,8 +42,10 @@ func TestMain(m *testing.M) {
 //	stderr    prints them on stderr and exits 3 before answering
 //	rpcerror  answers initialize with an error holding them
 //	toolserr  answers initialize, then tools/list with an error holding them
-//	ok        a working server with one tool; every other list is an error
-//	          holding them, and they are printed on stderr
+//	ok        a working server with one tool that repeats them in its
+//	          version, instructions and tool description; every other
+//	          list is an error holding them, and they are printed on
+//	          stderr
 func hostileServer(mode string) int {
 	var said []string
 	said = append(said, os.Args[1:]...)
@@ -89,9 +91,11 @@ func hostileServer(mode string) int {
 				send(msg.ID, nil, "refusing to start with "+echo)
 				continue
 			}
+			// It repeats them in its version and instructions too.
 			send(msg.ID, map[string]any{"protocolVersion": msg.Params.ProtocolVersion,
 				"capabilities": map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}},
-				"serverInfo":   map[string]any{"name": "hostile", "version": "1.0.0"}}, "")
+				"serverInfo":   map[string]any{"name": "hostile", "version": "1.0.0 " + echo},
+				"instructions": "Use with " + echo}, "")
 		case "ping":
 			send(msg.ID, map[string]any{}, "")
 		case "tools/list":
@@ -99,8 +103,8 @@ func hostileServer(mode string) int {
 				send(msg.ID, nil, "no tools for "+echo)
 				continue
 			}
-			send(msg.ID, map[string]any{"tools": []any{map[string]any{"name": "echo", "description": "Echo the text back.",
-				"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}}}}, "")
+			send(msg.ID, map[string]any{"tools": []any{map[string]any{"name": "echo", "description": "Echo the text back. Launched with " + echo,
+				"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string", "description": "as given to " + echo}}}}}}, "")
 		default:
 			send(msg.ID, nil, msg.Method+" is not served to "+echo)
 		}
@@ -365,6 +369,29 @@ func TestCanaryWalk(t *testing.T) {
 	run("measure", "--once", "--timeout", "20s", "--header-env", "MCP_HEADERS", webURL)
 	run(append(append([]string{"measure", "--env", "FROM_ENV", "--env", canaryServerEnv + "=stderr", "--once"}, server...), "--verbose")...)
 	run("measure", "--once", "--timeout", "20s", "--json", "--header", "X-Api-Key: "+secret("measure-x-api-key"), webURL)
+	// sweep: the canary in a command given as one string, in a command
+	// list, in args and in envValues, repeated by the servers.
+	sweepFile := filepath.Join(proj, "servers.yaml")
+	yq := func(v string) string { b, _ := json.Marshal(v); return string(b) }
+	write(sweepFile, fmt.Sprintf(`servers:
+  - name: sw-str
+    command: %s
+    args: ["--api-key", %s, "postgresql://app:%s@db.example:5432/shop", "Bearer %s"]
+    envValues: {%s: ok, SECRET_ENV: %s}
+  - name: sw-list
+    command: [%s, "--password", %s, "--token=%s"]
+    envValues: {%s: rpcerror, SECRET_ENV: %s}
+  - name: sw-stderr
+    command: [%s, "API_KEY=%s"]
+    envValues: {%s: stderr, SECRET_ENV: %s}
+`, yq(bin+" --token="+secret("sweep-str-flag")+" --password "+secret("sweep-str-pw")), yq(secret("sweep-api-key")), secret("sweep-dsn"), secret("sweep-bearer"),
+		canaryServerEnv, secret("sweep-env"),
+		yq(bin), yq(secret("sweep-list-pw")), secret("sweep-list-flag"), canaryServerEnv, secret("sweep-env2"),
+		yq(bin), secret("sweep-positional"), canaryServerEnv, secret("sweep-env3")))
+	site := filepath.Join(out, "site")
+	run("sweep", sweepFile, "--out", site, "--date", "2026-11-22", "--timeout", "20s")
+	run("sweep", sweepFile, "--out", site, "--date", "2026-11-23", "--timeout", "20s", "--only", "sw-str")
+	run("verify", filepath.Join(site, "results", "sw-str", "measurement.json"))
 	run("verify", mOut)
 	run("badge", mOut, "--svg", filepath.Join(out, "badge.svg"), "--shields", filepath.Join(out, "badge.json"))
 	run("badge", auditJSON, "--svg", filepath.Join(out, "audit-badge.svg"))
@@ -477,9 +504,12 @@ func TestCanaryWalk(t *testing.T) {
 		"--token=***",                  // a redacted launch
 		"postgresql://app:***@db.example:5432/shop",
 		"hostile-ok",
-		"needs-approval",     // the repository's own servers, listed with their launch
-		"mcpcost: measuring", // a progress line
-		"args *** --dir ***", // Windsurf's ${file:} and ${env:} values, scrubbed by value
+		"needs-approval",                              // the repository's own servers, listed with their launch
+		"mcpcost: measuring",                          // a progress line
+		"args *** --dir ***",                          // Windsurf's ${file:} and ${env:} values, scrubbed by value
+		"Launched with",                               // a tool description repeating the launch
+		"the server repeats the values of SECRET_ENV", // the warning of a redacted capture
+		"--password *** --api-key *** postgresql://app:***@db.example:5432/shop", // a sweep entry's launch
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no output holds %q: the walk did not exercise it", want)
@@ -488,6 +518,8 @@ func TestCanaryWalk(t *testing.T) {
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`cache/`), regexp.MustCompile(`\.db$`), regexp.MustCompile(`^out/measurement\.json$`),
 		regexp.MustCompile(`^out/failed\.json$`), regexp.MustCompile(`^out/report\.html$`),
+		regexp.MustCompile(`^out/site/results/sw-str/measurement\.json$`), regexp.MustCompile(`^out/site/leaderboard\.csv$`),
+		regexp.MustCompile(`^out/site/servers/sw-list\.html$`), regexp.MustCompile(`^out/site/history\.csv$`),
 	} {
 		found := false
 		for _, w := range files {

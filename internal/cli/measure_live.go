@@ -271,6 +271,7 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 		f.Source = src
 		f.Extras = live.Extras
 		f.ChangedTools = live.ChangedTools
+		f.Warnings = live.Warnings
 		if live.Status.Dynamic() {
 			f.Notes = live.Detail
 		}

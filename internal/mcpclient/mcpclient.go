@@ -65,6 +65,9 @@ type Target struct {
 	// Secrets are other secret values of the launch (the values of
 	// variables expanded into Args or URL), scrubbed like those of Env.
 	Secrets []string
+	// Placeholders are values of Env or Headers that are no secrets (a
+	// sweep's dummy values and fresh HOME): never scrubbed.
+	Placeholders []string
 
 	// In-process: a go-sdk server in this process, connected over a pair
 	// of pipes (no launch). Each capture is a session of its own.

@@ -53,6 +53,9 @@ type File struct {
 	// ChangedTools names the tools that differed between the two captures
 	// of a dynamic server.
 	ChangedTools []string `json:"changedTools,omitempty"`
+	// Warnings are what was odd about the measurement, such as a server
+	// that repeats a value the user supplied (stored and counted as ***).
+	Warnings []string `json:"warnings,omitempty"`
 	// Package is the package the command runs (a sweep's package:), and
 	// PackageVersion the version installed, as read from the installed
 	// package's own metadata, or "unknown".

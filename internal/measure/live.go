@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/canon"
 	"github.com/mcpcost/mcpcost/internal/claude"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/num"
+	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/token"
 )
 
@@ -42,8 +44,22 @@ type Live struct {
 // be read is a protocol error naming what was wrong. What the server said
 // that is shown (detail, stderr, warnings, its name and version) goes
 // through the target's scrubber.
+//
+// A value the user supplied (an env or header value, a secret of the
+// arguments or URL) that the server repeats in what it sent (its name,
+// version, instructions, tools, prompts, resources) is replaced by
+// redact.Marker before anything is counted: what is measured is what is
+// kept, so that a measurement.json re-derives to the same numbers, and a
+// warning names each repeated value and says what the replacement changed.
 func FromLive(r mcpclient.Result, c token.Counter) *Live {
-	l := fromLive(r, c)
+	if c == nil {
+		c = token.O200k()
+	}
+	red, repeated := redactCaptures(r)
+	l := fromLive(red, c)
+	if len(repeated) > 0 {
+		l.Warnings = append(l.Warnings, repeatWarning(repeated, fromLive(r, c), l))
+	}
 	s := r.Target.Scrubber()
 	l.Detail, l.StderrTail = s.String(l.Detail), s.String(l.StderrTail)
 	l.ServerName, l.ServerVersion = s.String(l.ServerName), s.String(l.ServerVersion)
@@ -201,4 +217,128 @@ func changedTools(a, b []*canon.Value) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// redactCaptures returns r with each value of r.Target.NamedSecrets that
+// the server repeated replaced by redact.Marker in the strings of its
+// captures, and the names of the values it found, in the target's order.
+func redactCaptures(r mcpclient.Result) (mcpclient.Result, []string) {
+	named := r.Target.NamedSecrets()
+	if len(named) == 0 {
+		return r, nil
+	}
+	values := make([]string, len(named))
+	each := make([]*redact.Scrubber, len(named))
+	for i, n := range named {
+		values[i], each[i] = n.Value, redact.New(n.Value)
+	}
+	all := redact.New(values...)
+	found := make([]bool, len(named))
+	scrub := func(text string) string {
+		out := all.Values(text)
+		if out != text {
+			for i, sc := range each {
+				found[i] = found[i] || sc.Values(text) != text
+			}
+		}
+		return out
+	}
+	r.First, r.Second = redactCapture(r.First, scrub), redactCapture(r.Second, scrub)
+	var names []string
+	seen := map[string]bool{}
+	for i, n := range named {
+		if found[i] && !seen[n.Name] {
+			names, seen[n.Name] = append(names, n.Name), true
+		}
+	}
+	return r, names
+}
+
+// redactCapture is a copy of c with scrub applied to its server's name,
+// version and instructions and to every string of its pages.
+func redactCapture(c *mcpclient.Capture, scrub func(string) string) *mcpclient.Capture {
+	if c == nil {
+		return nil
+	}
+	d := *c
+	d.ServerName, d.ServerVersion = scrub(c.ServerName), scrub(c.ServerVersion)
+	if c.Instructions != nil {
+		in := scrub(*c.Instructions)
+		d.Instructions = &in
+	}
+	pages := func(ps []json.RawMessage) []json.RawMessage {
+		if ps == nil {
+			return nil
+		}
+		out := make([]json.RawMessage, len(ps))
+		for i, p := range ps {
+			out[i] = scrubJSONStrings(p, scrub)
+		}
+		return out
+	}
+	d.ToolsPages, d.RelistPages = pages(c.ToolsPages), pages(c.RelistPages)
+	d.PromptsPages, d.ResourcesPages, d.ResourceTemplatesPages = pages(c.PromptsPages), pages(c.ResourcesPages), pages(c.ResourceTemplatesPages)
+	return &d
+}
+
+// scrubJSONStrings applies scrub to each string (keys too) of a JSON
+// text, re-encoding the strings it changes; everything else is kept byte
+// for byte. A text that is not JSON is scanned all the same: what its
+// parser then says of it is unchanged.
+func scrubJSONStrings(data []byte, scrub func(string) string) []byte {
+	var out []byte // nil until a string changes
+	done := 0
+	for i := 0; i < len(data); i++ {
+		if data[i] != '"' {
+			continue
+		}
+		j, escaped := i+1, false
+		for j < len(data) && data[j] != '"' {
+			if data[j] == '\\' {
+				escaped = true
+				j++
+			}
+			j++
+		}
+		if j >= len(data) {
+			break // an unterminated string: left to the parser
+		}
+		lit := data[i : j+1]
+		text := string(lit[1 : len(lit)-1])
+		if escaped {
+			if json.Unmarshal(lit, &text) != nil {
+				i = j
+				continue
+			}
+		}
+		if s := scrub(text); s != text {
+			out = append(out, data[done:i]...)
+			out = append(out, canon.Marshal(canon.NewString(s))...)
+			done = j + 1
+		}
+		i = j
+	}
+	if out == nil {
+		return data
+	}
+	return append(out, data[done:]...)
+}
+
+// repeatWarning says which values the server repeated and what replacing
+// them changed in the headline count.
+func repeatWarning(names []string, sent, kept *Live) string {
+	what := "the counts are of the text kept, with " + redact.Marker + " in place of each value"
+	if sent.Result != nil && kept.Result != nil {
+		switch d := sent.Result.TotalTokens - kept.Result.TotalTokens; {
+		case d > 0:
+			what += fmt.Sprintf(" (the tools' total is %d %s fewer than the server sent)", d, num.Plural(d, "token", "tokens"))
+		case d < 0:
+			what += fmt.Sprintf(" (the tools' total is %d %s more than the server sent)", -d, num.Plural(-d, "token", "tokens"))
+		}
+	}
+	of := "the value of " + names[0]
+	if n := len(names); n > 1 {
+		of = "the values of " + strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	}
+	return "the server repeats " + of + " in its definitions; " + what
 }

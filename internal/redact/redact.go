@@ -444,6 +444,11 @@ func reverse(s string) string {
 	return string(b)
 }
 
+// Values returns text with every known value (in each form Add keeps)
+// replaced by Marker, and nothing else changed: what is kept of a
+// server's own definitions, where a pattern is no secret.
+func (s *Scrubber) Values(text string) string { return s.known(text) }
+
 // Strings scrubs each element of list in place and returns it.
 func (s *Scrubber) Strings(list []string) []string {
 	for i, v := range list {
@@ -485,30 +490,78 @@ type Launch struct {
 	// Known are other secret values of the launch, such as the values of
 	// variables expanded into its arguments or URL.
 	Known []string
+	// Placeholders are values of Env or Headers that are no secrets: the
+	// made-up values a launcher gives (a sweep's dummy values, its fresh
+	// HOME).
+	Placeholders []string
 }
 
 // Secrets returns the secret values of the launch: every env and header
 // value (and the token after a header's scheme, as in "Bearer X"), Known,
-// and what the launch rule hides in the command line and the URL.
+// and what the launch rule hides in the command line and the URL; not the
+// Placeholders.
 func (l Launch) Secrets() []string {
-	var out []string
-	for _, v := range l.Env {
-		out = append(out, v)
-	}
-	for _, v := range l.Headers {
-		out = append(out, v)
-		if _, tok, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
-			out = append(out, strings.TrimSpace(tok))
-		}
-	}
-	out = append(out, l.Known...)
-	if l.Command != "" || len(l.Args) > 0 {
-		out = append(out, ArgSecrets(append([]string{l.Command}, l.Args...))...)
-	}
-	if l.URL != "" {
-		out = append(out, URLSecrets(l.URL)...)
+	named := l.NamedSecrets()
+	out := make([]string, len(named))
+	for i, n := range named {
+		out[i] = n.Value
 	}
 	return out
+}
+
+// Named is a secret value of a launch with what it is: the name of its
+// env variable ("API_KEY"), "header NAME", "an argument", "the URL" or
+// "a variable expanded into the launch".
+type Named struct{ Name, Value string }
+
+// NamedSecrets is Secrets with what each value is, each value once (by
+// the first of: env variables and headers sorted by name, the arguments,
+// the URL, Known).
+func (l Launch) NamedSecrets() []Named {
+	skip := map[string]bool{}
+	for _, p := range l.Placeholders {
+		skip[p] = true
+	}
+	var out []Named
+	add := func(name, v string) {
+		if !skip[v] {
+			skip[v] = true // a value is named once, by its first place
+			out = append(out, Named{name, v})
+		}
+	}
+	for _, k := range sortedKeys(l.Env) {
+		add(k, l.Env[k])
+	}
+	for _, k := range sortedKeys(l.Headers) {
+		v := l.Headers[k]
+		add("header "+k, v)
+		if _, tok, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			add("header "+k, strings.TrimSpace(tok))
+		}
+	}
+	if l.Command != "" || len(l.Args) > 0 {
+		for _, v := range ArgSecrets(append([]string{l.Command}, l.Args...)) {
+			add("an argument", v)
+		}
+	}
+	if l.URL != "" {
+		for _, v := range URLSecrets(l.URL) {
+			add("the URL", v)
+		}
+	}
+	for _, v := range l.Known {
+		add("a variable expanded into the launch", v)
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // Scrubber returns a Scrubber for the launch's secrets.
