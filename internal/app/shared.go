@@ -10,9 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/store"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // A storeSpec is the usage store a command reports from: the local
@@ -93,16 +95,49 @@ func (m *Machine) machineName() (string, error) {
 		}
 		name = h
 	}
-	if strings.TrimSpace(name) != name || name == "" || len(name) > 255 || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return "", optionErrorf("%s %q: a name of 1 to 255 characters, without surrounding spaces or control characters", m.flag("machine"), name)
+	if why := badMachineName(name); why != "" {
+		// %q escapes what the name holds: the terminal never gets it raw.
+		return "", optionErrorf("%s %q: %s; a machine name is 1 to 255 bytes of UTF-8 text, without control characters or surrounding spaces", m.flag("machine"), name, why)
 	}
 	return name, nil
+}
+
+// badMachineName says what is wrong with a machine name, "" when nothing
+// is: the name is stored in the shared store and shown by every report.
+func badMachineName(name string) string {
+	switch {
+	case name == "":
+		return "the name is empty"
+	case !utf8.ValidString(name):
+		return "the name is not UTF-8"
+	case len(name) > 255:
+		return fmt.Sprintf("the name is %d bytes long", len(name))
+	case strings.TrimSpace(name) != name:
+		return "the name has spaces around it"
+	}
+	for _, r := range name {
+		if textsafe.Unsafe(r) {
+			return fmt.Sprintf("the name holds %U, a control or invisible character", r)
+		}
+	}
+	return ""
+}
+
+// clip is s cut to at most n bytes, on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // identity is who this machine's rows are: its name and the OS user.
 func (m *Machine) identity() (machine, user string, err error) {
 	machine, err = m.machineName()
-	return machine, osUser(), err
+	return machine, textsafe.Text(osUser()), err // a login name is stored as it is shown
 }
 
 // sharedError is a failure to reach a shared store: its message names
