@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/claude"
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 	"github.com/mcpcost/mcpcost/internal/token"
 )
 
@@ -205,7 +207,7 @@ func (m *Machine) clientNames(names []string) ([]string, error) {
 				continue
 			}
 			if !clients.Known(part) {
-				return nil, optionErrorf("unknown client %q (known: %s)", part, strings.Join(clients.Clients(), ", "))
+				return nil, optionErrorf("unknown client %s (known: %s)", textsafe.Quote(part), strings.Join(clients.Clients(), ", "))
 			}
 			want = append(want, part)
 		}
@@ -228,8 +230,10 @@ func (m *Machine) loadConfig(sys clients.System, path, client string, o AuditOpt
 	if _, err := os.Stat(p); err != nil && !o.Remote {
 		if os.IsNotExist(err) {
 			err = errors.New("no such file")
+		} else if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err // the path is shown once, clipped
 		}
-		return clients.Config{}, fmt.Errorf("config %s: %w", p, err)
+		return clients.Config{}, fmt.Errorf("config %s: %w", textsafe.Short(p), err)
 	}
 	cfg, err := clients.LoadAs(sys, p, client)
 	switch {
@@ -237,7 +241,7 @@ func (m *Machine) loadConfig(sys clients.System, path, client string, o AuditOpt
 		// The same words whether the file is missing, unreadable or not
 		// a regular file: a remote caller learns no more about the
 		// machine than that this path is no config.
-		return clients.Config{}, fmt.Errorf("config %s: not found, or not readable as an MCP config", path)
+		return clients.Config{}, fmt.Errorf("config %s: not found, or not readable as an MCP config", textsafe.Short(path))
 	case err != nil:
 		return clients.Config{}, err
 	case o.Remote:

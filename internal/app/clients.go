@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // ClientsSchema is the schema of [Clients] as JSON.
@@ -62,7 +63,7 @@ func (m *Machine) Clients(o ClientsOptions) (*Clients, error) {
 		return nil, err
 	}
 	if o.Project != "" && !sys.FS.IsDir(sys.Cwd) {
-		return nil, optionErrorf("%s %s is not a folder", m.flag("project"), o.Project)
+		return nil, optionErrorf("%s %s is not a folder", m.flag("project"), textsafe.Short(o.Project))
 	}
 	rep := &Clients{Schema: ClientsSchema, OS: sys.OS, Home: sys.Home, Project: sys.Cwd,
 		Clients: []ClientEntry{}, Given: []clients.Config{}, Errors: []FileError{}}

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // TestPushMachineName: a machine name with a control character or bytes
@@ -34,9 +37,12 @@ func TestPushMachineName(t *testing.T) {
 		if c.shown != "" && !strings.Contains(msg, c.shown) {
 			t.Errorf("--machine %q: %q does not show %s", c.name, msg, c.shown)
 		}
-		for _, b := range []byte(msg) {
-			if b < 0x20 || b == 0x7f || b >= 0x80 {
-				t.Errorf("--machine %q: the error %q holds byte %#x raw", c.name, msg, b)
+		if !utf8.ValidString(msg) {
+			t.Errorf("--machine %q: the error %q is not UTF-8", c.name, msg)
+		}
+		for _, r := range msg {
+			if textsafe.Unsafe(r) {
+				t.Errorf("--machine %q: the error %q holds %U raw", c.name, msg, r)
 				break
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/store"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // SessionTools is one session's tools by the tokens their results put
@@ -63,13 +64,13 @@ func findSession(ctx context.Context, st *store.Store, want string) (src, id, pr
 	}
 	hits, err := st.SessionsByID(ctx, source, rest, 3)
 	if err != nil {
-		return "", "", "", fmt.Errorf("finding session %q: %w", want, err)
+		return "", "", "", fmt.Errorf("finding session %s: %w", textsafe.Quote(want), err)
 	}
 	switch {
 	case len(hits) == 0:
-		return "", "", "", fmt.Errorf("no session %q in the usage store (recent_sessions lists them)", want)
+		return "", "", "", fmt.Errorf("no session %s in the usage store (recent_sessions lists them)", textsafe.Quote(want))
 	case hits[0].ID == rest, len(hits) == 1:
 		return hits[0].Source, hits[0].ID, hits[0].Project, nil
 	}
-	return "", "", "", fmt.Errorf("%q matches more than one session; give more of its id", want)
+	return "", "", "", fmt.Errorf("%s matches more than one session; give more of its id", textsafe.Quote(want))
 }

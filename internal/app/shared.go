@@ -96,8 +96,8 @@ func (m *Machine) machineName() (string, error) {
 		name = h
 	}
 	if why := badMachineName(name); why != "" {
-		// %q escapes what the name holds: the terminal never gets it raw.
-		return "", optionErrorf("%s %q: %s; a machine name is 1 to 255 bytes of UTF-8 text, without control characters or surrounding spaces", m.flag("machine"), name, why)
+		// Quote escapes what the name holds: the terminal never gets it raw.
+		return "", optionErrorf("%s %s: %s; a machine name is 1 to 255 bytes of UTF-8 text, without control characters or surrounding spaces", m.flag("machine"), textsafe.Quote(name), why)
 	}
 	return name, nil
 }

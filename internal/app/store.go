@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/store"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 	"github.com/mcpcost/mcpcost/internal/token"
 )
 
@@ -206,10 +207,11 @@ func (m *Machine) checkProject(ctx context.Context, st *store.Store, project, sh
 	if len(ss) == 0 {
 		hint = "the usage store holds no session yet; " + m.flag("project") + " takes a project's folder"
 	}
+	what := textsafe.Short(shown)
 	if shown != project {
-		shown += " (" + project + ")"
+		what += " (" + textsafe.Short(project) + ")"
 	}
-	return WithHint(fmt.Errorf("%s %s: no such folder, and no session of such a project in the usage store", m.flag("project"), shown), hint)
+	return WithHint(fmt.Errorf("%s %s: no such folder, and no session of such a project in the usage store", m.flag("project"), what), hint)
 }
 
 // IngestOptions configure [Machine.Ingest].

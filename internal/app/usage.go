@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 	"github.com/mcpcost/mcpcost/internal/usage"
 )
 
@@ -56,14 +57,14 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 	switch uo.Source {
 	case "claude", "codex", "copilot", "goose", "gemini", "opencode", "all":
 	default:
-		return nil, nil, optionErrorf("%s must be claude, codex, copilot, goose, gemini, opencode or all, not %q", m.flag("source"), uo.Source)
+		return nil, nil, optionErrorf("%s must be claude, codex, copilot, goose, gemini, opencode or all, not %s", m.flag("source"), textsafe.Quote(uo.Source))
 	}
 	valid := false
 	for _, d := range usage.Dimensions {
 		valid = valid || d == uo.By
 	}
 	if !valid {
-		return nil, nil, optionErrorf("%s must be one of %s, not %q", m.flag("by"), strings.Join(usage.Dimensions, ", "), uo.By)
+		return nil, nil, optionErrorf("%s must be one of %s, not %s", m.flag("by"), strings.Join(usage.Dimensions, ", "), textsafe.Quote(uo.By))
 	}
 	if uo.SplitAgents && uo.By != "session" {
 		return nil, nil, optionErrorf("%s goes with %s session", m.flag("split-agents"), m.flag("by"))
@@ -111,7 +112,7 @@ func (m *Machine) periodOptions(o UsageOptions, uo *usage.Options) error {
 		}
 		d, ok := usage.ParseWeekday(o.StartOfWeek)
 		if !ok {
-			return optionErrorf("%s must be one of %s, not %q", m.flag("start-of-week"), strings.Join(usage.Weekdays, ", "), o.StartOfWeek)
+			return optionErrorf("%s must be one of %s, not %s", m.flag("start-of-week"), strings.Join(usage.Weekdays, ", "), textsafe.Quote(o.StartOfWeek))
 		}
 		uo.StartOfWeek = d
 	case uo.Source == "claude":
@@ -121,7 +122,7 @@ func (m *Machine) periodOptions(o UsageOptions, uo *usage.Options) error {
 	}
 	uo.Order = o.Order
 	if uo.Order != "" && !slices.Contains(usage.Orders, uo.Order) {
-		return optionErrorf("%s must be asc or desc, not %q", m.flag("order"), uo.Order)
+		return optionErrorf("%s must be asc or desc, not %s", m.flag("order"), textsafe.Quote(uo.Order))
 	}
 	if uo.Order == "desc" && uo.By != "session" && !slices.Contains(usage.Periods, uo.By) {
 		return optionErrorf("%s desc goes with %s day, week, month or session, not %s", m.flag("order"), m.flag("by"), uo.By)
@@ -186,7 +187,7 @@ func (m *Machine) mode(mode string) (string, error) {
 		return "auto", nil
 	}
 	if !slices.Contains(usage.Modes, mode) {
-		return "", optionErrorf("%s must be one of %s, not %q", m.flag("mode"), strings.Join(usage.Modes, ", "), mode)
+		return "", optionErrorf("%s must be one of %s, not %s", m.flag("mode"), strings.Join(usage.Modes, ", "), textsafe.Quote(mode))
 	}
 	return mode, nil
 }

@@ -110,7 +110,7 @@ func (l *liveFlags) target(env *Env, urlArg string, command []string) (app.Targe
 	}
 	u, err := url.Parse(urlArg)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return t, fmt.Errorf("%s is not an http(s) URL", redact.URL(urlArg))
+		return t, fmt.Errorf("%s is not an http(s) URL", textsafe.Short(redact.URL(urlArg)))
 	}
 	if *l.transport == "stdio" {
 		return t, fmt.Errorf("--transport stdio needs -- COMMAND, not a URL")

@@ -31,9 +31,9 @@ type auditIn struct {
 func (in auditIn) subject() string {
 	switch {
 	case in.Path != "":
-		return fmt.Sprintf("config %q", in.Path)
+		return "config " + textsafe.Quote(in.Path)
 	case in.Client != "":
-		return fmt.Sprintf("%s's configs", in.Client)
+		return textsafe.Quote(in.Client) + "'s configs"
 	}
 	return "the configs found"
 }

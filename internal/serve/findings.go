@@ -73,7 +73,7 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 		in.Level = findings.LevelInfo
 	}
 	if findings.LevelRank(in.Level) == 0 {
-		return nil, nil, fmt.Errorf("level must be one of %s, not %q", strings.Join(findings.Levels, ", "), in.Level)
+		return nil, nil, fmt.Errorf("level must be one of %s, not %s", strings.Join(findings.Levels, ", "), textsafe.Quote(in.Level))
 	}
 	limit, err := limitOr(in.Limit, 10)
 	if err != nil {

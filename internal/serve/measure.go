@@ -28,7 +28,7 @@ type measureIn struct {
 }
 
 func (in measureIn) subject() string {
-	return "server " + app.Target{Command: in.Command, Args: in.Args, Env: in.Env, URL: in.URL, Headers: in.Headers}.Display()
+	return "server " + textsafe.Clip(app.Target{Command: in.Command, Args: in.Args, Env: in.Env, URL: in.URL, Headers: in.Headers}.Display(), maxShownLaunch)
 }
 
 // MeasureResult is measure_server's structured result.
@@ -85,7 +85,7 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 	if in.URL != "" {
 		u, err := url.Parse(in.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, nil, fmt.Errorf("%s is not an http(s) URL", redact.URL(in.URL))
+			return nil, nil, fmt.Errorf("%s is not an http(s) URL", textsafe.Short(redact.URL(in.URL)))
 		}
 	}
 	for name := range in.Headers {
@@ -93,7 +93,8 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 			return nil, nil, fmt.Errorf("a header name may not be empty or hold spaces, colons or line breaks")
 		}
 	}
-	display := t.Display()
+	// A launch of megabytes is named by its start, in progress and result.
+	display := textsafe.Clip(t.Display(), maxShownLaunch)
 	p := newProgress(ctx, req, 2)
 	p.step("measuring " + display)
 	// Measure scrubs what the server said (its name, detail, stderr).
@@ -109,7 +110,7 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 	out := &MeasureResult{Schema: MeasureSchema, Server: name, Launch: display, Status: string(live.Status),
 		Detail: live.Detail, Tools: []MeasuredTool{}}
 	if live.Result == nil {
-		msg := fmt.Sprintf("%s: %s: %s", textsafe.Text(out.Server), out.Status, textsafe.Text(out.Detail))
+		msg := fmt.Sprintf("%s: %s: %s", textsafe.Short(out.Server), out.Status, textsafe.Clip(out.Detail, maxShownLaunch))
 		if tail := strings.TrimSpace(live.StderrTail); tail != "" {
 			lines := lastLines(tail, 8)
 			for i, l := range lines {
@@ -145,6 +146,10 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 
 // defaultName names a target without a server name: the URL's host, or the
 // command's base name.
+// maxShownLaunch is the most of a launch, or of a failure's detail, in
+// runes, that a result or an error repeats.
+const maxShownLaunch = 200
+
 func defaultName(t app.Target) string {
 	if t.URL != "" {
 		if u, err := url.Parse(t.URL); err == nil && u.Hostname() != "" {

@@ -180,7 +180,7 @@ func unknownToolAsToolError(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok || call.Params == nil || toolNames[call.Params.Name] {
 			return res, err
 		}
-		return errorResult(fmt.Errorf("unknown tool %q; this server has %s", call.Params.Name, strings.Join(sortedToolNames(), ", "))), nil
+		return errorResult(fmt.Errorf("unknown tool %s; this server has %s", textsafe.Quote(call.Params.Name), strings.Join(sortedToolNames(), ", "))), nil
 	}
 }
 

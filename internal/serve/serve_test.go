@@ -895,3 +895,57 @@ func TestPrompts(t *testing.T) {
 		t.Error("an unknown prompt is answered")
 	}
 }
+
+// TestHugeArguments: an error quotes at most a short, escaped start of an
+// argument, however long the argument and whatever it holds.
+func TestHugeArguments(t *testing.T) {
+	f := newFixture(t, true)
+	cs, _ := connect(t, f.opts)
+	huge := "\x1b[31m\r\n" + strings.Repeat("x\u202e", 1<<20)
+	tests := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"no_such_tool_" + huge, map[string]any{}},
+		{toolSession, map[string]any{"session": huge}},
+		{toolRecent, map[string]any{"project": huge}},
+		{toolUsage, map[string]any{"by": huge}},
+		{toolUsage, map[string]any{"project": huge}},
+		{toolUsage, map[string]any{"mode": huge}},
+		{toolUsage, map[string]any{"by": "block", "project": huge}},
+		{toolFindings, map[string]any{"level": huge}},
+		{toolFindings, map[string]any{"project": huge}},
+		{toolFindings, map[string]any{"mode": huge}},
+		{toolAudit, map[string]any{"path": huge}},
+		{toolAudit, map[string]any{"client": huge}},
+		{toolMeasure, map[string]any{"url": "http://" + huge}},
+		{toolMeasure, map[string]any{"command": "/nonexistent/" + huge}},
+		{toolMeasure, map[string]any{"command": "/bin/false", "args": []string{huge}}},
+		{toolMeasure, map[string]any{"url": "http://127.0.0.1:9/", "headers": map[string]any{huge: "v"}}},
+	}
+	for _, tt := range tests {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
+		var msg string
+		switch {
+		case err != nil:
+			msg = err.Error()
+		case res.IsError:
+			msg = resultText(res)
+		default:
+			continue // answered: nothing quoted in an error
+		}
+		name := tt.tool[:min(len(tt.tool), 20)]
+		for k := range tt.args {
+			name += " " + k[:min(len(k), 20)]
+		}
+		if len(msg) > 2048 {
+			t.Errorf("%s: a %d-byte error: %.200q", name, len(msg), msg)
+		}
+		if strings.ContainsAny(msg, "\x1b\r\u202e") {
+			t.Errorf("%s: the error holds the argument's control characters raw: %.200q", name, msg)
+		}
+	}
+	if err := cs.Ping(context.Background(), nil); err != nil {
+		t.Fatalf("ping after huge input: %v", err)
+	}
+}

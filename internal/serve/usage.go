@@ -35,7 +35,7 @@ type usageIn struct {
 }
 
 func (in usageIn) subject() string {
-	return "the usage " + windowSubject(in.Days, in.Project) + " by " + or(in.By, "server")
+	return "the usage " + windowSubject(in.Days, in.Project) + " by " + textsafe.Short(or(in.By, "server"))
 }
 
 // windowSubject words a days and project filter for an error message.
@@ -45,7 +45,7 @@ func windowSubject(days int, project string) string {
 		s = fmt.Sprintf("of the last %d days", days)
 	}
 	if project != "" {
-		s += fmt.Sprintf(" of project %q", project)
+		s += " of project " + textsafe.Quote(project)
 	}
 	return s
 }
@@ -98,7 +98,7 @@ type sessionsIn struct {
 
 func (in sessionsIn) subject() string {
 	if in.Project != "" {
-		return fmt.Sprintf("the sessions of project %q", in.Project)
+		return "the sessions of project " + textsafe.Quote(in.Project)
 	}
 	return "the recent sessions"
 }
@@ -133,7 +133,7 @@ type sessionIn struct {
 
 func (in sessionIn) subject() string {
 	if in.Session != "" {
-		return fmt.Sprintf("session %q", in.Session)
+		return "session " + textsafe.Quote(in.Session)
 	}
 	return "the latest session"
 }
@@ -219,7 +219,7 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 		valid = valid || d == in.By
 	}
 	if !valid {
-		return nil, nil, fmt.Errorf("by must be one of %s, block, not %q", strings.Join(usage.Dimensions, ", "), in.By)
+		return nil, nil, fmt.Errorf("by must be one of %s, block, not %s", strings.Join(usage.Dimensions, ", "), textsafe.Quote(in.By))
 	}
 	limit, err := limitOr(in.Limit, 20)
 	if err != nil {

@@ -149,3 +149,50 @@ func writeHex(b *strings.Builder, v uint32, digits int) {
 	b.WriteString(strings.Repeat("0", digits-len(h)))
 	b.WriteString(h)
 }
+
+// MaxQuoted is the most of an input, in runes, that an error quotes.
+const MaxQuoted = 80
+
+// Quote is s as an error quotes what it was given: Go-quoted (control
+// characters, invisible runes and bytes of invalid UTF-8 escaped) and,
+// when it is longer than MaxQuoted runes, cut to its start, followed by
+// "… (N bytes)". An input of megabytes is named, never echoed.
+func Quote(s string) string {
+	start, cut := prefix(s)
+	if !cut {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(start) + "… (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// Short is Quote without the quotes: [Text] of s, cut as Quote cuts it;
+// for a path or a name shown as it is.
+func Short(s string) string { return Clip(s, MaxQuoted) }
+
+// Clip is [Text] of s cut to its first n runes, followed by "… (N bytes)"
+// when it was cut: for a message that repeats an input, or holds one.
+func Clip(s string, n int) string {
+	start, cut := prefixN(s, n)
+	if !cut {
+		return Text(s)
+	}
+	return Text(start) + "… (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// prefix is the first MaxQuoted runes of s, and whether that is less than s.
+func prefix(s string) (string, bool) { return prefixN(s, MaxQuoted) }
+
+// prefixN is the first n runes of s, and whether that is less than s.
+func prefixN(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	k := 0
+	for i := range s {
+		if k == n {
+			return s[:i], true
+		}
+		k++
+	}
+	return s, false
+}

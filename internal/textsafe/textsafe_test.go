@@ -3,6 +3,7 @@ package textsafe
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -263,4 +264,25 @@ func FuzzJSON(f *testing.F) {
 		}
 		checkPrintable(t, "JSON", string(out), true)
 	})
+}
+
+func TestQuote(t *testing.T) {
+	long := strings.Repeat("é", MaxQuoted) + "\x1btail"
+	for _, c := range []struct{ in, quote, short string }{
+		{"abc", `"abc"`, "abc"},
+		{"a\x1b[31m\r\n", `"a\x1b[31m\r\n"`, `a\x1b[31m\r\n`},
+		{"bad\xff", `"bad\xff"`, `bad\xff`},
+		{long, `"` + strings.Repeat("é", MaxQuoted) + `"… (` + strconv.Itoa(len(long)) + ` bytes)`, strings.Repeat("é", MaxQuoted) + "… (" + strconv.Itoa(len(long)) + " bytes)"},
+	} {
+		if got := Quote(c.in); got != c.quote {
+			t.Errorf("Quote(%q) = %s, want %s", c.in, got, c.quote)
+		}
+		if got := Short(c.in); got != c.short {
+			t.Errorf("Short(%q) = %s, want %s", c.in, got, c.short)
+		}
+	}
+	huge := strings.Repeat("\u202e", 5<<20)
+	if n := len(Quote(huge)); n > 1000 {
+		t.Errorf("Quote of 5 MB is %d bytes", n)
+	}
 }
