@@ -70,8 +70,8 @@ func (m *Machine) Blocks(ctx context.Context, o BlocksOptions) (rep *usage.Block
 	default:
 		n, err := strconv.ParseInt(lim, 10, 64)
 		if err != nil || n < 1 || n > transcript.MaxTokens {
-			return nil, nil, optionErrorf("%s must be a number of tokens from 1 to %d, or max (the most a finished block used), not %q",
-				m.flag("token-limit"), int64(transcript.MaxTokens), o.TokenLimit)
+			return nil, nil, optionErrorf("%s must be a number of tokens from 1 to %d, or max (the most a finished block used), not %s",
+				m.flag("token-limit"), int64(transcript.MaxTokens), textsafe.Quote(o.TokenLimit))
 		}
 		bo.TokenLimit = n
 	}
