@@ -123,17 +123,6 @@ func badMachineName(name string) string {
 	return ""
 }
 
-// clip is s cut to at most n bytes, on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
 // identity is who this machine's rows are: its name and the OS user.
 func (m *Machine) identity() (machine, user string, err error) {
 	machine, err = m.machineName()
