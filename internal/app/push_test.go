@@ -48,3 +48,17 @@ func TestPushMachineName(t *testing.T) {
 		}
 	}
 }
+
+// TestMachineNameFromEnv: MCPCOST_MACHINE (which serve reads too) is held
+// to the same rule as --machine.
+func TestMachineNameFromEnv(t *testing.T) {
+	m := machineFor(map[string]string{"MCPCOST_MACHINE": "B\x1b[31m\r\nX"}, "--")
+	_, err := m.machineName()
+	var oe *OptionError
+	if !errors.As(err, &oe) || !strings.Contains(err.Error(), `"B\x1b[31m\r\nX"`) {
+		t.Errorf("MCPCOST_MACHINE with control characters: got %v, want a usage error showing the name escaped", err)
+	}
+	if name, err := machineFor(map[string]string{"MCPCOST_MACHINE": "laptop-7"}, "--").machineName(); err != nil || name != "laptop-7" {
+		t.Errorf("MCPCOST_MACHINE=laptop-7: got %q, %v", name, err)
+	}
+}
