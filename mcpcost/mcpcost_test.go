@@ -366,7 +366,8 @@ func TestServerOverStdio(t *testing.T) {
 // TestServerRepeatsEnv: a server that writes an env value and a secret
 // argument into its version, instructions and tool description is
 // measured with *** in their place, the file it makes verifies, and a
-// warning names the variable.
+// warning names the variable. A plain value it repeats (PLAIN: neither
+// named nor shaped like a credential) is measured as the model reads it.
 func TestServerRepeatsEnv(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a server")
@@ -376,7 +377,7 @@ func TestServerRepeatsEnv(t *testing.T) {
 		t.Fatalf("building the test server: %v\n%s", err, out)
 	}
 	const env, arg = "envpass-4711", "argpass-4712"
-	m, err := mcpcost.Measure(context.Background(), mcpcost.Target{Command: bin, Args: []string{"repeat", "--token=" + arg}, Env: map[string]string{"SECRET": env}}, &mcpcost.Options{Timeout: 30 * time.Second})
+	m, err := mcpcost.Measure(context.Background(), mcpcost.Target{Command: bin, Args: []string{"repeat", "--token=" + arg}, Env: map[string]string{"SECRET": env, "PLAIN": "verbose"}}, &mcpcost.Options{Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +390,7 @@ func TestServerRepeatsEnv(t *testing.T) {
 			t.Errorf("the measurement holds %q:\n%s", v, f)
 		}
 	}
-	if !bytes.Contains(f, []byte(`Launched with key *** and args --token=***`)) {
+	if !bytes.Contains(f, []byte(`Launched with key *** level verbose and args --token=***`)) {
 		t.Errorf("the tool description is not kept with *** in place of the values:\n%s", f)
 	}
 	want := "the server repeats the values of SECRET and an argument in its definitions"

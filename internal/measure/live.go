@@ -219,11 +219,17 @@ func changedTools(a, b []*canon.Value) []string {
 	return out
 }
 
-// redactCaptures returns r with each value of r.Target.NamedSecrets that
-// the server repeated replaced by redact.Marker in the strings of its
-// captures, and the names of the values it found, in the target's order.
+// redactCaptures returns r with each credential of r.Target.NamedSecrets
+// (see redact.Named.Credential) that the server repeated replaced by
+// redact.Marker in the strings of its captures, and the names of the
+// values it found, in the target's order.
 func redactCaptures(r mcpclient.Result) (mcpclient.Result, []string) {
-	named := r.Target.NamedSecrets()
+	var named []redact.Named
+	for _, n := range r.Target.NamedSecrets() {
+		if n.Credential() {
+			named = append(named, n)
+		}
+	}
 	if len(named) == 0 {
 		return r, nil
 	}

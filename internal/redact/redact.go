@@ -514,6 +514,24 @@ func (l Launch) Secrets() []string {
 // "a variable expanded into the launch".
 type Named struct{ Name, Value string }
 
+// Credential reports whether the value is a credential by what it is or
+// how it looks: a secret the launch rule found in an argument or the URL,
+// the value of an env variable or header whose name mentions a secret word
+// (API_KEY, header Authorization), or a value that looks like one
+// ([LooksSecret]). Every value of a launch is scrubbed from what mcpcost
+// shows; only credentials are taken out of what a server says its tools
+// are, where replacing a plain value ("info", "true", a path) would change
+// the count of text the model reads and holds no secret.
+func (n Named) Credential() bool {
+	switch {
+	case n.Name == "an argument" || n.Name == "the URL":
+		return true
+	case secretWord.MatchString(n.Name) && n.Name != "a variable expanded into the launch":
+		return true
+	}
+	return LooksSecret(n.Value)
+}
+
 // NamedSecrets is Secrets with what each value is, each value once (by
 // the first of: env variables and headers sorted by name, the arguments,
 // the URL, Known).

@@ -102,10 +102,14 @@ func tool(name, desc string) map[string]any {
 	}
 }
 
-// repeated is what a "repeat" server says back: $SECRET and its
-// arguments.
+// repeated is what a "repeat" server says back: $SECRET, $PLAIN (when
+// set) and its arguments.
 func repeated() string {
-	return "key " + os.Getenv("SECRET") + " and args " + strings.Join(os.Args[2:], " ")
+	s := "key " + os.Getenv("SECRET")
+	if p := os.Getenv("PLAIN"); p != "" {
+		s += " level " + p
+	}
+	return s + " and args " + strings.Join(os.Args[2:], " ")
 }
 
 func writePid(pids ...int) {
