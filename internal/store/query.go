@@ -37,6 +37,8 @@ type Filter struct {
 	// and user its rows come from (RequestSum.Machine, ToolSum.Machine):
 	// the sums are then read from the rows, not the rollups.
 	Machines bool
+	// MCP keeps the calls of MCP servers' tools only (ToolCalls).
+	MCP bool
 }
 
 // byMachine reports whether f needs the rows' machines or users, which
@@ -371,6 +373,9 @@ func (s *Store) ToolCalls(ctx context.Context, f Filter) iter.Seq2[ToolCall, err
 	} else {
 		where += " AND lost = 0"
 	}
+	if f.MCP {
+		where += " AND server <> ''"
+	}
 	if f.Order != AsStored {
 		where += ` ORDER BY coalesce(call_ts, result_ts), id`
 	}
@@ -448,6 +453,51 @@ func (s *Store) UsageLimits(ctx context.Context, f Filter) ([]UsageLimit, error)
 		out = append(out, l)
 	}
 	return out, rows.Err()
+}
+
+// BuiltInCalls counts the calls of built-in tools (not an MCP server's)
+// of f's period and project, as ToolCalls returns them, by session: from
+// the rollups where they answer f, else from the rows. A session may come
+// more than once (its counts add up). An error ends the sequence.
+func (s *Store) BuiltInCalls(ctx context.Context, f Filter) iter.Seq2[SessionCount, error] {
+	return func(yield func(SessionCount, error) bool) {
+		where, args, err := s.rollupWhere(ctx, f)
+		if err == nil && f.byMachine() {
+			err = ErrNoRollup // the rollups do not keep machines
+		}
+		q := `SELECT source, session_id, project, calls FROM tool_rollup` + where
+		if where == "" {
+			q += " WHERE mcp = 0"
+		} else {
+			q += " AND mcp = 0"
+		}
+		if errors.Is(err, ErrNoRollup) {
+			where, args = s.rowWhere(f, "coalesce(call_ts, result_ts)")
+			if where == "" {
+				where = " WHERE"
+			} else {
+				where += " AND"
+			}
+			q = `SELECT source, session_id, coalesce(project, ''), count(*) FROM tool_calls` + where +
+				` lost = 0 AND coalesce(server, '') = '' GROUP BY 1, 2, 3`
+		} else if err != nil {
+			yield(SessionCount{}, err)
+			return
+		}
+		type counted struct {
+			SessionCount
+			project string
+		}
+		for x, err := range query(ctx, s, f.Project, "tool calls", q, args, func(rows *sql.Rows) (counted, error) {
+			var c counted
+			err := rows.Scan(&c.Source, &c.Session, &c.project, &c.N)
+			return c, err
+		}, func(c *counted) (string, *string) { return sessionKey(c.Source, c.Session), &c.project }) {
+			if !yield(x.SessionCount, err) || err != nil {
+				return
+			}
+		}
+	}
 }
 
 // A ToolUse sums the calls of one tool in one session.
@@ -692,9 +742,13 @@ type ToolUseSum struct {
 }
 
 // ToolUseSums returns the per-tool rollups of f's period, source and
-// project, as RequestSums does.
+// project, as RequestSums does; ErrNoRollup with a machine or user
+// filter, or f.Machines (the rollups do not keep machines).
 func (s *Store) ToolUseSums(ctx context.Context, f Filter) iter.Seq2[ToolUseSum, error] {
 	where, args, err := s.rollupWhere(ctx, f)
+	if err == nil && f.byMachine() {
+		err = ErrNoRollup
+	}
 	if err != nil {
 		return func(yield func(ToolUseSum, error) bool) { yield(ToolUseSum{}, err) }
 	}
