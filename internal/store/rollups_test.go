@@ -208,3 +208,43 @@ func TestToolUseRollupMatchesRows(t *testing.T) {
 		check(q)
 	}
 }
+
+// TestToolRollupsFillPastInt64 checks that rollups filled in from rows
+// whose sums pass an int64 hold them as the triggers do (a real), not an
+// error, and that the queries then decline to answer from them.
+func TestToolRollupsFillPastInt64(t *testing.T) {
+	home := t.TempDir()
+	if _, err := transcripttest.Generate(home, transcripttest.Small()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "usage.db")
+	s := open(t, path)
+	ingest(t, s, home)
+	if diff, n := toolUseMismatch(t, s); diff != 0 || n == 0 {
+		t.Fatalf("after a first ingest: %d rollup rows by tool of %d differ from the rows' sums", diff, n)
+	}
+	// Two calls of one session and quarter hour with 2^62 tokens each.
+	if _, err := s.db.Exec(`UPDATE tool_calls SET result_tokens = 4611686018427387904 WHERE id IN (
+		SELECT t.id FROM tool_calls t JOIN (SELECT source, session_id, coalesce(call_ts, result_ts) / 900000 AS q FROM tool_calls
+			WHERE lost = 0 AND coalesce(call_ts, result_ts) IS NOT NULL GROUP BY 1, 2, 3 HAVING count(*) > 1 LIMIT 1) g
+		ON g.source = t.source AND g.session_id = t.session_id AND g.q = coalesce(t.call_ts, t.result_ts) / 900000 AND t.lost = 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.Exec(`INSERT INTO meta (key, value) VALUES ('rollups_deferred', x'01')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.fillDeferredRollups(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var reals int
+	if err := s.db.QueryRow(`SELECT count(*) FROM tool_rollup WHERE typeof(result_tokens) = 'real'`).Scan(&reals); err != nil || reals == 0 {
+		t.Fatalf("no rollup holds the sum as a real (%d, %v)", reals, err)
+	}
+	var last error
+	for _, err := range s.ToolSums(t.Context(), Filter{}) {
+		last = err
+	}
+	if !errors.Is(last, ErrNoRollup) {
+		t.Fatalf("a rollup past an int64 answered (%v)", last)
+	}
+}
