@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -438,6 +437,11 @@ const upsertSession = `INSERT INTO sessions (source, session_id, project, first_
 // write stores a batch's records; it returns the new requests and the
 // duplicates merged.
 func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, err error) {
+	ins, err := w.stmt(tx, insertRequest)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer ins.Close()
 	upd, err := w.stmt(tx, updateRequest)
 	if err != nil {
 		return 0, 0, err
@@ -481,7 +485,7 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 		pending = append(pending, p)
 		newReqs++
 	}
-	if err := w.insertPending(tx, pending); err != nil {
+	if err := insertPending(ins, pending); err != nil {
 		return 0, 0, err
 	}
 	if err := w.writeToolCalls(tx, fileID, b, &sp); err != nil {
@@ -622,75 +626,20 @@ func (w *writer) addRequest(tx *sql.Tx, upd *sql.Stmt, fileID int64, b *batch, l
 	return slot.pending, false, nil
 }
 
-// rowsPerInsert is how many rows one INSERT of a batch's requests or
-// tool calls holds: fewer statements to run, each binding at most
-// rowsPerInsert times 30 values.
-const rowsPerInsert = 32
-
-// insertRequests and upsertTools are insertRequest and upsertTool of
-// 1, 2, 4 and so on up to rowsPerInsert rows.
-var insertRequests, upsertTools = multiRows(insertRequest), multiRows(upsertTool)
-
-func multiRows(query string) []string {
-	var out []string
-	for n := 1; n <= rowsPerInsert; n *= 2 {
-		out = append(out, multiRow(query, n))
-	}
-	return out
-}
-
-// chunk is how many of n rows the next INSERT holds: a power of two up
-// to rowsPerInsert, so that few statements are prepared.
-func chunk(n int) int {
-	c := rowsPerInsert
-	for c > n {
-		c /= 2
-	}
-	return c
-}
-
-// multiRow is query (an INSERT of one row, VALUES then a group of
-// placeholders, then anything after it) with n groups.
-func multiRow(query string, n int) string {
-	i := strings.Index(query, "VALUES (")
-	j := i + strings.Index(query[i:], ")") + 1
-	group := query[i+len("VALUES ") : j]
-	return query[:i] + "VALUES " + strings.Repeat(group+", ", n-1) + group + query[j:]
-}
-
 // insertPending inserts a batch's new requests, in the order they were
-// first seen, and gives each de-duplication slot its row id: rows are
-// inserted rowsPerInsert at a time, and get consecutive ids (a rowid
-// table's next id is the largest plus one) ending with the statement's
-// last one.
-func (w *writer) insertPending(tx *sql.Tx, pending []*pendingRequest) error {
-	var args []any
-	for len(pending) > 0 {
-		n := chunk(len(pending))
-		st, err := w.stmt(tx, insertRequests[bits.TrailingZeros(uint(n))])
+// first seen, and gives each de-duplication slot its row id.
+func insertPending(ins *sql.Stmt, pending []*pendingRequest) error {
+	for _, p := range pending {
+		res, err := ins.Exec(p.args...)
 		if err != nil {
 			return err
 		}
-		args = args[:0]
-		for _, p := range pending[:n] {
-			args = append(args, p.args...)
-		}
-		res, err := st.Exec(args...)
-		st.Close()
-		if err != nil {
-			return err
-		}
-		last, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		for i, p := range pending[:n] {
-			if p.slot != nil {
-				p.slot.id = last - int64(n-1-i)
-				p.slot.pending = nil
+		if p.slot != nil {
+			if p.slot.id, err = res.LastInsertId(); err != nil {
+				return err
 			}
+			p.slot.pending = nil
 		}
-		pending = pending[n:]
 	}
 	return nil
 }
@@ -704,7 +653,11 @@ func (w *writer) writeToolCalls(tx *sql.Tx, fileID int64, b *batch, sp *spans) e
 	if err := w.loadCopied(tx); err != nil {
 		return err
 	}
-	var rows [][]any
+	up, err := w.stmt(tx, upsertTool)
+	if err != nil {
+		return err
+	}
+	defer up.Close()
 	for _, id := range b.callOrder {
 		c := b.calls[id]
 		var (
@@ -736,9 +689,11 @@ func (w *writer) writeToolCalls(tx *sql.Tx, fileID int64, b *batch, sp *spans) e
 				copied |= 2
 			}
 		}
-		rows = append(rows, []any{c.source, c.session, c.callID, agent, sidechain, name, tool, server, plugin, builtin, project,
+		if _, err := up.Exec(c.source, c.session, c.callID, agent, sidechain, name, tool, server, plugin, builtin, project,
 			callTS, resultTS, tokens, nbytes, nonText, est, isErr, spilled, argsHash, callFile, callLine, resFile, resLine, duration,
-			msg, req, dsess, nullIf(c.origin), copied})
+			msg, req, dsess, nullIf(c.origin), copied); err != nil {
+			return err
+		}
 		sp.note(c.session, c.project)
 		if c.hasCall && !c.callCopied {
 			sp.touch(c.session, c.project, c.callTS)
@@ -753,24 +708,6 @@ func (w *writer) writeToolCalls(tx *sql.Tx, fileID int64, b *batch, sp *spans) e
 		if w.copiedIDs[key] {
 			w.affected[key] = true
 		}
-	}
-	var args []any
-	for len(rows) > 0 {
-		n := chunk(len(rows))
-		st, err := w.stmt(tx, upsertTools[bits.TrailingZeros(uint(n))])
-		if err != nil {
-			return err
-		}
-		args = args[:0]
-		for _, r := range rows[:n] {
-			args = append(args, r...)
-		}
-		_, err = st.Exec(args...)
-		st.Close()
-		if err != nil {
-			return err
-		}
-		rows = rows[n:]
 	}
 	return nil
 }
