@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// The rollups (migrations 006 and 009) are kept by triggers, row by row, except
+// The rollups (migrations 006 and 010) are kept by triggers, row by row, except
 // while meta holds 'rollups_deferred': a first ingest into an empty store
 // sets it (its triggers then do nothing), and fills the rollups from the
 // rows in one go at its end, which costs less than a trigger a row. The
