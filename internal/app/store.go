@@ -253,8 +253,9 @@ func (m *Machine) Ingest(ctx context.Context, o IngestOptions) (*IngestStats, er
 // ingestHeap is the heap an ingest asks the garbage collector to keep
 // under (a soft limit, see runtime/debug.SetMemoryLimit), unless
 // GOMEMLIMIT sets one: what an ingest keeps is small beside what it reads
-// (its de-duplication index, about 30 MB for 2 GB of transcripts), and
-// without a limit the heap grows to twice what it keeps. Past the limit
+// (a bounded cache of recent message ids and a filter of the stored ones,
+// about 4 MB for 2 GB of transcripts), and without a limit the heap grows
+// to twice what it keeps. Past the limit
 // (a history several times that size) the collector runs more often, its
 // share of the CPU capped by the runtime, and the heap grows on.
 const ingestHeap = 64 << 20

@@ -62,7 +62,7 @@ func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Optio
 			return nil, err
 		}
 	} else {
-		d = &data{compactions: map[string]int{}, unpriced: map[string]bool{}}
+		d = &data{compactions: map[string]int{}, unpriced: map[string]bool{}, builtIn: map[string]int{}}
 		r.Partial = true
 		r.Notes = append(r.Notes, "no usage store: only the static findings (heavy definitions) are judged")
 	}
@@ -78,6 +78,7 @@ func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Optio
 	}
 	r.Window.Cost = round4(r.Window.Cost)
 	r.Window.Sessions = len(sessions)
+	r.Window.ToolCalls = d.builtInCalls
 	for i := range d.calls {
 		r.Window.ToolCalls++
 		if d.calls[i].server != "" {

@@ -660,3 +660,45 @@ func TestIdleServerPerSession(t *testing.T) {
 		t.Errorf("join %+v: want the one session, applying to this folder", r.Configs)
 	}
 }
+
+// TestBuiltInCallsCounted checks that the calls of built-in tools, which
+// the findings count but do not keep, are counted per session and in the
+// window, from the rollups (a window at quarter hours) and from the rows
+// (a window that starts between two), with a project filter.
+func TestBuiltInCallsCounted(t *testing.T) {
+	h := newHome(t)
+	s := h.session("sess-builtin-1", proj, start)
+	s.request(model, use{in: 1000, out: 400_000, cr: 0}, tcall{name: "Read", args: map[string]any{"p": 1}, result: "a"},
+		tcall{name: "Bash", args: map[string]any{"c": 1}, result: "b"})
+	s.request(model, cached, tcall{name: "mcp__github__search_code", args: map[string]any{}, result: words(t, 300)},
+		tcall{name: "Read", args: map[string]any{"p": 2}, result: "c"})
+	o := h.session("sess-builtin-2", "/home/u/other", start)
+	o.request(model, cached, tcall{name: "Grep", args: map[string]any{}, result: "d"})
+	for _, c := range []struct {
+		name    string
+		o       Options
+		calls   int
+		mcp     int
+		session int
+	}{
+		{"rollups", Options{}, 5, 1, 4},
+		{"rows", Options{Since: start.Add(-7 * time.Minute)}, 5, 1, 4},
+		{"project", Options{Project: "proj"}, 4, 1, 4},
+		{"project, rows", Options{Project: "proj", Since: start.Add(-7 * time.Minute)}, 4, 1, 4},
+	} {
+		r := compute(t, h, nil, c.o)
+		if r.Window.ToolCalls != c.calls || r.Window.MCPCalls != c.mcp {
+			t.Errorf("%s: window %+v", c.name, r.Window)
+		}
+		var got *SessionEvidence
+		for _, f := range r.Findings {
+			if f.Type == TypeExpensiveSession && f.Subject.Session == "sess-builtin-1" {
+				ev := f.Evidence.(SessionEvidence)
+				got = &ev
+			}
+		}
+		if got == nil || got.ToolCalls != c.session {
+			t.Errorf("%s: session evidence %+v", c.name, got)
+		}
+	}
+}

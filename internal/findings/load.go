@@ -58,10 +58,14 @@ type call struct {
 func (c *call) key() string { return c.source + "\x00" + c.session }
 
 type data struct {
-	requests    []request
-	calls       []call
-	compactions map[string]int // per session key
-	unpriced    map[string]bool
+	requests []request
+	// calls are the MCP servers' calls; builtIn counts the built-in
+	// tools' calls per session key, and builtInCalls all of them.
+	calls        []call
+	builtIn      map[string]int
+	builtInCalls int
+	compactions  map[string]int // per session key
+	unpriced     map[string]bool
 }
 
 func sessionKey(source, session string) string { return source + "\x00" + session }
@@ -79,7 +83,7 @@ func (in interner) s(v string) string {
 }
 
 func load(ctx context.Context, st *store.Store, o Options) (*data, error) {
-	d := &data{compactions: map[string]int{}, unpriced: map[string]bool{}}
+	d := &data{compactions: map[string]int{}, unpriced: map[string]bool{}, builtIn: map[string]int{}}
 	in := interner{}
 	f := store.Filter{Since: o.Since, Until: o.Until, Project: o.Project, Machine: o.Machine, User: o.User, Order: store.ByTime}
 	for x, err := range st.Requests(ctx, f) {
@@ -112,7 +116,16 @@ func load(ctx context.Context, st *store.Store, o Options) (*data, error) {
 		}
 		d.requests = append(d.requests, r)
 	}
-	for x, err := range st.ToolCalls(ctx, f) {
+	for x, err := range st.BuiltInCalls(ctx, f) {
+		if err != nil {
+			return nil, err
+		}
+		d.builtIn[sessionKey(x.Source, x.Session)] += x.N
+		d.builtInCalls += x.N
+	}
+	mf := f
+	mf.MCP = true
+	for x, err := range st.ToolCalls(ctx, mf) {
 		if err != nil {
 			return nil, err
 		}

@@ -100,6 +100,11 @@ func expensiveSessions(d *data, t Thresholds) []Finding {
 	}
 	servers := map[string]map[string]*ServerTokens{}
 	calls := map[string]int{}
+	for k, n := range d.builtIn {
+		if m[k] != nil {
+			calls[k] = n
+		}
+	}
 	for _, c := range d.calls {
 		k := c.key()
 		if m[k] == nil {

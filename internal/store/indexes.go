@@ -8,8 +8,9 @@ import (
 
 // bulkIndexes are the secondary indexes of the tables an ingest fills
 // (as migrations/001_init.sql creates them). A first ingest into an empty
-// store drops them and builds them once at its end, which costs far less
-// than keeping them up to date row by row. Open builds any that are
+// store drops them (but requests_message, by which it looks up copies of
+// a message) and builds them once at its end, which costs far less than
+// keeping them up to date row by row. Open builds any that are
 // missing, so that a first ingest interrupted before its end leaves a
 // store that is complete again the next time it is opened.
 var bulkIndexes = []struct{ name, create string }{
@@ -70,6 +71,9 @@ func (s *Store) dropIndexesForFirstIngest(ctx context.Context) (bool, error) {
 			return nil
 		}
 		for _, ix := range bulkIndexes {
+			if ix.name == "requests_message" {
+				continue // the writer looks copies up by it (see writer.entries)
+			}
 			if _, err := tx.Exec(`DROP INDEX IF EXISTS ` + ix.name); err != nil {
 				return err
 			}

@@ -37,6 +37,8 @@ type Filter struct {
 	// and user its rows come from (RequestSum.Machine, ToolSum.Machine):
 	// the sums are then read from the rows, not the rollups.
 	Machines bool
+	// MCP keeps the calls of MCP servers' tools only (ToolCalls).
+	MCP bool
 }
 
 // byMachine reports whether f needs the rows' machines or users, which
@@ -371,6 +373,9 @@ func (s *Store) ToolCalls(ctx context.Context, f Filter) iter.Seq2[ToolCall, err
 	} else {
 		where += " AND lost = 0"
 	}
+	if f.MCP {
+		where += " AND server <> ''"
+	}
 	if f.Order != AsStored {
 		where += ` ORDER BY coalesce(call_ts, result_ts), id`
 	}
@@ -448,6 +453,51 @@ func (s *Store) UsageLimits(ctx context.Context, f Filter) ([]UsageLimit, error)
 		out = append(out, l)
 	}
 	return out, rows.Err()
+}
+
+// BuiltInCalls counts the calls of built-in tools (not an MCP server's)
+// of f's period and project, as ToolCalls returns them, by session: from
+// the rollups where they answer f, else from the rows. A session may come
+// more than once (its counts add up). An error ends the sequence.
+func (s *Store) BuiltInCalls(ctx context.Context, f Filter) iter.Seq2[SessionCount, error] {
+	return func(yield func(SessionCount, error) bool) {
+		where, args, err := s.rollupWhere(ctx, f)
+		if err == nil && f.byMachine() {
+			err = ErrNoRollup // the rollups do not keep machines
+		}
+		q := `SELECT source, session_id, project, calls FROM tool_rollup` + where
+		if where == "" {
+			q += " WHERE mcp = 0"
+		} else {
+			q += " AND mcp = 0"
+		}
+		if errors.Is(err, ErrNoRollup) {
+			where, args = s.rowWhere(f, "coalesce(call_ts, result_ts)")
+			if where == "" {
+				where = " WHERE"
+			} else {
+				where += " AND"
+			}
+			q = `SELECT source, session_id, coalesce(project, ''), count(*) FROM tool_calls` + where +
+				` lost = 0 AND coalesce(server, '') = '' GROUP BY 1, 2, 3`
+		} else if err != nil {
+			yield(SessionCount{}, err)
+			return
+		}
+		type counted struct {
+			SessionCount
+			project string
+		}
+		for x, err := range query(ctx, s, f.Project, "tool calls", q, args, func(rows *sql.Rows) (counted, error) {
+			var c counted
+			err := rows.Scan(&c.Source, &c.Session, &c.project, &c.N)
+			return c, err
+		}, func(c *counted) (string, *string) { return sessionKey(c.Source, c.Session), &c.project }) {
+			if !yield(x.SessionCount, err) || err != nil {
+				return
+			}
+		}
+	}
 }
 
 // A ToolUse sums the calls of one tool in one session.
@@ -675,4 +725,79 @@ func (s *Store) ToolSums(ctx context.Context, f Filter) iter.Seq2[ToolSum, error
 		}
 		return t, err
 	}, func(t *ToolSum) (string, *string) { return sessionKey(t.Source, t.Session), &t.Project })
+}
+
+// A ToolUseSum sums the tool calls of one quarter hour (as [ToolSum])
+// that share a session, project, server, tool and plugin. Tool is the
+// server's own name of the tool, else the agent's; "(unknown tool)" for
+// results whose call was not read.
+type ToolUseSum struct {
+	Bucket                    int64
+	Source, Session, Project  string
+	Server, Tool, Plugin      string
+	Calls, Errors, Unanswered int
+	ResultTokens, MaxResult   int64
+	EstimatedTokens           int64
+	NonText                   int
+}
+
+// ToolUseSums returns the per-tool rollups of f's period, source and
+// project, as RequestSums does; ErrNoRollup with a machine or user
+// filter, or f.Machines (the rollups do not keep machines).
+func (s *Store) ToolUseSums(ctx context.Context, f Filter) iter.Seq2[ToolUseSum, error] {
+	where, args, err := s.rollupWhere(ctx, f)
+	if err == nil && f.byMachine() {
+		err = ErrNoRollup
+	}
+	if err != nil {
+		return func(yield func(ToolUseSum, error) bool) { yield(ToolUseSum{}, err) }
+	}
+	q := `SELECT bucket, source, session_id, project, server, tool, plugin, calls, errors, unanswered,
+		result_tokens, max_result, estimated_tokens, non_text FROM tool_use_rollup` + where
+	return query(ctx, s, f.Project, "tool use sums", q, args, func(rows *sql.Rows) (ToolUseSum, error) {
+		var t ToolUseSum
+		var n [4]any
+		err := rows.Scan(&t.Bucket, &t.Source, &t.Session, &t.Project, &t.Server, &t.Tool, &t.Plugin, &t.Calls, &t.Errors, &t.Unanswered,
+			&n[0], &n[1], &n[2], &n[3])
+		var nonText int64
+		if err == nil {
+			err = rollupInts(n[:], &t.ResultTokens, &t.MaxResult, &t.EstimatedTokens, &nonText)
+		}
+		t.NonText = int(nonText)
+		return t, err
+	}, func(t *ToolUseSum) (string, *string) { return sessionKey(t.Source, t.Session), &t.Project })
+}
+
+// A ToolTiming is what a report by server or tool needs of one tool call
+// beyond the rollups' sums: how long it ran, and its arguments' hash.
+type ToolTiming struct {
+	Source, Session, Project string
+	Server, Tool, Name       string // Tool as in [ToolUseSum]
+	// LatencyMs is the call's duration where the transcript records it,
+	// else its result's time less its call's; -1 without a result.
+	LatencyMs int64
+	ArgsHash  []byte
+}
+
+// ToolTimings returns the tool calls of f's period, source and project
+// that were read with their result or their arguments' hash, as
+// ToolCalls does but for the columns of a ToolTiming, in no particular
+// order.
+func (s *Store) ToolTimings(ctx context.Context, f Filter) iter.Seq2[ToolTiming, error] {
+	where, args := f.where("coalesce(call_ts, result_ts)")
+	if where == "" {
+		where = " WHERE"
+	} else {
+		where += " AND"
+	}
+	where += " lost = 0 AND call_ts IS NOT NULL AND (result_ts IS NOT NULL OR args_hash IS NOT NULL)"
+	q := `SELECT source, session_id, coalesce(project, ''), coalesce(server, ''),
+		CASE WHEN coalesce(tool, '') <> '' THEN tool ELSE coalesce(name, '') END, coalesce(name, ''),
+		CASE WHEN result_ts IS NULL THEN -1 ELSE coalesce(duration_ms, result_ts - call_ts) END, args_hash
+		FROM tool_calls` + where
+	return query(ctx, s, f.Project, "tool calls", q, args, func(rows *sql.Rows) (ToolTiming, error) {
+		var c ToolTiming
+		err := rows.Scan(&c.Source, &c.Session, &c.Project, &c.Server, &c.Tool, &c.Name, &c.LatencyMs, &c.ArgsHash)
+		return c, err
+	}, func(c *ToolTiming) (string, *string) { return sessionKey(c.Source, c.Session), &c.Project })
 }

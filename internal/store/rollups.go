@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// The rollups (migration 006) are kept by triggers, row by row, except
+// The rollups (migrations 006 and 010) are kept by triggers, row by row, except
 // while meta holds 'rollups_deferred': a first ingest into an empty store
 // sets it (its triggers then do nothing), and fills the rollups from the
 // rows in one go at its end, which costs less than a trigger a row. The
@@ -20,6 +20,7 @@ import (
 // theirs does, rather than an error).
 const fillRollups = `DELETE FROM request_rollup;
 DELETE FROM tool_rollup;
+DELETE FROM tool_use_rollup;
 INSERT INTO request_rollup
 SELECT r.ts - ((r.ts % 900000) + 900000) % 900000, r.source, r.session_id,
 	coalesce((SELECT f.agent_id FROM files f WHERE f.id = r.file_id AND f.session_id = '' AND f.agent_id <> ''), ''),
@@ -49,6 +50,20 @@ WHERE coalesce(t.call_ts, t.result_ts) IS NOT NULL AND t.lost = 0
 ORDER BY t.id
 ON CONFLICT (bucket, source, session_id, agent_file, project, mcp) DO UPDATE SET
 	calls = calls + 1, errors = errors + excluded.errors, result_tokens = result_tokens + excluded.result_tokens;
+
+INSERT INTO tool_use_rollup
+SELECT coalesce(t.call_ts, t.result_ts) - ((coalesce(t.call_ts, t.result_ts) % 900000) + 900000) % 900000,
+	t.source, t.session_id, coalesce(t.project, ''), coalesce(t.server, ''),
+	CASE WHEN t.call_ts IS NULL THEN '(unknown tool)' WHEN coalesce(t.tool, '') <> '' THEN t.tool ELSE coalesce(t.name, '') END, coalesce(t.plugin, ''),
+	1, coalesce(t.is_error, 0) <> 0, t.result_ts IS NULL, coalesce(t.result_tokens, 0), coalesce(t.result_tokens, 0),
+	coalesce(t.estimated_tokens, 0), coalesce(t.non_text, 0)
+FROM tool_calls t
+WHERE coalesce(t.call_ts, t.result_ts) IS NOT NULL AND t.lost = 0
+ORDER BY t.id
+ON CONFLICT (bucket, source, session_id, project, server, tool, plugin) DO UPDATE SET
+	calls = calls + 1, errors = errors + excluded.errors, unanswered = unanswered + excluded.unanswered,
+	result_tokens = result_tokens + excluded.result_tokens, max_result = max(max_result, excluded.max_result),
+	estimated_tokens = estimated_tokens + excluded.estimated_tokens, non_text = non_text + excluded.non_text;
 DELETE FROM meta WHERE key = 'rollups_deferred';`
 
 // deferRollups leaves the triggers idle until fillDeferredRollups.

@@ -2,7 +2,12 @@ package store
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpcost/mcpcost/internal/transcript/transcripttest"
@@ -52,7 +57,7 @@ func TestRollupsDeferred(t *testing.T) {
 		t.Fatalf("after a first ingest: deferred %v (%v)", deferred, err)
 	}
 	// As a first ingest killed before its end leaves it.
-	if _, err := s.db.Exec(`DELETE FROM request_rollup; DELETE FROM tool_rollup; INSERT INTO meta (key, value) VALUES ('rollups_deferred', x'01')`); err != nil {
+	if _, err := s.db.Exec(`DELETE FROM request_rollup; DELETE FROM tool_rollup; DELETE FROM tool_use_rollup; INSERT INTO meta (key, value) VALUES ('rollups_deferred', x'01')`); err != nil {
 		t.Fatal(err)
 	}
 	for _, err := range s.RequestSums(t.Context(), Filter{}) {
@@ -65,6 +70,9 @@ func TestRollupsDeferred(t *testing.T) {
 	if got, want := rollupSums(t, s); got != want {
 		t.Fatalf("after Open: rollups %v, rows %v", got, want)
 	}
+	if diff, n := toolUseMismatch(t, s); diff != 0 || n == 0 {
+		t.Fatalf("after Open: %d rollup rows by tool of %d differ from the rows' sums", diff, n)
+	}
 	n := 0
 	for _, err := range s.RequestSums(t.Context(), Filter{}) {
 		if err != nil {
@@ -74,5 +82,169 @@ func TestRollupsDeferred(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no rollups after Open")
+	}
+}
+
+// toolUseFromRows is tool_use_rollup as the rows give it.
+const toolUseFromRows = `SELECT coalesce(t.call_ts, t.result_ts) - ((coalesce(t.call_ts, t.result_ts) % 900000) + 900000) % 900000 AS bucket,
+	t.source, t.session_id, coalesce(t.project, '') AS project, coalesce(t.server, '') AS server,
+	CASE WHEN t.call_ts IS NULL THEN '(unknown tool)' WHEN coalesce(t.tool, '') <> '' THEN t.tool ELSE coalesce(t.name, '') END AS tool,
+	coalesce(t.plugin, '') AS plugin, count(*), sum(coalesce(t.is_error, 0) <> 0), sum(t.result_ts IS NULL),
+	sum(coalesce(t.result_tokens, 0)), max(coalesce(t.result_tokens, 0)), sum(coalesce(t.estimated_tokens, 0)), sum(coalesce(t.non_text, 0))
+	FROM tool_calls t WHERE coalesce(t.call_ts, t.result_ts) IS NOT NULL AND t.lost = 0
+	GROUP BY 1, 2, 3, 4, 5, 6, 7`
+
+// toolUseMismatch returns the rows of tool_use_rollup that differ from
+// the rows' sums, either way, and how many rows the rollup has.
+func toolUseMismatch(t *testing.T, s *Store) (diff, n int) {
+	t.Helper()
+	err := s.db.QueryRow(`SELECT (SELECT count(*) FROM (SELECT * FROM tool_use_rollup EXCEPT `+toolUseFromRows+`))
+		+ (SELECT count(*) FROM (`+toolUseFromRows+` EXCEPT SELECT * FROM tool_use_rollup)), (SELECT count(*) FROM tool_use_rollup)`).Scan(&diff, &n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return diff, n
+}
+
+// TestToolUseRollupMatchesRows ingests a generated tree with the readers'
+// quirks (resumed sessions whose copies of another's calls are lost) in
+// parts, each file cut at random points, then with files rewritten in
+// place (their rows cleared and read again, a largest result among them),
+// and checks the rollup by server and tool against the rows' sums, every
+// column, after each.
+func TestToolUseRollupMatchesRows(t *testing.T) {
+	full := t.TempDir()
+	o := transcripttest.Small()
+	o.Quirks = true
+	if _, err := transcripttest.Generate(full, o); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	filepath.WalkDir(full, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	rnd := rand.New(rand.NewPCG(7, 9))
+	home := t.TempDir()
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	data := map[string][]byte{}
+	cuts := map[string][3]int{}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, c := rnd.IntN(len(b)+1), rnd.IntN(len(b)+1)
+		data[p], cuts[p] = b, [3]int{min(a, c), max(a, c), len(b)}
+	}
+	write := func(p string, b []byte) {
+		rel, _ := filepath.Rel(full, p)
+		dst := filepath.Join(home, rel)
+		os.MkdirAll(filepath.Dir(dst), 0o755)
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(what string) {
+		t.Helper()
+		if diff, n := toolUseMismatch(t, s); diff != 0 {
+			t.Fatalf("%s: %d rollup rows of %d differ from the rows' sums", what, diff, n)
+		}
+	}
+	for part := range 3 {
+		for _, p := range files {
+			write(p, data[p][:cuts[p][part]])
+		}
+		ingest(t, s, home)
+		check(fmt.Sprintf("part %d", part+1))
+	}
+	var lost int
+	if err := s.db.QueryRow(`SELECT count(*) FROM tool_calls WHERE lost <> 0`).Scan(&lost); err != nil || lost == 0 {
+		t.Fatalf("the tree has no lost copies (%d, %v)", lost, err)
+	}
+	// The file that holds the largest result is rewritten without it:
+	// its first half, then another file's start; one file is emptied.
+	var biggest string
+	if err := s.db.QueryRow(`SELECT f.path FROM tool_calls t JOIN files f ON f.id = t.result_file_id
+		ORDER BY t.result_tokens DESC LIMIT 1`).Scan(&biggest); err != nil {
+		t.Fatal(err)
+	}
+	rel, _ := filepath.Rel(home, biggest)
+	src := filepath.Join(full, rel)
+	write(src, data[src][:len(data[src])/2])
+	if st := ingest(t, s, home); st.FilesReread == 0 {
+		t.Fatal("no file was read again")
+	}
+	check("after a file lost its end")
+	other := files[0]
+	if other == src {
+		other = files[len(files)-1]
+	}
+	write(src, data[other][:len(data[other])/3])
+	write(other, nil)
+	ingest(t, s, home)
+	check("after rewrites")
+
+	// A largest result taken out while other calls of its rollup stay:
+	// the row deleted, then the next largest made smaller.
+	for _, q := range []string{
+		`DELETE FROM tool_calls WHERE id = (SELECT t.id FROM tool_calls t JOIN (` + toolUseFromRows + `) g
+			ON g.bucket = coalesce(t.call_ts, t.result_ts) - ((coalesce(t.call_ts, t.result_ts) % 900000) + 900000) % 900000
+			AND g.source = t.source AND g.session_id = t.session_id AND g.server = coalesce(t.server, '') AND g.project = coalesce(t.project, '')
+			WHERE t.lost = 0 AND g."count(*)" > 1 AND t.call_ts IS NOT NULL ORDER BY t.result_tokens DESC LIMIT 1)`,
+		`UPDATE tool_calls SET result_tokens = 0 WHERE id = (SELECT id FROM tool_calls WHERE lost = 0 ORDER BY result_tokens DESC LIMIT 1)`,
+		`UPDATE tool_calls SET lost = 1 WHERE id = (SELECT id FROM tool_calls WHERE lost = 0 ORDER BY result_tokens DESC LIMIT 1)`,
+	} {
+		before, _ := toolUseMismatch(t, s)
+		res, err := s.db.Exec(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 || before != 0 {
+			t.Fatalf("%s: %d rows", q, n)
+		}
+		check(q)
+	}
+}
+
+// TestToolRollupsFillPastInt64 checks that rollups filled in from rows
+// whose sums pass an int64 hold them as the triggers do (a real), not an
+// error, and that the queries then decline to answer from them.
+func TestToolRollupsFillPastInt64(t *testing.T) {
+	home := t.TempDir()
+	if _, err := transcripttest.Generate(home, transcripttest.Small()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "usage.db")
+	s := open(t, path)
+	ingest(t, s, home)
+	if diff, n := toolUseMismatch(t, s); diff != 0 || n == 0 {
+		t.Fatalf("after a first ingest: %d rollup rows by tool of %d differ from the rows' sums", diff, n)
+	}
+	// Two calls of one session and quarter hour with 2^62 tokens each.
+	if _, err := s.db.Exec(`UPDATE tool_calls SET result_tokens = 4611686018427387904 WHERE id IN (
+		SELECT t.id FROM tool_calls t JOIN (SELECT source, session_id, coalesce(call_ts, result_ts) / 900000 AS q FROM tool_calls
+			WHERE lost = 0 AND coalesce(call_ts, result_ts) IS NOT NULL GROUP BY 1, 2, 3 HAVING count(*) > 1 LIMIT 1) g
+		ON g.source = t.source AND g.session_id = t.session_id AND g.q = coalesce(t.call_ts, t.result_ts) / 900000 AND t.lost = 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.Exec(`INSERT INTO meta (key, value) VALUES ('rollups_deferred', x'01')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.fillDeferredRollups(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var reals int
+	if err := s.db.QueryRow(`SELECT count(*) FROM tool_rollup WHERE typeof(result_tokens) = 'real'`).Scan(&reals); err != nil || reals == 0 {
+		t.Fatalf("no rollup holds the sum as a real (%d, %v)", reals, err)
+	}
+	var last error
+	for _, err := range s.ToolSums(t.Context(), Filter{}) {
+		last = err
+	}
+	if !errors.Is(last, ErrNoRollup) {
+		t.Fatalf("a rollup past an int64 answered (%v)", last)
 	}
 }

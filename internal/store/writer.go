@@ -24,18 +24,19 @@ type writer struct {
 	total int
 	done  int
 
-	// dedup indexes stored requests by message id, loaded on first need:
-	// by a hash of the source and message id (see dedupKey), and each
-	// entry by hashes of its request id and session, so that the index
-	// holds no copy of those strings.
+	// dedup holds the stored requests of the message ids seen lately, by
+	// a hash of the source and message id (see dedupKey), each entry by
+	// hashes of its request id and session, so that it holds no copy of
+	// those strings: those of the batch being written, and of those
+	// before it up to dedupCache keys, after which it starts again
+	// empty. A key not in it is looked up in the store, where known
+	// holds it (see keyFilter): what the ingest keeps does not grow with
+	// the history.
 	dedup  map[dedupKey][]dedupEntry
+	known  keyFilter
 	seeds  [3]maphash.Seed
 	loaded bool
-	// byFile lists, for each file, the dedup keys whose kept copy is or
-	// was in it, so that a file read again from the top drops its own
-	// entries instead of the whole index being loaded again.
-	byFile map[string][]dedupKey
-	// paths interns the files' paths (and the sessions) the index names.
+	// paths interns the files' paths (and the sessions) the cache names.
 	paths map[string]string
 	gens  map[*job]int64 // each job's file generation after its first batch
 	// copiedIDs are the tool calls (source and call id) of which a row
@@ -202,6 +203,7 @@ func (w *writer) apply(ctx context.Context, b *batch) error {
 		return nil // the file could not be read at all; it is tried again next time
 	}
 	newRequests, dups := 0, 0
+	w.startBatch()
 	err := w.s.tx(ctx, func(tx *sql.Tx) error {
 		w.moved, w.affected = map[string]bool{}, map[string]bool{}
 		now := time.Now()
@@ -576,7 +578,10 @@ func (w *writer) addRequest(tx *sql.Tx, upd *sql.Stmt, fileID int64, b *batch, l
 		return nil, false, err
 	}
 	key := w.key(src, q.MessageID)
-	entries := w.dedup[key]
+	entries, err := w.entries(tx, key, src, q.MessageID)
+	if err != nil {
+		return nil, false, err
+	}
 	entry := dedupEntry{requestID: w.hash(q.RequestID)}
 	if q.RequestID == "" {
 		entry.session, entry.ts = w.hash(q.Session), t
@@ -606,9 +611,6 @@ func (w *writer) addRequest(tx *sql.Tx, upd *sql.Stmt, fileID int64, b *batch, l
 			} else if _, err := upd.Exec(append(args, match.id)...); err != nil {
 				return nil, true, err
 			}
-			if match.path != cand.path {
-				w.byFile[cand.path] = append(w.byFile[cand.path], key)
-			}
 			if match.session != cand.session {
 				w.moved[src+"\x00"+q.MessageID] = true // its tool calls follow it
 			}
@@ -620,7 +622,7 @@ func (w *writer) addRequest(tx *sql.Tx, upd *sql.Stmt, fileID int64, b *batch, l
 	slot.pending = &pendingRequest{args: args, slot: slot}
 	entry.slot = slot
 	w.dedup[key] = append(entries, entry)
-	w.byFile[cand.path] = append(w.byFile[cand.path], key)
+	w.known.add(key)
 	return slot.pending, false, nil
 }
 
@@ -741,55 +743,125 @@ func nullIf(s string) any {
 	return s
 }
 
-// loadDedup reads the stored requests' message ids, once per ingest (and
-// again after a file was cleared).
+// dedupCache is how many message ids the writer's cache holds before it
+// starts again (see writer.dedup): about 3 MB of entries. filterKeys is
+// the fewest keys a filter is made for. (Variables for the tests.)
+var dedupCache, filterKeys = 1 << 14, 1 << 14
+
+// loadDedup notes the stored requests' message ids in the filter, once
+// per ingest (and again after a transaction was rolled back).
 func (w *writer) loadDedup(tx *sql.Tx) error {
 	if w.loaded {
 		return nil
 	}
 	w.dedup = map[dedupKey][]dedupEntry{}
-	w.byFile = map[string][]dedupKey{}
 	w.paths = map[string]string{}
 	w.seeds = [3]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
-	rows, err := tx.Query(`SELECT r.id, r.session_id, r.source, r.message_id, r.request_id, r.dedup_session, r.ts, r.sidechain,
-		r.input + r.output + r.cache_write_5m + r.cache_write_1h + r.cache_read, r.speed <> '', f.path, r.line
-		FROM requests r JOIN files f ON f.id = r.file_id WHERE r.message_id <> ''`)
+	var n int
+	if err := tx.QueryRow(`SELECT count(*) FROM requests WHERE message_id <> ''`).Scan(&n); err != nil {
+		return err
+	}
+	if err := w.fillFilter(tx, n); err != nil {
+		return err
+	}
+	w.loaded = true
+	return nil
+}
+
+// fillFilter makes the filter anew, for n keys and as many again, from
+// the stored requests' message ids and the cache's.
+func (w *writer) fillFilter(tx *sql.Tx, n int) error {
+	w.known = newKeyFilter(2*n + len(w.dedup))
+	rows, err := tx.Query(`SELECT source, message_id FROM requests WHERE message_id <> ''`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
+		var src, msg string
+		if err := rows.Scan(&src, &msg); err != nil {
+			return err
+		}
+		w.known.add(w.key(src, msg))
+	}
+	for key := range w.dedup {
+		w.known.add(key)
+	}
+	return rows.Err()
+}
+
+// startBatch empties the cache when it holds more than dedupCache
+// message ids, between two batches (whose rows the store then holds).
+func (w *writer) startBatch() {
+	if w.loaded && len(w.dedup) > dedupCache {
+		w.dedup = map[dedupKey][]dedupEntry{}
+		w.paths = map[string]string{}
+	}
+}
+
+// entries are the stored requests of a message id (key is its hash):
+// from the cache, else from the store when the filter says it may hold
+// them, which then go into the cache.
+func (w *writer) entries(tx *sql.Tx, key dedupKey, src, msg string) ([]dedupEntry, error) {
+	if es, ok := w.dedup[key]; ok || !w.known.has(key) {
+		return es, nil
+	}
+	if w.known.full() {
+		var n int
+		if err := tx.QueryRow(`SELECT count(*) FROM requests WHERE message_id <> ''`).Scan(&n); err != nil {
+			return nil, err
+		}
+		if err := w.fillFilter(tx, n); err != nil {
+			return nil, err
+		}
+	}
+	st, err := w.stmt(tx, `SELECT r.id, r.session_id, r.request_id, r.dedup_session, r.ts, r.sidechain,
+		r.input + r.output + r.cache_write_5m + r.cache_write_1h + r.cache_read, r.speed <> '', f.path, r.line
+		FROM requests r JOIN files f ON f.id = r.file_id WHERE r.source = ? AND r.message_id = ? ORDER BY r.id`)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	rows, err := st.Query(src, msg)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var es []dedupEntry
+	for rows.Next() {
 		var (
 			slot                           dedupSlot
 			e                              dedupEntry
-			src, msg, reqID, session, path string
+			reqID, session, path, session2 string
 		)
-		var sessionID string
-		if err := rows.Scan(&slot.id, &sessionID, &src, &msg, &reqID, &session, &e.ts, &slot.sidechain, &slot.total, &slot.speed, &path, &slot.line); err != nil {
-			return err
+		if err := rows.Scan(&slot.id, &session2, &reqID, &session, &e.ts, &slot.sidechain, &slot.total, &slot.speed, &path, &slot.line); err != nil {
+			return nil, err
 		}
-		slot.path, slot.session = w.intern(path), w.intern(sessionID)
+		slot.path, slot.session = w.intern(path), w.intern(session2)
 		e.requestID, e.session, e.slot = w.hash(reqID), w.hash(session), &slot
 		if reqID != "" {
 			e.session, e.ts = 0, 0
 		}
-		key := w.key(src, msg)
-		w.dedup[key] = append(w.dedup[key], e)
-		w.byFile[slot.path] = append(w.byFile[slot.path], key)
+		es = append(es, e)
 	}
-	w.loaded = true
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if es != nil {
+		w.dedup[key] = es
+	}
+	return es, nil
 }
 
-// forget drops from the index the requests whose kept copy is in the file
-// at path, which clearFile has just deleted.
+// forget drops from the cache the requests whose kept copy is in the
+// file at path, which clearFile has just deleted.
 func (w *writer) forget(path string) {
 	if !w.loaded {
 		return
 	}
-	for _, key := range w.byFile[path] {
-		entries := w.dedup[key][:0]
-		for _, e := range w.dedup[key] {
+	for key, es := range w.dedup {
+		entries := es[:0]
+		for _, e := range es {
 			if e.slot.path != path {
 				entries = append(entries, e)
 			}
@@ -800,8 +872,53 @@ func (w *writer) forget(path string) {
 			w.dedup[key] = entries
 		}
 	}
-	delete(w.byFile, path)
 }
+
+// keyFilter is a Bloom filter of message ids (their dedupKey): has is
+// false for a key never added, and true for one added (and for about one
+// in 150 of the others, which then cost a look in the store). It holds
+// 12 bits a key, up to capacity keys.
+type keyFilter struct {
+	bits     []uint64
+	n, limit int
+}
+
+func newKeyFilter(capacity int) keyFilter {
+	capacity = max(capacity, filterKeys)
+	return keyFilter{bits: make([]uint64, (capacity*12+63)/64), limit: capacity}
+}
+
+// probes are where a key's bits are.
+const probes = 6
+
+func (f *keyFilter) add(k dedupKey) {
+	if f.bits == nil {
+		return
+	}
+	m := uint64(len(f.bits)) * 64
+	for i := range uint64(probes) {
+		b := (k[0] + i*(k[1]|1)) % m
+		f.bits[b/64] |= 1 << (b % 64)
+	}
+	f.n++
+}
+
+func (f *keyFilter) has(k dedupKey) bool {
+	m := uint64(len(f.bits)) * 64
+	if m == 0 {
+		return false
+	}
+	for i := range uint64(probes) {
+		b := (k[0] + i*(k[1]|1)) % m
+		if f.bits[b/64]&(1<<(b%64)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// full reports whether the filter holds more keys than it was made for.
+func (f *keyFilter) full() bool { return f.n > f.limit }
 
 // loadCopied reads which tool calls have a row with a copied line, once
 // per ingest (and again after a transaction was rolled back).
@@ -934,7 +1051,10 @@ func (w *writer) settle(tx *sql.Tx, src, callID string) error {
 	for _, key := range order {
 		class := classes[key]
 		first := class[0]
-		kept := w.keptSession(src, first.msg, first.req, first.dsess, first.ts)
+		kept, err := w.keptSession(tx, src, first.msg, first.req, first.dsess, first.ts)
+		if err != nil {
+			return err
+		}
 		var win *toolCopy
 		for _, c := range class {
 			if kept != "" && c.session == kept {
@@ -980,12 +1100,16 @@ func (c *toolCopy) before(k *toolCopy) bool {
 
 // keptSession is the session of the kept copy of the request with these
 // ids (see dedupEntry), or "" when none is stored.
-func (w *writer) keptSession(src, msg, req, dsess string, ts int64) string {
+func (w *writer) keptSession(tx *sql.Tx, src, msg, req, dsess string, ts int64) (string, error) {
 	reqID, session := w.hash(req), w.hash(dsess)
-	for _, e := range w.dedup[w.key(src, msg)] {
+	es, err := w.entries(tx, w.key(src, msg), src, msg)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range es {
 		if e.requestID == reqID && (req != "" || (e.session == session && e.ts == ts)) {
-			return e.slot.session
+			return e.slot.session, nil
 		}
 	}
-	return ""
+	return "", nil
 }

@@ -224,6 +224,30 @@ func TestRollupsAreRead(t *testing.T) {
 			t.Errorf("by %s: the rows' report read the rollups", by)
 		}
 	}
+	for _, by := range []string{"server", "tool"} {
+		o := usage.Options{By: by, Now: fixedNow}
+		before, err := usage.Build(context.Background(), s, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := exec(`UPDATE tool_use_rollup SET calls = calls + 1, max_result = max_result + 1`); err != nil {
+			t.Fatal(err)
+		}
+		after, err := usage.Build(context.Background(), s, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(after.Tools) == 0 || after.Totals.ToolCalls <= before.Totals.ToolCalls || after.Tools[0].MaxResultTokens <= before.Tools[0].MaxResultTokens {
+			t.Errorf("by %s: the report did not read the rollups", by)
+		}
+		rows, err := usage.BuildFromRows(context.Background(), s, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows.Totals.ToolCalls != fromRows.Totals.ToolCalls {
+			t.Errorf("by %s: the rows' report read the rollups", by)
+		}
+	}
 	// A sum past an int64 (a real in SQLite) is read from the rows.
 	if err := exec(`UPDATE request_rollup SET input = 1e19`); err != nil {
 		t.Fatal(err)
@@ -239,6 +263,19 @@ func TestRollupsAreRead(t *testing.T) {
 	}
 	if got.Totals.Tokens != want.Totals.Tokens || got.Totals.Requests != want.Totals.Requests {
 		t.Errorf("a rollup past an int64 was read: %+v, want %+v", got.Totals.Tokens, want.Totals.Tokens)
+	}
+	if err := exec(`UPDATE tool_use_rollup SET result_tokens = 1e19`); err != nil {
+		t.Fatal(err)
+	}
+	o = usage.Options{By: "server", Now: fixedNow}
+	if got, err = usage.Build(context.Background(), s, o); err != nil {
+		t.Fatal(err)
+	}
+	if want, err = usage.BuildFromRows(context.Background(), s, o); err != nil {
+		t.Fatal(err)
+	}
+	if got.Totals.ResultTokens != want.Totals.ResultTokens || got.Totals.ToolCalls != want.Totals.ToolCalls {
+		t.Errorf("a tool rollup past an int64 was read: %+v, want %+v", got.Totals, want.Totals)
 	}
 }
 
@@ -269,22 +306,25 @@ func TestMigratedStoreReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The schema before the rollups (their migrations are 006, and 007,
-	// which leaves out the tool calls' lost copies; 008, machines and
-	// pushes, and 009, usage limits, are undone first).
+	// The schema before the rollups (their migrations are 006, 007,
+	// which leaves out the tool calls' lost copies, and 010, by server and
+	// tool; 008, machines and pushes, and 009, usage limits, are undone
+	// too).
 	var undo008 []string
 	for _, tbl := range []string{"requests", "tool_calls", "sessions", "compactions"} {
 		undo008 = append(undo008, `DROP TRIGGER push_dirty_`+tbl, `DROP TRIGGER push_drop_`+tbl,
 			`ALTER TABLE `+tbl+` DROP COLUMN machine`, `ALTER TABLE `+tbl+` DROP COLUMN os_user`)
 	}
 	undo008 = append(undo008, `DROP TRIGGER push_rekey_requests`, `DROP TABLE push_dirty`, `DROP TABLE push_state`)
-	if store.SchemaVersion() != 9 {
+	if store.SchemaVersion() != 10 {
 		t.Fatalf("schema version %d: undo the migrations after 007 here too", store.SchemaVersion())
 	}
 	for _, q := range append(undo008, []string{
 		`DROP TRIGGER request_rollup_add`, `DROP TRIGGER request_rollup_remove`, `DROP TRIGGER request_rollup_update_remove`,
 		`DROP TRIGGER request_rollup_update_add`, `DROP TRIGGER tool_rollup_add`, `DROP TRIGGER tool_rollup_remove`,
 		`DROP TRIGGER tool_rollup_update_remove`, `DROP TRIGGER tool_rollup_update_add`,
+		`DROP TRIGGER tool_use_rollup_add`, `DROP TRIGGER tool_use_rollup_remove`, `DROP TRIGGER tool_use_rollup_update_remove`,
+		`DROP TRIGGER tool_use_rollup_update_add`, `DROP TABLE tool_use_rollup`,
 		`DROP TABLE request_rollup`, `DROP TABLE tool_rollup`, `DROP TABLE usage_limits`, `PRAGMA user_version = 5`,
 		// Not empty, so that this mcpcost's ingest does not take the path
 		// of a first ingest, which would need the rollups.
@@ -328,9 +368,6 @@ func TestMigratedStoreReports(t *testing.T) {
 	}
 	ingestHome(t, s, home)
 	for _, o := range reportCases(t) {
-		if o.By == "server" || o.By == "tool" {
-			continue // read from the rows in either store
-		}
 		got, err := usage.Build(context.Background(), s, o)
 		if err != nil {
 			t.Fatal(err)

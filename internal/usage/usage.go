@@ -822,11 +822,98 @@ type toolAgg struct {
 	seenArgs  map[string]bool
 }
 
+// toolGroups are the rows by server or tool being summed, by key.
+type toolGroups struct {
+	by     string
+	groups map[string]*toolAgg
+}
+
+// group returns the group of a server's tool (tool is the name the
+// report gives it), made when new. A group's plugin is the first by name
+// of its calls' plugins (a server of the same name may come with more
+// than one), so that it does not depend on the order of the rows.
+func (t *toolGroups) group(server, tool, plugin string) *toolAgg {
+	key := t.key(server, tool)
+	g := t.groups[key]
+	if g == nil {
+		g = &toolAgg{row: ToolRow{Server: server, BuiltIn: server == "", Plugin: plugin}, tools: map[string]bool{}, sessions: map[string]bool{}, seenArgs: map[string]bool{}}
+		if t.by == "tool" {
+			g.row.Tool = tool
+		}
+		t.groups[key] = g
+	}
+	if plugin != "" && (g.row.Plugin == "" || plugin < g.row.Plugin) {
+		g.row.Plugin = plugin
+	}
+	return g
+}
+
+func (t *toolGroups) key(server, tool string) string {
+	if t.by == "tool" {
+		return server + "\x00" + tool
+	}
+	return server
+}
+
+// timing adds a call's latency (-1: none) and arguments' hash (nil:
+// none) to the group, in the session with key sk.
+func (g *toolAgg) timing(sk, name string, latency int64, hash []byte) {
+	if latency >= 0 {
+		g.latencies = append(g.latencies, latency)
+	}
+	if len(hash) > 0 {
+		ak := sk + "\x00" + name + "\x00" + string(hash)
+		if g.seenArgs[ak] {
+			g.row.RepeatedCalls++
+		}
+		g.seenArgs[ak] = true
+	}
+}
+
+// rows fills in the report's tool rows from the groups.
+func (t *toolGroups) rows(r *Report) {
+	for _, g := range t.groups {
+		row := g.row
+		if t.by == "server" {
+			row.Tools = len(g.tools)
+		}
+		row.Sessions = len(g.sessions)
+		if row.Calls > 0 {
+			row.AvgResultTokens = math.Round(float64(row.ResultTokens)/float64(row.Calls)*10) / 10
+		}
+		row.LatencyP50Ms, row.LatencyP95Ms = percentile(g.latencies, 0.50), percentile(g.latencies, 0.95)
+		r.Tools = append(r.Tools, row)
+	}
+	sort.Slice(r.Tools, func(i, j int) bool {
+		a, b := r.Tools[i], r.Tools[j]
+		if a.BuiltIn != b.BuiltIn {
+			return b.BuiltIn // MCP servers first
+		}
+		if a.ResultTokens != b.ResultTokens {
+			return a.ResultTokens > b.ResultTokens
+		}
+		if a.Server != b.Server {
+			return a.Server < b.Server
+		}
+		return a.Tool < b.Tool
+	})
+}
+
+// toolRows sums the tool calls by server or tool from the store's
+// rollups and the calls' timings where the rollups answer the report
+// (see rolledUp), else from the rows; by any other grouping, the tool
+// call totals (see toolTotals).
 func toolRows(ctx context.Context, st *store.Store, o Options, r *Report) error {
 	if o.By != "server" && o.By != "tool" {
 		return toolTotals(ctx, st, o, r)
 	}
-	groups := map[string]*toolAgg{}
+	if rolledUp(o) {
+		err := toolUseSums(ctx, st, o, r)
+		if !errors.Is(err, store.ErrNoRollup) {
+			return err
+		}
+	}
+	t := &toolGroups{by: o.By, groups: map[string]*toolAgg{}}
 	for x, err := range st.ToolCalls(ctx, filter(o, store.AsStored)) {
 		if err != nil {
 			return err
@@ -859,26 +946,7 @@ func toolRows(ctx context.Context, st *store.Store, o Options, r *Report) error 
 		if isErr {
 			r.Totals.ToolErrors++
 		}
-		if o.By != "server" && o.By != "tool" {
-			continue
-		}
-		key := server
-		if o.By == "tool" {
-			key = server + "\x00" + tool
-		}
-		g := groups[key]
-		if g == nil {
-			g = &toolAgg{row: ToolRow{Server: server, BuiltIn: server == "", Plugin: plugin}, tools: map[string]bool{}, sessions: map[string]bool{}, seenArgs: map[string]bool{}}
-			if o.By == "tool" {
-				g.row.Tool = tool
-			}
-			groups[key] = g
-		}
-		// Calls of one server may come through a plugin and not: the row
-		// names the smallest plugin seen, whatever order the rows are in.
-		if plugin != "" && (g.row.Plugin == "" || plugin < g.row.Plugin) {
-			g.row.Plugin = plugin
-		}
+		g := t.group(server, tool, plugin)
 		g.row.Calls++
 		g.tools[tool] = true
 		g.sessions[sk] = true
@@ -892,42 +960,57 @@ func toolRows(ctx context.Context, st *store.Store, o Options, r *Report) error 
 		g.row.MaxResultTokens = max(g.row.MaxResultTokens, tokens)
 		g.row.EstimatedTokens += est
 		g.row.NonTextBlocks += nonText
-		if hasCall && hasResult && latency >= 0 {
-			g.latencies = append(g.latencies, latency)
+		if !hasCall || !hasResult {
+			latency = -1
 		}
-		if len(hash) > 0 {
-			ak := sk + "\x00" + name + "\x00" + string(hash)
-			if g.seenArgs[ak] {
-				g.row.RepeatedCalls++
-			}
-			g.seenArgs[ak] = true
+		g.timing(sk, name, latency, hash)
+	}
+	t.rows(r)
+	return nil
+}
+
+// toolUseSums is toolRows from the per-tool rollups, and the timings of
+// the calls for their latencies and repeated arguments; it adds nothing
+// to r when it returns an error.
+func toolUseSums(ctx context.Context, st *store.Store, o Options, r *Report) error {
+	t := &toolGroups{by: o.By, groups: map[string]*toolAgg{}}
+	var tot Totals
+	for x, err := range st.ToolUseSums(ctx, filter(o, store.AsStored)) {
+		if err != nil {
+			return err
+		}
+		tot.ToolCalls += x.Calls
+		tot.ResultTokens += x.ResultTokens
+		if x.Server != "" {
+			tot.MCPCalls += x.Calls
+			tot.MCPResultTokens += x.ResultTokens
+		}
+		tot.ToolErrors += x.Errors
+		g := t.group(x.Server, x.Tool, x.Plugin)
+		g.row.Calls += x.Calls
+		g.tools[x.Tool] = true
+		g.sessions[x.Source+"\x00"+x.Session] = true
+		g.row.Errors += x.Errors
+		g.row.Unanswered += x.Unanswered
+		g.row.ResultTokens += x.ResultTokens
+		g.row.MaxResultTokens = max(g.row.MaxResultTokens, x.MaxResult)
+		g.row.EstimatedTokens += x.EstimatedTokens
+		g.row.NonTextBlocks += x.NonText
+	}
+	for x, err := range st.ToolTimings(ctx, filter(o, store.AsStored)) {
+		if err != nil {
+			return err
+		}
+		if g := t.groups[t.key(x.Server, x.Tool)]; g != nil { // nil: a call stored since the sums were read
+			g.timing(x.Source+"\x00"+x.Session, x.Name, x.LatencyMs, x.ArgsHash)
 		}
 	}
-	for _, g := range groups {
-		row := g.row
-		if o.By == "server" {
-			row.Tools = len(g.tools)
-		}
-		row.Sessions = len(g.sessions)
-		if row.Calls > 0 {
-			row.AvgResultTokens = math.Round(float64(row.ResultTokens)/float64(row.Calls)*10) / 10
-		}
-		row.LatencyP50Ms, row.LatencyP95Ms = percentile(g.latencies, 0.50), percentile(g.latencies, 0.95)
-		r.Tools = append(r.Tools, row)
-	}
-	sort.Slice(r.Tools, func(i, j int) bool {
-		a, b := r.Tools[i], r.Tools[j]
-		if a.BuiltIn != b.BuiltIn {
-			return b.BuiltIn // MCP servers first
-		}
-		if a.ResultTokens != b.ResultTokens {
-			return a.ResultTokens > b.ResultTokens
-		}
-		if a.Server != b.Server {
-			return a.Server < b.Server
-		}
-		return a.Tool < b.Tool
-	})
+	r.Totals.ToolCalls += tot.ToolCalls
+	r.Totals.ResultTokens += tot.ResultTokens
+	r.Totals.MCPCalls += tot.MCPCalls
+	r.Totals.MCPResultTokens += tot.MCPResultTokens
+	r.Totals.ToolErrors += tot.ToolErrors
+	t.rows(r)
 	return nil
 }
 
