@@ -119,7 +119,10 @@ func appliesTo(c audit.Config, cwd string) (func(project string) bool, string) {
 		}
 		return all, "every Codex session (" + c.Scope + " scope)"
 	}
-	return func(string) bool { return false }, "no sessions: mcpcost reads transcripts of Claude Code and Codex only"
+	if sourceOf(c.Client) != "" {
+		return func(string) bool { return false }, "no sessions: mcpcost does not match " + clients.Title(c.Client) + "'s sessions to its configs yet"
+	}
+	return func(string) bool { return false }, "no sessions: mcpcost reads no transcripts of " + clients.Title(c.Client)
 }
 
 func cleanPath(p string) string {

@@ -221,12 +221,41 @@ func (r *Report) period() string {
 	return "all history"
 }
 
-func (r *Report) summary() []string {
-	src := map[string]string{"all": "Claude Code and Codex", "claude": "Claude Code", "codex": "Codex", "copilot": "GitHub Copilot CLI", "goose": "Goose",
-		"gemini": "Gemini CLI", "opencode": "opencode"}[r.Source]
-	if src == "" {
-		src = r.Source
+// sourceNames are the transcript sources' names, in the order a header
+// lists them.
+var sourceNames = []struct{ id, name string }{
+	{"claude", "Claude Code"}, {"codex", "Codex"}, {"gemini", "Gemini CLI"}, {"opencode", "opencode"},
+	{"copilot", "GitHub Copilot CLI"}, {"goose", "Goose"},
+}
+
+// sources names the report's source: the one asked for, else the sources
+// that have rows in it ("Claude Code and Codex"), else "all sources".
+func (r *Report) sources() string {
+	if r.Source != "all" {
+		for _, s := range sourceNames {
+			if s.id == r.Source {
+				return s.name
+			}
+		}
+		return r.Source
 	}
+	var names []string
+	for _, s := range sourceNames {
+		if r.read[s.id] {
+			names = append(names, s.name)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "all sources"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+func (r *Report) summary() []string {
+	src := r.sources()
 	by := r.By
 	if r.StartOfWeek != "" {
 		by += " (from " + strings.ToUpper(r.StartOfWeek[:1]) + r.StartOfWeek[1:] + ")"

@@ -569,3 +569,52 @@ func TestCSVHeaderNames(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryNamesSourcesRead checks that a report over every source names
+// the sources that have rows in it, and "all sources" when none has.
+func TestSummaryNamesSourcesRead(t *testing.T) {
+	home := t.TempDir()
+	if _, err := transcripttest.Generate(home, transcripttest.Small()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		claude bool
+		codex  bool
+		want   string
+	}{
+		{"claude only", true, false, "Usage by server, all history (UTC), Claude Code\n"},
+		{"codex only", false, true, "Usage by server, all history (UTC), Codex\n"},
+		{"both", true, true, "Usage by server, all history (UTC), Claude Code and Codex\n"},
+		{"none", false, false, "Usage by server, all history (UTC), all sources\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := store.Open(filepath.Join(t.TempDir(), "usage.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			io := store.IngestOptions{Count: token.O200k().Count}
+			if tc.claude {
+				io.ClaudeRoots = []string{filepath.Join(home, ".claude", "projects")}
+			}
+			if tc.codex {
+				io.CodexRoots = []string{filepath.Join(home, ".codex", "sessions")}
+			}
+			if _, err := s.Ingest(context.Background(), io); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := usage.Build(context.Background(), s, usage.Options{By: "server", Location: time.UTC, Now: fixedNow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := rep.WriteText(&b, render.Screen{}); err != nil {
+				t.Fatal(err)
+			}
+			if first, _, _ := strings.Cut(b.String(), "\n"); first+"\n" != tc.want {
+				t.Errorf("header %q, want %q", first, strings.TrimSuffix(tc.want, "\n"))
+			}
+		})
+	}
+}
