@@ -618,3 +618,31 @@ func TestSummaryNamesSourcesRead(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionIDsTellApart checks that the table by session shows each
+// session's id far enough to tell it from the others (at least 8
+// characters), and the JSON the whole id.
+func TestSessionIDsTellApart(t *testing.T) {
+	first := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	r := &usage.Report{Schema: usage.Schema, By: "session", Period: "all history", Timezone: "UTC", Source: "all", Mode: "auto", Tools: []usage.ToolRow{}}
+	for _, k := range []string{"claude:11111111-aaaa-4000", "claude:11111111-abbb-4000", "claude:22222222-cccc-4000", "codex:11111111-aaaa-4000", "claude:agent-1234567890"} {
+		src, _, _ := strings.Cut(k, ":")
+		r.Usage = append(r.Usage, usage.UsageRow{Key: k, Source: src, Requests: 1, First: &first, Models: []string{}})
+	}
+	var b bytes.Buffer
+	if err := r.WriteText(&b, render.Screen{Width: 200}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"claude:11111111-aa ", "claude:11111111-ab ", "claude:22222222 ", "codex:11111111 ", "claude:agent-1234567890 "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := render.JSON(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"key": "claude:11111111-abbb-4000"`) {
+		t.Errorf("JSON without the whole id:\n%s", b.String())
+	}
+}
