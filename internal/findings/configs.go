@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/status"
 )
 
 // ConfigUse joins one config of the static audit with the sessions it
@@ -194,7 +195,9 @@ func joinConfigs(static *audit.Report, d *data, o Options) []ConfigUse {
 					su.PerRequestTokens = s.SessionStartTokens
 				}
 			}
-			if cu.Source != "" {
+			// Transcripts record calls by server name, and an overridden
+			// entry never runs: its name's calls are the winning entry's.
+			if cu.Source != "" && status.Status(s.Status) != status.Overridden {
 				want := normServer(s.Name)
 				tools := map[string]bool{}
 				sessions := map[string]bool{}
