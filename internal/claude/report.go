@@ -14,6 +14,11 @@ type Input struct {
 	// Server is the server's name in the MCP config (it prefixes the tool
 	// names Claude Code sends).
 	Server string
+	// ServerFrom says where Server came from: "--name" (the user's),
+	// "serverInfo" (the server's own name), "serverName" (a
+	// measurement.json's), or a guess from the "command", "url" or "file"
+	// name; "" when not said.
+	ServerFrom string
 	// Tools is the capture's tools array, in server order.
 	Tools []*canon.Value
 	// Instructions are the initialize instructions: nil when never
@@ -35,8 +40,10 @@ type Input struct {
 // A Report puts together, for one server, what Claude receives beside the
 // headline number it does not replace.
 type Report struct {
-	Schema         string `json:"schema"`
-	Server         string `json:"server"`
+	Schema string `json:"schema"`
+	Server string `json:"server"`
+	// ServerFrom says where Server came from (Input.ServerFrom).
+	ServerFrom     string `json:"serverFrom,omitempty"`
 	HeadlineTokens int    `json:"headlineTokens"`
 	// Request is what Claude Code sends for the server's tools.
 	Request Shape `json:"request"`
@@ -67,6 +74,7 @@ func Describe(in Input) Report {
 	r := Report{
 		Schema:         ReportSchema,
 		Server:         in.Server,
+		ServerFrom:     in.ServerFrom,
 		HeadlineTokens: in.HeadlineTokens,
 		Request:        RequestShapeOf(in.Server, in.Tools, in.Spans),
 		SessionStart:   SessionStart(in.Server, in.Tools, in.Instructions),

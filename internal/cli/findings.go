@@ -18,8 +18,9 @@ func init() {
                         [thresholds...]
        mcpcost findings show ID [flags]
 
-Reads what is new in Claude Code and Codex transcripts into the usage store
-(as 'mcpcost usage' does), audits the MCP configs that apply from the
+Reads what is new in the agents' transcripts into the usage store (as
+'mcpcost usage' does: Claude Code, Codex, Gemini CLI, opencode, GitHub
+Copilot CLI and Goose), audits the MCP configs that apply from the
 measurement cache (launching nothing unless --launch), and joins the two
 into ranked findings:
 

@@ -197,12 +197,12 @@ func runMeasure(env *Env, args []string) int {
 	}
 	// The server's name: --name, else a measurement.json's serverName,
 	// else the file's.
-	name := *nameFlag
+	name, from := *nameFlag, "--name"
 	if name == "" {
-		name = strings.TrimSpace(capture.ServerName)
+		name, from = strings.TrimSpace(capture.ServerName), "serverName"
 	}
 	if name == "" {
-		name = nameFromPath(target)
+		name, from = nameFromPath(target), "file"
 	}
 	if large {
 		debug.FreeOSMemory() // the input is garbage now
@@ -228,7 +228,7 @@ func runMeasure(env *Env, args []string) int {
 	if large {
 		debug.FreeOSMemory()
 	}
-	if err := addClaude(env, rep, name, capture.Tools, nil, spans, live); err != nil {
+	if err := addClaude(env, rep, name, from, capture.Tools, nil, spans, live); err != nil {
 		warnf(env, "%v", err)
 	}
 	v.apply(rep)

@@ -197,17 +197,24 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 		Once:            *l.once,
 	})
 	// The report names the server as it names itself (serverInfo), unless
-	// --name says otherwise; what Claude receives names it as a config
-	// would (--name, else from the command or URL): Claude Code's tool
-	// names carry the config's key, never the server's own name.
-	configName := name
-	if configName == "" {
-		configName = defaultLiveName(t)
+	// --name says otherwise. Claude Code's tool names carry a config's
+	// key, which a command line has not: what Claude receives takes the
+	// name the user gave (--name), else the server's own (sanitized as
+	// Claude Code sanitizes a key), else a guess from the command or URL.
+	claudeName, claudeFrom := name, "--name"
+	switch {
+	case name != "":
+	case strings.TrimSpace(live.ServerName) != "":
+		claudeName, claudeFrom = strings.TrimSpace(live.ServerName), "serverInfo"
+	case t.URL != "":
+		claudeName, claudeFrom = defaultLiveName(t), "url"
+	default:
+		claudeName, claudeFrom = defaultLiveName(t), "command"
 	}
 	if name == "" {
 		name = live.ServerName
 		if name == "" {
-			name = configName
+			name = claudeName
 		}
 	}
 	src := &measure.Source{Kind: measure.KindLive, Transport: live.Transport, ProtocolVersion: live.ProtocolVersion, Pages: live.Pages}
@@ -255,7 +262,7 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 	rep.Extras = live.Extras
 	rep.ChangedTools = live.ChangedTools
 	rep.Warnings = live.Warnings
-	if err := addClaude(env, rep, configName, live.Tools, live.Instructions, live.Result.Spans, l); err != nil {
+	if err := addClaude(env, rep, claudeName, claudeFrom, live.Tools, live.Instructions, live.Result.Spans, l); err != nil {
 		warnf(env, "%v", err)
 	}
 	if live.Status.Dynamic() {
@@ -332,8 +339,8 @@ func sortedNames(m map[string]string) []string {
 // request Claude Code sends and its o200k count, the session-start load,
 // the published Claude figure of this exact capture; with --claude and
 // ANTHROPIC_API_KEY, the count from Anthropic's count_tokens.
-func addClaude(env *Env, rep *measure.Report, name string, tools []*canon.Value, instructions *string, spans *claude.Spans, l *liveFlags) error {
-	d := claude.Describe(claude.Input{Server: name, Tools: tools, Instructions: instructions,
+func addClaude(env *Env, rep *measure.Report, name, from string, tools []*canon.Value, instructions *string, spans *claude.Spans, l *liveFlags) error {
+	d := claude.Describe(claude.Input{Server: name, ServerFrom: from, Tools: tools, Instructions: instructions,
 		HeadlineTokens: rep.TotalTokens, CaptureSHA256: rep.CanonicalSha256, Model: *l.model, Spans: spans})
 	rep.Claude = &d
 	if !*l.claude {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/status"
 )
 
 // ConfigUse joins one config of the static audit with the sessions it
@@ -119,7 +120,10 @@ func appliesTo(c audit.Config, cwd string) (func(project string) bool, string) {
 		}
 		return all, "every Codex session (" + c.Scope + " scope)"
 	}
-	return func(string) bool { return false }, "no sessions: mcpcost reads transcripts of Claude Code and Codex only"
+	if sourceOf(c.Client) != "" {
+		return func(string) bool { return false }, "no sessions: mcpcost does not match " + clients.Title(c.Client) + "'s sessions to its configs yet"
+	}
+	return func(string) bool { return false }, "no sessions: mcpcost reads no transcripts of " + clients.Title(c.Client)
 }
 
 func cleanPath(p string) string {
@@ -191,7 +195,9 @@ func joinConfigs(static *audit.Report, d *data, o Options) []ConfigUse {
 					su.PerRequestTokens = s.SessionStartTokens
 				}
 			}
-			if cu.Source != "" {
+			// Transcripts record calls by server name, and an overridden
+			// entry never runs: its name's calls are the winning entry's.
+			if cu.Source != "" && status.Status(s.Status) != status.Overridden {
 				want := normServer(s.Name)
 				tools := map[string]bool{}
 				sessions := map[string]bool{}

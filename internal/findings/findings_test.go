@@ -702,3 +702,36 @@ func TestBuiltInCallsCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestOverriddenEntryHasNoCalls: a name defined in two scopes runs once,
+// as the winning entry; transcripts record calls by server name, so the
+// calls are the winning entry's and the overridden entry shows none.
+func TestOverriddenEntryHasNoCalls(t *testing.T) {
+	h := newHome(t)
+	s := h.session("s1", proj, start)
+	read(t, h, s, 12)
+	static := fsAndMemory()
+	user := audit.Config{Client: clients.ClaudeCode, ClientTitle: "Claude Code", Path: "/home/u/.claude.json", Scope: "user",
+		Posture: clients.Posture{Client: clients.ClaudeCode, Mode: clients.ModeUpFront},
+		Servers: []audit.Server{{Name: "filesystem", Status: "overridden", Detail: "by the project scope entry"}}}
+	static.Configs = append(static.Configs, user)
+	r := compute(t, h, static, Options{})
+	if len(r.Configs) != 2 {
+		t.Fatalf("configs %+v", r.Configs)
+	}
+	if got := r.Configs[0].Servers[0]; got.Calls != 12 || got.ResultTokens == 0 {
+		t.Errorf("winning entry %+v", got)
+	}
+	if got := r.Configs[1].Servers[0]; got.Calls != 0 || got.Sessions != 0 || got.ResultTokens != 0 || len(got.ToolsCalled) != 0 {
+		t.Errorf("overridden entry counts the winning entry's calls: %+v", got)
+	}
+	calls := 0
+	for _, c := range r.Configs {
+		for _, su := range c.Servers {
+			calls += su.Calls
+		}
+	}
+	if calls != 12 {
+		t.Errorf("%d calls over the configs, want 12", calls)
+	}
+}

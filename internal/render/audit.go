@@ -36,8 +36,8 @@ func AuditText(w io.Writer, r *audit.Report, scr Screen) error {
 		fmt.Fprintf(&b, "%s  %s%s\n", textsafe.Text(clientLabel(c)), textsafe.Text(c.Path), textsafe.Text(scopeLabel(c)))
 		total := auditServersText(&b, r, c, scr)
 		b.WriteString("\n")
-		auditCostText(&b, r, c, total)
-		auditTrimText(&b, c)
+		auditCostText(&b, r, c, total, prose(scr))
+		auditTrimText(&b, c, prose(scr))
 		auditUnmeasuredText(&b, c)
 		for _, n := range c.Notes {
 			fmt.Fprintf(&b, "  note: %s\n", textsafe.Text(n))
@@ -62,7 +62,7 @@ func AuditText(w io.Writer, r *audit.Report, scr Screen) error {
 	}
 	if r.Launch != nil {
 		b.WriteString("\n")
-		wrap(&b, "launch: "+r.Launch.Note+".", "", 80)
+		wrap(&b, "launch: "+r.Launch.Note+".", "", prose(scr))
 	}
 	b.WriteString("\n")
 	wrap(&b, "Tokens: o200k_base counts of each server's canonical tools/list, as sent on the wire; what a model is billed differs by provider and client.", "", prose(scr))
@@ -132,33 +132,33 @@ func auditCells(s audit.Server, none string) (tools, tokens, share string) {
 // auditCostText says what a config's tool definitions cost: of the
 // context window, under the client's posture at session start, and as an
 // Anthropic request.
-func auditCostText(b *strings.Builder, r *audit.Report, c audit.Config, total string) {
+func auditCostText(b *strings.Builder, r *audit.Report, c audit.Config, total string, width int) {
 	if nothingMeasured(c) {
-		wrap(b, fmt.Sprintf("No tool definitions measured: %s; the list below says what each would run.", unmeasuredWords(c)), "  ", 80)
+		wrap(b, fmt.Sprintf("No tool definitions measured: %s; the list below says what each would run.", unmeasuredWords(c)), "  ", width)
 		return
 	}
 	lead := fmt.Sprintf("%s tokens of tool definitions: %s of a %s-token context window.", total, Percent(c.ContextShare), num.Int(r.ContextWindow))
 	if c.LowerBound {
 		lead += fmt.Sprintf(" A lower bound: not measured, %s.", unmeasuredWords(c))
 	}
-	wrap(b, lead, "  ", 80)
-	paragraphs(b, c.PostureText, "  ", 80)
+	wrap(b, lead, "  ", width)
+	paragraphs(b, c.PostureText, "  ", width)
 	switch {
 	case c.UpFrontTokens == nil:
-		wrap(b, fmt.Sprintf("What is paid at session start cannot be said under this posture: between %s tokens (tool names and instructions, if deferred) and %s (everything up front).", num.Int(c.SessionStartTokens), total), "  ", 80)
+		wrap(b, fmt.Sprintf("What is paid at session start cannot be said under this posture: between %s tokens (tool names and instructions, if deferred) and %s (everything up front).", num.Int(c.SessionStartTokens), total), "  ", width)
 	case *c.UpFrontTokens == c.TotalTokens:
-		wrap(b, fmt.Sprintf("A client that defers tool definitions would load only the tool names and instructions at session start: %s tokens.", num.Int(c.SessionStartTokens)), "  ", 80)
+		wrap(b, fmt.Sprintf("A client that defers tool definitions would load only the tool names and instructions at session start: %s tokens.", num.Int(c.SessionStartTokens)), "  ", width)
 	default:
-		wrap(b, fmt.Sprintf("Paid at session start under this posture: %s tokens (the full definitions of servers loaded up front; tool names and instructions of the deferred ones).", num.Int(*c.UpFrontTokens)), "  ", 80)
+		wrap(b, fmt.Sprintf("Paid at session start under this posture: %s tokens (the full definitions of servers loaded up front; tool names and instructions of the deferred ones).", num.Int(*c.UpFrontTokens)), "  ", width)
 	}
 	if c.RequestShapeTokens > 0 {
-		wrap(b, fmt.Sprintf("As an Anthropic request (name, description cut to 2 KB, input_schema; no annotations, output schemas or _meta) the same tools count %s tokens: a different number from the one above.", num.Int(c.RequestShapeTokens)), "  ", 80)
+		wrap(b, fmt.Sprintf("As an Anthropic request (name, description cut to 2 KB, input_schema; no annotations, output schemas or _meta) the same tools count %s tokens: a different number from the one above.", num.Int(c.RequestShapeTokens)), "  ", width)
 	}
 }
 
 // auditTrimText lists a config's heaviest tools and what trimming them
 // would recover.
-func auditTrimText(b *strings.Builder, c audit.Config) {
+func auditTrimText(b *strings.Builder, c audit.Config, width int) {
 	if len(c.HeaviestTools) > 0 {
 		b.WriteString("\n  heaviest tools\n")
 		ht := Table{Align: []Align{Left, Right}, Indent: "    "}
@@ -174,7 +174,7 @@ func auditTrimText(b *strings.Builder, c audit.Config) {
 		}
 		b.WriteString("\n")
 		wrap(b, fmt.Sprintf("trim: if your client supports per-tool filtering, turning off %d %s (%s) would recover %s tokens (%s of this config).",
-			len(c.Trim.Tools), num.Plural(len(c.Trim.Tools), "tool", "tools"), strings.Join(names, ", "), num.Int(c.Trim.RecoverableTokens), Percent(c.Trim.RecoverableShare)), "  ", 80)
+			len(c.Trim.Tools), num.Plural(len(c.Trim.Tools), "tool", "tools"), strings.Join(names, ", "), num.Int(c.Trim.RecoverableTokens), Percent(c.Trim.RecoverableShare)), "  ", width)
 	}
 }
 
@@ -345,10 +345,10 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 	return write(w, b.String())
 }
 
-// prose is the width the audit's paragraphs wrap at: the screen's, up to
-// 80 columns, a width that reads well; its tables take the screen's.
+// prose is the width the audit's paragraphs wrap at: the screen's, as
+// the other commands' prose; 80 columns when it is not known.
 func prose(scr Screen) int {
-	if scr.Width <= 0 || scr.Width > 80 {
+	if scr.Width <= 0 {
 		return 80
 	}
 	return scr.Width

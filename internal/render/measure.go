@@ -42,8 +42,8 @@ func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 		fmt.Fprintf(&b, "  session start for a client that defers tools (names + instructions): %s tokens\n", num.Int(x.SessionStartTokens))
 	}
 	if c := r.Claude; c != nil {
-		wrap(&b, fmt.Sprintf("what Claude Code sends for these tools (%s names, descriptions cut to 2 KB, input_schema only): %s tokens in o200k_base, a different number from the headline",
-			textsafe.Text(claude.ToolName(c.Server, "tool")), num.Int(c.Request.Tokens)), "  ", scr.Width)
+		wrap(&b, fmt.Sprintf("what Claude Code sends for these tools (%s names%s, descriptions cut to 2 KB, input_schema only): %s tokens in o200k_base, a different number from the headline",
+			textsafe.Text(claude.ToolName(c.Server, "tool")), nameFrom(c.ServerFrom), num.Int(c.Request.Tokens)), "  ", scr.Width)
 		if p := c.Published; p != nil && p.ClaudeTokens != nil {
 			wrap(&b, fmt.Sprintf("published Claude count of this exact capture: %s tokens (%s, %s, %s)", num.Int(*p.ClaudeTokens), p.ClaudeModel, p.ClaudeMethod, p.MeasuredDate), "  ", scr.Width)
 		}
@@ -144,6 +144,13 @@ func capitalize(s string) string {
 
 // wrap writes text, escaped with [textsafe.Text], as lines of at most
 // width columns (0 for no limit), each with indent.
+// nameFrom words where the server's part of Claude's tool names came
+// from (in a client, the config's key).
+func nameFrom(from string) string {
+	return map[string]string{"--name": ", by --name", "serverInfo": ", by the server's serverInfo name", "serverName": ", by the measurement's serverName",
+		"command": ", guessed from the command", "url": ", by the URL's host", "file": ", by the file name"}[from]
+}
+
 func wrap(b *strings.Builder, text, indent string, width int) {
 	if strings.TrimSpace(text) == "" {
 		return

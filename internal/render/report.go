@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/findings"
 	"github.com/mcpcost/mcpcost/internal/num"
+	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -140,7 +141,9 @@ func serverCells(c findings.ConfigUse, s findings.ServerUse) []string {
 	if s.ToolCount != nil {
 		tools = num.Int(*s.ToolCount)
 	}
-	if c.Source == "" {
+	if c.Source == "" || overridden(s) {
+		// An overridden entry never runs: its name's calls are the
+		// winning entry's, on that entry's row.
 		return []string{s.Name, tokens, tools, per, "", "", "", "", ""}
 	}
 	carried, usd := "", ""
@@ -149,6 +152,8 @@ func serverCells(c findings.ConfigUse, s findings.ServerUse) []string {
 	}
 	return []string{s.Name, tokens, tools, per, num.Int(s.Calls), num.Int(s.Sessions), num.Int(int(s.ResultTokens)), carried, usd}
 }
+
+func overridden(s findings.ServerUse) bool { return status.Status(s.Status) == status.Overridden }
 
 func agentName(source string) string {
 	switch source {

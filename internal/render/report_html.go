@@ -175,6 +175,13 @@ func configServersTable(o *findings.Overview) HTMLTable {
 			if s.ToolCount != nil {
 				tools = NumCell(int64(*s.ToolCount))
 			}
+			if overridden(s) {
+				// It never runs: the calls are the winning entry's.
+				none := Cell{Text: "", Sort: -1}
+				row = append(row, tools, none, none, none, none, none, none)
+				t.Rows = append(t.Rows, row)
+				continue
+			}
 			row = append(row, tools, NumCell(int64(s.PerRequestTokens)), NumCell(int64(s.Calls)), NumCell(int64(s.Sessions)), NumCell(s.ResultTokens), NumCell(s.CarriedTokens), USDCell(s.CarriedUSD))
 			t.Rows = append(t.Rows, row)
 		}

@@ -41,6 +41,13 @@ func overview() *findings.Overview {
 				{Name: "memory", Status: "measured", Tokens: &tokMem, ToolCount: &nMem, LoadsUpFront: &up, PerRequestTokens: 2378, ToolsCalled: []string{}, CarriedTokens: 57072, CarriedUSD: usd},
 				{Name: "remote", Status: "not-cached", ToolsCalled: []string{}},
 			},
+		}, {
+			// The user scope defines filesystem too: the project's entry
+			// wins, and the calls are its own.
+			ConfigRef:   findings.ConfigRef{Client: "claude-code", Path: "/home/u/.claude.json", Scope: "user"},
+			ClientTitle: "Claude Code", Posture: "up-front", Source: "claude",
+			AppliesTo: "every Claude Code session (user scope)", Sessions: 3, Requests: 24, CacheReadShare: 0.978,
+			Servers: []findings.ServerUse{{Name: "filesystem", Status: "overridden", ToolsCalled: []string{}}},
 		}},
 		ServersCalled: []findings.ServerCalls{
 			{Server: "filesystem", Source: "claude", Calls: 24, Sessions: 3, Tools: 3, ResultTokens: 756, Configured: true},
@@ -89,7 +96,7 @@ func overview() *findings.Overview {
 			{Name: "filesystem", Tools: []measure.Tool{{Name: "read_text_file", Tokens: 1500, Parts: part(8, 900, 590)}, {Name: "write_file", Tokens: 1323, Parts: part(7, 700, 614)}}},
 			{Name: "memory", Tools: []measure.Tool{{Name: "create_entities", Tokens: 2000, Parts: part(8, 1200, 790)}, {Name: "read_graph", Tokens: 378, Parts: part(7, 300, 70)}}},
 			{Name: "remote"},
-		}}}}
+		}}, {Client: "claude-code", Path: "/home/u/.claude.json", Scope: "user", Servers: []audit.Server{{Name: "filesystem", Status: "overridden"}}}}}
 	return findings.NewOverview(r, static)
 }
 
@@ -110,6 +117,40 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the golden file; got:\n%s", name, got)
+	}
+}
+
+// An overridden entry never runs: its row says so and shows no calls,
+// which are the winning entry's, in text, Markdown and HTML.
+func TestReportOverriddenRow(t *testing.T) {
+	o := overview()
+	var txt, mdb, html bytes.Buffer
+	if err := ReportText(&txt, o, Screen{Width: 120}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReportMarkdown(&mdb, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReportHTML(&html, o); err != nil {
+		t.Fatal(err)
+	}
+	_, user, ok := strings.Cut(txt.String(), "/home/u/.claude.json")
+	user, _, _ = strings.Cut(user, "MCP servers called")
+	if !ok {
+		t.Fatalf("no user config:\n%s", txt.String())
+	}
+	for _, l := range strings.Split(user, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && f[0] == "filesystem" {
+			if strings.Join(f, " ") != "filesystem overridden" {
+				t.Errorf("text: overridden row %q", l)
+			}
+		}
+	}
+	if !strings.Contains(mdb.String(), "| filesystem | overridden |  |  |  |  |  |  |  |\n") {
+		t.Errorf("markdown: no overridden row without calls:\n%s", mdb.String())
+	}
+	if strings.Count(html.String(), "<td>overridden</td>") != 1 {
+		t.Errorf("html: the overridden row's status")
 	}
 }
 

@@ -113,3 +113,34 @@ func TestTextFitsTheWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestPricesKeepModelNames checks that the price table at a usual
+// terminal width shows every model's name whole (the table's key): the
+// other columns give way first.
+func TestPricesKeepModelNames(t *testing.T) {
+	table := usage.DefaultPrices().Table(nil)
+	for _, width := range []int{80, 100, 120} {
+		var b strings.Builder
+		if err := table.WriteText(&b, render.Screen{Width: width}); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(b.String(), "\n")
+		for _, m := range table.Models {
+			name := m.Model
+			if m.Key != m.Model {
+				name += " (" + m.Key + ")"
+			}
+			found := false
+			for _, l := range lines {
+				if strings.HasPrefix(l, name+" ") {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Errorf("at %d columns: no row starts with %q:\n%s", width, name, b.String())
+				break
+			}
+		}
+	}
+}

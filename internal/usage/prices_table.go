@@ -114,7 +114,7 @@ func (t *PriceTable) WriteText(w io.Writer, scr render.Screen) error {
 	R, L := render.Right, render.Left
 	tb := render.Table{Header: []string{"MODEL", "INPUT", "OUTPUT", "CACHE WRITE 5M", "CACHE WRITE 1H", "CACHE READ", "LONG CONTEXT", "FAST", "SINCE", "SOURCE"},
 		Align: []render.Align{L, R, R, R, R, R, L, L, L, L},
-		Min:   []int{16, 0, 0, 0, 0, 0, 14, 10, 0, 8},
+		Min:   []int{0, 0, 0, 0, 0, 0, 14, 10, 0, 8},
 		Drop:  []int{0, 0, 0, 0, 2, 0, 4, 5, 3, 1},
 		Wrap:  []bool{false, false, false, false, false, false, true, true}}
 	tb.Fit(scr)

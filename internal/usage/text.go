@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
@@ -105,6 +106,14 @@ func (r *Report) table() table {
 			t.align = slices.Insert(t.align, i, R)
 			t.drop = slices.Insert(t.drop, i, 7)
 		}
+		var ids map[string]string
+		if r.By == "session" {
+			keys := make([]string, len(r.Usage))
+			for i, u := range r.Usage {
+				keys[i] = u.Key
+			}
+			ids = shortIDs(keys)
+		}
 		for _, u := range r.Usage {
 			var row []string
 			if r.By == "session" {
@@ -112,8 +121,7 @@ func (r *Report) table() table {
 				if u.First != nil {
 					started = u.First.Format("2006-01-02 15:04")
 				}
-				_, id, _ := strings.Cut(u.Key, ":")
-				row = []string{u.Source + ":" + short(id), started, u.Project}
+				row = []string{u.Source + ":" + ids[u.Key], started, u.Project}
 			} else {
 				row = []string{u.Key}
 			}
@@ -165,11 +173,47 @@ func (r *Report) table() table {
 
 // short shortens a session id to its first 8 characters; an older
 // sub-agent file's name (agent-<id>) is shown whole.
-func short(id string) string {
-	if len(id) > 8 && !strings.HasPrefix(id, "agent-") {
-		return id[:8]
+// shortIDs maps each session key ("claude:ID") to its id cut to the
+// shortest prefix, of at least 8 characters, that no other session of its
+// source shares; sub-agent ids ("agent-…") stay whole.
+func shortIDs(keys []string) map[string]string {
+	ids := slices.Clone(keys)
+	slices.Sort(ids)
+	m := make(map[string]string, len(ids))
+	for i, k := range ids {
+		src, id, _ := strings.Cut(k, ":")
+		if strings.HasPrefix(id, "agent-") {
+			m[k] = id
+			continue
+		}
+		n := 8
+		for _, j := range []int{i - 1, i + 1} {
+			if j < 0 || j >= len(ids) {
+				continue
+			}
+			osrc, other, _ := strings.Cut(ids[j], ":")
+			if osrc == src && other != id {
+				n = max(n, commonPrefix(id, other)+1)
+			}
+		}
+		if n >= len(id) {
+			m[k] = id
+			continue
+		}
+		for n < len(id) && !utf8.RuneStart(id[n]) {
+			n++ // never cut a character in two
+		}
+		m[k] = id[:n]
 	}
-	return id
+	return m
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 func ms(v *int64) string {
@@ -221,12 +265,41 @@ func (r *Report) period() string {
 	return "all history"
 }
 
-func (r *Report) summary() []string {
-	src := map[string]string{"all": "Claude Code and Codex", "claude": "Claude Code", "codex": "Codex", "copilot": "GitHub Copilot CLI", "goose": "Goose",
-		"gemini": "Gemini CLI", "opencode": "opencode"}[r.Source]
-	if src == "" {
-		src = r.Source
+// sourceNames are the transcript sources' names, in the order a header
+// lists them.
+var sourceNames = []struct{ id, name string }{
+	{"claude", "Claude Code"}, {"codex", "Codex"}, {"gemini", "Gemini CLI"}, {"opencode", "opencode"},
+	{"copilot", "GitHub Copilot CLI"}, {"goose", "Goose"},
+}
+
+// sources names the report's source: the one asked for, else the sources
+// that have rows in it ("Claude Code and Codex"), else "all sources".
+func (r *Report) sources() string {
+	if r.Source != "all" {
+		for _, s := range sourceNames {
+			if s.id == r.Source {
+				return s.name
+			}
+		}
+		return r.Source
 	}
+	var names []string
+	for _, s := range sourceNames {
+		if r.read[s.id] {
+			names = append(names, s.name)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "all sources"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+func (r *Report) summary() []string {
+	src := r.sources()
 	by := r.By
 	if r.StartOfWeek != "" {
 		by += " (from " + strings.ToUpper(r.StartOfWeek[:1]) + r.StartOfWeek[1:] + ")"

@@ -169,6 +169,17 @@ type Report struct {
 	Unpriced []string `json:"unpriced"`
 	// Ingest reports the ingest run just before, when there was one.
 	Ingest any `json:"ingest,omitempty"`
+	// read holds the sources that have requests or tool calls in the
+	// report, which its header names.
+	read map[string]bool
+}
+
+// noteSource records that src has rows in the report.
+func (r *Report) noteSource(src string) {
+	if r.read == nil {
+		r.read = map[string]bool{}
+	}
+	r.read[src] = true
 }
 
 // PriceInfo says which prices a report used.
@@ -577,6 +588,7 @@ type requests struct {
 
 func (a *usageAcc) add(x requests) {
 	o, r := a.o, a.r
+	r.noteSource(x.src)
 	t := x.t
 	t.Total = addTokens(addTokens(addTokens(addTokens(t.Input, t.Output), t.CacheWrite5m), t.CacheWrite1h), t.CacheRead)
 	sk := x.src + "\x00" + x.sess
@@ -937,6 +949,7 @@ func toolRows(ctx context.Context, st *store.Store, o Options, r *Report) error 
 		if tool == "" {
 			tool = name
 		}
+		r.noteSource(src)
 		r.Totals.ToolCalls++
 		r.Totals.ResultTokens += tokens
 		if server != "" {
@@ -1035,6 +1048,7 @@ func toolTotals(ctx context.Context, st *store.Store, o Options, r *Report) erro
 		src, sess, server, project, agent := x.Source, x.Session, x.Server, x.Project, x.AgentFile
 		machine, user := x.Machine, x.User
 		tokens, isErr, ts := x.ResultTokens, x.IsError, x.TS()
+		r.noteSource(src)
 		r.Totals.ToolCalls++
 		r.Totals.ResultTokens += tokens
 		if server != "" {

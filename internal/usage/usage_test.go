@@ -569,3 +569,80 @@ func TestCSVHeaderNames(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryNamesSourcesRead checks that a report over every source names
+// the sources that have rows in it, and "all sources" when none has.
+func TestSummaryNamesSourcesRead(t *testing.T) {
+	home := t.TempDir()
+	if _, err := transcripttest.Generate(home, transcripttest.Small()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		claude bool
+		codex  bool
+		want   string
+	}{
+		{"claude only", true, false, "Usage by server, all history (UTC), Claude Code\n"},
+		{"codex only", false, true, "Usage by server, all history (UTC), Codex\n"},
+		{"both", true, true, "Usage by server, all history (UTC), Claude Code and Codex\n"},
+		{"none", false, false, "Usage by server, all history (UTC), all sources\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := store.Open(filepath.Join(t.TempDir(), "usage.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			io := store.IngestOptions{Count: token.O200k().Count}
+			if tc.claude {
+				io.ClaudeRoots = []string{filepath.Join(home, ".claude", "projects")}
+			}
+			if tc.codex {
+				io.CodexRoots = []string{filepath.Join(home, ".codex", "sessions")}
+			}
+			if _, err := s.Ingest(context.Background(), io); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := usage.Build(context.Background(), s, usage.Options{By: "server", Location: time.UTC, Now: fixedNow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := rep.WriteText(&b, render.Screen{}); err != nil {
+				t.Fatal(err)
+			}
+			if first, _, _ := strings.Cut(b.String(), "\n"); first+"\n" != tc.want {
+				t.Errorf("header %q, want %q", first, strings.TrimSuffix(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestSessionIDsTellApart checks that the table by session shows each
+// session's id far enough to tell it from the others (at least 8
+// characters), and the JSON the whole id.
+func TestSessionIDsTellApart(t *testing.T) {
+	first := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	r := &usage.Report{Schema: usage.Schema, By: "session", Period: "all history", Timezone: "UTC", Source: "all", Mode: "auto", Tools: []usage.ToolRow{}}
+	for _, k := range []string{"claude:11111111-aaaa-4000", "claude:11111111-abbb-4000", "claude:22222222-cccc-4000", "codex:11111111-aaaa-4000", "claude:agent-1234567890"} {
+		src, _, _ := strings.Cut(k, ":")
+		r.Usage = append(r.Usage, usage.UsageRow{Key: k, Source: src, Requests: 1, First: &first, Models: []string{}})
+	}
+	var b bytes.Buffer
+	if err := r.WriteText(&b, render.Screen{Width: 200}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"claude:11111111-aa ", "claude:11111111-ab ", "claude:22222222 ", "codex:11111111 ", "claude:agent-1234567890 "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := render.JSON(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"key": "claude:11111111-abbb-4000"`) {
+		t.Errorf("JSON without the whole id:\n%s", b.String())
+	}
+}
