@@ -444,6 +444,10 @@ func (m *Machine) pushStore(ctx context.Context, st *store.Store, url string) (*
 		}
 	}
 	stats, err := st.Push(ctx, url, po)
+	var keyErr *store.ProjectKeyError
+	if errors.As(err, &keyErr) {
+		return nil, sharedError(url, err, m.projectKeyHint(keyErr))
+	}
 	if err != nil {
 		return nil, sharedError(url, err, "nothing was sent: the shared store is as it was; "+sharedHint)
 	}
@@ -454,4 +458,20 @@ func (m *Machine) pushStore(ctx context.Context, st *store.Store, url string) (*
 type pushed struct {
 	*store.PushStats
 	machine, user string
+}
+
+// projectKeyHint says how to push to a shared store whose project key is
+// not this push's: with --redact-projects and the team's key, or without.
+func (m *Machine) projectKeyHint(e *store.ProjectKeyError) string {
+	if !e.Keyed {
+		return "nothing was sent; push without --redact-projects, or with it to a new shared store"
+	}
+	file, err := m.projectKeyFile()
+	if err != nil {
+		file = "mcpcost/project-key in the config folder"
+	}
+	if !e.Sent {
+		return "nothing was sent; add --redact-projects, with the team's key in MCPCOST_PROJECT_KEY or in the key file " + file + " (copy it from a machine that pushed)"
+	}
+	return "nothing was sent; use the team's key: MCPCOST_PROJECT_KEY, or the key file " + file + " copied from a machine that pushed"
 }
