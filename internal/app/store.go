@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/store"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 	"github.com/mcpcost/mcpcost/internal/token"
@@ -411,17 +412,22 @@ const sharedHint = "the local store kept everything read from the transcripts; '
 // at url, brought up to date.
 func (m *Machine) openShared(ctx context.Context, url string, o StoreOptions) (*store.Store, *IngestStats, error) {
 	var stats *IngestStats
+	note := ProgressEvent{Work: WorkShared, Phase: PhaseNote, Store: redact.DSN(url)}
 	if !o.NoIngest {
 		local, s, err := m.openLocal(ctx, o)
 		if err != nil {
 			return nil, nil, err
 		}
 		stats = s
-		_, err = m.pushStore(ctx, local, url)
+		p, err := m.pushStore(ctx, local, url)
 		local.Close()
 		if err != nil {
 			return nil, nil, err
 		}
+		note.Pushed = p.PushStats
+	}
+	if o.Progress != nil {
+		o.Progress(note)
 	}
 	mst, err := m.openMirror(ctx, url)
 	if err != nil {
