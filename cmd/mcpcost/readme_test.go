@@ -132,3 +132,70 @@ func tableRows(out string) []string {
 	}
 	return rows
 }
+
+// The README's sample servers.yaml is swept as it is written, but for its
+// commands: each npx server is the Go test server (the sample's shape,
+// names, packages, variables and remote entry are what is tested; the npm
+// servers' own counts are tested elsewhere).
+func TestReadmeServersYAML(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds mcpcost and a test server")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Publish your server's number\n")
+	if !ok {
+		t.Fatal(`the README has no "Publish your server's number"`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	_, yaml, ok := strings.Cut(section, "```yaml\n")
+	if !ok {
+		t.Fatal("the README's Publish section has no yaml block")
+	}
+	yaml, _, _ = strings.Cut(yaml, "```")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./cmd/mcpcost", "./internal/mcpclient/testdata/stdioserver")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	command := regexp.MustCompile(`(?m)^(\s+)command: .*$`)
+	if n := len(command.FindAllString(yaml, -1)); n != 4 {
+		t.Fatalf("the sample has %d commands, want 4:\n%s", n, yaml)
+	}
+	file := filepath.Join(dir, "servers.yaml")
+	if err := os.WriteFile(file, []byte(command.ReplaceAllString(yaml, "${1}command: ["+filepath.Join(bin, "stdioserver")+", ok]")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(bin, "mcpcost"), "sweep", file, "--out", filepath.Join(dir, "site"), "--date", "2026-12-01")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "COLUMNS=100"}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mcpcost sweep on the README's servers.yaml: %v\n%s", err, out)
+	}
+	for _, want := range []string{"memory: 81 tokens", "filesystem: 81 tokens", "github: 81 tokens", "swept 3 servers: 3 measured"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("mcpcost sweep on the README's servers.yaml does not say %q:\n%s", want, out)
+		}
+	}
+	board, err := os.ReadFile(filepath.Join(dir, "site", "leaderboard.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(board), "| [linear](servers/linear.md) | remote-auth-wall |") {
+		t.Errorf("the leaderboard does not list linear behind its wall:\n%s", board)
+	}
+	for _, name := range []string{"memory", "filesystem", "github"} {
+		if _, err := os.Stat(filepath.Join(dir, "site", "results", name, "measurement.json")); err != nil {
+			t.Error(err)
+		}
+	}
+}

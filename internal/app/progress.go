@@ -26,17 +26,26 @@ type ProgressEvent struct {
 	Elapsed time.Duration `json:"elapsed,omitempty"`
 	// Bytes are the transcript bytes read so far.
 	Bytes int64 `json:"bytes,omitempty"`
+	// Store is the shared store a WorkShared note names (its URL without
+	// its password); Pushed what was pushed to it first (nil for nothing:
+	// --no-ingest).
+	Store  string           `json:"store,omitempty"`
+	Pushed *store.PushStats `json:"pushed,omitempty"`
 }
 
 // The work and phases of a ProgressEvent.
 const (
 	WorkMeasure = "measure"
 	WorkIngest  = "ingest"
+	// WorkShared is a note (PhaseNote) that a report reads the shared
+	// store, and what it pushed there first.
+	WorkShared = "shared"
 
 	PhaseStart = "start"
 	PhaseStep  = "step"
 	PhaseWait  = "wait"
 	PhaseEnd   = "end"
+	PhaseNote  = "note"
 )
 
 // Progress receives ProgressEvents; nil for none. It may be called from
@@ -48,6 +57,11 @@ type Progress func(ProgressEvent)
 // are raw: a front end escapes them.
 func (e ProgressEvent) String() string {
 	switch {
+	case e.Work == WorkShared && e.Pushed == nil:
+		return "reading the shared store " + e.Store + " (nothing pushed: --no-ingest)"
+	case e.Work == WorkShared:
+		return fmt.Sprintf("pushed %s to the shared store %s (%s added, %s updated, %s dropped); reading it",
+			num.Count(e.Pushed.Rows, "row"), e.Store, num.Int(e.Pushed.Added), num.Int(e.Pushed.Updated), num.Int(e.Pushed.Dropped))
 	case e.Work == WorkMeasure && e.Phase == PhaseStart:
 		return fmt.Sprintf("measuring %s %s…", num.Int(e.Total), num.Plural(e.Total, "server", "servers"))
 	case e.Work == WorkMeasure:

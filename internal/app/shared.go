@@ -305,3 +305,13 @@ func (m *Machine) projectFilter(project string) (string, error) {
 	}
 	return store.ProjectHash(key, strings.TrimRight(project, `/\`)), nil
 }
+
+// sharedStore is the shared store a query with o reads (its URL without
+// its password), or "" for the local store.
+func (m *Machine) sharedStore(o StoreOptions) string {
+	spec, err := m.storeSpec()
+	if err != nil || !spec.shared() || o.Local {
+		return ""
+	}
+	return redact.DSN(spec.url)
+}

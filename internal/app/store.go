@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/clients"
+	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/store"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 	"github.com/mcpcost/mcpcost/internal/token"
@@ -411,17 +412,22 @@ const sharedHint = "the local store kept everything read from the transcripts; '
 // at url, brought up to date.
 func (m *Machine) openShared(ctx context.Context, url string, o StoreOptions) (*store.Store, *IngestStats, error) {
 	var stats *IngestStats
+	note := ProgressEvent{Work: WorkShared, Phase: PhaseNote, Store: redact.DSN(url)}
 	if !o.NoIngest {
 		local, s, err := m.openLocal(ctx, o)
 		if err != nil {
 			return nil, nil, err
 		}
 		stats = s
-		_, err = m.pushStore(ctx, local, url)
+		p, err := m.pushStore(ctx, local, url)
 		local.Close()
 		if err != nil {
 			return nil, nil, err
 		}
+		note.Pushed = p.PushStats
+	}
+	if o.Progress != nil {
+		o.Progress(note)
 	}
 	mst, err := m.openMirror(ctx, url)
 	if err != nil {
@@ -444,6 +450,10 @@ func (m *Machine) pushStore(ctx context.Context, st *store.Store, url string) (*
 		}
 	}
 	stats, err := st.Push(ctx, url, po)
+	var keyErr *store.ProjectKeyError
+	if errors.As(err, &keyErr) {
+		return nil, sharedError(url, err, m.projectKeyHint(keyErr))
+	}
 	if err != nil {
 		return nil, sharedError(url, err, "nothing was sent: the shared store is as it was; "+sharedHint)
 	}
@@ -454,4 +464,20 @@ func (m *Machine) pushStore(ctx context.Context, st *store.Store, url string) (*
 type pushed struct {
 	*store.PushStats
 	machine, user string
+}
+
+// projectKeyHint says how to push to a shared store whose project key is
+// not this push's: with --redact-projects and the team's key, or without.
+func (m *Machine) projectKeyHint(e *store.ProjectKeyError) string {
+	if !e.Keyed {
+		return "nothing was sent; push without --redact-projects, or with it to a new shared store"
+	}
+	file, err := m.projectKeyFile()
+	if err != nil {
+		file = "mcpcost/project-key in the config folder"
+	}
+	if !e.Sent {
+		return "nothing was sent; add --redact-projects, with the team's key in MCPCOST_PROJECT_KEY or in the key file " + file + " (copy it from a machine that pushed)"
+	}
+	return "nothing was sent; use the team's key: MCPCOST_PROJECT_KEY, or the key file " + file + " copied from a machine that pushed"
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/badge"
 	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/sweep"
@@ -139,7 +140,7 @@ func (m *Machine) Sweep(ctx context.Context, o SweepOptions) (*SweepResult, erro
 				done++
 				what := f.Status
 				if f.TotalTokens != nil {
-					what = fmt.Sprintf("%s, %d tokens", f.Status, *f.TotalTokens)
+					what = f.Status + ", " + num.Count(*f.TotalTokens, "token")
 				}
 				fmt.Fprintf(o.Progress, "mcpcost: [%d/%d] %s: %s\n", done, len(todo), s.Name, textsafe.Text(what))
 				mu.Unlock()

@@ -99,6 +99,7 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 	if ingested != nil {
 		rep.Ingest = ingested
 	}
+	rep.Store = m.sharedStore(o.Store)
 	return rep, ingested, nil
 }
 

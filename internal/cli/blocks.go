@@ -41,8 +41,10 @@ last five hours, and its five hours not over) is active: its burn rate is
 its tokens a minute and dollars an hour from its first request to its
 last, and its projection what it reaches at that rate by its end. A block
 in which Claude Code refused a request at the usage limit says when the
-limit resets (usageLimitResetTime, as ccusage reads it). The JSON
-(schema mcpcost.blocks/v1) names the figures as "ccusage blocks --json"
+limit resets (usageLimitResetTime, as ccusage reads it). The table's
+STATUS reads "done, 30m" for a finished block (first request to last),
+"ACTIVE, 2h 47m left" for the active one, "gap of 6h 10m" for a pause.
+The JSON (schema mcpcost.blocks/v1) names the figures as "ccusage blocks --json"
 does, and adds each block's tool calls, MCP calls and MCP result tokens.
 
 Flags:

@@ -24,6 +24,15 @@ func (e *Env) progress(ev app.ProgressEvent) {
 	e.progressMu.Lock()
 	defer e.progressMu.Unlock()
 	line := "mcpcost: " + textsafe.Text(ev.String())
+	if ev.Phase == app.PhaseNote {
+		// A note stays: a line of its own, after any progress line.
+		if e.progressOpen {
+			io.WriteString(e.Stderr, eraseLine)
+			e.progressOpen = false
+		}
+		fmt.Fprintln(e.Stderr, line)
+		return
+	}
 	if !e.StderrTTY {
 		if ev.Work == app.WorkIngest && ev.Phase == app.PhaseStep {
 			return

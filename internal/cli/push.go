@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/mcpcost/mcpcost/internal/app"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
@@ -117,11 +119,22 @@ func runPush(env *Env, args []string) int {
 	if *asJSON {
 		err = render.JSON(env.Stdout, res)
 	} else {
-		_, err = fmt.Fprintf(env.Stdout, "pushed %d rows to %s as %s (user %s): %d added, %d updated, %d dropped\n",
-			res.Rows, textsafe.Text(res.Store), textsafe.Text(res.Machine), textsafe.Text(res.User), res.Added, res.Updated, res.Dropped)
+		_, err = io.WriteString(env.Stdout, pushLine(res, env.Screen().Width))
 	}
 	if err != nil {
 		return fail(env, err)
 	}
 	return ExitOK
+}
+
+// pushLine is what a push says it did: one line where it fits width, else
+// the URL on the first and who pushed and what changed on a second.
+func pushLine(res *app.PushResult, width int) string {
+	head := fmt.Sprintf("pushed %s to %s", num.Count(res.Rows, "row"), textsafe.Text(res.Store))
+	detail := fmt.Sprintf("as %s (user %s): %s added, %s updated, %s dropped",
+		textsafe.Text(res.Machine), textsafe.Text(res.User), num.Int(res.Added), num.Int(res.Updated), num.Int(res.Dropped))
+	if line := head + " " + detail; render.Width(line) <= width {
+		return line + "\n"
+	}
+	return head + "\n  " + detail + "\n"
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/redact"
@@ -34,7 +35,7 @@ the o200k_base count, the SHA-256 and the tool count, and the per-tool
 numbers where they are stored. Files written by mcpcost and by
 mcp-context-cost are both accepted.
 
-Prints "OK name: N tokens ..." per file, or FAIL and each problem. A
+Prints "OK name (file): N tokens ..." per file, or FAIL and each problem. A
 measurement that records a failure (startup-failure, timeout, ...) and
 holds no capture and no count is SKIP with its status: nothing was measured,
 so there is nothing to re-derive and nothing that could disagree (in JSON,
@@ -142,22 +143,32 @@ func runVerify(env *Env, args []string) int {
 	return code
 }
 
+// printVerification prints v's line, naming its server and file, wrapped
+// to the screen's width.
 func printVerification(env *Env, v *measure.Verification) {
+	width := env.Screen().Width
+	head := textsafe.Text(v.ServerName) + " (" + textsafe.Text(v.File) + "): "
 	if v.Skipped {
-		fmt.Fprintf(env.Stdout, "SKIP %s (%s): status %s: the measurement failed and holds no capture, so there is nothing to re-derive\n", textsafe.Text(v.ServerName), textsafe.Text(v.File), textsafe.Text(v.Status))
+		printWrapped(env, "SKIP "+head, "status "+textsafe.Text(v.Status)+": the measurement failed and holds no capture, so there is nothing to re-derive", width)
 		return
 	}
 	if v.OK {
-		fmt.Fprintf(env.Stdout, "OK %s: %s tokens (%s, methodology %s): capture, hash and count agree", textsafe.Text(v.ServerName), render.Int(*v.RederivedTokens), textsafe.Text(v.Encoding), textsafe.Text(v.Methodology))
+		text := fmt.Sprintf("%s tokens (%s, methodology %s): capture, hash and count agree", render.Int(*v.RederivedTokens), textsafe.Text(v.Encoding), textsafe.Text(v.Methodology))
 		if v.ToolsChecked > 0 {
-			fmt.Fprintf(env.Stdout, ", and %d per-tool %s", v.ToolsChecked, num.Plural(v.ToolsChecked, "count", "counts"))
+			text += fmt.Sprintf(", and %s per-tool %s", render.Int(v.ToolsChecked), num.Plural(v.ToolsChecked, "count", "counts"))
 		}
-		fmt.Fprintln(env.Stdout)
+		printWrapped(env, "OK "+head, text, width)
 		return
 	}
-	fmt.Fprintf(env.Stdout, "FAIL %s (%s):\n", textsafe.Text(v.ServerName), textsafe.Text(v.File))
+	fmt.Fprintln(env.Stdout, strings.TrimRight("FAIL "+head, " "))
 	for _, p := range v.Problems {
-		fmt.Fprintf(env.Stdout, "  - %s\n", textsafe.Text(p))
+		printWrapped(env, "  - ", textsafe.Text(p), width)
+	}
+}
+
+func printWrapped(env *Env, head, text string, width int) {
+	for _, l := range render.Wrap(head, text, "    ", width) {
+		fmt.Fprintln(env.Stdout, l)
 	}
 }
 

@@ -35,7 +35,7 @@ func TestVerifyRemote(t *testing.T) {
 		env := &Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Environ: func() []string { return nil }, Now: time.Now}
 		return Run(env, append([]string{"verify"}, args...)), stdout.String(), stderr.String()
 	}
-	if code, out, errs := run("--remote", srv.URL+"/m.json?token=s3cret"); code != ExitOK || !strings.HasPrefix(out, "OK memory-server: 2,378 tokens") || strings.Contains(out+errs, "s3cret") {
+	if code, out, errs := run("--remote", srv.URL+"/m.json?token=s3cret"); code != ExitOK || !strings.HasPrefix(out, "OK memory-server (") || !strings.Contains(out, "): 2,378 tokens") || strings.Contains(out+errs, "s3cret") {
 		t.Errorf("a published file: exit %d\n%s%s", code, out, errs)
 	}
 	size := len(pub)

@@ -381,12 +381,8 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 		if _, err := tx.ExecContext(ctx, `UPDATE store_info SET project_key = $1`, fp); err != nil {
 			return nil, fail(err)
 		}
-	case have.String != fp && have.String == "":
-		return nil, fail(errors.New("the shared store holds project paths (it was first pushed without a project key): a push with one is refused"))
-	case have.String != fp && fp == "":
-		return nil, fail(errors.New("the shared store holds projects as keyed hashes: a push without its project key is refused"))
 	case have.String != fp:
-		return nil, fail(errors.New("the shared store was first pushed with another project key: a push with this one is refused"))
+		return nil, &ProjectKeyError{URL: redact.DSN(url), Keyed: have.String != "", Sent: fp != ""}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO machines (machine, os_user, pushed_at) VALUES ($1, $2, $3)
 		ON CONFLICT (machine) DO UPDATE SET os_user = excluded.os_user, pushed_at = excluded.pushed_at`,
@@ -704,4 +700,26 @@ func ProjectHash(key []byte, project string) string {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte(project))
 	return "p:" + hex.EncodeToString(m.Sum(nil))[:24]
+}
+
+// ProjectKeyError is a push refused because its project key is not the
+// one the shared store was first pushed with: Keyed when the store holds
+// projects as keyed hashes, Sent when the push had a key. URL has no
+// password.
+type ProjectKeyError struct {
+	URL         string
+	Keyed, Sent bool
+}
+
+func (e *ProjectKeyError) Error() string {
+	var why string
+	switch {
+	case !e.Keyed:
+		why = "the shared store holds project paths (it was first pushed without a project key): a push with one is refused"
+	case !e.Sent:
+		why = "the shared store holds projects as keyed hashes: a push without its project key is refused"
+	default:
+		why = "the shared store was first pushed with another project key: a push with this one is refused"
+	}
+	return "pushing to " + e.URL + ": " + why
 }

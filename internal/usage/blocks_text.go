@@ -92,7 +92,9 @@ func (r *BlocksReport) text(s render.Screen, compact bool) string {
 			t.Add(append(row, "", "", "")...)
 			continue
 		}
-		status := hm(x.ActualEndTime.Sub(x.StartTime).Round(time.Minute))
+		// A finished block: done, and how long from its first request to its
+		// last.
+		status := "done, " + hm(x.ActualEndTime.Sub(x.StartTime).Round(time.Minute))
 		if x.IsActive {
 			status = "ACTIVE, " + hm(max(0, x.EndTime.Sub(r.GeneratedAt)).Round(time.Minute)) + " left"
 		}

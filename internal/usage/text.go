@@ -317,6 +317,9 @@ func (r *Report) summary() []string {
 	if r.User != "" {
 		head += ", user " + r.User
 	}
+	if r.Store != "" {
+		head += ", read from the shared store " + r.Store
+	}
 	t := r.Totals
 	output := render.Int(int(t.Tokens.Output)) + " output"
 	if t.Tokens.Reasoning > 0 {

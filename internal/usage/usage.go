@@ -147,6 +147,9 @@ type Report struct {
 	// keeps one (Options.Machine, Options.User).
 	Machine string `json:"machine,omitempty"`
 	User    string `json:"user,omitempty"`
+	// Store is the shared store the report read (its URL without its
+	// password); omitted for the local store.
+	Store string `json:"store,omitempty"`
 	// SplitAgents is set when older sub-agent files are sessions of their
 	// own (Options.SplitAgents).
 	SplitAgents bool `json:"splitAgents,omitempty"`
