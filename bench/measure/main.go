@@ -26,7 +26,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"syscall"
 	"time"
 
 	"github.com/tiktoken-go/tokenizer"
@@ -205,8 +204,7 @@ func runOnce(name string, args []string) (timing, []byte, error) {
 	if err != nil {
 		return timing{}, nil, fmt.Errorf("%s: %v: %s", filepath.Base(name), err, errb.String())
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 	return timing{wall, cpu}, out.Bytes(), nil
 }
 

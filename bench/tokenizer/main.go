@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command tokenizer benchmarks o200k_base counters side by side: mcpcost's
 // internal/token, github.com/tiktoken-go/tokenizer and npm tiktoken (the
 // WASM build of OpenAI's Rust core, run by tiktoken.js under node).
