@@ -77,6 +77,7 @@ export HOME=$dir/home CLAUDE_CONFIG_DIR=$dir/home/.claude TZ=UTC
 db=$dir/usage.db
 rm -f "$db" "$db-wal" "$db-shm"
 cat "$dir"/home/.claude/projects/*/*.jsonl > /dev/null   # warm the page cache
+mkdir -p "$dir/home/.codex"   # named below; a tree with no Codex sessions has none
 
 timed ccusage-daily "$ccusage" daily --offline --json
 # The same report (by day) in all three, so that the re-run's difference
