@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -179,4 +180,51 @@ func BenchmarkPushMirror(b *testing.B) {
 		drop()
 		b.StartTimer()
 	}
+}
+
+// BenchmarkIngestToolCallsOneFile ingests, into a new store each time,
+// one Claude Code transcript of n lines that each make one MCP tool call
+// (a new session every 1,000 lines, as bench/ingest/calls.sh generates):
+// the time per call should not grow with n.
+func BenchmarkIngestToolCallsOneFile(b *testing.B) {
+	for _, n := range []int{1000, 4000, 16000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			home := b.TempDir()
+			dir := filepath.Join(home, ".claude", "projects", "p")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "f.jsonl"), toolCallLines(n), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				s, err := Open(filepath.Join(b.TempDir(), "usage.db"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				st, err := s.Ingest(context.Background(), options(home))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if st.ToolCalls != n {
+					b.Fatalf("stored %d tool calls, want %d", st.ToolCalls, n)
+				}
+				s.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/call")
+		})
+	}
+}
+
+// toolCallLines is a transcript of n assistant lines, each one call of an
+// MCP tool with its own arguments, a new session every 1,000 lines.
+func toolCallLines(n int) []byte {
+	var buf []byte
+	for i := range n {
+		ts := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second).Format(time.RFC3339)
+		buf = fmt.Appendf(buf, `{"cwd":"/home/u/p","sessionId":"s%d","version":"2.1.97","type":"assistant","message":{"id":"m%d","model":"claude-sonnet-4-5","role":"assistant",`+
+			`"content":[{"type":"tool_use","id":"t%d","name":"mcp__gh__x","input":{"a":%d}}],"usage":{"input_tokens":%d,"output_tokens":3}},"requestId":"r%d","uuid":"a%d","timestamp":"%s"}`+"\n",
+			i/1000, i, i, i, i%100, i, i, ts)
+	}
+	return buf
 }
