@@ -1339,3 +1339,63 @@ func TestMigrationNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestSettleQueryPlan checks that settle reads a call's copies through
+// indexes, in a store holding copied calls, both with the indexes a first
+// ingest drops and without them: a scan of the source's calls for each
+// call settled makes a file of copied calls quadratic in its calls.
+func TestSettleQueryPlan(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, ".claude", "projects", "p")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Lines copied from sessions s0 and s1 (the file is session f's),
+	// and s0's own file.
+	lines := toolCallLines(2000)
+	if err := os.WriteFile(filepath.Join(dir, "f.jsonl"), lines, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s0.jsonl"), lines[:bytes.Index(lines, []byte(`"sessionId":"s1"`))], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	ingest(t, s, home)
+	var lost int
+	if err := s.db.QueryRow(`SELECT count(*) FROM tool_calls WHERE lost = 1`).Scan(&lost); err != nil {
+		t.Fatal(err)
+	}
+	if lost != 1000 {
+		t.Fatalf("%d copies lost, want 1000 (s0's calls in f)", lost)
+	}
+	for _, indexes := range []string{"with", "without"} {
+		if indexes == "without" {
+			for _, ix := range bulkIndexes {
+				if _, err := s.db.Exec(`DROP INDEX ` + ix.name); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		rows, err := s.db.Query(`EXPLAIN QUERY PLAN `+settleQuery, "claude", "t5")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range plan {
+			if strings.HasPrefix(d, "SCAN ") || strings.Contains(d, "(source=?)") {
+				t.Errorf("%s the bulk indexes, settle reads the calls by %q; plan:\n%s", indexes, d, strings.Join(plan, "\n"))
+			}
+		}
+	}
+}

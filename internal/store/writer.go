@@ -979,6 +979,22 @@ func (w *writer) settleAll(tx *sql.Tx) error {
 	return nil
 }
 
+// settleQuery reads the rows settle decides between: those of a call
+// (source ?1, call id ?2) that hold a copied line, and those of the
+// sessions the copied call lines name. It finds them through indexes
+// alone (tool_calls_copied, then the origin's row by its unique key; see
+// TestSettleQueryPlan): an ingest settles every copied call it writes,
+// so a scan of the source's calls here makes a file of copied calls
+// quadratic in its calls.
+const settleQuery = `SELECT t.id, t.session_id, t.call_file_id IS NOT NULL, t.copied & 2 <> 0, coalesce(t.message_id, ''),
+		coalesce(t.request_id, ''), coalesce(t.dedup_session, ''), coalesce(t.call_ts, 0), coalesce(t.sidechain, 0),
+		coalesce(f.path, ''), coalesce(t.call_line, 0), t.lost
+	FROM tool_calls t LEFT JOIN files f ON f.id = t.call_file_id
+	WHERE t.id IN (SELECT id FROM tool_calls WHERE source = ?1 AND call_id = ?2 AND copied <> 0
+		UNION SELECT c.id FROM tool_calls o JOIN tool_calls c ON c.source = o.source AND c.session_id = o.origin AND c.call_id = o.call_id
+		WHERE o.source = ?1 AND o.call_id = ?2 AND o.copied <> 0 AND o.origin IS NOT NULL)
+	ORDER BY t.session_id`
+
 // toolCopy is a stored row of a tool call, as settle sees it.
 type toolCopy struct {
 	id                 int64
@@ -1004,20 +1020,8 @@ type toolCopy struct {
 // holds only a copied result counts only when no row holds a call of
 // that id. Every other copy is lost: not counted, and not in its
 // session's span.
-//
-// The rows are found through indexes alone (tool_calls_copied, then the
-// origin's row by its unique key), in session order: an ingest settles
-// every copied call it writes, so a scan of the source's rows here makes
-// a file of copied calls quadratic in its calls.
 func (w *writer) settle(tx *sql.Tx, src, callID string) error {
-	st, err := w.stmt(tx, `SELECT t.id, t.session_id, t.call_file_id IS NOT NULL, t.copied & 2 <> 0, coalesce(t.message_id, ''),
-			coalesce(t.request_id, ''), coalesce(t.dedup_session, ''), coalesce(t.call_ts, 0), coalesce(t.sidechain, 0),
-			coalesce(f.path, ''), coalesce(t.call_line, 0), t.lost
-		FROM tool_calls t LEFT JOIN files f ON f.id = t.call_file_id
-		WHERE t.id IN (SELECT id FROM tool_calls WHERE source = ?1 AND call_id = ?2 AND copied <> 0
-			UNION SELECT c.id FROM tool_calls o JOIN tool_calls c ON c.source = o.source AND c.session_id = o.origin AND c.call_id = o.call_id
-			WHERE o.source = ?1 AND o.call_id = ?2 AND o.copied <> 0 AND o.origin IS NOT NULL)
-		ORDER BY t.session_id`)
+	st, err := w.stmt(tx, settleQuery)
 	if err != nil {
 		return err
 	}
