@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/app"
@@ -265,10 +266,17 @@ func countTrue(bs ...bool) int {
 
 // reportIngest prints what the ingest could not do.
 func reportIngest(env *Env, s *app.IngestStats) {
+	listed := 0
 	for _, w := range s.Warnings {
+		if strings.HasSuffix(w, "; cost ignored") {
+			// The line is read, its recorded cost is not.
+			warnf(env, "%s", w)
+			continue
+		}
+		listed++
 		warnf(env, "skipped: %s", w)
 	}
-	if n := s.Corrupt - len(s.Warnings); n > 0 && s.Corrupt > 0 {
+	if n := s.Corrupt - listed; n > 0 && s.Corrupt > 0 {
 		warnf(env, "%d more corrupt lines skipped", n)
 	}
 	if s.UsageSkipped > 0 {

@@ -662,6 +662,9 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 			if rec.UsageSkipped {
 				b.skipped++
 			}
+			if rec.Warning != "" {
+				b.warnings = append(b.warnings, (&transcript.LineError{Path: j.file.Path, Line: no, Err: errors.New(rec.Warning)}).Error())
+			}
 			if rec.Cwd == "" {
 				rec.Cwd = cwd
 			} else {

@@ -81,6 +81,22 @@ const MaxTokens = 1<<53 - 1
 // errTokens is a line's count outside [0, MaxTokens].
 var errTokens = errors.New("a token count is negative or over 2^53-1")
 
+// MaxCostUSD is the largest cost, in US dollars, that one request may
+// record: $100,000, far above what any single model request costs (a
+// million output tokens of the dearest model is under $100). A recorded
+// cost that is negative, not finite or over this bound is not stored:
+// the request is kept without it (priced as if none was recorded) and
+// the line reported, and the store's queries ignore such a cost written
+// before this check (see ValidCost).
+const MaxCostUSD = 100_000
+
+// ValidCost reports whether c is a cost one request may record: finite
+// and within [0, MaxCostUSD].
+func ValidCost(c float64) bool { return c >= 0 && c <= MaxCostUSD }
+
+// errCost is a line's recorded cost outside [0, MaxCostUSD].
+var errCost = errors.New("costUSD is negative or over $100,000; cost ignored")
+
 // check reports a count outside [0, MaxTokens].
 func (u Usage) check() error {
 	for _, n := range [...]int64{u.Input, u.Output, u.CacheCreation, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Reasoning, u.WebSearch, u.WebFetch} {
@@ -205,6 +221,10 @@ type Record struct {
 	// on Claude Code's placeholder for a request refused at the limit
 	// ("Claude AI usage limit reached|<epoch>"); 0 on any other line.
 	LimitReset int64 `json:"limitReset,omitempty"`
+	// Warning says what of the line was dropped while the rest is kept
+	// (a recorded cost out of range); the caller reports it with the
+	// file and line.
+	Warning string `json:"warning,omitempty"`
 }
 
 // A Parser turns a transcript's lines into records, in file order.
