@@ -193,6 +193,10 @@ func runUsage(env *Env, args []string) int {
 	if forms := countTrue(*asJSON, *asMarkdown, *asCSV, *compact); forms > 1 {
 		return usageError(env, "usage", "--json, --markdown, --csv and --compact exclude each other")
 	}
+	if f.Set("last") && *last == 0 {
+		// 0 is app's "none"; given, it is out of range as -1 is.
+		return usageError(env, "usage", "--last must be from 1 (this %s alone) to %d, not 0", *by, usage.MaxDays)
+	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
 	m.CopilotDirs, m.GooseDirs = *copilotDirs, *gooseDirs
