@@ -467,8 +467,34 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// parseTime reads an RFC 3339 timestamp. Its error never repeats the
-// value: a line's values may be anything, secrets included.
+// MinTime and MaxTime bound the times a line may record: from 2000-01-01
+// to 2100-01-01 (excluded), UTC. No agent wrote a transcript before 2000;
+// a time from 2100 on is a broken clock or a forged line. A line whose
+// time is outside them is skipped and reported, by every reader, so that
+// no year of five digits (or below 1) reaches a period's key, and no
+// block starts a lifetime away. The bound needs no clock: a time in the
+// near future (a clock running fast) is kept, and blocks never call a
+// block that starts after now active.
+var (
+	MinTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	MaxTime = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// errTimeRange is a line's time outside [MinTime, MaxTime).
+var errTimeRange = errors.New("time out of range (before 2000-01-01 or from 2100-01-01 UTC)")
+
+// checkTime returns t in UTC, or errTimeRange when it is outside
+// [MinTime, MaxTime).
+func checkTime(t time.Time) (time.Time, error) {
+	if t.Before(MinTime) || !t.Before(MaxTime) {
+		return time.Time{}, errTimeRange
+	}
+	return t.UTC(), nil
+}
+
+// parseTime reads an RFC 3339 timestamp within [MinTime, MaxTime). Its
+// error never repeats the value: a line's values may be anything, secrets
+// included.
 func parseTime(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, errors.New("no timestamp")
@@ -477,5 +503,5 @@ func parseTime(s string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, errors.New("bad timestamp (not RFC 3339)")
 	}
-	return t.UTC(), nil
+	return checkTime(t)
 }
