@@ -73,7 +73,7 @@ func TestActiveBlock(t *testing.T) {
 		active bool
 	}{
 		{-100 * 365 * 24 * time.Hour, false}, // a block far in the future
-		{-time.Millisecond, false},            // not started yet
+		{-time.Millisecond, false},           // not started yet
 		{0, true},
 		{5 * time.Minute, true}, // started, its first request to come
 		{31 * time.Minute, true},
