@@ -104,3 +104,29 @@ func TestClaudeCostUSDBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestOpencodeCostBounds: opencode's recorded cost is kept within [0,
+// MaxCostUSD] (0 is none), and ignored with a warning outside it.
+func TestOpencodeCostBounds(t *testing.T) {
+	for _, tt := range []struct {
+		cost string
+		want *float64
+		warn bool
+	}{
+		{"0", nil, false},
+		{"0.25", ptr(0.25), false},
+		{"100000", ptr(transcript.MaxCostUSD), false},
+		{"100000.01", nil, true},
+		{"1e308", nil, true},
+		{"-0.01", nil, true},
+	} {
+		rec, err := transcript.ParseOpencodeMessage([]byte(`{"id":"m","sessionID":"s","role":"assistant","modelID":"x","time":{"created":1764321101000},"cost":`+tt.cost+`,"tokens":{"input":1,"output":1}}`), "", "")
+		if err != nil || rec == nil || rec.Request == nil {
+			t.Fatalf("%s: %v %v", tt.cost, rec, err)
+		}
+		got := rec.Request.CostUSD
+		if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want || (rec.Warning != "") != tt.warn {
+			t.Errorf("%s: cost %v, warning %q; want %v, a warning %v", tt.cost, deref(got), rec.Warning, deref(tt.want), tt.warn)
+		}
+	}
+}

@@ -47,6 +47,9 @@ func TestTimeRange(t *testing.T) {
 		{"copilot shutdown", transcript.File{Source: transcript.Copilot, SessionID: "s"}, func(ts string) string {
 			return `{"type":"session.shutdown","data":{"modelMetrics":{"m":{"requests":{"count":1},"usage":{"inputTokens":1,"outputTokens":1}}}},"timestamp":"` + ts + `"}`
 		}},
+		{"gemini", transcript.File{Source: transcript.Gemini, SessionID: "s"}, func(ts string) string {
+			return `{"id":"m","type":"gemini","model":"gemini-2.5-pro","timestamp":"` + ts + `","tokens":{"input":10,"output":1}}`
+		}},
 	}
 	for _, r := range readers {
 		for _, tt := range times {
@@ -61,6 +64,21 @@ func TestTimeRange(t *testing.T) {
 			if !tt.ok && (err == nil || !strings.Contains(err.Error(), "time out of range")) {
 				t.Errorf("%s %s: %+v %v; want the line refused, its time out of range", r.name, tt.ts, rec, err)
 			}
+		}
+	}
+	// opencode: milliseconds since the epoch, in a message and a part.
+	for _, tt := range times {
+		if tt.unix == 0 || strings.Contains(tt.ts, ".") {
+			continue
+		}
+		ms := strconv.FormatInt(tt.unix*1000, 10)
+		rec, err := transcript.ParseOpencodeMessage([]byte(`{"id":"m","sessionID":"s","role":"assistant","modelID":"x","time":{"created":`+ms+`},"tokens":{"input":1,"output":1}}`), "", "")
+		call, _, perr := transcript.ParseOpencodePart([]byte(`{"sessionID":"s","type":"tool","callID":"c","tool":"t","state":{"status":"running","time":{"start":`+ms+`}}}`), "")
+		if tt.ok && (err != nil || rec == nil || perr != nil || call == nil) {
+			t.Errorf("opencode %s: %v %v; want records", tt.ts, err, perr)
+		}
+		if !tt.ok && (err == nil || perr == nil || !strings.Contains(err.Error(), "time out of range") || !strings.Contains(perr.Error(), "time out of range")) {
+			t.Errorf("opencode %s: %v %v; want both refused, their time out of range", tt.ts, err, perr)
 		}
 	}
 	goose := []struct {
