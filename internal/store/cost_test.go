@@ -121,3 +121,28 @@ func deref(v *float64) any {
 	}
 	return *v
 }
+
+// TestOldReaderRowsReread: a store whose rows were read before times and
+// costs were checked (reader 4) reads its files again on the next ingest:
+// a time out of range and a cost out of range are gone from its rows.
+func TestOldReaderRowsReread(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, ".claude", "projects", "-p")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(`{"type":"assistant","sessionId":"s","timestamp":"2026-11-01T10:00:00.000Z","requestId":"req_1","costUSD":0.5,"message":{"id":"msg_1","model":"claude-sonnet-4-5","usage":{"input_tokens":3,"output_tokens":5}}}
+`), 0o644)
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	ingest(t, s, home)
+	// As an older reader left them: a cost and a time it did not check.
+	for _, q := range []string{`UPDATE requests SET cost_usd = 1e308, ts = 253402300799000`, `UPDATE files SET reader = 4`} {
+		if _, err := s.db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ingest(t, s, home)
+	var ts int64
+	var cost float64
+	if err := s.db.QueryRow(`SELECT ts, cost_usd FROM requests`).Scan(&ts, &cost); err != nil || ts != 1793527200000 || cost != 0.5 {
+		t.Errorf("request at %d costing %v (%v); want it read again: at 1793527200000, costing 0.5", ts, cost, err)
+	}
+}
