@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -132,7 +133,7 @@ func compute(env *Env, cmd string, f *flags, rf *runtimeFlags) (out *app.Finding
 		}
 	}
 	for name, v := range map[string]float64{"session-usd": *rf.sessionUSD, "cache-ratio": *rf.cacheRatio, "high-usd": *rf.hiU} {
-		if v <= 0 {
+		if !(v > 0) || math.IsInf(v, 1) {
 			return nil, usageError(env, cmd, "--%s must be a positive number", name), false
 		}
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/app"
@@ -192,6 +193,10 @@ func runUsage(env *Env, args []string) int {
 	if forms := countTrue(*asJSON, *asMarkdown, *asCSV, *compact); forms > 1 {
 		return usageError(env, "usage", "--json, --markdown, --csv and --compact exclude each other")
 	}
+	if f.Set("last") && *last == 0 {
+		// 0 is app's "none"; given, it is out of range as -1 is.
+		return usageError(env, "usage", "--last must be from 1 (this %s alone) to %d, not 0", *by, usage.MaxDays)
+	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *dbPath, *claudeDirs, *codexDirs
 	m.CopilotDirs, m.GooseDirs = *copilotDirs, *gooseDirs
@@ -265,10 +270,17 @@ func countTrue(bs ...bool) int {
 
 // reportIngest prints what the ingest could not do.
 func reportIngest(env *Env, s *app.IngestStats) {
+	listed := 0
 	for _, w := range s.Warnings {
+		if strings.HasSuffix(w, "; cost ignored") {
+			// The line is read, its recorded cost is not.
+			warnf(env, "%s", w)
+			continue
+		}
+		listed++
 		warnf(env, "skipped: %s", w)
 	}
-	if n := s.Corrupt - len(s.Warnings); n > 0 && s.Corrupt > 0 {
+	if n := s.Corrupt - listed; n > 0 && s.Corrupt > 0 {
 		warnf(env, "%d more corrupt lines skipped", n)
 	}
 	if s.UsageSkipped > 0 {

@@ -34,6 +34,7 @@ package findings
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -450,6 +451,12 @@ func dur(ms int64) string { return num.Duration(time.Duration(ms) * time.Millise
 
 func ptr[T any](v T) *T { return &v }
 
+// round4 rounds v to four decimals. From 1e14 up a float64 holds no
+// fourth decimal (nor fits an int64 once scaled): v is returned as it is,
+// never wrapped.
 func round4(v float64) float64 {
+	if !(math.Abs(v) < 1e14) {
+		return v
+	}
 	return float64(int64(v*10000+0.5)) / 10000
 }

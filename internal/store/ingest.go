@@ -122,8 +122,9 @@ type fileRow struct {
 // type, API-error placeholders, Codex exit codes and durations; 3: lines
 // copied into a resumed session, the requests of tool calls' lines, and
 // Codex's local_shell_call items; 4: Claude Code's usage-limit
-// placeholders) is right.
-const readerVersion = 4
+// placeholders; 5: times outside [2000-01-01, 2100-01-01) and recorded
+// costs out of range, stored before) is right.
+const readerVersion = 5
 
 // job is one file to read.
 type job struct {
@@ -661,6 +662,9 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 		} else if rec != nil {
 			if rec.UsageSkipped {
 				b.skipped++
+			}
+			if rec.Warning != "" {
+				b.warnings = append(b.warnings, (&transcript.LineError{Path: j.file.Path, Line: no, Err: errors.New(rec.Warning)}).Error())
 			}
 			if rec.Cwd == "" {
 				rec.Cwd = cwd

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -73,6 +74,9 @@ func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan
 			continue
 		}
 		rec := it.Rec
+		if rec.Warning != "" {
+			b.warnings = append(b.warnings, (&transcript.LineError{Path: j.file.Path, Line: it.Line, Err: errors.New(rec.Warning)}).Error())
+		}
 		hashes := s.finishRecord(rec, o.Count)
 		s.addTools(b, j.file.Source, it.Line, rec, hashes)
 		if rec.Request != nil {

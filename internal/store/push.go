@@ -490,6 +490,7 @@ func pushRows(ctx context.Context, ltx, tx *sql.Tx, t pushTable, q string, qargs
 				v[t.project] = ProjectHash(o.ProjectKey, p)
 			}
 		}
+		sharedValues(t.cols, v)
 		vals = append(vals, v)
 		st.Rows++
 		if len(keys) == pushBatch {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mcpcost/mcpcost/internal/transcript"
 )
 
 // A Filter picks the rows of a query: a period, a source and a project.
@@ -276,7 +278,9 @@ func (s *Store) Requests(ctx context.Context, f Filter) iter.Seq2[Request, error
 		err := rows.Scan(&r.Source, &r.Session, &r.Agent, &r.Sidechain, &r.TS, &r.Model, &r.Project,
 			&r.Input, &r.Output, &r.CacheWrite5m, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning, &r.Speed, &cost, &r.AgentFile,
 			&r.Machine, &r.User)
-		if cost.Valid {
+		if cost.Valid && transcript.ValidCost(cost.Float64) {
+			// A cost out of range, stored before ingest checked it, is
+			// none (as ingest now stores it).
 			r.CostUSD = &cost.Float64
 		}
 		return r, err
@@ -609,6 +613,11 @@ func (s *Store) RequestSums(ctx context.Context, f Filter) iter.Seq2[RequestSum,
 			&r.Requests, &r.Nonzero, &n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &r.CostUSD, &r.Machine, &r.User)
 		if err == nil {
 			err = rollupInts(n[:], &r.Input, &r.Output, &r.CacheWrite5m, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning)
+		}
+		if err == nil && !(r.CostUSD >= 0 && r.CostUSD <= transcript.MaxCostUSD*float64(r.Requests)) {
+			// A sum of costs out of range, stored before ingest checked
+			// them: the rows answer, each cost checked.
+			err = ErrNoRollup
 		}
 		return r, err
 	}, func(r *RequestSum) (string, *string) { return sessionKey(r.Source, r.Session), &r.Project })

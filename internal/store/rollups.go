@@ -15,7 +15,8 @@ import (
 // a migrated store), and the queries read the rows, not the rollups,
 // while it is set.
 
-// fillRollups are the rollups of every row, added row by row as the
+// fillRollups are the rollups of every row (a cost outside [0,
+// transcript.MaxCostUSD], stored before ingest checked it, is none), added row by row as the
 // triggers add them (so that a sum past an int64 becomes a real, as
 // theirs does, rather than an error).
 const fillRollups = `DELETE FROM request_rollup;
@@ -24,11 +25,12 @@ DELETE FROM tool_use_rollup;
 INSERT INTO request_rollup
 SELECT r.ts - ((r.ts % 900000) + 900000) % 900000, r.source, r.session_id,
 	coalesce((SELECT f.agent_id FROM files f WHERE f.id = r.file_id AND f.session_id = '' AND f.agent_id <> ''), ''),
-	r.model, r.project, r.speed, r.cost_usd IS NOT NULL,
+	r.model, r.project, r.speed, coalesce(r.cost_usd >= 0 AND r.cost_usd <= 100000, 0),
 	CASE WHEN r.input + r.cache_write_5m + r.cache_write_1h + r.cache_read > 272000 THEN 2
 		WHEN r.input + r.cache_write_5m + r.cache_write_1h + r.cache_read > 200000 THEN 1 ELSE 0 END,
 	1, r.input + r.output + r.cache_write_5m + r.cache_write_1h + r.cache_read > 0,
-	r.input, r.output, r.cache_write_5m, r.cache_write_1h, r.cache_read, r.reasoning, coalesce(r.cost_usd, 0)
+	r.input, r.output, r.cache_write_5m, r.cache_write_1h, r.cache_read, r.reasoning,
+	CASE WHEN r.cost_usd >= 0 AND r.cost_usd <= 100000 THEN r.cost_usd ELSE 0 END
 FROM requests r
 WHERE r.input >= 0 AND r.output >= 0 AND r.cache_write_5m >= 0 AND r.cache_write_1h >= 0 AND r.cache_read >= 0
 ORDER BY r.id

@@ -98,8 +98,10 @@ type claudeLine struct {
 	// sessionId or requestId is an empty string; mistyped when costUSD is
 	// neither a number nor null.
 	hasVersion, empty, mistyped bool
-	Message                     *claudeMessage
-	CompactMetadata             *struct {
+	// badCost is set when costUSD is a number outside [0, MaxCostUSD].
+	badCost         bool
+	Message         *claudeMessage
+	CompactMetadata *struct {
 		Trigger   string `json:"trigger"`
 		PreTokens int64  `json:"preTokens"`
 	} `json:"compactMetadata"`
@@ -384,6 +386,9 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 			var c *float64
 			if json.Unmarshal(val, &c) == nil {
 				l.CostUSD = c
+				if c != nil && !ValidCost(*c) {
+					l.CostUSD, l.badCost = nil, true
+				}
 			} else {
 				l.mistyped = true
 			}
@@ -448,6 +453,9 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 			return nil, err
 		}
 		rec.Request = r
+		if l.badCost {
+			rec.Warning = errCost.Error()
+		}
 	}
 	switch {
 	case (l.Type == "assistant" || l.Type == "") && l.Message != nil:

@@ -212,7 +212,19 @@ func walkRootsFor(roots []string, enter func(depth int, name string) bool, want 
 			root = abs
 		}
 		fi, err := os.Stat(root)
-		if err != nil || !fi.IsDir() {
+		switch {
+		case err == nil && !fi.IsDir():
+			w.errs = append(w.errs, fmt.Errorf("%s: not a folder (%s), not read", root, kind(fi.Mode())))
+			continue
+		case err != nil:
+			// A root that does not exist is no agent's; one below a file
+			// (CLAUDE_CONFIG_DIR naming a file) or that cannot be read is
+			// said.
+			if at, afi := fileAbove(root); afi != nil {
+				w.errs = append(w.errs, fmt.Errorf("%s: not a folder (%s), not read", at, kind(afi.Mode())))
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				w.errs = append(w.errs, err)
+			}
 			continue
 		}
 		if pseudoFS(root, true) {
@@ -271,11 +283,26 @@ func (w *walker) dir(root, path string, fi fs.FileInfo, depth int) {
 				}
 				continue
 			}
+			if isJSONL && !info.IsDir() {
+				// Never opened: a device or a pipe could block or never
+				// end, and a system folder's files are no transcripts.
+				switch {
+				case systemFolder(p) || pseudoFSType(p):
+					w.errs = append(w.errs, fmt.Errorf("%s: a link into a system folder (/proc, /sys, /dev), not read", p))
+					continue
+				case !info.Mode().IsRegular():
+					w.errs = append(w.errs, fmt.Errorf("%s: a link to %s, not read", p, kind(info.Mode())))
+					continue
+				}
+			}
 		} else if e.IsDir() || (e.Type().IsRegular() && isJSONL) {
 			if info, err = e.Info(); err != nil {
 				continue // gone since the listing
 			}
 		} else {
+			if isJSONL {
+				w.errs = append(w.errs, fmt.Errorf("%s: not a regular file (%s), not read", p, kind(e.Type())))
+			}
 			continue
 		}
 		switch {
@@ -294,6 +321,40 @@ func (w *walker) dir(root, path string, fi fs.FileInfo, depth int) {
 			if w.visit(p, info) {
 				w.add(root, p)
 			}
+		}
+	}
+}
+
+// kind names a file's type, for the reports of what is not read: "a
+// named pipe", "a socket", "a device", "a file" (regular) or "a special
+// file".
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsRegular():
+		return "a file"
+	}
+	return "a special file"
+}
+
+// fileAbove returns the nearest of path's parents that exists, with its
+// information, when it is not a folder (nil otherwise): what makes a root
+// below it impossible.
+func fileAbove(path string) (string, fs.FileInfo) {
+	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil {
+			if fi.IsDir() {
+				return "", nil
+			}
+			return d, fi
+		}
+		if d == filepath.Dir(d) {
+			return "", nil
 		}
 	}
 }

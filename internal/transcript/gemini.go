@@ -233,14 +233,38 @@ func (t geminiTokens) usage(split func(geminiTokens) (int64, int64)) (Usage, boo
 	return u, true
 }
 
-// geminiTime is the first of the values that is an RFC 3339 time.
-func geminiTime(vals ...json.RawMessage) (time.Time, bool) {
+// geminiTime is the first of the values that is an RFC 3339 time within
+// [MinTime, MaxTime); ok is false when none is. The error is set when
+// none is but one is a time out of that range: the line is skipped and
+// reported, rather than dated by its file.
+func geminiTime(vals ...json.RawMessage) (t time.Time, ok bool, err error) {
 	for _, v := range vals {
-		if t, err := parseTime(rawString(v)); err == nil {
-			return t, true
+		t, perr := parseTime(rawString(v))
+		if perr == nil {
+			return t, true, nil
+		}
+		if errors.Is(perr, errTimeRange) && err == nil {
+			err = perr
 		}
 	}
-	return time.Time{}, false
+	return time.Time{}, false, err
+}
+
+// geminiAt is the time of a record: the first of vals that is a time
+// (see geminiTime), else fallback (its file's), which must be within
+// [MinTime, MaxTime) too.
+func geminiAt(fallback time.Time, vals ...json.RawMessage) (time.Time, error) {
+	t, ok, err := geminiTime(vals...)
+	switch {
+	case err != nil:
+		return time.Time{}, err
+	case ok:
+		return t, nil
+	}
+	if _, err := checkTime(fallback); err != nil {
+		return time.Time{}, errors.New("no time recorded, and the file's " + err.Error())
+	}
+	return fallback, nil
 }
 
 // ParseLine implements Parser for a JSONL chat file's lines.
@@ -262,18 +286,18 @@ func (p *GeminiParser) parse(line []byte) (*Record, []time.Time, error) {
 		p.model = m
 	}
 	if r.isGemini() {
-		ts, ok := geminiTime(r.Timestamp, r.CreatedAt)
-		if !ok {
-			ts = p.FileTime
+		ts, err := geminiAt(p.FileTime, r.Timestamp, r.CreatedAt)
+		if err != nil {
+			return nil, nil, err
 		}
 		return geminiMessage(&r, p.model, p.SessionID, ts)
 	}
 	var rec *Record
 	var err error
 	if st := r.stats(); st != nil {
-		ts, ok := geminiTime(r.Timestamp)
-		if !ok {
-			ts = p.FileTime
+		ts, terr := geminiAt(p.FileTime, r.Timestamp)
+		if terr != nil {
+			return nil, nil, terr
 		}
 		rec, err = geminiStats(st, p.model, p.SessionID, ts)
 	}
@@ -388,7 +412,7 @@ func geminiToolCalls(rec *Record, raw json.RawMessage) (times []time.Time) {
 		res := ToolResult{ID: id, IsError: rawString(gc.Status) == "error"}
 		geminiParts(&res, gc.Result, 0)
 		rec.Results = append(rec.Results, res)
-		at, _ := geminiTime(gc.Timestamp)
+		at, _, _ := geminiTime(gc.Timestamp)
 		times = append(times, at)
 	}
 	return times
@@ -614,7 +638,9 @@ func readGeminiJSON(data []byte, session string, fileTime time.Time) []Item {
 	if s := r.session(); s != "" {
 		session = s
 	}
-	start, ok := geminiTime(r.StartTime, r.LastUpdated)
+	// The session's start dates its messages that record no time; a
+	// start out of range is the file's time.
+	start, ok, _ := geminiTime(r.StartTime, r.LastUpdated)
 	if !ok {
 		start = fileTime
 	}
@@ -626,11 +652,12 @@ func readGeminiJSON(data []byte, session string, fileTime time.Time) []Item {
 			if len(msg) == 0 || msg[0] != '{' || json.Unmarshal(msg, &m) != nil || !m.isGemini() {
 				return
 			}
-			ts, ok := geminiTime(m.Timestamp, m.CreatedAt)
-			if !ok {
-				ts = start
-			}
 			line := lineAt(data, base+off)
+			ts, err := geminiAt(start, m.Timestamp, m.CreatedAt)
+			if err != nil {
+				items = append(items, Item{Line: line, Err: err})
+				return
+			}
 			rec, times, err := geminiMessage(&m, "", session, ts)
 			if err != nil {
 				items = append(items, Item{Line: line, Err: err})
@@ -642,9 +669,9 @@ func readGeminiJSON(data []byte, session string, fileTime time.Time) []Item {
 		return items
 	}
 	if r.isGemini() {
-		ts, ok := geminiTime(r.Timestamp, r.CreatedAt)
-		if !ok {
-			ts = fileTime
+		ts, err := geminiAt(fileTime, r.Timestamp, r.CreatedAt)
+		if err != nil {
+			return []Item{{Line: 1, Err: err}}
 		}
 		rec, times, err := geminiMessage(&r, "", session, ts)
 		if err != nil {
@@ -657,9 +684,9 @@ func readGeminiJSON(data []byte, session string, fileTime time.Time) []Item {
 		return []Item{{Line: 1, Rec: rec, More: splitResults(rec, times)}}
 	}
 	if st := r.stats(); st != nil {
-		ts, ok := geminiTime(r.Timestamp)
-		if !ok {
-			ts = fileTime
+		ts, err := geminiAt(fileTime, r.Timestamp)
+		if err != nil {
+			return []Item{{Line: 1, Err: err}}
 		}
 		rec, err := geminiStats(st, nonEmpty(r.Model), session, ts)
 		if err != nil {

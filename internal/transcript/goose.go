@@ -310,6 +310,9 @@ func (p *GooseParser) session(l *gooseLine) (*Record, error) {
 		return nil, errors.New(where + ": " + err.Error())
 	}
 	t, err := gooseTime(l.Created)
+	if errors.Is(err, errTimeRange) {
+		return nil, errors.New(where + ": created_at: " + err.Error())
+	}
 	if err != nil {
 		return nil, nil // as ccusage: a session without a readable time is not counted
 	}
@@ -361,7 +364,7 @@ func gooseTime(v json.RawMessage) (time.Time, error) {
 		if err != nil || f < 0 || f > 1e11 {
 			return time.Time{}, errors.New("bad time")
 		}
-		return time.Unix(int64(f), 0).UTC(), nil
+		return checkTime(time.Unix(int64(f), 0))
 	}
 	var str string
 	if err := json.Unmarshal(v, &str); err != nil {
@@ -369,7 +372,7 @@ func gooseTime(v json.RawMessage) (time.Time, error) {
 	}
 	for _, layout := range []string{"2006-01-02 15:04:05.999999999", time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05Z07:00"} {
 		if t, err := time.Parse(layout, str); err == nil {
-			return t.UTC(), nil
+			return checkTime(t)
 		}
 	}
 	return time.Time{}, errors.New("bad time")
@@ -458,6 +461,9 @@ func (p *GooseParser) message(l *gooseLine) (*Record, error) {
 		return nil, nil
 	}
 	t, err := gooseTime(l.Stamp)
+	if errors.Is(err, errTimeRange) {
+		return nil, errors.New(where + ": created_timestamp: " + err.Error())
+	}
 	if err != nil {
 		return nil, errors.New(where + ": created_timestamp is not a time")
 	}

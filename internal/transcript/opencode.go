@@ -69,13 +69,15 @@ type opencodeMessage struct {
 	} `json:"tokens"`
 }
 
-// msTime reads milliseconds since the epoch.
-func msTime(v json.RawMessage) (time.Time, bool) {
+// msTime reads milliseconds since the epoch; ok is false for none. The
+// error is a time outside [MinTime, MaxTime).
+func msTime(v json.RawMessage) (t time.Time, ok bool, err error) {
 	n, ok, err := tokenValue(v)
 	if err != nil || !ok || n <= 0 {
-		return time.Time{}, false
+		return time.Time{}, false, nil
 	}
-	return time.UnixMilli(n).UTC(), true
+	t, err = checkTime(time.UnixMilli(n))
+	return t, err == nil, err
 }
 
 // ParseOpencodeMessage reads one opencode message's JSON; id and session
@@ -96,7 +98,10 @@ func ParseOpencodeMessage(data []byte, id, session string) (*Record, error) {
 	if m.Role != "assistant" || m.Tokens == nil || strings.TrimSpace(m.ModelID) == "" || m.ID == "" {
 		return nil, nil
 	}
-	ts, ok := msTime(m.Time.Created)
+	ts, ok, err := msTime(m.Time.Created)
+	if err != nil {
+		return nil, errors.New("time.created: " + err.Error())
+	}
 	if !ok {
 		return nil, errors.New("no time.created (milliseconds)")
 	}
@@ -121,11 +126,16 @@ func ParseOpencodeMessage(data []byte, id, session string) (*Record, error) {
 		return nil, nil
 	}
 	q := &Request{MessageID: m.ID, Model: strings.TrimSpace(m.ModelID), Usage: u}
+	rec := &Record{Time: ts, SessionID: m.SessionID, Cwd: m.Path.Cwd, Request: q, MessageID: m.ID}
 	var cost float64
-	if len(m.Cost) > 0 && json.Unmarshal(m.Cost, &cost) == nil && cost > 0 {
-		q.CostUSD = &cost
+	if len(m.Cost) > 0 && json.Unmarshal(m.Cost, &cost) == nil && cost != 0 {
+		if ValidCost(cost) {
+			q.CostUSD = &cost
+		} else {
+			rec.Warning = "cost is negative or over $100,000; cost ignored"
+		}
 	}
-	return &Record{Time: ts, SessionID: m.SessionID, Cwd: m.Path.Cwd, Request: q, MessageID: m.ID}, nil
+	return rec, nil
 }
 
 // opencodePart is a part's JSON.
@@ -160,13 +170,19 @@ func ParseOpencodePart(data []byte, session string) (call, result *Record, err e
 	if p.SessionID == "" {
 		p.SessionID = session
 	}
-	start, ok := msTime(p.State.Time.Start)
+	start, ok, err := msTime(p.State.Time.Start)
+	if err != nil {
+		return nil, nil, errors.New("state.time.start: " + err.Error())
+	}
 	if !ok {
 		return nil, nil, nil // pending: not run yet
 	}
 	call = &Record{Time: start, SessionID: p.SessionID,
 		Calls: []ToolCall{{ID: p.CallID, Name: p.Tool, Tool: OpencodeToolName(p.Tool), Args: p.State.Input}}}
-	end, ok := msTime(p.State.Time.End)
+	end, ok, err := msTime(p.State.Time.End)
+	if err != nil {
+		return nil, nil, errors.New("state.time.end: " + err.Error())
+	}
 	if !ok || (p.State.Status != "completed" && p.State.Status != "error") {
 		return call, nil, nil
 	}

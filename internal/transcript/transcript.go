@@ -81,6 +81,22 @@ const MaxTokens = 1<<53 - 1
 // errTokens is a line's count outside [0, MaxTokens].
 var errTokens = errors.New("a token count is negative or over 2^53-1")
 
+// MaxCostUSD is the largest cost, in US dollars, that one request may
+// record: $100,000, far above what any single model request costs (a
+// million output tokens of the dearest model is under $100). A recorded
+// cost that is negative, not finite or over this bound is not stored:
+// the request is kept without it (priced as if none was recorded) and
+// the line reported, and the store's queries ignore such a cost written
+// before this check (see ValidCost).
+const MaxCostUSD = 100_000
+
+// ValidCost reports whether c is a cost one request may record: finite
+// and within [0, MaxCostUSD].
+func ValidCost(c float64) bool { return c >= 0 && c <= MaxCostUSD }
+
+// errCost is a line's recorded cost outside [0, MaxCostUSD].
+var errCost = errors.New("costUSD is negative or over $100,000; cost ignored")
+
 // check reports a count outside [0, MaxTokens].
 func (u Usage) check() error {
 	for _, n := range [...]int64{u.Input, u.Output, u.CacheCreation, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Reasoning, u.WebSearch, u.WebFetch} {
@@ -205,6 +221,10 @@ type Record struct {
 	// on Claude Code's placeholder for a request refused at the limit
 	// ("Claude AI usage limit reached|<epoch>"); 0 on any other line.
 	LimitReset int64 `json:"limitReset,omitempty"`
+	// Warning says what of the line was dropped while the rest is kept
+	// (a recorded cost out of range); the caller reports it with the
+	// file and line.
+	Warning string `json:"warning,omitempty"`
 }
 
 // A Parser turns a transcript's lines into records, in file order.
@@ -447,8 +467,34 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// parseTime reads an RFC 3339 timestamp. Its error never repeats the
-// value: a line's values may be anything, secrets included.
+// MinTime and MaxTime bound the times a line may record: from 2000-01-01
+// to 2100-01-01 (excluded), UTC. No agent wrote a transcript before 2000;
+// a time from 2100 on is a broken clock or a forged line. A line whose
+// time is outside them is skipped and reported, by every reader, so that
+// no year of five digits (or below 1) reaches a period's key, and no
+// block starts a lifetime away. The bound needs no clock: a time in the
+// near future (a clock running fast) is kept, and blocks never call a
+// block that starts after now active.
+var (
+	MinTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	MaxTime = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// errTimeRange is a line's time outside [MinTime, MaxTime).
+var errTimeRange = errors.New("time out of range (before 2000-01-01 or from 2100-01-01 UTC)")
+
+// checkTime returns t in UTC, or errTimeRange when it is outside
+// [MinTime, MaxTime).
+func checkTime(t time.Time) (time.Time, error) {
+	if t.Before(MinTime) || !t.Before(MaxTime) {
+		return time.Time{}, errTimeRange
+	}
+	return t.UTC(), nil
+}
+
+// parseTime reads an RFC 3339 timestamp within [MinTime, MaxTime). Its
+// error never repeats the value: a line's values may be anything, secrets
+// included.
 func parseTime(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, errors.New("no timestamp")
@@ -457,5 +503,5 @@ func parseTime(s string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, errors.New("bad timestamp (not RFC 3339)")
 	}
-	return t.UTC(), nil
+	return checkTime(t)
 }

@@ -353,7 +353,9 @@ func ActiveBlock(ctx context.Context, st *store.Store, o BlocksOptions) (*Block,
 		var last *Block
 		li := 0
 		for i := len(blocks) - 1; i >= 0 && last == nil; i-- {
-			if !blocks[i].IsGap {
+			// The last block that has started: one after now is never
+			// active, and does not hide the one now.
+			if !blocks[i].IsGap && !blocks[i].StartTime.After(o.Now) {
 				last, li = &blocks[i], i
 			}
 		}
@@ -431,9 +433,12 @@ func newBlock(start int64, es []entry, span int64, now time.Time) Block {
 		StartTime:     st,
 		EndTime:       end,
 		ActualEndTime: &last,
-		IsActive:      now.Sub(last) < time.Duration(span)*time.Millisecond && now.Before(end),
-		Entries:       len(es),
-		Models:        []string{},
+		// Active from its start (a block after now, from a clock running
+		// fast or a forged time, is not) to its end, while its last
+		// request is under a block's length old.
+		IsActive: !now.Before(st) && now.Sub(last) < time.Duration(span)*time.Millisecond && now.Before(end),
+		Entries:  len(es),
+		Models:   []string{},
 	}
 	var cost float64
 	for _, e := range es {

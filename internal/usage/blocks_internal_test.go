@@ -59,8 +59,8 @@ func TestDrawBlocks(t *testing.T) {
 	}
 }
 
-// TestActiveBlock: a block is active while its five hours last and its
-// last request is less than five hours old; its burn rate runs from its
+// TestActiveBlock: a block is active while its five hours last (never
+// before they start) and its last request is less than five hours old; its burn rate runs from its
 // first request to its last, and its projection to its end.
 func TestActiveBlock(t *testing.T) {
 	start := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
@@ -72,6 +72,10 @@ func TestActiveBlock(t *testing.T) {
 		now    time.Duration // after the start
 		active bool
 	}{
+		{-100 * 365 * 24 * time.Hour, false}, // a block far in the future
+		{-time.Millisecond, false},           // not started yet
+		{0, true},
+		{5 * time.Minute, true}, // started, its first request to come
 		{31 * time.Minute, true},
 		{5*time.Hour - time.Millisecond, true},
 		{5 * time.Hour, false}, // the block is over

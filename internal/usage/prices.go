@@ -146,10 +146,39 @@ func (r Rates) negative() bool {
 	return r.Input < 0 || r.Output < 0 || r.CacheRead < 0 || r.CacheWrite5m < 0 || r.CacheWrite1h < 0
 }
 
+// MaxRate is the highest price a price file may give, in USD per million
+// tokens: $1,000,000, a thousand times today's dearest. Costs computed
+// from such rates (at most 2^53 tokens of a kind in a request) and their
+// sums stay finite, so that no report, nor its JSON, holds an infinity.
+const MaxRate = 1_000_000
+
+func (r Rates) tooHigh() bool {
+	for _, x := range [...]float64{r.Input, r.Output, r.CacheRead, r.CacheWrite5m, r.CacheWrite1h} {
+		if !(x <= MaxRate) {
+			return true
+		}
+	}
+	return false
+}
+
 func (m ModelPrice) check() error {
-	if m.negative() || m.LongContext != nil && m.LongContext.negative() || m.Fast != nil && m.Fast.negative() ||
-		m.Fast != nil && m.Fast.LongContext != nil && m.Fast.LongContext.negative() {
-		return fmt.Errorf("negative price")
+	all := []Rates{m.Rates}
+	if m.LongContext != nil {
+		all = append(all, m.LongContext.Rates)
+	}
+	if m.Fast != nil {
+		all = append(all, m.Fast.Rates)
+		if m.Fast.LongContext != nil {
+			all = append(all, m.Fast.LongContext.Rates)
+		}
+	}
+	for _, r := range all {
+		if r.negative() {
+			return fmt.Errorf("negative price")
+		}
+		if r.tooHigh() {
+			return fmt.Errorf("a price over $1,000,000 per million tokens")
+		}
 	}
 	for _, lc := range []*LongContext{m.LongContext, m.fastLongContext()} {
 		if lc != nil && lc.Threshold <= 0 {

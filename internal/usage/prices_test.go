@@ -245,3 +245,33 @@ func TestLoadLiteLLM(t *testing.T) {
 		}
 	}
 }
+
+// TestPriceBounds: a price file's rate is from 0 to usage.MaxRate dollars
+// per million tokens, so that no cost computed from it, nor any sum of
+// such costs, leaves float64's finite range. Both sides of each bound,
+// in both formats.
+func TestPriceBounds(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name, body string
+		ok         bool
+	}{
+		{"litellm zero", `{"a": {"input_cost_per_token": 0, "output_cost_per_token": 0}}`, true},
+		{"litellm at the bound", `{"a": {"input_cost_per_token": 1, "output_cost_per_token": 1}}`, true},
+		{"litellm over", `{"a": {"input_cost_per_token": 1.0000001, "output_cost_per_token": 1}}`, false},
+		{"litellm 1e308", `{"a": {"input_cost_per_token": 1, "output_cost_per_token": 1e308}}`, false},
+		{"litellm long context over", `{"a": {"input_cost_per_token": 1, "output_cost_per_token": 1, "input_cost_per_token_above_200k_tokens": 2}}`, false},
+		{"litellm cache read over", `{"a": {"input_cost_per_token": 1, "output_cost_per_token": 1, "cache_read_input_token_cost": 1e300}}`, false},
+		{"mcpcost at the bound", `{"models": {"a": {"input": 1000000, "output": 1000000}}}`, true},
+		{"mcpcost over", `{"models": {"a": {"input": 1000000.01, "output": 1}}}`, false},
+		{"mcpcost fast over", `{"models": {"a": {"input": 1, "output": 1, "fast": {"input": 1e308, "output": 1}}}}`, false},
+		{"mcpcost long context over", `{"models": {"a": {"input": 1, "output": 1, "longContext": {"threshold": 200000, "input": 1, "output": 1e7}}}}`, false},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".json")
+		os.WriteFile(path, []byte(tt.body), 0o644)
+		_, err := usage.LoadPrices(path)
+		if tt.ok != (err == nil) || err != nil && !strings.Contains(err.Error(), "over $1,000,000 per million tokens") {
+			t.Errorf("%s: %v; want ok %v", tt.name, err, tt.ok)
+		}
+	}
+}

@@ -90,6 +90,9 @@ func TestActiveBlockReadsBackFarEnough(t *testing.T) {
 		{"a chain of four months", 120 * 24 * time.Hour, 4*time.Hour + 30*time.Minute, 20 * time.Minute},
 		{"after a pause", 10*time.Hour + 5*time.Minute, 3 * time.Hour, 70 * time.Minute},
 		{"none active", 80 * time.Hour, 4 * time.Hour, 6 * time.Hour},
+		// Requests after now (a clock running fast): the block after now
+		// is not active, the one now is.
+		{"requests after now", 3 * time.Hour, time.Hour, -3 * time.Hour},
 	}
 	// Chains of three days whose first request moves by 20 minutes: the
 	// block of the last request, and whether it is active, move with it.
