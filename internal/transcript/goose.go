@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -73,10 +72,10 @@ func ExportGoose(path string) ([]byte, error) {
 	}
 	defer os.RemoveAll(dir)
 	cp := filepath.Join(dir, GooseDB)
-	if err := copyFile(path, cp); err != nil {
+	if err := copySnapshot(path, cp); err != nil {
 		return nil, err
 	}
-	if err := copyFile(path+"-wal", cp+"-wal"); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := copySnapshot(path+"-wal", cp+"-wal"); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
 	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(cp)+"?_pragma=busy_timeout(2000)")
@@ -93,23 +92,6 @@ func ExportGoose(path string) ([]byte, error) {
 		return nil, fmt.Errorf("reading its messages: %w", err)
 	}
 	return out.Bytes(), nil
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // columns lists a table's columns.

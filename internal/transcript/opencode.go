@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -266,7 +265,7 @@ func ReadOpencodeDB(ctx context.Context, path string) ([]Item, error) {
 		}
 		defer os.RemoveAll(dir)
 		for _, suffix := range []string{"", "-wal"} {
-			if err := copyPlain(path+suffix, filepath.Join(dir, "opencode.db"+suffix)); err != nil {
+			if err := copySnapshot(path+suffix, filepath.Join(dir, "opencode.db"+suffix)); err != nil {
 				return nil, err
 			}
 		}
@@ -335,23 +334,6 @@ func ReadOpencodeDB(ctx context.Context, path string) ([]Item, error) {
 		return nil, fmt.Errorf("reading its parts: %w", err)
 	}
 	return items, nil
-}
-
-func copyPlain(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // OpencodeDepth bounds the walk of an opencode folder:
