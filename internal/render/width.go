@@ -139,7 +139,9 @@ func Wrap(head, text, indent string, width int) []string {
 			line += part
 			empty = false
 			flush()
-			word, ww = rest, Width(rest)
+			// Less the part's width, not the rest's measured again: a
+			// word of megabytes is broken in time linear in its length.
+			word, ww = rest, ww-Width(part)
 			if word == "" {
 				break
 			}
