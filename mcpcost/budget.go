@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // A Budget is a limit on what a server's tool definitions may cost, in
-// tokens of the headline methodology. A zero limit is no limit.
+// tokens of the headline methodology. A limit of zero (or less) is no limit.
 type Budget struct {
 	// Total limits Measurement.TotalTokens.
 	Total int
@@ -37,18 +39,21 @@ type ToolOver struct {
 	Tokens, Limit int
 }
 
+// Error names the total and each tool over its limit; the names are
+// escaped (a control character reads as \x1b, ...), as a server chose
+// them and a test prints them on a terminal.
 func (e *BudgetError) Error() string {
 	var parts []string
 	if e.TotalLimit > 0 {
 		parts = append(parts, fmt.Sprintf("total %d tokens, limit %d (%d over)", e.Total, e.TotalLimit, e.Total-e.TotalLimit))
 	}
 	for _, t := range e.Tools {
-		parts = append(parts, fmt.Sprintf("tool %s %d tokens, limit %d (%d over)", t.Name, t.Tokens, t.Limit, t.Tokens-t.Limit))
+		parts = append(parts, fmt.Sprintf("tool %s %d tokens, limit %d (%d over)", textsafe.Text(t.Name), t.Tokens, t.Limit, t.Tokens-t.Limit))
 	}
 	for _, n := range e.Missing {
-		parts = append(parts, fmt.Sprintf("tool %s has a limit but the server has no such tool", n))
+		parts = append(parts, fmt.Sprintf("tool %s has a limit but the server has no such tool", textsafe.Text(n)))
 	}
-	return e.Server + " is over its token budget: " + strings.Join(parts, "; ")
+	return textsafe.Text(e.Server) + " is over its token budget: " + strings.Join(parts, "; ")
 }
 
 // CheckBudget checks m against b. It returns nil when m is within every

@@ -619,3 +619,24 @@ func TestVerifyPublished(t *testing.T) {
 		t.Errorf("azure: %+v, %v", v, err)
 	}
 }
+
+// TestBudgetErrorEscapes: a tool name with control characters (a server
+// chose it) reads escaped in the budget error a test prints.
+func TestBudgetErrorEscapes(t *testing.T) {
+	m, err := mcpcost.MeasureTools([]byte(`{"tools":[{"name":"a\u001b]0;pwn\u0007\u001b[2J","description":"`+strings.Repeat("word ", 40)+`","inputSchema":{"type":"object"}}]}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = m.CheckBudget(mcpcost.Budget{PerTool: 1, Tools: map[string]int{"gone\u001b[31m": 5}})
+	if err == nil {
+		t.Fatal("within budget")
+	}
+	for _, r := range err.Error() {
+		if r < 0x20 || r == 0x7f {
+			t.Fatalf("the error holds a raw control character: %q", err.Error())
+		}
+	}
+	if !strings.Contains(err.Error(), `\x1b`) {
+		t.Errorf("the name is not escaped: %q", err.Error())
+	}
+}
