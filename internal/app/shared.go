@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/store"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
@@ -236,9 +237,12 @@ func (m *Machine) openMirror(ctx context.Context, url string) (*store.Store, err
 	if err != nil {
 		return nil, err
 	}
-	st, _, err := store.OpenMirror(ctx, url, path, store.MirrorOptions{})
+	st, ms, err := store.OpenMirror(ctx, url, path, store.MirrorOptions{})
 	if err != nil {
 		return nil, sharedError(url, err, sharedHint)
+	}
+	if ms.OutOfRange > 0 {
+		m.warnf("%s of the shared store left out: %s a time outside 2000-01-01 to 2100-01-01, which no push of mcpcost writes", num.Count(ms.OutOfRange, "row"), pluralHas(ms.OutOfRange))
 	}
 	return st, nil
 }
@@ -314,4 +318,12 @@ func (m *Machine) sharedStore(o StoreOptions) string {
 		return ""
 	}
 	return redact.DSN(spec.url)
+}
+
+// pluralHas is "it has" for one, "they have" for more.
+func pluralHas(n int) string {
+	if n == 1 {
+		return "it has"
+	}
+	return "they have"
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/redact"
+	"github.com/mcpcost/mcpcost/internal/transcript"
 )
 
 // MirrorOptions configure [OpenMirror].
@@ -34,8 +35,34 @@ type MirrorStats struct {
 	// nothing changed since the last open), Removed how many it said were
 	// removed.
 	Rows, Removed int
+	// OutOfRange is how many of the rows read were left out of the
+	// mirror for a time outside the range a transcript may record
+	// ([transcript.MinTime], [transcript.MaxTime]): rows another writer
+	// put in the shared store, which no reader of mcpcost's stores, and
+	// no push, would write.
+	OutOfRange int
 	// Seq is the shared store's change sequence the mirror holds.
 	Seq int64
+}
+
+// mirrorTimeCols are the columns of the shared store's rows that hold a
+// time (Unix milliseconds).
+var mirrorTimeCols = map[string]bool{"ts": true, "call_ts": true, "result_ts": true, "first_ts": true, "last_ts": true}
+
+// inTimeRange reports whether every time of a shared row (cols, v) is
+// null or within [transcript.MinTime, transcript.MaxTime).
+func inTimeRange(cols []string, v []any) bool {
+	lo, hi := transcript.MinTime.UnixMilli(), transcript.MaxTime.UnixMilli()
+	for i, c := range cols {
+		if !mirrorTimeCols[c] || v[i] == nil {
+			continue
+		}
+		ts, ok := v[i].(int64)
+		if !ok || ts < lo || ts >= hi {
+			return false
+		}
+	}
+	return true
 }
 
 // MirrorFile is the file a mirror of the shared store at url is kept in,
@@ -114,8 +141,9 @@ type mirrorTable struct {
 
 // mirrorSync is one bringing up to date of a mirror.
 type mirrorSync struct {
-	tx    *sql.Tx
-	files map[string]int64 // the agent files' rows, by source and agent id
+	tx         *sql.Tx
+	files      map[string]int64 // the agent files' rows, by source and agent id
+	outOfRange int              // rows left out for a time out of range
 }
 
 // agentFile is the id of the files row that stands for an older-style
@@ -276,6 +304,7 @@ func (s *Store) syncMirror(ctx context.Context, db *sql.DB, o MirrorOptions) (*M
 			}
 			st.Rows += n
 		}
+		st.OutOfRange = m.outOfRange
 		if st.Full {
 			if _, err := tx.ExecContext(ctx, fillRollups); err != nil {
 				return err
@@ -360,11 +389,29 @@ func (m *mirrorSync) pull(ctx context.Context, ptx *sql.Tx, t mirrorTable, seq i
 		}
 		*high = max(*high, s)
 		n++
+		var id int64
+		if !inTimeRange(t.cols, v) {
+			// Left out, and out of the mirror if an earlier version of the
+			// row is in it: one row another writer put in the shared
+			// store must not stop the team's reports.
+			m.outOfRange++
+			err := m.tx.QueryRowContext(ctx, `SELECT row FROM mirror_rows WHERE tbl = ? AND key = ?`, t.tbl, key).Scan(&id)
+			if err == nil {
+				if _, err := m.tx.ExecContext(ctx, `DELETE FROM `+t.name+` WHERE rowid = ?`, id); err != nil {
+					return n, err
+				}
+				if _, err := m.tx.ExecContext(ctx, `DELETE FROM mirror_rows WHERE tbl = ? AND key = ?`, t.tbl, key); err != nil {
+					return n, err
+				}
+			} else if !errors.Is(err, sql.ErrNoRows) {
+				return n, err
+			}
+			continue
+		}
 		args, err := t.local(m, s, v)
 		if err != nil {
 			return n, err
 		}
-		var id int64
 		err = m.tx.QueryRowContext(ctx, `SELECT row FROM mirror_rows WHERE tbl = ? AND key = ?`, t.tbl, key).Scan(&id)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):

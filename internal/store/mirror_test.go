@@ -727,3 +727,53 @@ func TestFilterMachine(t *testing.T) {
 		break
 	}
 }
+
+// TestMirrorTimeOutOfRange: a row another writer put in the shared store
+// with a time no transcript may record (the least int64 here) is left out
+// of the mirror, and counted as such; the reports, rollups included, are
+// those of the other rows, and read without an error. A row moved out of
+// range later leaves the mirror.
+func TestMirrorTimeOutOfRange(t *testing.T) {
+	u := pgDatabase(t)
+	_, stores, _ := quirkyHomes(t, 1, quirky())
+	if _, err := stores[0].Push(context.Background(), u, pushOpts("a")); err != nil {
+		t.Fatal(err)
+	}
+	want := reportTotals(t, stores[0], Filter{})
+	db, err := sql.Open("pgx", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`INSERT INTO requests (key, machine, os_user, source, session_id, agent_id, agent_file, sidechain, ts, model, project,
+		message_id, request_id, dedup_session, input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, web_search, web_fetch, speed, cost_usd)
+		VALUES ('\xdead', 'evil', 'x', 'claude', 'forged', '', '', 0, -9223372036854775808, 'm', '/p', 'msg-forged', 'req', '', 1, 1, 0, 0, 0, 0, 0, 0, '', NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "mirror.db")
+	m, st := mirror(t, u, path)
+	if st.OutOfRange != 1 {
+		t.Errorf("%d rows out of range, want the forged one", st.OutOfRange)
+	}
+	if got := reportTotals(t, m, Filter{}); got != want {
+		t.Errorf("with a forged row the mirror reports\n%s\nwant the store's\n%s", got, want)
+	}
+	for _, err := range m.RequestSums(context.Background(), Filter{}) {
+		if err != nil {
+			t.Fatalf("the rollups of the mirror: %v", err)
+		}
+	}
+	m.Close()
+	// A row of the mirror moved out of range by another writer leaves it.
+	if _, err := db.Exec(`UPDATE requests SET ts = 4102444800000, seq = nextval('change_seq') WHERE key = (SELECT key FROM requests WHERE machine = 'a' ORDER BY key LIMIT 1)`); err != nil {
+		t.Fatal(err)
+	}
+	m, st = mirror(t, u, path)
+	if st.OutOfRange != 1 || st.Full {
+		t.Errorf("after a row moved out of range: %+v", st)
+	}
+	var n int
+	if err := m.db.QueryRow(`SELECT count(*) FROM requests WHERE ts >= 4102444800000`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d rows out of range in the mirror (%v)", n, err)
+	}
+}
