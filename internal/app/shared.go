@@ -242,7 +242,7 @@ func (m *Machine) openMirror(ctx context.Context, url string) (*store.Store, err
 		return nil, sharedError(url, err, sharedHint)
 	}
 	if ms.OutOfRange > 0 {
-		m.warnf("%s of the shared store left out: %s a time outside 2000-01-01 to 2100-01-01, which no push of mcpcost writes", num.Count(ms.OutOfRange, "row"), pluralHas(ms.OutOfRange))
+		m.warnf("%s of the shared store left out: %s a time outside 2000-01-01 to 2100-01-01, which no push of mcpcost writes", num.Count(ms.OutOfRange, "row"), num.Plural(ms.OutOfRange, "it has", "they have"))
 	}
 	return st, nil
 }
@@ -318,12 +318,4 @@ func (m *Machine) sharedStore(o StoreOptions) string {
 		return ""
 	}
 	return redact.DSN(spec.url)
-}
-
-// pluralHas is "it has" for one, "they have" for more.
-func pluralHas(n int) string {
-	if n == 1 {
-		return "it has"
-	}
-	return "they have"
 }

@@ -325,22 +325,33 @@ func claudeWanted(line []byte) bool {
 
 var errNotObject = errors.New("not a JSON object")
 
-// ParseLine implements Parser.
-func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
+// wantedLine trims a JSONL line and says whether to parse it: not when it
+// is blank, or when wanted (a cheap scan for the keys a reader needs) says
+// it holds nothing of use. A line that is not an object is an error; so
+// is a skipped one that does not close its object, rejected cheaply as
+// not JSON.
+func wantedLine(line []byte, wanted func([]byte) bool) ([]byte, bool, error) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
-		return nil, nil
+		return nil, false, nil
 	}
 	if line[0] != '{' {
-		return nil, errNotObject
+		return nil, false, errNotObject
 	}
-	if !claudeWanted(line) {
-		// Still reject what is not JSON, cheaply: a skipped line must at
-		// least close its object.
+	if !wanted(line) {
 		if line[len(line)-1] != '}' {
-			return nil, errors.New("truncated JSON object")
+			return nil, false, errors.New("truncated JSON object")
 		}
-		return nil, nil
+		return nil, false, nil
+	}
+	return line, true, nil
+}
+
+// ParseLine implements Parser.
+func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
+	line, ok, err := wantedLine(line, claudeWanted)
+	if !ok {
+		return nil, err
 	}
 	var arena *textArena
 	if p.ReuseText {
@@ -348,7 +359,7 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 		arena.reset()
 	}
 	var l claudeLine
-	err := splitObject(line, func(key string, val []byte) error {
+	err = splitObject(line, func(key string, val []byte) error {
 		var err error
 		switch key {
 		case "type":

@@ -109,21 +109,12 @@ const localShell = "local_shell"
 // last one. When the total goes backwards (a reset), the event's
 // last_token_usage is taken instead.
 func (p *CodexParser) ParseLine(line []byte) (*Record, error) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return nil, nil
-	}
-	if line[0] != '{' {
-		return nil, errNotObject
-	}
-	if !codexWanted(line) {
-		if line[len(line)-1] != '}' {
-			return nil, errors.New("truncated JSON object")
-		}
-		return nil, nil
+	line, ok, err := wantedLine(line, codexWanted)
+	if !ok {
+		return nil, err
 	}
 	var l codexLine
-	err := splitObject(line, func(key string, val []byte) error {
+	err = splitObject(line, func(key string, val []byte) error {
 		var err error
 		switch key {
 		case "timestamp":

@@ -115,21 +115,12 @@ func copilotWanted(line []byte) bool {
 // ParseLine implements Parser. A shutdown gives a Record whose Request is
 // its first model's (by name) and whose More holds the others'.
 func (p *CopilotParser) ParseLine(line []byte) (*Record, error) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return nil, nil
-	}
-	if line[0] != '{' {
-		return nil, errNotObject
-	}
-	if !copilotWanted(line) {
-		if line[len(line)-1] != '}' {
-			return nil, errors.New("truncated JSON object")
-		}
-		return nil, nil
+	line, ok, err := wantedLine(line, copilotWanted)
+	if !ok {
+		return nil, err
 	}
 	var l copilotLine
-	err := splitObject(line, func(key string, val []byte) error {
+	err = splitObject(line, func(key string, val []byte) error {
 		var err error
 		switch key {
 		case "type":
