@@ -640,3 +640,28 @@ func TestBudgetErrorEscapes(t *testing.T) {
 		t.Errorf("the name is not escaped: %q", err.Error())
 	}
 }
+
+// TestMeasureToolsRepeatedNames: a list whose tool names repeat is
+// counted whole, as sent, with a warning naming the server and the names,
+// escaped.
+func TestMeasureToolsRepeatedNames(t *testing.T) {
+	list := []byte(`{"tools":[{"name":"a\u001b[2J"},{"name":"b"},{"name":"a\u001b[2J"}]}`)
+	m, err := mcpcost.MeasureTools(list, &mcpcost.Options{Name: "docs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.ToolCount != 3 {
+		t.Errorf("ToolCount %d, want 3", m.ToolCount)
+	}
+	want := `server "docs" lists tools that share a name: "a\x1b[2J" (2 tools); the Anthropic API rejects`
+	if len(m.Warnings) != 1 || !strings.HasPrefix(m.Warnings[0], want) {
+		t.Errorf("warnings %q, want one starting %q", m.Warnings, want)
+	}
+	m, err = mcpcost.MeasureTools([]byte(`{"tools":[{"name":"a"},{"name":"b"}]}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Warnings) != 0 {
+		t.Errorf("distinct names: warnings %q", m.Warnings)
+	}
+}

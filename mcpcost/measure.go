@@ -303,6 +303,9 @@ func measureTools(file string, data []byte, o *Options, fileName string) (*Measu
 	if c.Skipped > 0 {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("%d JSON-RPC messages that were not tools/list responses skipped", c.Skipped))
 	}
+	if w := measure.RepeatedNamesWarning(name, c.Tools); w != "" {
+		m.Warnings = append(m.Warnings, w)
+	}
 	return m, nil
 }
 

@@ -216,6 +216,9 @@ func runMeasure(env *Env, args []string) int {
 	if capture.Skipped > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d JSON-RPC %s that %s not tools/list responses skipped", capture.Skipped, num.Plural(capture.Skipped, "message", "messages"), num.Plural(capture.Skipped, "was", "were")))
 	}
+	if w := measure.RepeatedNamesWarning(name, capture.Tools); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
+	}
 	if *outFlag != "" {
 		file := measure.NewFile(result, "measured", name, "mcpcost "+Version(), env.Now())
 		file.Source = src
