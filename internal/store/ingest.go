@@ -79,9 +79,12 @@ type IngestStats struct {
 	// MaxWarnings of them).
 	Warnings []string `json:"warnings,omitempty"`
 	// Busy counts files skipped because another mcpcost process ingested
-	// them at the same time; Waited is how long this one waited for it.
+	// them at the same time; Waited is how long this one waited for it,
+	// by the wall clock: a figure for the progress on stderr, left out of
+	// the JSON, whose bytes depend only on the transcripts, the store and
+	// the report's clock.
 	Busy   int           `json:"busy,omitempty"`
-	Waited time.Duration `json:"waitedNs,omitempty"`
+	Waited time.Duration `json:"-"`
 	// Skipped is set when another process held the ingest for longer than
 	// LockWait: nothing was read, and the store is as that process left it.
 	Skipped bool `json:"skipped,omitempty"`
