@@ -80,7 +80,11 @@ func (s *server) blocks(ctx context.Context, req *mcp.CallToolRequest, in blocks
 	if err != nil {
 		return nil, nil, queryError(err)
 	}
-	return textResult(blocksText(rep, notes)), rep, nil
+	for i := range rep.Blocks {
+		names(rep.Blocks[i].Models)
+	}
+	names(rep.Unpriced)
+	return textResult(blocksText(rep, proses(notes))), rep, nil
 }
 
 // blocksText is the blocks report in a few lines: one per block (gaps
@@ -120,7 +124,7 @@ func blocksText(rep *usage.BlocksReport, notes []string) string {
 		}
 	}
 	if len(rep.Unpriced) > 0 {
-		b.WriteString("no price for " + strings.Join(rep.Unpriced, ", ") + ": not in the cost\n")
+		b.WriteString(textsafe.Text("no price for "+joinNames(rep.Unpriced)+": not in the cost") + "\n")
 	}
 	for _, n := range notes {
 		b.WriteString(textsafe.Text(n) + "\n")

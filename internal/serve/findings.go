@@ -122,7 +122,7 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 			out.More++
 			continue
 		}
-		fo := Finding{ID: f.ID, Type: f.Type, Level: f.Level, Title: f.Title, Recommendation: f.Recommendation}
+		fo := Finding{ID: f.ID, Type: f.Type, Level: f.Level, Title: prose(f.Title), Recommendation: prose(f.Recommendation)}
 		if sv := f.EstimatedSaving; sv != nil {
 			fo.SavingTokens = sv.Tokens
 			if sv.USD != nil {
@@ -132,6 +132,7 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 		}
 		out.Findings = append(out.Findings, fo)
 	}
+	proses(out.Notes)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d high, %d warn, %d info\n", out.High, out.Warn, out.Info)
 	for _, f := range out.Findings {

@@ -235,25 +235,26 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 		Tokens: rep.Totals.Tokens.Total, Cost: roundCost(rep.Totals.Cost), ToolCalls: rep.Totals.ToolCalls,
 		ResultTokens: rep.Totals.ResultTokens, MCPResultTokens: rep.Totals.MCPResultTokens, Rows: []Row{}, Notes: notes}
 	if len(rep.Unpriced) > 0 {
-		out.Notes = append(out.Notes, "no price for "+strings.Join(rep.Unpriced, ", ")+": not in the cost")
+		out.Notes = append(out.Notes, "no price for "+joinNames(rep.Unpriced)+": not in the cost")
 	}
 	for _, t := range rep.Tools {
-		key := t.Server
+		key := name(t.Server)
 		if t.BuiltIn {
 			key = "(built-in)"
 		}
 		if in.By == "tool" {
-			key += "/" + t.Tool
+			key += "/" + name(t.Tool)
 		}
 		out.Rows = append(out.Rows, Row{Key: key, Calls: t.Calls, Errors: t.Errors, ResultTokens: t.ResultTokens, MaxResult: t.MaxResultTokens})
 	}
 	for _, u := range rep.Usage {
-		out.Rows = append(out.Rows, Row{Key: u.Key, Requests: u.Requests, Tokens: u.Tokens.Total, Cost: roundCost(u.Cost), Calls: u.ToolCalls, ResultTokens: u.ResultTokens})
+		out.Rows = append(out.Rows, Row{Key: name(u.Key), Requests: u.Requests, Tokens: u.Tokens.Total, Cost: roundCost(u.Cost), Calls: u.ToolCalls, ResultTokens: u.ResultTokens})
 	}
 	if len(out.Rows) > limit {
 		out.More = len(out.Rows) - limit
 		out.Rows = out.Rows[:limit]
 	}
+	proses(out.Notes)
 	return textResult(usageText(out)), out, nil
 }
 
@@ -308,12 +309,13 @@ func (s *server) blockSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 	t := round(total)
 	out.Cost = &t
 	if len(rep.Unpriced) > 0 {
-		out.Notes = append(out.Notes, "no price for "+strings.Join(rep.Unpriced, ", ")+": not in the cost")
+		out.Notes = append(out.Notes, "no price for "+joinNames(rep.Unpriced)+": not in the cost")
 	}
 	if len(out.Rows) > limit {
 		out.More = len(out.Rows) - limit
 		out.Rows = out.Rows[:limit]
 	}
+	proses(out.Notes)
 	return textResult(usageText(out)), out, nil
 }
 
@@ -389,8 +391,8 @@ func (s *server) recentSessions(ctx context.Context, req *mcp.CallToolRequest, i
 	})
 	for _, u := range rows {
 		src, id, _ := strings.Cut(u.Key, ":")
-		se := Session{ID: id, Source: src, Project: u.Project, Requests: u.Requests, Tokens: u.Tokens.Total, Cost: roundCost(u.Cost),
-			ToolCalls: u.ToolCalls, ResultTokens: u.ResultTokens, Models: u.Models}
+		se := Session{ID: name(id), Source: src, Project: name(u.Project), Requests: u.Requests, Tokens: u.Tokens.Total, Cost: roundCost(u.Cost),
+			ToolCalls: u.ToolCalls, ResultTokens: u.ResultTokens, Models: names(u.Models)}
 		if se.Models == nil {
 			se.Models = []string{}
 		}
@@ -403,6 +405,7 @@ func (s *server) recentSessions(ctx context.Context, req *mcp.CallToolRequest, i
 		out.More = len(out.Sessions) - limit
 		out.Sessions = out.Sessions[:limit]
 	}
+	proses(out.Notes)
 	var b strings.Builder
 	for _, se := range out.Sessions {
 		fmt.Fprintf(&b, "%s %s (%s) %s: %s requests, %s tokens, %s; %s tool calls, results %s tokens\n", se.Last, textsafe.Text(se.ID), se.Source, textsafe.Text(se.Project),
@@ -430,11 +433,11 @@ func (s *server) sessionTools(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, nil, queryError(err)
 	}
-	out := &SessionResult{Schema: SessionSchema, Session: st.ID, Source: st.Source, Project: st.Project, Tools: []SessionTool{}, Notes: notes}
+	out := &SessionResult{Schema: SessionSchema, Session: name(st.ID), Source: st.Source, Project: name(st.Project), Tools: []SessionTool{}, Notes: proses(notes)}
 	for _, t := range st.Tools {
 		out.Calls += t.Calls
 		out.ResultTokens += t.ResultTokens
-		out.Tools = append(out.Tools, SessionTool{Server: t.Server, Tool: t.Tool, Calls: t.Calls, Errors: t.Errors, ResultTokens: t.ResultTokens, MaxResult: t.MaxResult})
+		out.Tools = append(out.Tools, SessionTool{Server: name(t.Server), Tool: name(t.Tool), Calls: t.Calls, Errors: t.Errors, ResultTokens: t.ResultTokens, MaxResult: t.MaxResult})
 	}
 	if len(out.Tools) > limit {
 		out.More = len(out.Tools) - limit

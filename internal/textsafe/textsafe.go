@@ -153,6 +153,11 @@ func writeHex(b *strings.Builder, v uint32, digits int) {
 // MaxQuoted is the most of an input, in runes, that an error quotes.
 const MaxQuoted = 80
 
+// MaxName is the most of a name a report shows, in runes: a model, a
+// project path, a server or tool name copied from a transcript, which can
+// be a megabyte long. [Cut] and [Clip] cut a name to it.
+const MaxName = 512
+
 // Quote is s as an error quotes what it was given: Go-quoted (control
 // characters, invisible runes and bytes of invalid UTF-8 escaped) and,
 // when it is longer than MaxQuoted runes, cut to its start, followed by
@@ -177,6 +182,18 @@ func Clip(s string, n int) string {
 		return Text(s)
 	}
 	return Text(start) + "… (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// Cut is s cut to its first n runes, followed by "… (N bytes)" when it was
+// cut, as [Clip] cuts it but not escaped: for a string that a structured
+// result carries whole up to a bound, whose encoder escapes it. The cut
+// falls between runes, so that valid UTF-8 stays valid.
+func Cut(s string, n int) string {
+	start, cut := prefixN(s, n)
+	if !cut {
+		return s
+	}
+	return start + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }
 
 // prefix is the first MaxQuoted runes of s, and whether that is less than s.

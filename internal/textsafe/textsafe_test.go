@@ -286,3 +286,31 @@ func TestQuote(t *testing.T) {
 		t.Errorf("Quote of 5 MB is %d bytes", n)
 	}
 }
+
+func TestCut(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc… (4 bytes)"},
+		{"\x1b[2J", 2, "\x1b[… (4 bytes)"}, // not escaped: the encoder escapes
+		{"ééé", 2, "éé… (6 bytes)"},        // between runes
+		{"ééé", 3, "ééé"},
+		{strings.Repeat("ẗ", 1<<20), 4, "ẗẗẗẗ… (3145728 bytes)"},
+	}
+	for _, tt := range tests {
+		if got := Cut(tt.s, tt.n); got != tt.want {
+			t.Errorf("Cut(%.20q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+	for _, s := range hostile {
+		for n := range 8 {
+			if got := Cut(s, n); utf8.ValidString(s) && !utf8.ValidString(got) {
+				t.Errorf("Cut(%q, %d) = %q: not valid UTF-8", s, n, got)
+			}
+		}
+	}
+}

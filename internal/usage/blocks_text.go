@@ -126,7 +126,7 @@ func (r *BlocksReport) text(s render.Screen, compact bool) string {
 	}
 	if len(r.Unpriced) > 0 {
 		b.WriteString("\n")
-		note := "* unpriced models (tokens counted, cost not; a cost marked * is partial): " + strings.Join(r.Unpriced, ", ")
+		note := "* unpriced models (tokens counted, cost not; a cost marked * is partial): " + nameList(r.Unpriced)
 		for _, line := range render.Wrap("", textsafe.Text(note), "  ", s.Width) {
 			b.WriteString(line + "\n")
 		}

@@ -344,7 +344,7 @@ func (r *Report) notes() []string {
 		if r.Mode == "display" {
 			why = "no recorded cost (display mode)"
 		}
-		n = append(n, fmt.Sprintf("* unpriced models (%s; tokens counted, cost not; a cost marked * is partial): %s", why, strings.Join(r.Unpriced, ", ")))
+		n = append(n, fmt.Sprintf("* unpriced models (%s; tokens counted, cost not; a cost marked * is partial): %s", why, nameList(r.Unpriced)))
 	}
 	p := "prices of " + r.Prices.Updated
 	if r.Prices.File != "" {
@@ -417,6 +417,16 @@ func (r *Report) writeText(w io.Writer, s render.Screen, compact bool) error {
 	return s.Emit(w, b.String())
 }
 
+// nameList joins names as a note lists them, each cut to
+// textsafe.MaxName runes (escaped later, with the note).
+func nameList(names []string) string {
+	cut := make([]string, len(names))
+	for i, s := range names {
+		cut[i] = textsafe.Cut(s, textsafe.MaxName)
+	}
+	return strings.Join(cut, ", ")
+}
+
 // WriteMarkdown prints the report as Markdown.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
@@ -429,7 +439,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if len(t.rows) == 0 {
 		b.WriteString("Nothing in this period.\n")
 	} else {
-		cell := textsafe.Markdown
+		// A cell is cut as the text's are, though Markdown has no width.
+		cell := func(c string) string { return textsafe.Markdown(textsafe.Cut(c, textsafe.MaxName)) }
 		b.WriteString("|")
 		for _, h := range t.header {
 			b.WriteString(" " + cell(h) + " |")
