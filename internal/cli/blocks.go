@@ -183,6 +183,9 @@ func runBlocks(env *Env, args []string) int {
 		if ingested != nil {
 			reportIngest(env, ingested)
 		}
+		if rep.TokensCapped {
+			warnf(env, "%s", strings.TrimPrefix(usage.CappedNote, "warning: "))
+		}
 		if err := write(env.Stdout, rep); err != nil {
 			return fail(env, err)
 		}

@@ -232,6 +232,9 @@ func runUsage(env *Env, args []string) int {
 	if ingested != nil {
 		reportIngest(env, ingested)
 	}
+	if rep.TokensCapped {
+		warnf(env, "%s", strings.TrimPrefix(usage.CappedNote, "warning: "))
+	}
 	switch {
 	case *asJSON:
 		err = render.JSON(env.Stdout, rep)

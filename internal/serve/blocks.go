@@ -84,6 +84,9 @@ func (s *server) blocks(ctx context.Context, req *mcp.CallToolRequest, in blocks
 		names(rep.Blocks[i].Models)
 	}
 	names(rep.Unpriced)
+	if rep.TokensCapped {
+		notes = append(notes, usage.CappedNote)
+	}
 	return textResult(blocksText(rep, proses(notes))), rep, nil
 }
 

@@ -237,6 +237,9 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 	if len(rep.Unpriced) > 0 {
 		out.Notes = append(out.Notes, "no price for "+joinNames(rep.Unpriced)+": not in the cost")
 	}
+	if rep.TokensCapped {
+		out.Notes = append(out.Notes, usage.CappedNote)
+	}
 	for _, t := range rep.Tools {
 		key := name(t.Server)
 		if t.BuiltIn {
@@ -308,6 +311,9 @@ func (s *server) blockSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	t := round(total)
 	out.Cost = &t
+	if rep.TokensCapped {
+		out.Notes = append(out.Notes, usage.CappedNote)
+	}
 	if len(rep.Unpriced) > 0 {
 		out.Notes = append(out.Notes, "no price for "+joinNames(rep.Unpriced)+": not in the cost")
 	}

@@ -77,6 +77,10 @@ type BlocksReport struct {
 	Blocks     []Block `json:"blocks"`
 	// Unpriced lists the models of requests without a cost.
 	Unpriced []string `json:"unpriced"`
+	// TokensCapped is set when a block's token sum (or its projection)
+	// reached the largest 64-bit integer, where sums stop rather than
+	// wrap: such a figure is a lower bound, not exact.
+	TokensCapped bool `json:"tokensCapped"`
 	// Ingest reports the ingest run just before, when there was one.
 	Ingest any `json:"ingest,omitempty"`
 
@@ -291,6 +295,12 @@ func Blocks(ctx context.Context, st *store.Store, o BlocksOptions) (*BlocksRepor
 	if o.Order == "desc" {
 		slices.Reverse(r.Blocks)
 	}
+	for _, b := range r.Blocks {
+		if b.Tokens.atMax() || b.ResultTokens == math.MaxInt64 || b.MCPResultTokens == math.MaxInt64 ||
+			b.Projection != nil && b.Projection.TotalTokens == math.MaxInt64 {
+			r.TokensCapped = true
+		}
+	}
 	return r, nil
 }
 
@@ -482,6 +492,16 @@ func burnRate(b *Block) *BurnRate {
 	}
 }
 
+// tokensOf is a whole number of tokens as an int64, at most
+// math.MaxInt64 (float64 cannot hold that exactly, and converting 2^63 to
+// an int64 is not defined).
+func tokensOf(f float64) int64 {
+	if f >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(f)
+}
+
 // project is the active block's end at its burn rate: tokens rounded to
 // the unit, the cost to the cent and the minutes left to the minute, as
 // ccusage rounds them.
@@ -494,7 +514,7 @@ func project(b *Block, now time.Time) *Projection {
 	tokens := float64(b.TotalTokens) + br.TokensPerMinute*left
 	cost := b.CostUSD + br.CostPerHour/60*left
 	return &Projection{
-		TotalTokens:      int64(math.Min(math.Round(tokens), math.MaxInt64)),
+		TotalTokens:      tokensOf(math.Round(tokens)),
 		TotalCost:        math.Round(cost*100) / 100,
 		RemainingMinutes: int64(math.Round(left)),
 	}

@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -104,5 +105,21 @@ func TestActiveBlock(t *testing.T) {
 	one := drawBlocks(es[:1], BlockLength, now)[0]
 	if burnRate(&one) != nil {
 		t.Error("a block of one request has a burn rate")
+	}
+}
+
+// TestTokensOf: a projection of 2^63 tokens or more is the largest int64,
+// never what converting it would give (2^63 is not an int64).
+func TestTokensOf(t *testing.T) {
+	for _, tt := range []struct {
+		f    float64
+		want int64
+	}{
+		{0, 0}, {1e6, 1_000_000}, {1 << 62, 1 << 62},
+		{1 << 63, math.MaxInt64}, {1e19, math.MaxInt64}, {math.Inf(1), math.MaxInt64},
+	} {
+		if got := tokensOf(tt.f); got != tt.want {
+			t.Errorf("tokensOf(%g) = %d, want %d", tt.f, got, tt.want)
+		}
 	}
 }

@@ -124,6 +124,12 @@ func (r *BlocksReport) text(s render.Screen, compact bool) string {
 			}
 		}
 	}
+	if r.TokensCapped {
+		b.WriteString("\n")
+		for _, line := range render.Wrap("", CappedNote, "  ", s.Width) {
+			b.WriteString(line + "\n")
+		}
+	}
 	if len(r.Unpriced) > 0 {
 		b.WriteString("\n")
 		note := "* unpriced models (tokens counted, cost not; a cost marked * is partial): " + nameList(r.Unpriced)

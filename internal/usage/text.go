@@ -339,6 +339,9 @@ func (r *Report) summary() []string {
 
 func (r *Report) notes() []string {
 	var n []string
+	if r.TokensCapped {
+		n = append(n, CappedNote)
+	}
 	if len(r.Unpriced) > 0 {
 		why := "no price in the table"
 		if r.Mode == "display" {

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/findings"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/store"
 )
 
@@ -129,6 +130,44 @@ func addTokens(a, b int64) int64 {
 	return a + b
 }
 
+// atMax reports whether a count of t stopped at math.MaxInt64.
+func (t Tokens) atMax() bool {
+	for _, n := range []int64{t.Input, t.Output, t.CacheWrite5m, t.CacheWrite1h, t.CacheRead, t.Total, t.Reasoning} {
+		if n == math.MaxInt64 {
+			return true
+		}
+	}
+	return false
+}
+
+// CappedNote is what a report says when a token sum stopped at the
+// largest 64-bit integer.
+var CappedNote = "warning: token sums shown as " + num.Int(int64(math.MaxInt64)) + " reached the largest 64-bit integer, where sums stop rather than wrap: they are at least that, not exact (transcripts that record forged counts?)"
+
+// capped reports whether a token sum of r stopped at math.MaxInt64.
+func (r *Report) capped() bool {
+	t := r.Totals
+	if t.Tokens.atMax() || t.ResultTokens == math.MaxInt64 || t.MCPResultTokens == math.MaxInt64 {
+		return true
+	}
+	for _, u := range r.Usage {
+		if u.Tokens.atMax() || u.ResultTokens == math.MaxInt64 {
+			return true
+		}
+		for _, m := range u.Breakdown {
+			if m.Tokens.atMax() {
+				return true
+			}
+		}
+	}
+	for _, x := range r.Tools {
+		if x.ResultTokens == math.MaxInt64 || x.EstimatedTokens == math.MaxInt64 {
+			return true
+		}
+	}
+	return false
+}
+
 // Report is a usage report.
 type Report struct {
 	Schema      string    `json:"schema"`
@@ -170,6 +209,10 @@ type Report struct {
 	// the price table; in display mode, without a recorded cost); their
 	// tokens are counted and their cost is not.
 	Unpriced []string `json:"unpriced"`
+	// TokensCapped is set when a token sum of the report reached the
+	// largest 64-bit integer, where sums stop rather than wrap: such a
+	// figure is a lower bound, not exact (CappedNote says so in text).
+	TokensCapped bool `json:"tokensCapped"`
 	// Ingest reports the ingest run just before, when there was one.
 	Ingest any `json:"ingest,omitempty"`
 	// read holds the sources that have requests or tool calls in the
@@ -382,6 +425,7 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Report, error) {
 	if err := toolRows(ctx, st, o, r); err != nil {
 		return nil, err
 	}
+	r.TokensCapped = r.capped()
 	return r, nil
 }
 
