@@ -244,6 +244,9 @@ func (m *Machine) openMirror(ctx context.Context, url string) (*store.Store, err
 	if ms.OutOfRange > 0 {
 		m.warnf("%s of the shared store left out: %s a time outside 2000-01-01 to 2100-01-01, which no push of mcpcost writes", num.Count(ms.OutOfRange, "row"), num.Plural(ms.OutOfRange, "it has", "they have"))
 	}
+	if ms.NegativeTokens > 0 {
+		m.warnf("%s of the shared store left out: %s a token count below zero, which no push of mcpcost writes", num.Count(ms.NegativeTokens, "row"), num.Plural(ms.NegativeTokens, "it has", "they have"))
+	}
 	return st, nil
 }
 

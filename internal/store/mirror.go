@@ -41,6 +41,12 @@ type MirrorStats struct {
 	// put in the shared store, which no reader of mcpcost's stores, and
 	// no push, would write.
 	OutOfRange int
+	// NegativeTokens is how many of the rows read were left out of the
+	// mirror for a token count below zero (a request's input, output,
+	// cache writes and reads or reasoning, a tool result's tokens, a
+	// compaction's): rows no transcript records and no push writes, which
+	// the reports would leave out in silence.
+	NegativeTokens int
 	// Seq is the shared store's change sequence the mirror holds.
 	Seq int64
 }
@@ -48,6 +54,22 @@ type MirrorStats struct {
 // mirrorTimeCols are the columns of the shared store's rows that hold a
 // time (Unix milliseconds).
 var mirrorTimeCols = map[string]bool{"ts": true, "call_ts": true, "result_ts": true, "first_ts": true, "last_ts": true}
+
+// mirrorTokenCols are the columns of the shared store's rows that hold a
+// token count.
+var mirrorTokenCols = map[string]bool{"input": true, "output": true, "cache_write_5m": true, "cache_write_1h": true, "cache_read": true,
+	"reasoning": true, "result_tokens": true, "estimated_tokens": true, "pre_tokens": true}
+
+// negativeTokens reports whether a token count of a shared row (cols, v)
+// is below zero.
+func negativeTokens(cols []string, v []any) bool {
+	for i, c := range cols {
+		if n, ok := v[i].(int64); ok && mirrorTokenCols[c] && n < 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // inTimeRange reports whether every time of a shared row (cols, v) is
 // null or within [transcript.MinTime, transcript.MaxTime).
@@ -144,6 +166,7 @@ type mirrorSync struct {
 	tx         *sql.Tx
 	files      map[string]int64 // the agent files' rows, by source and agent id
 	outOfRange int              // rows left out for a time out of range
+	negative   int              // rows left out for a negative token count
 }
 
 // agentFile is the id of the files row that stands for an older-style
@@ -304,7 +327,7 @@ func (s *Store) syncMirror(ctx context.Context, db *sql.DB, o MirrorOptions) (*M
 			}
 			st.Rows += n
 		}
-		st.OutOfRange = m.outOfRange
+		st.OutOfRange, st.NegativeTokens = m.outOfRange, m.negative
 		if st.Full {
 			if _, err := tx.ExecContext(ctx, fillRollups); err != nil {
 				return err
@@ -390,11 +413,16 @@ func (m *mirrorSync) pull(ctx context.Context, ptx *sql.Tx, t mirrorTable, seq i
 		*high = max(*high, s)
 		n++
 		var id int64
-		if !inTimeRange(t.cols, v) {
+		outOfRange, negative := !inTimeRange(t.cols, v), negativeTokens(t.cols, v)
+		if outOfRange || negative {
 			// Left out, and out of the mirror if an earlier version of the
 			// row is in it: one row another writer put in the shared
 			// store must not stop the team's reports.
-			m.outOfRange++
+			if outOfRange {
+				m.outOfRange++
+			} else {
+				m.negative++
+			}
 			err := m.tx.QueryRowContext(ctx, `SELECT row FROM mirror_rows WHERE tbl = ? AND key = ?`, t.tbl, key).Scan(&id)
 			if err == nil {
 				if _, err := m.tx.ExecContext(ctx, `DELETE FROM `+t.name+` WHERE rowid = ?`, id); err != nil {

@@ -777,3 +777,48 @@ func TestMirrorTimeOutOfRange(t *testing.T) {
 		t.Errorf("%d rows out of range in the mirror (%v)", n, err)
 	}
 }
+
+// TestMirrorNegativeTokens: a row another writer put in the shared store
+// with a token count below zero (a request's input, a tool result's, a
+// compaction's) is left out of the mirror and counted as such, where the
+// reports left it out in silence; the reports are the other rows'. A row
+// whose count is made negative later leaves the mirror.
+func TestMirrorNegativeTokens(t *testing.T) {
+	u := pgDatabase(t)
+	_, stores, _ := quirkyHomes(t, 1, quirky())
+	if _, err := stores[0].Push(context.Background(), u, pushOpts("a")); err != nil {
+		t.Fatal(err)
+	}
+	want := reportTotals(t, stores[0], Filter{})
+	db, err := sql.Open("pgx", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`INSERT INTO requests (key, machine, os_user, source, session_id, agent_id, agent_file, sidechain, ts, model, project,
+		message_id, request_id, dedup_session, input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, web_search, web_fetch, speed, cost_usd)
+		VALUES ('\xdead', 'evil', 'x', 'claude', 'forged', '', '', 0, 1763629200000, 'm', '/p', 'msg-forged', 'req', '', -5, 1, 0, 0, 0, 0, 0, 0, '', NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "mirror.db")
+	m, st := mirror(t, u, path)
+	if st.NegativeTokens != 1 || st.OutOfRange != 0 {
+		t.Errorf("%d rows with negative tokens, %d out of range; want the forged one, none", st.NegativeTokens, st.OutOfRange)
+	}
+	if got := reportTotals(t, m, Filter{}); got != want {
+		t.Errorf("with a forged row the mirror reports\n%s\nwant the store's\n%s", got, want)
+	}
+	m.Close()
+	// A row of the mirror whose count another writer made negative leaves it.
+	if _, err := db.Exec(`UPDATE tool_calls SET result_tokens = -1, seq = nextval('change_seq') WHERE key = (SELECT key FROM tool_calls WHERE machine = 'a' ORDER BY key LIMIT 1)`); err != nil {
+		t.Fatal(err)
+	}
+	m, st = mirror(t, u, path)
+	if st.NegativeTokens != 1 || st.Full {
+		t.Errorf("after a row's count was made negative: %+v", st)
+	}
+	var n int
+	if err := m.db.QueryRow(`SELECT count(*) FROM tool_calls WHERE result_tokens < 0`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d rows with negative tokens in the mirror (%v)", n, err)
+	}
+}
