@@ -1399,3 +1399,42 @@ func TestSettleQueryPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestEntriesQueryPlan checks that the writer looks up a message id's
+// stored requests through requests_message, with every index and with
+// those a first ingest keeps: a scan of the source's requests for each
+// lookup makes an ingest quadratic in the requests stored.
+func TestEntriesQueryPlan(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	for _, indexes := range []string{"with", "without"} {
+		if indexes == "without" {
+			for _, ix := range bulkIndexes {
+				if ix.name == "requests_message" {
+					continue
+				}
+				if _, err := s.db.Exec(`DROP INDEX ` + ix.name); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		rows, err := s.db.Query(`EXPLAIN QUERY PLAN `+entriesQuery, "claude", "msg_1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan[0], "USING INDEX requests_message (source=? AND message_id=?)") || len(plan) != 2 {
+			t.Errorf("%s the bulk indexes, the lookup of a message id's requests is not by requests_message alone; plan:\n%s", indexes, strings.Join(plan, "\n"))
+		}
+	}
+}

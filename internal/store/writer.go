@@ -815,9 +815,7 @@ func (w *writer) entries(tx *sql.Tx, key dedupKey, src, msg string) ([]dedupEntr
 			return nil, err
 		}
 	}
-	st, err := w.stmt(tx, `SELECT r.id, r.session_id, r.request_id, r.dedup_session, r.ts, r.sidechain,
-		r.input + r.output + r.cache_write_5m + r.cache_write_1h + r.cache_read, r.speed <> '', f.path, r.line
-		FROM requests r JOIN files f ON f.id = r.file_id WHERE r.source = ? AND r.message_id = ? ORDER BY r.id`)
+	st, err := w.stmt(tx, entriesQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -852,6 +850,20 @@ func (w *writer) entries(tx *sql.Tx, key dedupKey, src, msg string) ([]dedupEntr
 	}
 	return es, nil
 }
+
+// entriesQuery reads the stored requests of a source (?1) and message
+// id (?2, never empty) through requests_message (see
+// TestEntriesQueryPlan). That index is partial (of non-empty message ids),
+// and SQLite uses it only when the query's WHERE says as much: without
+// the term, it reads every request of the source (every request at all
+// in a first ingest, which drops requests_session), so that a store
+// lookup cost time in proportion to the store, and the lookups of an
+// ingest, which grow with it too (the filter's false positives), made
+// it quadratic.
+const entriesQuery = `SELECT r.id, r.session_id, r.request_id, r.dedup_session, r.ts, r.sidechain,
+		r.input + r.output + r.cache_write_5m + r.cache_write_1h + r.cache_read, r.speed <> '', f.path, r.line
+	FROM requests r JOIN files f ON f.id = r.file_id WHERE r.source = ?1 AND r.message_id = ?2 AND r.message_id <> ''
+	ORDER BY r.id`
 
 // forget drops from the cache the requests whose kept copy is in the
 // file at path, which clearFile has just deleted.
