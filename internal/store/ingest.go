@@ -350,13 +350,36 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 	defer w.close()
 	var werr error
 	for b := range batches {
-		if werr != nil || b.job.abort.Load() {
-			b.job.abort.Store(true)
+		// The batches waiting, written together (see writer.applyAll).
+		group := []*batch{b}
+	more:
+		for len(group) < groupBatches {
+			select {
+			case b, ok := <-batches:
+				if !ok {
+					break more
+				}
+				group = append(group, b)
+			default:
+				break more
+			}
+		}
+		live := group[:0]
+		for _, b := range group {
+			if werr != nil || b.job.abort.Load() {
+				b.job.abort.Store(true)
+				continue
+			}
+			live = append(live, b)
+		}
+		if len(live) == 0 {
 			continue
 		}
-		if err := w.apply(ctx, b); err != nil {
+		if err := w.applyAll(ctx, live); err != nil {
 			werr = err
-			b.job.abort.Store(true)
+			for _, b := range live {
+				b.job.abort.Store(true)
+			}
 		}
 	}
 	w.progress(true)

@@ -190,85 +190,149 @@ type pendingRequest struct {
 // lines are already counted.
 var errRaced = errors.New("raced")
 
-func (w *writer) apply(ctx context.Context, b *batch) error {
+// groupBatches is how many batches, at most, one transaction writes when
+// more than one is waiting (see applyAll).
+const groupBatches = 8
+
+// applyAll writes batches that were waiting together in one
+// transaction, each with its file's new offset, so that a commit (and
+// the pages it writes to the log) serves several of them; an interrupted
+// ingest leaves every batch either stored with its offset or not at all,
+// as with a transaction each. When the transaction fails (another
+// process raced a file, a write failed), it is rolled back and each
+// batch is written alone, so that only the one that failed is left out.
+func (w *writer) applyAll(ctx context.Context, bs []*batch) error {
 	if w.gens == nil {
 		w.gens = map[*job]int64{}
 	}
-	for _, msg := range b.warnings {
-		w.st.warn(w.o.MaxWarnings, msg)
+	live := bs[:0:0]
+	for _, b := range bs {
+		for _, msg := range b.warnings {
+			w.st.warn(w.o.MaxWarnings, msg)
+		}
+		w.st.Corrupt += b.corrupt
+		w.st.UsageSkipped += b.skipped
+		if !b.failed { // a file that could not be read at all is tried again next time
+			live = append(live, b)
+		}
 	}
-	w.st.Corrupt += b.corrupt
-	w.st.UsageSkipped += b.skipped
-	if b.failed {
-		return nil // the file could not be read at all; it is tried again next time
+	if len(live) == 0 {
+		return nil
 	}
-	newRequests, dups := 0, 0
+	if len(live) > 1 {
+		if err := w.write1(ctx, live); err == nil {
+			return nil
+		}
+		// The in-memory index may hold rows that were rolled back.
+		w.loaded, w.copiedIDs = false, nil
+		for _, b := range live {
+			if b.job.abort.Load() {
+				continue
+			}
+			if err := w.write1(ctx, []*batch{b}); err != nil {
+				b.job.abort.Store(true)
+				return err
+			}
+		}
+		return nil
+	}
+	return w.write1(ctx, live)
+}
+
+// write1 writes batches in one transaction. A batch alone that raced
+// another process is left out (its job aborted), not an error.
+func (w *writer) write1(ctx context.Context, bs []*batch) error {
+	type counts struct{ requests, dups int }
+	got := make([]counts, len(bs))
 	w.startBatch()
 	err := w.s.tx(ctx, func(tx *sql.Tx) error {
-		w.moved, w.affected = map[string]bool{}, map[string]bool{}
-		now := time.Now()
-		if _, err := w.exec(tx, `UPDATE ingest_lock SET expires_at = ? WHERE id = 1 AND owner = ?`, now.Add(leaseTime).UnixMilli(), w.owner); err != nil {
-			return err
-		}
-		j := b.job
-		var id, off, gen int64
-		row, err := w.queryRow(tx, `SELECT id, offset, generation FROM files WHERE path = ?`, j.file.Path)
-		if err != nil {
-			return err
-		}
-		err = row.Scan(&id, &off, &gen)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			if !b.first || j.row != nil {
-				return errRaced
-			}
-			row, err := w.queryRow(tx, `INSERT INTO files (path, source, session_id, agent_id) VALUES (?, ?, ?, ?) RETURNING id`,
-				j.file.Path, string(j.file.Source), j.file.SessionID, j.file.AgentID)
+		for i, b := range bs {
+			n, d, err := w.writeBatch(tx, b)
 			if err != nil {
 				return err
 			}
-			if err := row.Scan(&id); err != nil {
-				return err
-			}
-		case err != nil:
-			return err
-		case b.first && (j.row == nil || j.row.id != id || j.row.offset != off || j.row.generation != gen):
-			return errRaced
-		case !b.first && (off != b.fromOffset || gen != w.gens[j]):
-			return errRaced
+			got[i] = counts{n, d}
 		}
-		if b.reset {
-			if err := w.clearFile(tx, id); err != nil {
-				return err
-			}
-			gen++
-			w.forget(j.file.Path)
-		}
-		n, d, err := w.write(tx, id, b)
-		if err != nil {
-			return err
-		}
-		newRequests, dups = n, d
-		size, mtime := int64(-1), int64(-1)
-		if b.last {
-			size, mtime = j.size, j.mtime
-		}
-		_, err = w.exec(tx, `UPDATE files SET size = ?, mtime_ns = ?, offset = ?, lines = ?, head_hash = ?, tail_start = ?, tail_hash = ?,
-			edge_hash = ?, state = ?, corrupt = corrupt + ?, generation = ?, ingested_at = ?, reader = ? WHERE id = ?`,
-			size, mtime, b.offset, b.lines, b.headHash, b.tailStart, b.tailHash, b.edgeHash, b.state, b.corrupt, gen, now.UnixMilli(), readerVersion, id)
-		w.gens[j] = gen
-		return err
+		return nil
 	})
+	if len(bs) > 1 && err != nil {
+		return err
+	}
 	if errors.Is(err, errRaced) {
 		w.st.Busy++
-		b.job.abort.Store(true)
+		bs[0].job.abort.Store(true)
 		w.loaded, w.copiedIDs = false, nil // the in-memory index may hold rows that were rolled back
 		return nil
 	}
 	if err != nil {
 		w.loaded, w.copiedIDs = false, nil
-		return fmt.Errorf("writing %s: %w", b.job.file.Path, err)
+		return fmt.Errorf("writing %s: %w", bs[0].job.file.Path, err)
 	}
+	for i, b := range bs {
+		w.done1(b, got[i].requests, got[i].dups)
+	}
+	return nil
+}
+
+// writeBatch writes one batch in tx, returning its new requests and its
+// copies of requests already stored.
+func (w *writer) writeBatch(tx *sql.Tx, b *batch) (newRequests, dups int, err error) {
+	w.moved, w.affected = map[string]bool{}, map[string]bool{}
+	now := time.Now()
+	if _, err := w.exec(tx, `UPDATE ingest_lock SET expires_at = ? WHERE id = 1 AND owner = ?`, now.Add(leaseTime).UnixMilli(), w.owner); err != nil {
+		return 0, 0, err
+	}
+	j := b.job
+	var id, off, gen int64
+	row, err := w.queryRow(tx, `SELECT id, offset, generation FROM files WHERE path = ?`, j.file.Path)
+	if err != nil {
+		return 0, 0, err
+	}
+	err = row.Scan(&id, &off, &gen)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		if !b.first || j.row != nil {
+			return 0, 0, errRaced
+		}
+		row, err := w.queryRow(tx, `INSERT INTO files (path, source, session_id, agent_id) VALUES (?, ?, ?, ?) RETURNING id`,
+			j.file.Path, string(j.file.Source), j.file.SessionID, j.file.AgentID)
+		if err != nil {
+			return 0, 0, err
+		}
+		if err := row.Scan(&id); err != nil {
+			return 0, 0, err
+		}
+	case err != nil:
+		return 0, 0, err
+	case b.first && (j.row == nil || j.row.id != id || j.row.offset != off || j.row.generation != gen):
+		return 0, 0, errRaced
+	case !b.first && (off != b.fromOffset || gen != w.gens[j]):
+		return 0, 0, errRaced
+	}
+	if b.reset {
+		if err := w.clearFile(tx, id); err != nil {
+			return 0, 0, err
+		}
+		gen++
+		w.forget(j.file.Path)
+	}
+	n, d, err := w.write(tx, id, b)
+	if err != nil {
+		return 0, 0, err
+	}
+	size, mtime := int64(-1), int64(-1)
+	if b.last {
+		size, mtime = j.size, j.mtime
+	}
+	_, err = w.exec(tx, `UPDATE files SET size = ?, mtime_ns = ?, offset = ?, lines = ?, head_hash = ?, tail_start = ?, tail_hash = ?,
+		edge_hash = ?, state = ?, corrupt = corrupt + ?, generation = ?, ingested_at = ?, reader = ? WHERE id = ?`,
+		size, mtime, b.offset, b.lines, b.headHash, b.tailStart, b.tailHash, b.edgeHash, b.state, b.corrupt, gen, now.UnixMilli(), readerVersion, id)
+	w.gens[j] = gen
+	return n, d, err
+}
+
+// done1 counts a batch that is stored.
+func (w *writer) done1(b *batch, newRequests, dups int) {
 	w.st.Requests += newRequests
 	w.st.Duplicates += dups
 	w.st.BytesRead += b.bytes
@@ -296,7 +360,6 @@ func (w *writer) apply(ctx context.Context, b *batch) error {
 		w.done++
 	}
 	w.progress(false)
-	return nil
 }
 
 func (w *writer) progress(final bool) {
