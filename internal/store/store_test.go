@@ -1438,3 +1438,28 @@ func TestEntriesQueryPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestWALPages checks that every connection of a store checkpoints its
+// log every walPages pages.
+func TestWALPages(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	ctx := context.Background()
+	var conns []*sql.Conn
+	for range 3 {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns = append(conns, c)
+	}
+	for i, c := range conns {
+		var n int
+		if err := c.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != walPages {
+			t.Errorf("connection %d checkpoints every %d pages, want %d", i, n, walPages)
+		}
+	}
+}
