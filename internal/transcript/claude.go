@@ -39,6 +39,7 @@ type ClaudeParser struct {
 	ReuseText bool
 
 	arena textArena
+	memo  strMemo
 }
 
 // A textArena holds the decoded text parts of one line's tool results,
@@ -114,16 +115,19 @@ type claudeMessage struct {
 	Usage   *claudeUsage
 	// empty is set when id or model is an empty string.
 	empty bool
+	// wanted is set when the message's usage key is written as it is in
+	// patUsage.
+	wanted bool
 }
 
 // decodeMessage reads a line's message: the id, model and usage are
 // decoded, the content kept raw for blocks.
-func decodeMessage(val []byte) (*claudeMessage, error) {
+func decodeMessage(val []byte, memo *strMemo) (*claudeMessage, error) {
 	if string(val) == "null" {
 		return nil, nil
 	}
 	m := &claudeMessage{}
-	err := splitObject(val, func(key string, v []byte) error {
+	err := splitObjectMemo(val, memo, func(key string, v []byte) error {
 		var err error
 		switch key {
 		case "id":
@@ -136,6 +140,10 @@ func decodeMessage(val []byte) (*claudeMessage, error) {
 			m.Content = v
 		case "usage":
 			err = decodeUsage(v, &m.Usage)
+			// The key as written, just before its value, is "usage" in
+			// the line: claudeWanted would find it.
+			at := cap(val) - cap(v)
+			m.wanted = m.wanted || bytes.Contains(val[max(0, at-len(patUsage)-8):at], patUsage)
 		}
 		return err
 	})
@@ -303,6 +311,9 @@ type claudeBlock struct {
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
+	// wanted is set when the type is written as in patToolUse or
+	// patToolResult.
+	wanted bool
 }
 
 // Byte patterns of the lines worth decoding.
@@ -348,24 +359,47 @@ func wantedLine(line []byte, wanted func([]byte) bool) ([]byte, bool, error) {
 }
 
 // ParseLine implements Parser.
+//
+// A line is parsed before claudeWanted is asked about it: the parse sees
+// most of the patterns that make a line wanted (the usage key, a block's
+// type), and a line it finds nothing on gives nothing either way. Only
+// what the parse found without such a pattern is checked against the
+// line's bytes, and is what wantedLine would give when they are not there.
 func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
-	line, ok, err := wantedLine(line, claudeWanted)
-	if !ok {
-		return nil, err
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil, nil
 	}
+	if line[0] != '{' {
+		return nil, errNotObject
+	}
+	rec, wanted, err := p.parse(line)
+	if (rec == nil && err == nil) || wanted || claudeWanted(line) {
+		return rec, err
+	}
+	_, _, err = wantedLine(line, func([]byte) bool { return false })
+	return nil, err
+}
+
+// parse parses a line that wantedLine would pass, and says whether it
+// found one of the patterns of claudeWanted on the way.
+func (p *ClaudeParser) parse(line []byte) (_ *Record, wanted bool, err error) {
 	var arena *textArena
 	if p.ReuseText {
 		arena = &p.arena
 		arena.reset()
 	}
+	memo := &p.memo
+	memo.reset()
 	var l claudeLine
-	err = splitObject(line, func(key string, val []byte) error {
+	err = splitObjectMemo(line, memo, func(key string, val []byte) error {
 		var err error
 		switch key {
 		case "type":
 			l.Type, err = str(key, val)
 		case "subtype":
 			l.Subtype, err = str(key, val)
+			wanted = wanted || bytes.Equal(val, patCompact)
 		case "sessionId":
 			l.SessionID, err = str(key, val)
 			l.empty = l.empty || string(val) == `""`
@@ -404,14 +438,17 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 				l.mistyped = true
 			}
 		case "message":
-			l.Message, err = decodeMessage(val)
+			l.Message, err = decodeMessage(val, memo)
 		case "compactMetadata":
 			err = decodeField(key, val, &l.CompactMetadata)
 		}
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, wanted, err
+	}
+	if l.Message != nil && l.Message.wanted {
+		wanted = true
 	}
 	rec := &Record{
 		SessionID: p.SessionID,
@@ -461,7 +498,7 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 			r.Usage.WebSearch, r.Usage.WebFetch = s.WebSearch, s.WebFetch
 		}
 		if err := r.Usage.check(); err != nil {
-			return nil, err
+			return nil, wanted, err
 		}
 		rec.Request = r
 		if l.badCost {
@@ -470,16 +507,21 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 	}
 	switch {
 	case (l.Type == "assistant" || l.Type == "") && l.Message != nil:
-		for _, b := range blocks(l.Message.Content) {
+		for _, b := range blocks(l.Message.Content, memo) {
 			if b.Type == "tool_use" && b.ID != "" && b.Name != "" {
 				rec.Calls = append(rec.Calls, ToolCall{ID: b.ID, Name: b.Name, Tool: ParseToolName(b.Name), Args: bytes.Clone(b.Input)})
+				wanted = wanted || b.wanted
 			}
 		}
 		if l.Type == "" {
-			rec.Results = toolResults(l.Message.Content, arena)
+			var w bool
+			rec.Results, w = toolResults(l.Message.Content, arena, memo)
+			wanted = wanted || w
 		}
 	case l.Type == "user" && l.Message != nil:
-		rec.Results = toolResults(l.Message.Content, arena)
+		var w bool
+		rec.Results, w = toolResults(l.Message.Content, arena, memo)
+		wanted = wanted || w
 	case l.Type == "system" && (l.Subtype == "compact_boundary" || l.Subtype == "microcompact_boundary"):
 		c := &Compaction{Trigger: l.Subtype}
 		if m := l.CompactMetadata; m != nil {
@@ -498,20 +540,20 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 	}
 	if rec.Request == nil && rec.Calls == nil && rec.Results == nil && rec.Compaction == nil && rec.LimitReset == 0 {
 		if skipped {
-			return &Record{UsageSkipped: true}, nil
+			return &Record{UsageSkipped: true}, wanted, nil
 		}
-		return nil, nil
+		return nil, wanted, nil
 	}
 	rec.UsageSkipped = skipped
 	t, err := parseTime(l.Timestamp)
 	if err != nil {
-		return nil, err
+		return nil, wanted, err
 	}
 	rec.Time = t
 	if rec.SessionID == "" {
-		return nil, errors.New("no session id")
+		return nil, wanted, errors.New("no session id")
 	}
-	return rec, nil
+	return rec, wanted, nil
 }
 
 // nullable are the members that ccusage refuses to see as null anywhere
@@ -623,34 +665,36 @@ func limitReset(content []byte) int64 {
 }
 
 // toolResults reads the tool_result blocks of a message's content, their
-// texts decoded through arena.
-func toolResults(content []byte, arena *textArena) []ToolResult {
-	var rs []ToolResult
-	for _, b := range blocks(content) {
+// texts decoded through arena. It says whether one of them has its type
+// written as in patToolResult.
+func toolResults(content []byte, arena *textArena, memo *strMemo) (rs []ToolResult, wanted bool) {
+	for _, b := range blocks(content, memo) {
 		if b.Type == "tool_result" && b.ToolUseID != "" {
 			r := ToolResult{ID: b.ToolUseID, IsError: b.IsError}
-			r.addContent(b.Content, arena)
+			r.addContent(b.Content, arena, memo)
 			rs = append(rs, r)
+			wanted = wanted || b.wanted
 		}
 	}
-	return rs
+	return rs, wanted
 }
 
 // blocks splits a message's content when it is an array of blocks,
 // decoding only the members of interest.
-func blocks(content []byte) []claudeBlock {
+func blocks(content []byte, memo *strMemo) []claudeBlock {
 	content = bytes.TrimSpace(content)
 	if len(content) == 0 || content[0] != '[' {
 		return nil
 	}
 	var bs []claudeBlock
-	splitArray(content, func(v []byte) error {
+	splitArray(content, memo, func(v []byte) error {
 		var b claudeBlock
-		err := splitObject(v, func(key string, v []byte) error {
+		err := splitObjectMemo(v, memo, func(key string, v []byte) error {
 			var err error
 			switch key {
 			case "type":
 				b.Type, err = str(key, v)
+				b.wanted = bytes.Equal(v, patToolUse) || bytes.Equal(v, patToolResult)
 			case "id":
 				b.ID, err = str(key, v)
 			case "name":

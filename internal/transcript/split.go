@@ -27,6 +27,12 @@ var (
 // splitObject calls fn for every member of the object in b, with its key
 // and its raw value.
 func splitObject(b []byte, fn func(key string, val []byte) error) error {
+	return splitObjectMemo(b, nil, fn)
+}
+
+// splitObjectMemo is splitObject, with the ends of the long strings it
+// crosses found in m and recorded there (nil: none).
+func splitObjectMemo(b []byte, m *strMemo, fn func(key string, val []byte) error) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return errNotObject
@@ -45,7 +51,7 @@ func splitObject(b []byte, fn func(key string, val []byte) error) error {
 		if b[i] != '"' {
 			return errSyntax
 		}
-		end, err := skipString(b, i)
+		end, err := m.skipString(b, i)
 		if err != nil {
 			return err
 		}
@@ -64,7 +70,7 @@ func splitObject(b []byte, fn func(key string, val []byte) error) error {
 			return errSyntax
 		}
 		i = skipSpace(b, i+1)
-		vend, err := skipValue(b, i)
+		vend, err := m.skipValue(b, i)
 		if err != nil {
 			return err
 		}
@@ -128,8 +134,9 @@ func plainKey(k []byte) bool {
 	return true
 }
 
-// splitArray calls fn for every element of the array in b.
-func splitArray(b []byte, fn func(val []byte) error) error {
+// splitArray calls fn for every element of the array in b, through m as
+// splitObjectMemo.
+func splitArray(b []byte, m *strMemo, fn func(val []byte) error) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return errSyntax
@@ -142,7 +149,7 @@ func splitArray(b []byte, fn func(val []byte) error) error {
 		return nil
 	}
 	for {
-		end, err := skipValue(b, i)
+		end, err := m.skipValue(b, i)
 		if err != nil {
 			return err
 		}
@@ -174,6 +181,60 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
+// A strMemo remembers where the long strings of one line end, so that
+// the splitters, which cross a member's value once to find its end and
+// again to split it (a message, its content, each block), scan a long
+// text once. It keys a string by the address of its opening quote: the
+// end found from there is the same in every slice of the line that holds
+// it, and a slice that ends before it gets the scan's own answer. A nil
+// *strMemo remembers nothing. The line's bytes must not change between
+// reset and the last use.
+type strMemo struct {
+	ends []memoEnd
+}
+
+type memoEnd struct{ start, end uintptr }
+
+const (
+	// memoMin is the shortest string remembered, memoMax the most
+	// strings remembered for one line.
+	memoMin = 512
+	memoMax = 32
+)
+
+// reset forgets the strings of the previous line.
+func (m *strMemo) reset() {
+	if m != nil {
+		m.ends = m.ends[:0]
+	}
+}
+
+// skipString returns the index just past the string starting at b[i] ('"').
+func (m *strMemo) skipString(b []byte, i int) (int, error) {
+	if m == nil || len(m.ends) == 0 {
+		return m.scanString(b, i)
+	}
+	start := uintptr(unsafe.Pointer(&b[i]))
+	for _, e := range m.ends {
+		if e.start == start {
+			if n := int(e.end - start); n <= len(b)-i {
+				return i + n, nil
+			}
+			break
+		}
+	}
+	return m.scanString(b, i)
+}
+
+func (m *strMemo) scanString(b []byte, i int) (int, error) {
+	end, err := skipString(b, i)
+	if err == nil && m != nil && end-i >= memoMin && len(m.ends) < memoMax {
+		start := uintptr(unsafe.Pointer(&b[i]))
+		m.ends = append(m.ends, memoEnd{start, start + uintptr(end-i)})
+	}
+	return end, err
+}
+
 // skipString returns the index just past the string starting at b[i] ('"').
 func skipString(b []byte, i int) (int, error) {
 	j := i + 1
@@ -195,20 +256,21 @@ func skipString(b []byte, i int) (int, error) {
 	}
 }
 
-// skipValue returns the index just past the value starting at b[i].
-func skipValue(b []byte, i int) (int, error) {
+// skipValue returns the index just past the value starting at b[i],
+// through the memo.
+func (m *strMemo) skipValue(b []byte, i int) (int, error) {
 	if i >= len(b) {
 		return 0, errTruncated
 	}
 	switch c := b[i]; {
 	case c == '"':
-		return skipString(b, i)
+		return m.skipString(b, i)
 	case c == '{' || c == '[':
 		depth := 0
 		for j := i; j < len(b); j++ {
 			switch b[j] {
 			case '"':
-				end, err := skipString(b, j)
+				end, err := m.skipString(b, j)
 				if err != nil {
 					return 0, err
 				}
