@@ -201,3 +201,48 @@ func referenceSeeds(f *testing.F) [][]byte {
 	}
 	return lines
 }
+
+// FuzzSkipString checks the word-at-a-time string skipper against the
+// reference's, which looks for quotes and counts the backslashes before
+// each, from every start in the input.
+func FuzzSkipString(f *testing.F) {
+	for _, s := range []string{`""`, `"a\"b"`, `"\\"`, `"\\\"`, `"a\\\\\"b\\"c`, `"12345678\"12345678"`, `"1234567\\"`, `"\`, `"abc`} {
+		f.Add([]byte(s))
+	}
+	for _, l := range referenceSeeds(f) {
+		if len(l) <= 1<<12 {
+			f.Add(l)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i, c := range b {
+			if c != '"' {
+				continue
+			}
+			gend, gerr := skipString(b, i)
+			wend, werr := refSkipString(b, i)
+			if gend != wend || (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
+				t.Fatalf("%q from %d: %d, %v; reference %d, %v", b, i, gend, gerr, wend, werr)
+			}
+		}
+	})
+}
+
+// FuzzAppendUnquote checks the string decoder against the reference's,
+// byte for byte, on what it accepts and what it leaves to encoding/json.
+func FuzzAppendUnquote(f *testing.F) {
+	for _, s := range []string{`""`, `"a\nb"`, `"\u00e9\ud83d\ude00"`, `"\ud800x"`, `"12345678\"1234567\u0041"`, "\"1234567\x1f\"", "\"12345678\x7f\x80\"", `"\x"`, "\"\xff\"", "\"12345678é12345678\""} {
+		f.Add([]byte(s))
+	}
+	addBoundaryStrings(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, n := range []int{0, 3} {
+			dst := []byte("pre")[:n]
+			got, gok := appendUnquote(bytes.Clone(dst), b)
+			want, wok := refAppendUnquote(bytes.Clone(dst), b)
+			if gok != wok || !bytes.Equal(got, want) {
+				t.Fatalf("%q: %q %v; reference %q %v", b, got, gok, want, wok)
+			}
+		}
+	})
+}
