@@ -170,16 +170,16 @@ type claudeUsage struct {
 }
 
 // decodeUsage decodes a message's usage into *u as encoding/json does.
-// The usual object (integer counts, known keys once each) is read
-// directly; anything else is left to encoding/json, so that the result
-// and the errors are the same.
+// The usual object (integer counts, known keys once each, valid JSON) is
+// read directly; anything else is left to encoding/json, so that the
+// result and the errors are the same.
 func decodeUsage(v []byte, u **claudeUsage) error {
 	if string(v) == "null" {
 		*u = nil
 		return nil
 	}
 	// A second usage member merges into the first, as encoding/json does.
-	if *u == nil && json.Valid(v) {
+	if *u == nil {
 		if fast, ok := fastUsage(v); ok {
 			*u = fast
 			return nil
@@ -188,36 +188,76 @@ func decodeUsage(v []byte, u **claudeUsage) error {
 	return decodeField("message.usage", v, u)
 }
 
+// A usageCheck gathers what the direct reading of a usage object cannot
+// vouch for by itself: ok is cleared by anything encoding/json is to
+// decide, deep is set by a member's object or array that only a check of
+// the whole value (which counts its depth) can validate.
+type usageCheck struct{ ok, deep bool }
+
+// key clears ok for a key with a control character: valid JSON only when
+// it is escaped, which the splitter does not tell.
+func (c *usageCheck) key(key string) {
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x20 {
+			c.ok = false
+		}
+	}
+}
+
+// other checks the value of a member that is not read: a string without
+// escapes or control characters is valid; a literal was checked by the
+// splitter; a number is checked here; an object or an array is left to
+// the check of the whole.
+func (c *usageCheck) other(val []byte) {
+	switch val[0] {
+	case '"':
+		for _, b := range val[1 : len(val)-1] {
+			if b < 0x20 || b == '\\' {
+				c.ok = c.ok && json.Valid(val)
+				return
+			}
+		}
+	case '{', '[':
+		c.deep = true
+	case 't', 'f', 'n':
+	default:
+		c.ok = c.ok && json.Valid(val)
+	}
+}
+
 var (
 	usageKeys         = []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cache_creation", "server_tool_use", "speed"}
 	cacheCreationKeys = []string{"ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"}
 	serverToolKeys    = []string{"web_search_requests", "web_fetch_requests"}
 )
 
-// fastUsage reads a valid usage object; false means "ask encoding/json".
+// fastUsage reads a usage object that is valid JSON; false means "ask
+// encoding/json".
 func fastUsage(v []byte) (*claudeUsage, bool) {
 	u := &claudeUsage{}
 	var seen uint
-	ok := true
+	c := usageCheck{ok: true}
 	err := splitObject(v, func(key string, val []byte) error {
-		i := keyIndex(usageKeys, key, &seen, &ok)
-		switch i {
+		c.key(key)
+		switch keyIndex(usageKeys, key, &seen, &c.ok) {
+		case -1:
+			c.other(val)
 		case 0:
-			ok = ok && intValue(val, &u.InputTokens)
+			c.ok = c.ok && intValue(val, &u.InputTokens)
 		case 1:
-			ok = ok && intValue(val, &u.OutputTokens)
+			c.ok = c.ok && intValue(val, &u.OutputTokens)
 		case 2:
-			ok = ok && intValue(val, &u.CacheCreationInputTokens)
+			c.ok = c.ok && intValue(val, &u.CacheCreationInputTokens)
 		case 3:
-			ok = ok && intValue(val, &u.CacheReadInputTokens)
+			c.ok = c.ok && intValue(val, &u.CacheReadInputTokens)
 		case 4:
 			if string(val) != "null" {
-				c := &struct {
+				cc := &struct {
 					Ephemeral5m int64 `json:"ephemeral_5m_input_tokens"`
 					Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
 				}{}
-				ok = ok && fastCounts(val, cacheCreationKeys, &c.Ephemeral5m, &c.Ephemeral1h)
-				u.CacheCreation = c
+				c.counts(val, cacheCreationKeys, &cc.Ephemeral5m, &cc.Ephemeral1h)
+				u.CacheCreation = cc
 			}
 		case 5:
 			if string(val) != "null" {
@@ -225,39 +265,48 @@ func fastUsage(v []byte) (*claudeUsage, bool) {
 					WebSearch int64 `json:"web_search_requests"`
 					WebFetch  int64 `json:"web_fetch_requests"`
 				}{}
-				ok = ok && fastCounts(val, serverToolKeys, &s.WebSearch, &s.WebFetch)
+				c.counts(val, serverToolKeys, &s.WebSearch, &s.WebFetch)
 				u.ServerToolUse = s
 			}
 		case 6:
 			switch {
 			case string(val) == "null":
-			case len(val) > 0 && val[0] == '"':
+			case val[0] == '"':
 				s, err := str("speed", val)
-				ok = ok && err == nil
+				c.ok = c.ok && err == nil && json.Valid(val)
 				u.Speed = s
 			default:
-				ok = false
+				c.ok = false
 			}
 		}
 		return nil
 	})
-	return u, ok && err == nil
+	if err != nil || !c.ok {
+		return nil, false
+	}
+	if c.deep && !json.Valid(v) {
+		return nil, false
+	}
+	return u, true
 }
 
-// fastCounts reads an object of two integer counts.
-func fastCounts(v []byte, keys []string, a, b *int64) bool {
+// counts reads an object of two integer counts, as fastUsage reads
+// usage.
+func (c *usageCheck) counts(v []byte, keys []string, a, b *int64) {
 	var seen uint
-	ok := true
 	err := splitObject(v, func(key string, val []byte) error {
-		switch keyIndex(keys, key, &seen, &ok) {
+		c.key(key)
+		switch keyIndex(keys, key, &seen, &c.ok) {
+		case -1:
+			c.other(val)
 		case 0:
-			ok = ok && intValue(val, a)
+			c.ok = c.ok && intValue(val, a)
 		case 1:
-			ok = ok && intValue(val, b)
+			c.ok = c.ok && intValue(val, b)
 		}
 		return nil
 	})
-	return ok && err == nil
+	c.ok = c.ok && err == nil
 }
 
 // keyIndex is key's index in keys (-1 for another key). A key seen twice,
@@ -282,7 +331,7 @@ func keyIndex(keys []string, key string, seen *uint, ok *bool) int {
 }
 
 // intValue reads a JSON integer (null leaves *n as it is); false for any
-// other value.
+// other value, and for what is not a JSON number (a leading zero).
 func intValue(val []byte, n *int64) bool {
 	if string(val) == "null" {
 		return true
@@ -294,6 +343,9 @@ func intValue(val []byte, n *int64) bool {
 		if (c < '0' || c > '9') && !(i == 0 && c == '-') {
 			return false
 		}
+	}
+	if d := bytes.TrimPrefix(val, []byte{'-'}); len(d) > 1 && d[0] == '0' {
+		return false
 	}
 	x, err := strconv.ParseInt(string(val), 10, 64)
 	if err != nil {
