@@ -448,18 +448,18 @@ func (p *ClaudeParser) parse(line []byte) (_ *Record, wanted bool, err error) {
 		var err error
 		switch key {
 		case "type":
-			l.Type, err = str(key, val)
+			l.Type, err = view(key, val)
 		case "subtype":
-			l.Subtype, err = str(key, val)
+			l.Subtype, err = view(key, val)
 			wanted = wanted || bytes.Equal(val, patCompact)
 		case "sessionId":
 			l.SessionID, err = str(key, val)
 			l.empty = l.empty || string(val) == `""`
 		case "version":
-			l.Version, err = str(key, val)
+			l.Version, err = view(key, val)
 			l.hasVersion = true
 		case "timestamp":
-			l.Timestamp, err = str(key, val)
+			l.Timestamp, err = view(key, val)
 		case "cwd":
 			l.Cwd, err = str(key, val)
 		case "agentId":
@@ -476,7 +476,10 @@ func (p *ClaudeParser) parse(line []byte) (_ *Record, wanted bool, err error) {
 			case "false":
 				l.IsSidechain = false
 			default:
-				err = decodeField(key, val, &l.IsSidechain)
+				// Apart, so that l itself stays off the heap.
+				v := l.IsSidechain
+				err = decodeField(key, val, &v)
+				l.IsSidechain = v
 			}
 		case "costUSD":
 			// null, or a number; anything else is not a cost.
@@ -492,7 +495,9 @@ func (p *ClaudeParser) parse(line []byte) (_ *Record, wanted bool, err error) {
 		case "message":
 			l.Message, err = decodeMessage(val, memo)
 		case "compactMetadata":
-			err = decodeField(key, val, &l.CompactMetadata)
+			m := l.CompactMetadata
+			err = decodeField(key, val, &m)
+			l.CompactMetadata = m
 		}
 		return err
 	})
@@ -575,7 +580,7 @@ func (p *ClaudeParser) parse(line []byte) (_ *Record, wanted bool, err error) {
 		rec.Results, w = toolResults(l.Message.Content, arena, memo)
 		wanted = wanted || w
 	case l.Type == "system" && (l.Subtype == "compact_boundary" || l.Subtype == "microcompact_boundary"):
-		c := &Compaction{Trigger: l.Subtype}
+		c := &Compaction{Trigger: strings.Clone(l.Subtype)}
 		if m := l.CompactMetadata; m != nil {
 			if m.Trigger != "" {
 				c.Trigger = m.Trigger
@@ -745,7 +750,7 @@ func blocks(content []byte, memo *strMemo) []claudeBlock {
 			var err error
 			switch key {
 			case "type":
-				b.Type, err = str(key, v)
+				b.Type, err = view(key, v)
 				b.wanted = bytes.Equal(v, patToolUse) || bytes.Equal(v, patToolResult)
 			case "id":
 				b.ID, err = str(key, v)
@@ -768,6 +773,16 @@ func blocks(content []byte, memo *strMemo) []claudeBlock {
 		return nil
 	})
 	return bs
+}
+
+// view decodes a string member as str does, as a view of the line's
+// bytes where it has no escapes: for the values only looked at while the
+// line is parsed (types, version, timestamp), never kept.
+func view(key string, val []byte) (string, error) {
+	if n := len(val); n >= 2 && val[0] == '"' && val[n-1] == '"' && bytes.IndexByte(val, '\\') < 0 && utf8.Valid(val) {
+		return unsafe.String(unsafe.SliceData(val[1:]), n-2), nil
+	}
+	return str(key, val)
 }
 
 // str decodes a string member (null is "").

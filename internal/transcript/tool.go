@@ -129,7 +129,7 @@ func (r *ToolResult) addContent(content json.RawMessage, arena *textArena, memo 
 				var err error
 				switch key {
 				case "type":
-					typ, err = str(key, v)
+					typ, err = view(key, v)
 				case "text":
 					hasText = len(v) > 0 && v[0] == '"'
 					text, err = arena.text(key, v)
