@@ -40,6 +40,28 @@ type ClaudeParser struct {
 
 	arena textArena
 	memo  strMemo
+	last  lastValues
+}
+
+// lastValues are the values of the members that repeat from line to line
+// (a file's session and project, its model), kept so that a line which
+// repeats one costs no copy.
+type lastValues struct{ session, cwd, model string }
+
+// repeated decodes a string member as str does, giving *last again when
+// the member is written as *last without escapes, and keeping it in *last
+// otherwise.
+func repeated(last *string, key string, val []byte) (string, error) {
+	if n := len(val); n >= 2 && val[0] == '"' && val[n-1] == '"' && string(val[1:n-1]) == *last && bytes.IndexByte(val, '\\') < 0 {
+		// str gives these bytes as they are: they are valid UTF-8, as
+		// every string str gives is.
+		return *last, nil
+	}
+	s, err := str(key, val)
+	if err == nil {
+		*last = s
+	}
+	return s, err
 }
 
 // A textArena holds the decoded text parts of one line's tool results,
@@ -122,7 +144,7 @@ type claudeMessage struct {
 
 // decodeMessage reads a line's message: the id, model and usage are
 // decoded, the content kept raw for blocks.
-func decodeMessage(val []byte, memo *strMemo) (*claudeMessage, error) {
+func decodeMessage(val []byte, memo *strMemo, last *lastValues) (*claudeMessage, error) {
 	if string(val) == "null" {
 		return nil, nil
 	}
@@ -134,7 +156,7 @@ func decodeMessage(val []byte, memo *strMemo) (*claudeMessage, error) {
 			m.ID, err = str("message.id", v)
 			m.empty = m.empty || string(v) == `""`
 		case "model":
-			m.Model, err = str("message.model", v)
+			m.Model, err = repeated(&last.model, "message.model", v)
 			m.empty = m.empty || string(v) == `""`
 		case "content":
 			m.Content = v
@@ -453,7 +475,7 @@ func (p *ClaudeParser) parse(line []byte) (_ *Record, wanted bool, err error) {
 			l.Subtype, err = view(key, val)
 			wanted = wanted || bytes.Equal(val, patCompact)
 		case "sessionId":
-			l.SessionID, err = str(key, val)
+			l.SessionID, err = repeated(&p.last.session, key, val)
 			l.empty = l.empty || string(val) == `""`
 		case "version":
 			l.Version, err = view(key, val)
@@ -461,7 +483,7 @@ func (p *ClaudeParser) parse(line []byte) (_ *Record, wanted bool, err error) {
 		case "timestamp":
 			l.Timestamp, err = view(key, val)
 		case "cwd":
-			l.Cwd, err = str(key, val)
+			l.Cwd, err = repeated(&p.last.cwd, key, val)
 		case "agentId":
 			l.AgentID, err = str(key, val)
 		case "requestId":
@@ -493,7 +515,7 @@ func (p *ClaudeParser) parse(line []byte) (_ *Record, wanted bool, err error) {
 				l.mistyped = true
 			}
 		case "message":
-			l.Message, err = decodeMessage(val, memo)
+			l.Message, err = decodeMessage(val, memo, &p.last)
 		case "compactMetadata":
 			m := l.CompactMetadata
 			err = decodeField(key, val, &m)

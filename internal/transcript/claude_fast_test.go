@@ -27,10 +27,20 @@ func FuzzClaudeReference(f *testing.F) {
 }
 
 // TestClaudeReferenceGenerated runs the comparison over every line of a
-// generated tree, quirks and defects included.
+// generated tree, quirks and defects included, line after line through
+// the same parsers, and each line after the one before it through new
+// ones.
 func TestClaudeReferenceGenerated(t *testing.T) {
+	lines := generatedLines(t)
+	for _, reuse := range []bool{false, true} {
+		ref := &refClaudeParser{ReuseText: reuse}
+		p := &ClaudeParser{ReuseText: reuse}
+		for _, l := range lines {
+			compareParsers(t, ref, p, l)
+		}
+	}
 	var prev []byte
-	for _, l := range generatedLines(t) {
+	for _, l := range lines {
 		compareReference(t, prev, l)
 		prev = l
 	}
@@ -39,18 +49,24 @@ func TestClaudeReferenceGenerated(t *testing.T) {
 func compareReference(t *testing.T, prev, line []byte) {
 	t.Helper()
 	for _, reuse := range []bool{false, true} {
-		ref := &refClaudeParser{SessionID: "", ReuseText: reuse}
+		ref := &refClaudeParser{ReuseText: reuse}
 		p := &ClaudeParser{ReuseText: reuse}
 		ref.ParseLine(bytes.Clone(prev))
 		p.ParseLine(bytes.Clone(prev))
-		want, werr := ref.ParseLine(bytes.Clone(line))
-		got, gerr := p.ParseLine(bytes.Clone(line))
-		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
-			t.Fatalf("reuse %v, line %.300q: error %v, reference %v", reuse, line, gerr, werr)
-		}
-		if !reflect.DeepEqual(want, got) {
-			t.Fatalf("reuse %v, line %.300q:\n got %s\nwant %s", reuse, line, describe(got), describe(want))
-		}
+		compareParsers(t, ref, p, line)
+	}
+}
+
+// compareParsers parses line with both, each from a copy of its own.
+func compareParsers(t *testing.T, ref *refClaudeParser, p *ClaudeParser, line []byte) {
+	t.Helper()
+	want, werr := ref.ParseLine(bytes.Clone(line))
+	got, gerr := p.ParseLine(bytes.Clone(line))
+	if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+		t.Fatalf("reuse %v, line %.300q: error %v, reference %v", p.ReuseText, line, gerr, werr)
+	}
+	if !reflect.DeepEqual(want, got) {
+		t.Fatalf("reuse %v, line %.300q:\n got %s\nwant %s", p.ReuseText, line, describe(got), describe(want))
 	}
 }
 
@@ -235,6 +251,14 @@ func FuzzAppendUnquote(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	addBoundaryStrings(f)
+	// Each kind of special byte at every offset of the first words.
+	for _, sp := range []string{`\n`, `\"`, `\u00e9`, `\ud83d\ude00`, "\x01", "\x1f", "\x7f", "é", "\xff", `"`, `\`} {
+		for n := 0; n <= 24; n++ {
+			for at := 0; at <= n; at++ {
+				f.Add([]byte(`"` + strings.Repeat("a", at) + sp + strings.Repeat("b", n-at) + `"`))
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, n := range []int{0, 3} {
 			dst := []byte("pre")[:n]

@@ -42,7 +42,7 @@ func FuzzDecodeUsage(f *testing.F) {
 }
 
 func TestDecodeUsageTwice(t *testing.T) {
-	m, err := decodeMessage([]byte(`{"usage":{"input_tokens":1},"usage":{"output_tokens":2}}`), nil)
+	m, err := decodeMessage([]byte(`{"usage":{"input_tokens":1},"usage":{"output_tokens":2}}`), nil, &lastValues{})
 	if err != nil || m.Usage == nil || m.Usage.InputTokens != 1 || m.Usage.OutputTokens != 2 {
 		t.Fatalf("two usage members: %+v, %v; want them merged", m.Usage, err)
 	}
