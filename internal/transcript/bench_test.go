@@ -3,6 +3,7 @@ package transcript_test
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/mcpcost/mcpcost/internal/transcript"
@@ -48,5 +49,50 @@ func BenchmarkClaudeTexts(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkClaudeParse parses the Claude Code lines of the home named by
+// MCPCOST_BENCH_HOME (bench/ingest's generated tree), up to 64 MB of
+// them, as the store reads them (ReuseText), visiting every text.
+func BenchmarkClaudeParse(b *testing.B) {
+	home := os.Getenv("MCPCOST_BENCH_HOME")
+	if home == "" {
+		b.Skip("MCPCOST_BENCH_HOME names no generated home")
+	}
+	files, err := transcript.DiscoverClaude([]string{filepath.Join(home, ".claude", "projects")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines [][]byte
+	size := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f.Path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines = append(lines, bytes.Split(data, []byte("\n"))...)
+		if size += len(data); size >= 64<<20 {
+			break
+		}
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		p := &transcript.ClaudeParser{SessionID: "s", ReuseText: true}
+		n := 0
+		for _, l := range lines {
+			rec, _ := p.ParseLine(l)
+			if rec != nil {
+				for _, r := range rec.Results {
+					for _, t := range r.Texts {
+						n += len(t)
+					}
+				}
+			}
+		}
+		if n == 0 {
+			b.Fatal("no text")
+		}
 	}
 }

@@ -39,6 +39,29 @@ type ClaudeParser struct {
 	ReuseText bool
 
 	arena textArena
+	memo  strMemo
+	last  lastValues
+}
+
+// lastValues are the values of the members that repeat from line to line
+// (a file's session and project, its model), kept so that a line which
+// repeats one costs no copy.
+type lastValues struct{ session, cwd, model string }
+
+// repeated decodes a string member as str does, giving *last again when
+// the member is written as *last without escapes, and keeping it in *last
+// otherwise.
+func repeated(last *string, key string, val []byte) (string, error) {
+	if n := len(val); n >= 2 && val[0] == '"' && val[n-1] == '"' && string(val[1:n-1]) == *last && bytes.IndexByte(val, '\\') < 0 {
+		// str gives these bytes as they are: they are valid UTF-8, as
+		// every string str gives is.
+		return *last, nil
+	}
+	s, err := str(key, val)
+	if err == nil {
+		*last = s
+	}
+	return s, err
 }
 
 // A textArena holds the decoded text parts of one line's tool results,
@@ -114,28 +137,35 @@ type claudeMessage struct {
 	Usage   *claudeUsage
 	// empty is set when id or model is an empty string.
 	empty bool
+	// wanted is set when the message's usage key is written as it is in
+	// patUsage.
+	wanted bool
 }
 
 // decodeMessage reads a line's message: the id, model and usage are
 // decoded, the content kept raw for blocks.
-func decodeMessage(val []byte) (*claudeMessage, error) {
+func decodeMessage(val []byte, memo *strMemo, last *lastValues) (*claudeMessage, error) {
 	if string(val) == "null" {
 		return nil, nil
 	}
 	m := &claudeMessage{}
-	err := splitObject(val, func(key string, v []byte) error {
+	err := splitObjectMemo(val, memo, func(key string, v []byte) error {
 		var err error
 		switch key {
 		case "id":
 			m.ID, err = str("message.id", v)
 			m.empty = m.empty || string(v) == `""`
 		case "model":
-			m.Model, err = str("message.model", v)
+			m.Model, err = repeated(&last.model, "message.model", v)
 			m.empty = m.empty || string(v) == `""`
 		case "content":
 			m.Content = v
 		case "usage":
 			err = decodeUsage(v, &m.Usage)
+			// The key as written, just before its value, is "usage" in
+			// the line: claudeWanted would find it.
+			at := cap(val) - cap(v)
+			m.wanted = m.wanted || bytes.Contains(val[max(0, at-len(patUsage)-8):at], patUsage)
 		}
 		return err
 	})
@@ -162,16 +192,16 @@ type claudeUsage struct {
 }
 
 // decodeUsage decodes a message's usage into *u as encoding/json does.
-// The usual object (integer counts, known keys once each) is read
-// directly; anything else is left to encoding/json, so that the result
-// and the errors are the same.
+// The usual object (integer counts, known keys once each, valid JSON) is
+// read directly; anything else is left to encoding/json, so that the
+// result and the errors are the same.
 func decodeUsage(v []byte, u **claudeUsage) error {
 	if string(v) == "null" {
 		*u = nil
 		return nil
 	}
 	// A second usage member merges into the first, as encoding/json does.
-	if *u == nil && json.Valid(v) {
+	if *u == nil {
 		if fast, ok := fastUsage(v); ok {
 			*u = fast
 			return nil
@@ -180,36 +210,76 @@ func decodeUsage(v []byte, u **claudeUsage) error {
 	return decodeField("message.usage", v, u)
 }
 
+// A usageCheck gathers what the direct reading of a usage object cannot
+// vouch for by itself: ok is cleared by anything encoding/json is to
+// decide, deep is set by a member's object or array that only a check of
+// the whole value (which counts its depth) can validate.
+type usageCheck struct{ ok, deep bool }
+
+// key clears ok for a key with a control character: valid JSON only when
+// it is escaped, which the splitter does not tell.
+func (c *usageCheck) key(key string) {
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x20 {
+			c.ok = false
+		}
+	}
+}
+
+// other checks the value of a member that is not read: a string without
+// escapes or control characters is valid; a literal was checked by the
+// splitter; a number is checked here; an object or an array is left to
+// the check of the whole.
+func (c *usageCheck) other(val []byte) {
+	switch val[0] {
+	case '"':
+		for _, b := range val[1 : len(val)-1] {
+			if b < 0x20 || b == '\\' {
+				c.ok = c.ok && json.Valid(val)
+				return
+			}
+		}
+	case '{', '[':
+		c.deep = true
+	case 't', 'f', 'n':
+	default:
+		c.ok = c.ok && json.Valid(val)
+	}
+}
+
 var (
 	usageKeys         = []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cache_creation", "server_tool_use", "speed"}
 	cacheCreationKeys = []string{"ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"}
 	serverToolKeys    = []string{"web_search_requests", "web_fetch_requests"}
 )
 
-// fastUsage reads a valid usage object; false means "ask encoding/json".
+// fastUsage reads a usage object that is valid JSON; false means "ask
+// encoding/json".
 func fastUsage(v []byte) (*claudeUsage, bool) {
 	u := &claudeUsage{}
 	var seen uint
-	ok := true
+	c := usageCheck{ok: true}
 	err := splitObject(v, func(key string, val []byte) error {
-		i := keyIndex(usageKeys, key, &seen, &ok)
-		switch i {
+		c.key(key)
+		switch keyIndex(usageKeys, key, &seen, &c.ok) {
+		case -1:
+			c.other(val)
 		case 0:
-			ok = ok && intValue(val, &u.InputTokens)
+			c.ok = c.ok && intValue(val, &u.InputTokens)
 		case 1:
-			ok = ok && intValue(val, &u.OutputTokens)
+			c.ok = c.ok && intValue(val, &u.OutputTokens)
 		case 2:
-			ok = ok && intValue(val, &u.CacheCreationInputTokens)
+			c.ok = c.ok && intValue(val, &u.CacheCreationInputTokens)
 		case 3:
-			ok = ok && intValue(val, &u.CacheReadInputTokens)
+			c.ok = c.ok && intValue(val, &u.CacheReadInputTokens)
 		case 4:
 			if string(val) != "null" {
-				c := &struct {
+				cc := &struct {
 					Ephemeral5m int64 `json:"ephemeral_5m_input_tokens"`
 					Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
 				}{}
-				ok = ok && fastCounts(val, cacheCreationKeys, &c.Ephemeral5m, &c.Ephemeral1h)
-				u.CacheCreation = c
+				c.counts(val, cacheCreationKeys, &cc.Ephemeral5m, &cc.Ephemeral1h)
+				u.CacheCreation = cc
 			}
 		case 5:
 			if string(val) != "null" {
@@ -217,39 +287,48 @@ func fastUsage(v []byte) (*claudeUsage, bool) {
 					WebSearch int64 `json:"web_search_requests"`
 					WebFetch  int64 `json:"web_fetch_requests"`
 				}{}
-				ok = ok && fastCounts(val, serverToolKeys, &s.WebSearch, &s.WebFetch)
+				c.counts(val, serverToolKeys, &s.WebSearch, &s.WebFetch)
 				u.ServerToolUse = s
 			}
 		case 6:
 			switch {
 			case string(val) == "null":
-			case len(val) > 0 && val[0] == '"':
+			case val[0] == '"':
 				s, err := str("speed", val)
-				ok = ok && err == nil
+				c.ok = c.ok && err == nil && json.Valid(val)
 				u.Speed = s
 			default:
-				ok = false
+				c.ok = false
 			}
 		}
 		return nil
 	})
-	return u, ok && err == nil
+	if err != nil || !c.ok {
+		return nil, false
+	}
+	if c.deep && !json.Valid(v) {
+		return nil, false
+	}
+	return u, true
 }
 
-// fastCounts reads an object of two integer counts.
-func fastCounts(v []byte, keys []string, a, b *int64) bool {
+// counts reads an object of two integer counts, as fastUsage reads
+// usage.
+func (c *usageCheck) counts(v []byte, keys []string, a, b *int64) {
 	var seen uint
-	ok := true
 	err := splitObject(v, func(key string, val []byte) error {
-		switch keyIndex(keys, key, &seen, &ok) {
+		c.key(key)
+		switch keyIndex(keys, key, &seen, &c.ok) {
+		case -1:
+			c.other(val)
 		case 0:
-			ok = ok && intValue(val, a)
+			c.ok = c.ok && intValue(val, a)
 		case 1:
-			ok = ok && intValue(val, b)
+			c.ok = c.ok && intValue(val, b)
 		}
 		return nil
 	})
-	return ok && err == nil
+	c.ok = c.ok && err == nil
 }
 
 // keyIndex is key's index in keys (-1 for another key). A key seen twice,
@@ -274,7 +353,7 @@ func keyIndex(keys []string, key string, seen *uint, ok *bool) int {
 }
 
 // intValue reads a JSON integer (null leaves *n as it is); false for any
-// other value.
+// other value, and for what is not a JSON number (a leading zero).
 func intValue(val []byte, n *int64) bool {
 	if string(val) == "null" {
 		return true
@@ -286,6 +365,9 @@ func intValue(val []byte, n *int64) bool {
 		if (c < '0' || c > '9') && !(i == 0 && c == '-') {
 			return false
 		}
+	}
+	if d := bytes.TrimPrefix(val, []byte{'-'}); len(d) > 1 && d[0] == '0' {
+		return false
 	}
 	x, err := strconv.ParseInt(string(val), 10, 64)
 	if err != nil {
@@ -303,6 +385,9 @@ type claudeBlock struct {
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
+	// wanted is set when the type is written as in patToolUse or
+	// patToolResult.
+	wanted bool
 }
 
 // Byte patterns of the lines worth decoding.
@@ -348,34 +433,57 @@ func wantedLine(line []byte, wanted func([]byte) bool) ([]byte, bool, error) {
 }
 
 // ParseLine implements Parser.
+//
+// A line is parsed before claudeWanted is asked about it: the parse sees
+// most of the patterns that make a line wanted (the usage key, a block's
+// type), and a line it finds nothing on gives nothing either way. Only
+// what the parse found without such a pattern is checked against the
+// line's bytes, and is what wantedLine would give when they are not there.
 func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
-	line, ok, err := wantedLine(line, claudeWanted)
-	if !ok {
-		return nil, err
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil, nil
 	}
+	if line[0] != '{' {
+		return nil, errNotObject
+	}
+	rec, wanted, err := p.parse(line)
+	if (rec == nil && err == nil) || wanted || claudeWanted(line) {
+		return rec, err
+	}
+	_, _, err = wantedLine(line, func([]byte) bool { return false })
+	return nil, err
+}
+
+// parse parses a line that wantedLine would pass, and says whether it
+// found one of the patterns of claudeWanted on the way.
+func (p *ClaudeParser) parse(line []byte) (_ *Record, wanted bool, err error) {
 	var arena *textArena
 	if p.ReuseText {
 		arena = &p.arena
 		arena.reset()
 	}
+	memo := &p.memo
+	memo.reset()
 	var l claudeLine
-	err = splitObject(line, func(key string, val []byte) error {
+	err = splitObjectMemo(line, memo, func(key string, val []byte) error {
 		var err error
 		switch key {
 		case "type":
-			l.Type, err = str(key, val)
+			l.Type, err = view(key, val)
 		case "subtype":
-			l.Subtype, err = str(key, val)
+			l.Subtype, err = view(key, val)
+			wanted = wanted || bytes.Equal(val, patCompact)
 		case "sessionId":
-			l.SessionID, err = str(key, val)
+			l.SessionID, err = repeated(&p.last.session, key, val)
 			l.empty = l.empty || string(val) == `""`
 		case "version":
-			l.Version, err = str(key, val)
+			l.Version, err = view(key, val)
 			l.hasVersion = true
 		case "timestamp":
-			l.Timestamp, err = str(key, val)
+			l.Timestamp, err = view(key, val)
 		case "cwd":
-			l.Cwd, err = str(key, val)
+			l.Cwd, err = repeated(&p.last.cwd, key, val)
 		case "agentId":
 			l.AgentID, err = str(key, val)
 		case "requestId":
@@ -390,7 +498,10 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 			case "false":
 				l.IsSidechain = false
 			default:
-				err = decodeField(key, val, &l.IsSidechain)
+				// Apart, so that l itself stays off the heap.
+				v := l.IsSidechain
+				err = decodeField(key, val, &v)
+				l.IsSidechain = v
 			}
 		case "costUSD":
 			// null, or a number; anything else is not a cost.
@@ -404,14 +515,19 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 				l.mistyped = true
 			}
 		case "message":
-			l.Message, err = decodeMessage(val)
+			l.Message, err = decodeMessage(val, memo, &p.last)
 		case "compactMetadata":
-			err = decodeField(key, val, &l.CompactMetadata)
+			m := l.CompactMetadata
+			err = decodeField(key, val, &m)
+			l.CompactMetadata = m
 		}
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, wanted, err
+	}
+	if l.Message != nil && l.Message.wanted {
+		wanted = true
 	}
 	rec := &Record{
 		SessionID: p.SessionID,
@@ -461,7 +577,7 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 			r.Usage.WebSearch, r.Usage.WebFetch = s.WebSearch, s.WebFetch
 		}
 		if err := r.Usage.check(); err != nil {
-			return nil, err
+			return nil, wanted, err
 		}
 		rec.Request = r
 		if l.badCost {
@@ -470,18 +586,23 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 	}
 	switch {
 	case (l.Type == "assistant" || l.Type == "") && l.Message != nil:
-		for _, b := range blocks(l.Message.Content) {
+		for _, b := range blocks(l.Message.Content, memo) {
 			if b.Type == "tool_use" && b.ID != "" && b.Name != "" {
 				rec.Calls = append(rec.Calls, ToolCall{ID: b.ID, Name: b.Name, Tool: ParseToolName(b.Name), Args: bytes.Clone(b.Input)})
+				wanted = wanted || b.wanted
 			}
 		}
 		if l.Type == "" {
-			rec.Results = toolResults(l.Message.Content, arena)
+			var w bool
+			rec.Results, w = toolResults(l.Message.Content, arena, memo)
+			wanted = wanted || w
 		}
 	case l.Type == "user" && l.Message != nil:
-		rec.Results = toolResults(l.Message.Content, arena)
+		var w bool
+		rec.Results, w = toolResults(l.Message.Content, arena, memo)
+		wanted = wanted || w
 	case l.Type == "system" && (l.Subtype == "compact_boundary" || l.Subtype == "microcompact_boundary"):
-		c := &Compaction{Trigger: l.Subtype}
+		c := &Compaction{Trigger: strings.Clone(l.Subtype)}
 		if m := l.CompactMetadata; m != nil {
 			if m.Trigger != "" {
 				c.Trigger = m.Trigger
@@ -498,20 +619,20 @@ func (p *ClaudeParser) ParseLine(line []byte) (*Record, error) {
 	}
 	if rec.Request == nil && rec.Calls == nil && rec.Results == nil && rec.Compaction == nil && rec.LimitReset == 0 {
 		if skipped {
-			return &Record{UsageSkipped: true}, nil
+			return &Record{UsageSkipped: true}, wanted, nil
 		}
-		return nil, nil
+		return nil, wanted, nil
 	}
 	rec.UsageSkipped = skipped
 	t, err := parseTime(l.Timestamp)
 	if err != nil {
-		return nil, err
+		return nil, wanted, err
 	}
 	rec.Time = t
 	if rec.SessionID == "" {
-		return nil, errors.New("no session id")
+		return nil, wanted, errors.New("no session id")
 	}
-	return rec, nil
+	return rec, wanted, nil
 }
 
 // nullable are the members that ccusage refuses to see as null anywhere
@@ -623,34 +744,36 @@ func limitReset(content []byte) int64 {
 }
 
 // toolResults reads the tool_result blocks of a message's content, their
-// texts decoded through arena.
-func toolResults(content []byte, arena *textArena) []ToolResult {
-	var rs []ToolResult
-	for _, b := range blocks(content) {
+// texts decoded through arena. It says whether one of them has its type
+// written as in patToolResult.
+func toolResults(content []byte, arena *textArena, memo *strMemo) (rs []ToolResult, wanted bool) {
+	for _, b := range blocks(content, memo) {
 		if b.Type == "tool_result" && b.ToolUseID != "" {
 			r := ToolResult{ID: b.ToolUseID, IsError: b.IsError}
-			r.addContent(b.Content, arena)
+			r.addContent(b.Content, arena, memo)
 			rs = append(rs, r)
+			wanted = wanted || b.wanted
 		}
 	}
-	return rs
+	return rs, wanted
 }
 
 // blocks splits a message's content when it is an array of blocks,
 // decoding only the members of interest.
-func blocks(content []byte) []claudeBlock {
+func blocks(content []byte, memo *strMemo) []claudeBlock {
 	content = bytes.TrimSpace(content)
 	if len(content) == 0 || content[0] != '[' {
 		return nil
 	}
 	var bs []claudeBlock
-	splitArray(content, func(v []byte) error {
+	splitArray(content, memo, func(v []byte) error {
 		var b claudeBlock
-		err := splitObject(v, func(key string, v []byte) error {
+		err := splitObjectMemo(v, memo, func(key string, v []byte) error {
 			var err error
 			switch key {
 			case "type":
-				b.Type, err = str(key, v)
+				b.Type, err = view(key, v)
+				b.wanted = bytes.Equal(v, patToolUse) || bytes.Equal(v, patToolResult)
 			case "id":
 				b.ID, err = str(key, v)
 			case "name":
@@ -672,6 +795,16 @@ func blocks(content []byte) []claudeBlock {
 		return nil
 	})
 	return bs
+}
+
+// view decodes a string member as str does, as a view of the line's
+// bytes where it has no escapes: for the values only looked at while the
+// line is parsed (types, version, timestamp), never kept.
+func view(key string, val []byte) (string, error) {
+	if n := len(val); n >= 2 && val[0] == '"' && val[n-1] == '"' && bytes.IndexByte(val, '\\') < 0 && utf8.Valid(val) {
+		return unsafe.String(unsafe.SliceData(val[1:]), n-2), nil
+	}
+	return str(key, val)
 }
 
 // str decodes a string member (null is "").

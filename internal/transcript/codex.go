@@ -270,12 +270,12 @@ func codexOutput(r *ToolResult, out json.RawMessage) {
 	}
 	switch out[0] {
 	case '"':
-		r.addContent(out, nil)
+		r.addContent(out, nil, nil)
 		if len(r.Texts) == 1 {
 			shellOutcome(r, r.Texts[0])
 		}
 	case '[':
-		r.addContent(out, nil)
+		r.addContent(out, nil, nil)
 	case '{':
 		var o struct {
 			Content  json.RawMessage `json:"content"`
@@ -291,9 +291,9 @@ func codexOutput(r *ToolResult, out json.RawMessage) {
 		defer o.Metadata.apply(r)
 		switch {
 		case len(o.Content) > 0:
-			r.addContent(o.Content, nil)
+			r.addContent(o.Content, nil, nil)
 		case len(o.Output) > 0:
-			r.addContent(o.Output, nil)
+			r.addContent(o.Output, nil, nil)
 		default:
 			r.addOther(out)
 		}

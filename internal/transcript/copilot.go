@@ -176,17 +176,17 @@ func (p *CopilotParser) ParseLine(line []byte) (*Record, error) {
 		r := ToolResult{ID: d.ToolCallID, IsError: d.Success != nil && !*d.Success}
 		switch {
 		case d.Result != nil && len(d.Result.Content) > 0 && string(d.Result.Content) != "null":
-			r.addContent(d.Result.Content, nil)
+			r.addContent(d.Result.Content, nil, nil)
 		case len(d.Error) > 0 && d.Error[0] == '{':
 			// What the model is told of a failure: the error's message.
 			var e struct {
 				Message json.RawMessage `json:"message"`
 			}
 			if json.Unmarshal(d.Error, &e) == nil && len(e.Message) > 0 {
-				r.addContent(e.Message, nil)
+				r.addContent(e.Message, nil, nil)
 			}
 		case len(d.Error) > 0 && d.Error[0] == '"':
-			r.addContent(d.Error, nil)
+			r.addContent(d.Error, nil, nil)
 		}
 		rec.Results = []ToolResult{r}
 	case "session.shutdown":

@@ -525,7 +525,7 @@ func geminiResponse(r *ToolResult, raw json.RawMessage, depth int) {
 		used = true
 	}
 	if v, ok := resp["content"]; ok {
-		r.addContent(v, nil)
+		r.addContent(v, nil, nil)
 		used = true
 	}
 	if !used {

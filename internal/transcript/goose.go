@@ -477,7 +477,7 @@ func gooseResult(r *ToolResult, v json.RawMessage) {
 	}
 	switch v[0] {
 	case '[', '"':
-		r.addContent(v, nil)
+		r.addContent(v, nil, nil)
 	case '{':
 		var o struct {
 			Content json.RawMessage `json:"content"`
@@ -490,9 +490,9 @@ func gooseResult(r *ToolResult, v json.RawMessage) {
 		}
 		switch {
 		case len(o.Content) > 0:
-			r.addContent(o.Content, nil)
+			r.addContent(o.Content, nil, nil)
 		case len(o.Message) > 0:
-			r.addContent(o.Message, nil)
+			r.addContent(o.Message, nil, nil)
 		default:
 			r.addOther(v)
 		}

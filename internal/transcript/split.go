@@ -2,9 +2,12 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -25,8 +28,15 @@ var (
 )
 
 // splitObject calls fn for every member of the object in b, with its key
-// and its raw value.
+// and its raw value. A key written without escapes is a view of b, valid
+// only while b is unchanged: fn copies what it keeps.
 func splitObject(b []byte, fn func(key string, val []byte) error) error {
+	return splitObjectMemo(b, nil, fn)
+}
+
+// splitObjectMemo is splitObject, with the ends of the long strings it
+// crosses found in m and recorded there (nil: none).
+func splitObjectMemo(b []byte, m *strMemo, fn func(key string, val []byte) error) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return errNotObject
@@ -45,7 +55,7 @@ func splitObject(b []byte, fn func(key string, val []byte) error) error {
 		if b[i] != '"' {
 			return errSyntax
 		}
-		end, err := skipString(b, i)
+		end, err := m.skipString(b, i)
 		if err != nil {
 			return err
 		}
@@ -64,7 +74,7 @@ func splitObject(b []byte, fn func(key string, val []byte) error) error {
 			return errSyntax
 		}
 		i = skipSpace(b, i+1)
-		vend, err := skipValue(b, i)
+		vend, err := m.skipValue(b, i)
 		if err != nil {
 			return err
 		}
@@ -89,24 +99,10 @@ func splitObject(b []byte, fn func(key string, val []byte) error) error {
 	}
 }
 
-// keyString is a member's key as a string, without an allocation for the
-// keys transcripts repeat on every line.
+// keyString is a member's key as a string, without an allocation: a view
+// of the line's bytes, which callers only compare, or copy into an error.
 func keyString(k []byte) string {
-	if s, ok := commonKeys[string(k)]; ok {
-		return s
-	}
-	return string(k)
-}
-
-// commonKeys are the keys of Claude Code and Codex lines.
-var commonKeys = map[string]string{}
-
-func init() {
-	for _, k := range []string{
-		"type", "subtype", "sessionId", "timestamp", "cwd", "agentId", "requestId", "isSidechain", "message", "compactMetadata", "parentUuid", "uuid", "userType", "version", "gitBranch", "slug", "toolUseResult", "role", "id", "model", "content", "usage", "stop_reason", "stop_sequence", "name", "input", "tool_use_id", "is_error", "text", "thinking", "signature", "data", "source", "payload", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cache_creation", "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens", "server_tool_use", "web_search_requests", "web_fetch_requests", "service_tier", "speed", "isCompactSummary", "leafUuid", "summary", "isMeta", "level",
-	} {
-		commonKeys[k] = k
-	}
+	return unsafe.String(unsafe.SliceData(k), len(k))
 }
 
 // decodeKey decodes a quoted key with escapes or non-ASCII bytes (apart,
@@ -128,8 +124,9 @@ func plainKey(k []byte) bool {
 	return true
 }
 
-// splitArray calls fn for every element of the array in b.
-func splitArray(b []byte, fn func(val []byte) error) error {
+// splitArray calls fn for every element of the array in b, through m as
+// splitObjectMemo.
+func splitArray(b []byte, m *strMemo, fn func(val []byte) error) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return errSyntax
@@ -142,7 +139,7 @@ func splitArray(b []byte, fn func(val []byte) error) error {
 		return nil
 	}
 	for {
-		end, err := skipValue(b, i)
+		end, err := m.skipValue(b, i)
 		if err != nil {
 			return err
 		}
@@ -174,7 +171,63 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
+// A strMemo remembers where the long strings of one line end, so that
+// the splitters, which cross a member's value once to find its end and
+// again to split it (a message, its content, each block), scan a long
+// text once. It keys a string by the address of its opening quote: the
+// end found from there is the same in every slice of the line that holds
+// it, and a slice that ends before it gets the scan's own answer. A nil
+// *strMemo remembers nothing. The line's bytes must not change between
+// reset and the last use.
+type strMemo struct {
+	ends []memoEnd
+}
+
+type memoEnd struct{ start, end uintptr }
+
+const (
+	// memoMin is the shortest string remembered, memoMax the most
+	// strings remembered for one line.
+	memoMin = 512
+	memoMax = 32
+)
+
+// reset forgets the strings of the previous line.
+func (m *strMemo) reset() {
+	if m != nil {
+		m.ends = m.ends[:0]
+	}
+}
+
 // skipString returns the index just past the string starting at b[i] ('"').
+func (m *strMemo) skipString(b []byte, i int) (int, error) {
+	if m == nil || len(m.ends) == 0 {
+		return m.scanString(b, i)
+	}
+	start := uintptr(unsafe.Pointer(&b[i]))
+	for _, e := range m.ends {
+		if e.start == start {
+			if n := int(e.end - start); n <= len(b)-i {
+				return i + n, nil
+			}
+			break
+		}
+	}
+	return m.scanString(b, i)
+}
+
+func (m *strMemo) scanString(b []byte, i int) (int, error) {
+	end, err := skipString(b, i)
+	if err == nil && m != nil && end-i >= memoMin && len(m.ends) < memoMax {
+		start := uintptr(unsafe.Pointer(&b[i]))
+		m.ends = append(m.ends, memoEnd{start, start + uintptr(end-i)})
+	}
+	return end, err
+}
+
+// skipString returns the index just past the string starting at b[i] ('"').
+// (IndexByte's vector search for the quote is faster on transcripts'
+// texts than a word-at-a-time search for quotes and backslashes.)
 func skipString(b []byte, i int) (int, error) {
 	j := i + 1
 	for {
@@ -195,20 +248,51 @@ func skipString(b []byte, i int) (int, error) {
 	}
 }
 
-// skipValue returns the index just past the value starting at b[i].
-func skipValue(b []byte, i int) (int, error) {
+// ones has a 1 in every byte of a word.
+const ones = 0x0101010101010101
+
+// zeroBytes has the high bit set in the lowest zero byte of x (least
+// significant first), and possibly in higher bytes; 0 when x has no zero
+// byte. Bytes above the lowest zero may be flagged wrongly, so only the
+// lowest flag is to be used.
+func zeroBytes(x uint64) uint64 { return (x - ones) &^ x & (ones * 0x80) }
+
+// plainBytes returns the length of the run at the start of b of bytes
+// appendUnquote copies as they are: none is a control character, '"',
+// the backslash or a byte of a multi-byte sequence.
+func plainBytes(b []byte) int {
+	j := 0
+	for ; j+8 <= len(b); j += 8 {
+		x := binary.LittleEndian.Uint64(b[j:])
+		// A byte under 0x20 borrows in x - 0x20 per byte: like a zero
+		// byte, its flag is exact where it is the lowest.
+		m := ((x-ones*0x20)&^x | x) & (ones * 0x80)
+		m |= zeroBytes(x^(ones*'"')) | zeroBytes(x^(ones*'\\'))
+		if m != 0 {
+			return j + bits.TrailingZeros64(m)/8
+		}
+	}
+	for j < len(b) && !unquoteSpecial[b[j]] {
+		j++
+	}
+	return j
+}
+
+// skipValue returns the index just past the value starting at b[i],
+// through the memo.
+func (m *strMemo) skipValue(b []byte, i int) (int, error) {
 	if i >= len(b) {
 		return 0, errTruncated
 	}
 	switch c := b[i]; {
 	case c == '"':
-		return skipString(b, i)
+		return m.skipString(b, i)
 	case c == '{' || c == '[':
 		depth := 0
 		for j := i; j < len(b); j++ {
 			switch b[j] {
 			case '"':
-				end, err := skipString(b, j)
+				end, err := m.skipString(b, j)
 				if err != nil {
 					return 0, err
 				}
@@ -320,14 +404,15 @@ func appendUnquote(dst, b []byte) ([]byte, bool) {
 	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
 		return dst, false
 	}
-	orig := dst
 	b = b[1 : len(b)-1]
+	// No decoding is longer than its string (an escape is at least as
+	// long as what it stands for): the buffer grows once, and is written
+	// by index.
+	out := slices.Grow(dst, len(b))[:len(dst)+len(b)]
+	n := len(dst)
 	for i := 0; i < len(b); {
-		j := i
-		for j < len(b) && !unquoteSpecial[b[j]] {
-			j++
-		}
-		dst = append(dst, b[i:j]...)
+		j := i + plainBytes(b[i:])
+		n += copy(out[n:], b[i:j])
 		if j == len(b) {
 			break
 		}
@@ -335,55 +420,56 @@ func appendUnquote(dst, b []byte) ([]byte, bool) {
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRune(b[j:])
 			if r == utf8.RuneError && size == 1 {
-				return orig, false
+				return dst, false
 			}
-			dst = append(dst, b[j:j+size]...)
+			n += copy(out[n:], b[j:j+size])
 			i = j + size
 			continue
 		}
 		if c != '\\' || j+1 == len(b) {
-			return orig, false // a control character or '"'; a lone backslash
+			return dst, false // a control character or '"'; a lone backslash
 		}
-		switch b[j+1] {
+		e := b[j+1]
+		switch e {
 		case '"', '\\', '/':
-			dst = append(dst, b[j+1])
 		case 'b':
-			dst = append(dst, '\b')
+			e = '\b'
 		case 'f':
-			dst = append(dst, '\f')
+			e = '\f'
 		case 'n':
-			dst = append(dst, '\n')
+			e = '\n'
 		case 'r':
-			dst = append(dst, '\r')
+			e = '\r'
 		case 't':
-			dst = append(dst, '\t')
+			e = '\t'
 		case 'u':
 			r, ok := hex4(b[j+2:])
 			if !ok {
-				return orig, false
+				return dst, false
 			}
 			i = j + 6
 			if utf16.IsSurrogate(r) {
 				if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
 					if r2, ok2 := hex4(b[i+2:]); ok2 {
 						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-							dst = utf8.AppendRune(dst, dec)
+							n += utf8.EncodeRune(out[n:], dec)
 							i += 6
 							continue
 						}
 					}
 				}
-				dst = utf8.AppendRune(dst, utf8.RuneError)
-				continue
+				r = utf8.RuneError
 			}
-			dst = utf8.AppendRune(dst, r)
+			n += utf8.EncodeRune(out[n:], r)
 			continue
 		default:
-			return orig, false
+			return dst, false
 		}
+		out[n] = e
+		n++
 		i = j + 2
 	}
-	return dst, true
+	return out[:n], true
 }
 
 // unquoteSpecial marks the bytes appendUnquote stops at: control

@@ -109,7 +109,7 @@ func imageBlockTokens(data string) int {
 // size; any other block is estimated as the o200k count of its compact JSON,
 // which count gives (nil: a byte estimate, one token per 4 bytes). The
 // texts are decoded through arena (nil: each a string of its own).
-func (r *ToolResult) addContent(content json.RawMessage, arena *textArena) {
+func (r *ToolResult) addContent(content json.RawMessage, arena *textArena, memo *strMemo) {
 	content = bytes.TrimSpace(content)
 	if len(content) == 0 || string(content) == "null" {
 		return
@@ -121,15 +121,15 @@ func (r *ToolResult) addContent(content json.RawMessage, arena *textArena) {
 		}
 		return
 	case '[':
-		splitArray(content, func(raw []byte) error {
+		splitArray(content, memo, func(raw []byte) error {
 			var typ, text string
 			var hasText bool
 			var data []byte
-			err := splitObject(raw, func(key string, v []byte) error {
+			err := splitObjectMemo(raw, memo, func(key string, v []byte) error {
 				var err error
 				switch key {
 				case "type":
-					typ, err = str(key, v)
+					typ, err = view(key, v)
 				case "text":
 					hasText = len(v) > 0 && v[0] == '"'
 					text, err = arena.text(key, v)

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -15,6 +16,14 @@ func FuzzDecodeUsage(f *testing.F) {
 		`{"Input_Tokens":2}`, `{"input_tokens":1,"input_tokens":2}`, `{"cache_creation":null}`, `{"cache_creation":{"ephemeral_5m_input_tokens":1},"cache_creation":{"ephemeral_1h_input_tokens":2}}`,
 		`{"cache_creation":[]}`, `{"server_tool_use":{"WEB_SEARCH_REQUESTS":3}}`, `{"speed":null}`, `{"speed":1}`, `{"speed":"f\u0061st"}`,
 		`{"input_tokens":1,}`, `{"input_tokens":null}`, `{"x":{"y":[1,2,{"z":null}]},"output_tokens":0}`, `{"\u0069nput_tokens":9}`,
+		// What the direct reading validates itself: numbers, strings and
+		// keys it does not read, and the depth of what it does not read.
+		`{"input_tokens":01}`, `{"input_tokens":-01}`, `{"input_tokens":-0}`, `{"input_tokens":0}`, `{"input_tokens":-}`, `{"x":01,"input_tokens":1}`,
+		`{"x":1.5e3,"input_tokens":1}`, `{"x":1.e3}`, `{"x":-}`, `{"service_tier":"st\u0061ndard"}`, `{"service_tier":"a\qb"}`, "{\"service_tier\":\"a\tb\"}",
+		"{\"service_tier\":\"\xff\"}", "{\"speed\":\"a\x01\"}", "{\"speed\":\"\xff\"}", "{\"in\x01\":1}", `{"in\u0001":1}`, "{\"input_tokens\":1,\"\x1f\":2}",
+		`{"cache_creation":{"ephemeral_5m_input_tokens":01}}`, `{"cache_creation":{"x":"\z"}}`, `{"cache_creation":{"x":[1,]}}`, `{"x":[1,]}`, `{"x":{"a":}}`,
+		`{"x":[` + strings.Repeat("[", 9998) + strings.Repeat("]", 9998) + `]}`, `{"x":[` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `]}`,
+		`{"cache_creation":{"x":` + strings.Repeat("[", 9998) + strings.Repeat("]", 9998) + `}}`, `{"cache_creation":{"x":` + strings.Repeat("[", 9997) + strings.Repeat("]", 9997) + `}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -33,7 +42,7 @@ func FuzzDecodeUsage(f *testing.F) {
 }
 
 func TestDecodeUsageTwice(t *testing.T) {
-	m, err := decodeMessage([]byte(`{"usage":{"input_tokens":1},"usage":{"output_tokens":2}}`))
+	m, err := decodeMessage([]byte(`{"usage":{"input_tokens":1},"usage":{"output_tokens":2}}`), nil, &lastValues{})
 	if err != nil || m.Usage == nil || m.Usage.InputTokens != 1 || m.Usage.OutputTokens != 2 {
 		t.Fatalf("two usage members: %+v, %v; want them merged", m.Usage, err)
 	}
