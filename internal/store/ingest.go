@@ -382,6 +382,7 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 			}
 		}
 	}
+	w.listWarnings()
 	w.progress(true)
 	if werr == nil {
 		werr = ctx.Err()

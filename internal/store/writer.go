@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,6 +40,12 @@ type writer struct {
 	// paths interns the files' paths (and the sessions) the cache names.
 	paths map[string]string
 	gens  map[*job]int64 // each job's file generation after its first batch
+	// fileWarns are the warnings of the files read, each with its file's
+	// path and its place among that file's warnings; the first MaxWarnings
+	// in that order are listed (see keepWarning), so that which warnings
+	// an ingest lists does not depend on which reader finished first.
+	fileWarns []fileWarning
+	warnSeq   map[*job]int
 	// copiedIDs are the tool calls (source and call id) of which a row
 	// holds a copied line (see loadCopied): a call of one of them may be a
 	// copy, or the original, of another session's.
@@ -208,7 +215,7 @@ func (w *writer) applyAll(ctx context.Context, bs []*batch) error {
 	live := bs[:0:0]
 	for _, b := range bs {
 		for _, msg := range b.warnings {
-			w.st.warn(w.o.MaxWarnings, msg)
+			w.keepWarning(b.job, msg)
 		}
 		w.st.Corrupt += b.corrupt
 		w.st.UsageSkipped += b.skipped
@@ -1202,4 +1209,49 @@ func (w *writer) keptSession(tx *sql.Tx, src, msg, req, dsess string, ts int64) 
 		}
 	}
 	return "", nil
+}
+
+// fileWarning is a warning of a file read, with where it sorts.
+type fileWarning struct {
+	path string
+	seq  int
+	msg  string
+}
+
+// keepWarning keeps msg, the next warning of j's file, when it is among
+// the first MaxWarnings (less those listed before the files were read) in
+// the order of the files' paths, then of each file's lines.
+func (w *writer) keepWarning(j *job, msg string) {
+	if w.warnSeq == nil {
+		w.warnSeq = map[*job]int{}
+	}
+	fw := fileWarning{path: j.file.Path, seq: w.warnSeq[j], msg: msg}
+	w.warnSeq[j]++
+	room := w.o.MaxWarnings - len(w.st.Warnings)
+	if room <= 0 {
+		return
+	}
+	i := sort.Search(len(w.fileWarns), func(i int) bool { return fileWarnLess(fw, w.fileWarns[i]) })
+	if i >= room {
+		return
+	}
+	w.fileWarns = slices.Insert(w.fileWarns, i, fw)
+	if len(w.fileWarns) > room {
+		w.fileWarns = w.fileWarns[:room]
+	}
+}
+
+func fileWarnLess(a, b fileWarning) bool {
+	if a.path != b.path {
+		return a.path < b.path
+	}
+	return a.seq < b.seq
+}
+
+// listWarnings adds the kept warnings of the files read to the stats.
+func (w *writer) listWarnings() {
+	for _, fw := range w.fileWarns {
+		w.st.warn(w.o.MaxWarnings, fw.msg)
+	}
+	w.fileWarns = nil
 }
