@@ -18,15 +18,50 @@ type counter struct {
 // state is per-goroutine scratch: sync.Pool keeps one per P, so counting on
 // several cores shares no cache lines and takes no locks.
 type state struct {
+	short [shortSlots]shortEntry
 	cache [cacheSlots]cacheEntry
 	nodes []mergeNode
 	heap  []mergeCandidate
 }
 
 const (
-	cacheSlots  = 16384 // direct-mapped, so the cache is bounded
+	cacheSlots  = 4096 // direct-mapped, so the cache is bounded
 	cacheKeyMax = 30
 )
+
+// The short cache is direct-mapped, of shortSlots slots of 16 bytes.
+const (
+	shortBits  = 15
+	shortSlots = 1 << shortBits
+)
+
+// shortEntry remembers the token count of a piece of 2 to shortMax bytes,
+// keyed by its bytes packed into two words (see packShort). The count sits
+// in the top 4 bits of k1; a zero k1 marks an empty slot.
+type shortEntry struct{ k0, k1 uint64 }
+
+// shortMax is the longest piece the short cache holds: 8 bytes in k0, 7 in
+// k1, and the length and the count in k1's top byte.
+const shortMax = 15
+
+// packShort packs a piece of 2 to shortMax bytes into two words that are
+// equal for two pieces exactly when the pieces are: the bytes in order,
+// little-endian, and the length in bits 56 to 59 of k1.
+func packShort(s string) (k0, k1 uint64) {
+	n := len(s)
+	switch {
+	case n >= 8:
+		k0 = le64(s)
+		if n > 8 {
+			k1 = le64(s[n-8:]) >> (8 * (16 - n)) // bytes 8 to n-1
+		}
+	case n >= 4:
+		k0 = uint64(le32(s)) | uint64(le32(s[n-4:]))<<(8*(n-4))
+	default:
+		k0 = uint64(s[0]) | uint64(s[1])<<8 | uint64(s[n-1])<<(8*(n-1))
+	}
+	return k0, k1 | uint64(n)<<56
+}
 
 // cacheEntry remembers the token count of a piece that is not itself a
 // token. The key is copied: callers' bytes are never retained.
@@ -77,12 +112,31 @@ func (c *counter) count(s string, st *state) int {
 }
 
 // pieceCount returns the number of tokens of one pre-tokenized piece. Most
-// pieces are tokens themselves; the counts of the others, which need a
-// merge, go through the per-goroutine cache.
+// pieces are short and repeat, so their counts come from the per-goroutine
+// short cache, which compares two words instead of hashing the piece and
+// reading the vocabulary. Of the others, most are tokens themselves; the
+// counts of the rest, which need a merge, go through the merge cache.
 func (c *counter) pieceCount(piece string, st *state) int {
 	if len(piece) == 1 {
 		return 1 // every byte is a token
 	}
+	if len(piece) > shortMax {
+		return c.lookupCount(piece, st)
+	}
+	k0, k1 := packShort(piece)
+	h := (k0 ^ k1*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9
+	e := &st.short[h>>(64-shortBits)]
+	if e.k0 == k0 && e.k1&^(0xf<<60) == k1 {
+		return int(e.k1 >> 60)
+	}
+	n := c.lookupCount(piece, st)
+	e.k0, e.k1 = k0, k1|uint64(n)<<60
+	return n
+}
+
+// lookupCount is pieceCount without the short cache: one vocabulary
+// lookup, then the merge cache or a merge.
+func (c *counter) lookupCount(piece string, st *state) int {
 	h := hashString(piece)
 	if c.v.rank(piece, h) >= 0 {
 		return 1
