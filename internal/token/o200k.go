@@ -1,8 +1,8 @@
 package token
 
 import (
+	"runtime"
 	"strings"
-	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -12,11 +12,12 @@ import (
 type counter struct {
 	v     *vocab
 	split splitter
-	pool  sync.Pool // *state
+	pool  statePool
 }
 
-// state is per-goroutine scratch: sync.Pool keeps one per P, so counting on
-// several cores shares no cache lines and takes no locks.
+// state is per-goroutine scratch, taken from the counter's pool for one
+// count, so counting on several cores shares no cache lines and takes no
+// locks while it runs.
 type state struct {
 	short [shortSlots]shortEntry
 	cache [cacheSlots]cacheEntry
@@ -77,7 +78,7 @@ func newCounter() (*counter, error) {
 		return nil, err
 	}
 	c := &counter{v: v, split: splitter{cls: newClasses()}}
-	c.pool.New = func() any { return new(state) }
+	c.pool.free = make(chan *state, runtime.GOMAXPROCS(0))
 	return c, nil
 }
 
@@ -90,10 +91,32 @@ func (c *counter) Count(text string) int {
 	if !utf8.ValidString(text) {
 		text = replaceInvalid(text)
 	}
-	st := c.pool.Get().(*state)
+	st := c.pool.get()
 	n := c.count(text, st)
-	c.pool.Put(st)
+	c.pool.put(st)
 	return n
+}
+
+// statePool keeps up to one state per core between counts. Unlike a
+// sync.Pool it is not emptied by the garbage collector, so the caches stay
+// warm while the rest of the program allocates; it holds a bounded number
+// of states, each of a fixed size.
+type statePool struct{ free chan *state }
+
+func (p *statePool) get() *state {
+	select {
+	case st := <-p.free:
+		return st
+	default:
+		return new(state)
+	}
+}
+
+func (p *statePool) put(st *state) {
+	select {
+	case p.free <- st:
+	default: // enough are kept
+	}
 }
 
 // CountBytes is Count for a byte slice, without copying it.
