@@ -30,7 +30,9 @@ const (
 	cacheKeyMax = 30
 )
 
-// The short cache is direct-mapped, of shortSlots slots of 16 bytes.
+// The short cache has shortSlots slots of 16 bytes, in sets of two: a piece
+// may sit in either slot of its set, and a new one takes the first slot and
+// moves the older one to the second.
 const (
 	shortBits  = 15
 	shortSlots = 1 << shortBits
@@ -148,12 +150,16 @@ func (c *counter) pieceCount(piece string, st *state) int {
 	}
 	k0, k1 := packShort(piece)
 	h := (k0 ^ k1*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9
-	e := &st.short[h>>(64-shortBits)]
-	if e.k0 == k0 && e.k1&^(0xf<<60) == k1 {
+	set := (*[2]shortEntry)(st.short[h>>(64-shortBits)&^1:])
+	if e := set[0]; e.k0 == k0 && e.k1&^(0xf<<60) == k1 {
+		return int(e.k1 >> 60)
+	}
+	if e := set[1]; e.k0 == k0 && e.k1&^(0xf<<60) == k1 {
 		return int(e.k1 >> 60)
 	}
 	n := c.lookupCount(piece, st)
-	e.k0, e.k1 = k0, k1|uint64(n)<<60
+	set[1] = set[0]
+	set[0] = shortEntry{k0, k1 | uint64(n)<<60}
 	return n
 }
 
