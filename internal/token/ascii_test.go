@@ -101,3 +101,40 @@ func TestASCIIKind(t *testing.T) {
 		}
 	}
 }
+
+// TestByteRun compares byteRun with a byte-at-a-time scan on runs of 0 to
+// 64 bytes ended by every byte value, at every alignment.
+func TestByteRun(t *testing.T) {
+	scan := func(s string, i int, lo, hi byte) int {
+		for i < len(s) && lo <= s[i] && s[i] <= hi {
+			i++
+		}
+		return i
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, rg := range [][2]byte{{'a', 'z'}, {'A', 'Z'}} {
+		lo, hi := rg[0], rg[1]
+		for n := range 65 {
+			for end := range 256 {
+				b := make([]byte, 0, n+12)
+				for range r.IntN(8) {
+					b = append(b, byte(r.IntN(256)))
+				}
+				from := len(b)
+				for range n {
+					b = append(b, lo+byte(r.IntN(int(hi-lo)+1)))
+				}
+				b = append(b, byte(end))
+				for range r.IntN(8) {
+					b = append(b, byte(r.IntN(256)))
+				}
+				s := string(b)
+				for _, s := range []string{s, s[:from+n]} {
+					if got, want := byteRun(s, from, lo, hi), scan(s, from, lo, hi); got != want {
+						t.Fatalf("byteRun(%q, %d, %q, %q) = %d, want %d", s, from, lo, hi, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package token
 
 import (
+	"math/bits"
 	"unicode"
 	"unicode/utf8"
 )
@@ -332,12 +333,10 @@ func asciiNext(s string, p int) int {
 // asciiLetters is asciiWord's scan from the first letter at s[q].
 func asciiLetters(s string, q int) int {
 	i := q
-	for i < len(s) && asciiKind[s[i]] == kUpper {
-		i++
+	if asciiKind[s[i]] == kUpper {
+		i = byteRun(s, i+1, 'A', 'Z')
 	}
-	for i < len(s) && asciiKind[s[i]] == kLower {
-		i++
-	}
+	i = byteRun(s, i, 'a', 'z')
 	if i < len(s) && s[i] >= utf8.RuneSelf {
 		return 0
 	}
@@ -387,4 +386,24 @@ scan:
 	default:
 		return i
 	}
+}
+
+// byteRun returns the end of the run of bytes in [lo, hi] from s[i], an
+// ASCII range, testing eight bytes at a time.
+func byteRun(s string, i int, lo, hi byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		w := le64(s[i:])
+		x := w &^ highs // no carries between bytes below
+		// the high bit of each byte: set where x >= lo, and where x > hi
+		ge := x + ones*uint64(0x80-lo)
+		gt := x + ones*uint64(0x7f-hi)
+		if out := (^ge | gt | w) & highs; out != 0 {
+			return i + bits.TrailingZeros64(out)/8
+		}
+	}
+	for i < len(s) && lo <= s[i] && s[i] <= hi {
+		i++
+	}
+	return i
 }
