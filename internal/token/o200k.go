@@ -129,8 +129,20 @@ func (c *counter) CountBytes(b []byte) int {
 func (c *counter) count(s string, st *state) int {
 	total := 0
 	for p := 0; p < len(s); {
-		e := c.split.next(s, p)
-		total += c.pieceCount(s[p:e], st)
+		// splitter.next and pieceCount, by hand: the calls they make
+		// cost as much as the work for the commonest pieces
+		e := 0
+		if s[p] < utf8.RuneSelf {
+			e = asciiNext(s, p)
+		}
+		if e == 0 {
+			e = c.split.nextRune(s, p)
+		}
+		if e-p == 1 {
+			total++ // every byte is a token
+		} else {
+			total += c.pieceCount(s[p:e], st)
+		}
 		p = e
 	}
 	return total
