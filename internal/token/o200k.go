@@ -26,7 +26,7 @@ type state struct {
 }
 
 const (
-	cacheSlots  = 4096 // direct-mapped, so the cache is bounded
+	cacheSlots  = 16384 // direct-mapped, so the cache is bounded
 	cacheKeyMax = 30
 )
 
