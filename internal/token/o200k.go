@@ -1,6 +1,7 @@
 package token
 
 import (
+	"encoding/binary"
 	"runtime"
 	"strings"
 	"unicode/utf8"
@@ -64,6 +65,17 @@ func packShort(s string) (k0, k1 uint64) {
 		k0 = uint64(s[0]) | uint64(s[1])<<8 | uint64(s[n-1])<<(8*(n-1))
 	}
 	return k0, k1 | uint64(n)<<56
+}
+
+// packAt is packShort(s[p:p+n]) for 2 <= n <= shortMax and p+16 <= len(s):
+// it reads whole words and masks off the bytes after the piece.
+func packAt(s string, p, n int) (k0, k1 uint64) {
+	b := unsafe.Slice(unsafe.StringData(s[p:p+16]), 16)
+	w := binary.LittleEndian.Uint64(b)
+	if n <= 8 {
+		return w & (^uint64(0) >> (64 - 8*n)), uint64(n) << 56
+	}
+	return w, binary.LittleEndian.Uint64(b[8:])&(^uint64(0)>>(128-8*n)) | uint64(n)<<56
 }
 
 // cacheEntry remembers the token count of a piece that is not itself a
@@ -138,9 +150,22 @@ func (c *counter) count(s string, st *state) int {
 		if e == 0 {
 			e = c.split.nextRune(s, p)
 		}
-		if e-p == 1 {
+		switch n := e - p; {
+		case n == 1:
 			total++ // every byte is a token
-		} else {
+		case n <= shortMax && p+16 <= len(s):
+			// the short cache, with the key read from the text in
+			// whole words
+			k0, k1 := packAt(s, p, n)
+			set := st.shortSet(k0, k1)
+			if x := set[0]; x.k0 == k0 && x.k1&^(0xf<<60) == k1 {
+				total += int(x.k1 >> 60)
+			} else if x := set[1]; x.k0 == k0 && x.k1&^(0xf<<60) == k1 {
+				total += int(x.k1 >> 60)
+			} else {
+				total += c.shortMiss(s[p:e], k0, k1, set, st)
+			}
+		default:
 			total += c.pieceCount(s[p:e], st)
 		}
 		p = e
@@ -161,14 +186,25 @@ func (c *counter) pieceCount(piece string, st *state) int {
 		return c.lookupCount(piece, st)
 	}
 	k0, k1 := packShort(piece)
-	h := (k0 ^ k1*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9
-	set := (*[2]shortEntry)(st.short[h>>(64-shortBits)&^1:])
+	set := st.shortSet(k0, k1)
 	if e := set[0]; e.k0 == k0 && e.k1&^(0xf<<60) == k1 {
 		return int(e.k1 >> 60)
 	}
 	if e := set[1]; e.k0 == k0 && e.k1&^(0xf<<60) == k1 {
 		return int(e.k1 >> 60)
 	}
+	return c.shortMiss(piece, k0, k1, set, st)
+}
+
+// shortSet returns the set of the short cache that the piece packed into
+// k0 and k1 belongs to.
+func (st *state) shortSet(k0, k1 uint64) *[2]shortEntry {
+	h := (k0 ^ k1*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9
+	return (*[2]shortEntry)(st.short[h>>(64-shortBits)&^1:])
+}
+
+// shortMiss counts a short piece that is not in its set and puts it there.
+func (c *counter) shortMiss(piece string, k0, k1 uint64, set *[2]shortEntry, st *state) int {
 	n := c.lookupCount(piece, st)
 	set[1] = set[0]
 	set[0] = shortEntry{k0, k1 | uint64(n)<<60}

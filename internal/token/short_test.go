@@ -108,3 +108,25 @@ func FuzzShortCache(f *testing.F) {
 		}
 	})
 }
+
+// TestPackAt checks that packAt, which reads whole words of the text,
+// packs every piece of 2 to shortMax bytes as packShort packs it alone.
+func TestPackAt(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	b := make([]byte, 64)
+	for range 2000 {
+		for i := range b {
+			b[i] = byte(r.IntN(4)) * 0x55
+		}
+		s := string(b)
+		for p := 0; p+16 <= len(s); p++ {
+			for n := 2; n <= shortMax; n++ {
+				g0, g1 := packAt(s, p, n)
+				w0, w1 := packShort(s[p : p+n])
+				if g0 != w0 || g1 != w1 {
+					t.Fatalf("packAt(%q, %d, %d) = %#x %#x, packShort %#x %#x", s, p, n, g0, g1, w0, w1)
+				}
+			}
+		}
+	}
+}
