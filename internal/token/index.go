@@ -112,8 +112,8 @@ func (c *counter) Index(text []byte) *Index {
 // records its pieces. ok is false when to is not a piece end.
 func (x *Index) scan(from, to int) (total int, ok bool) {
 	c, s := x.c, x.text
-	st := c.pool.Get().(*state)
-	defer c.pool.Put(st)
+	st := c.pool.get()
+	defer c.pool.put(st)
 	curW, curBits, curMulti := -1, uint64(0), uint64(0)
 	flush := func() {
 		if curW >= 0 {
@@ -215,8 +215,8 @@ func (x *Index) Count(b []byte, regions []Region) int {
 	if !x.valid || !utf8.ValidString(s) {
 		return c.Count(s)
 	}
-	st := c.pool.Get().(*state)
-	defer c.pool.Put(st)
+	st := c.pool.get()
+	defer c.pool.put(st)
 	total, p := 0, 0
 	for _, r := range regions {
 		if r.Len < minDerived || r.At < p || r.At+r.Len > len(s) || r.From < 0 || r.From+r.Len > len(x.text) ||

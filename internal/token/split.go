@@ -1,6 +1,10 @@
 package token
 
-import "unicode/utf8"
+import (
+	"math/bits"
+	"unicode"
+	"unicode/utf8"
+)
 
 // The o200k_base pre-tokenizer splits text with this pattern before the
 // byte-pair merge (tiktoken's o200k_base.pat_str):
@@ -57,6 +61,17 @@ func notLetterNumberNewline(f uint8) bool { return f&(cLetter|cNumber|cNewline) 
 
 // next returns the end of the piece that starts at s[p], p < len(s).
 func (sp splitter) next(s string, p int) int {
+	if s[p] < utf8.RuneSelf {
+		if e := asciiNext(s, p); e > 0 {
+			return e
+		}
+	}
+	return sp.nextRune(s, p)
+}
+
+// nextRune is next for any text: it decides with the class of every
+// character, ASCII or not.
+func (sp splitter) nextRune(s string, p int) int {
 	if e := asciiWord(s, p); e > 0 {
 		return e
 	}
@@ -234,6 +249,161 @@ func contraction(s string, i int) int {
 		if i+2 < len(s) && s[i+2] == 0xbf {
 			return i + 3
 		}
+	}
+	return i
+}
+
+// Kinds of ASCII bytes for asciiNext. In ASCII the pattern's classes
+// reduce to these: a capital is [\p{Lu}...] and not [\p{Ll}...], a small
+// letter the reverse, and kPunct is [^\s\p{L}\p{N}].
+const (
+	kPunct   = iota
+	kUpper   // [A-Z]
+	kLower   // [a-z]
+	kDigit   // [0-9]
+	kSpace   // \s but not [\r\n]: space, \t, \v, \f
+	kNewline // [\r\n]
+	kHigh    // a byte of a multi-byte character, or invalid
+)
+
+var asciiKind = func() (k [256]uint8) {
+	for b := range 256 {
+		switch {
+		case b >= utf8.RuneSelf:
+			k[b] = kHigh
+		case 'A' <= b && b <= 'Z':
+			k[b] = kUpper
+		case 'a' <= b && b <= 'z':
+			k[b] = kLower
+		case '0' <= b && b <= '9':
+			k[b] = kDigit
+		case b == '\r' || b == '\n':
+			k[b] = kNewline
+		case unicode.IsSpace(rune(b)):
+			k[b] = kSpace
+		default:
+			k[b] = kPunct
+		}
+	}
+	return k
+}()
+
+// asciiNext is next for a piece that starts with an ASCII byte and whose
+// end is decided by ASCII bytes alone. It returns 0 when the decision
+// depends on a character that is not ASCII (it may be a letter, a digit, a
+// space or a mark), which nextRune then makes.
+func asciiNext(s string, p int) int {
+	k := asciiKind[s[p]]
+	switch k {
+	case kUpper, kLower:
+		return asciiLetters(s, p)
+	case kDigit: // \p{N}{1,3}
+		i := p + 1
+		for ; i < len(s) && i < p+3; i++ {
+			if d := asciiKind[s[i]]; d != kDigit {
+				if d == kHigh {
+					return 0
+				}
+				return i
+			}
+		}
+		return i
+	case kNewline:
+		return asciiSpaces(s, p)
+	}
+	// s[p] is [^\r\n\p{L}\p{N}]: a letter after it joins the piece.
+	if p+1 < len(s) {
+		switch asciiKind[s[p+1]] {
+		case kUpper, kLower:
+			return asciiLetters(s, p+1)
+		case kHigh:
+			return 0
+		case kPunct:
+			if s[p] == ' ' { // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
+				return asciiPunct(s, p+1)
+			}
+		}
+	}
+	if k == kPunct {
+		return asciiPunct(s, p)
+	}
+	return asciiSpaces(s, p)
+}
+
+// asciiLetters is asciiWord's scan from the first letter at s[q].
+func asciiLetters(s string, q int) int {
+	i := q
+	if asciiKind[s[i]] == kUpper {
+		i = byteRun(s, i+1, 'A', 'Z')
+	}
+	i = byteRun(s, i, 'a', 'z')
+	if i < len(s) && s[i] >= utf8.RuneSelf {
+		return 0
+	}
+	return contraction(s, i)
+}
+
+// asciiPunct matches `[^\s\p{L}\p{N}]+[\r\n/]*` from s[q], a byte of the
+// first class.
+func asciiPunct(s string, q int) int {
+	i := q + 1
+	for i < len(s) && asciiKind[s[i]] == kPunct {
+		i++
+	}
+	if i < len(s) && s[i] >= utf8.RuneSelf {
+		return 0
+	}
+	for i < len(s) && (s[i] == '\r' || s[i] == '\n' || s[i] == '/') {
+		i++
+	}
+	return i
+}
+
+// asciiSpaces is the whitespace alternatives of nextRune for a run of
+// ASCII whitespace from s[p] followed by ASCII or the end.
+func asciiSpaces(s string, p int) int {
+	lastNewline := -1
+	i := p
+scan:
+	for ; i < len(s); i++ {
+		switch asciiKind[s[i]] {
+		case kSpace:
+		case kNewline:
+			lastNewline = i
+		case kHigh:
+			return 0
+		default:
+			break scan
+		}
+	}
+	switch {
+	case lastNewline >= 0:
+		return lastNewline + 1
+	case i == len(s):
+		return i
+	case i-1 > p:
+		return i - 1
+	default:
+		return i
+	}
+}
+
+// byteRun returns the end of the run of bytes in [lo, hi] from s[i], an
+// ASCII range, testing eight bytes at a time.
+func byteRun(s string, i int, lo, hi byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		w := le64(s[i:])
+		x := w &^ highs // no carries between bytes below
+		// the high bit of each byte: set where x >= lo, and where x > hi
+		ge := x + ones*uint64(0x80-lo)
+		gt := x + ones*uint64(0x7f-hi)
+		if out := (^ge | gt | w) & highs; out != 0 {
+			return i + bits.TrailingZeros64(out)/8
+		}
+	}
+	for i < len(s) && lo <= s[i] && s[i] <= hi {
+		i++
 	}
 	return i
 }

@@ -5,7 +5,8 @@
 // "<|endoftext|>") is ordinary text. The counter never builds a token list:
 // a hand-written pre-tokenizer splits the text into pieces, each piece is
 // looked up in the vocabulary or byte-pair merged just far enough to count its
-// tokens, and counts of pieces that need merging are cached per goroutine.
+// tokens, and the counts of short pieces and of pieces that need merging are
+// cached per goroutine.
 //
 // The vocabulary is embedded (o200k_base.tokens) and indexed on first use,
 // which takes a few milliseconds.
