@@ -41,6 +41,11 @@ type Filter struct {
 	Machines bool
 	// MCP keeps the calls of MCP servers' tools only (ToolCalls).
 	MCP bool
+	// NoProject leaves out of RequestSums' sums their projects and
+	// sub-agent files (RequestSum.Project and AgentFile are empty), which
+	// a report that groups by neither does not read; it is ignored where
+	// the filter keeps a project, a machine or a user, or f.Machines.
+	NoProject bool
 }
 
 // byMachine reports whether f needs the rows' machines or users, which
@@ -289,18 +294,16 @@ func (s *Store) Requests(ctx context.Context, f Filter) iter.Seq2[Request, error
 
 // query yields the rows of q that scan reads, each with its session's
 // project (place names the row's session and project) where it names none,
-// when that project matches the filter project. An error ends the
-// sequence.
+// when that project matches the filter project; every row as it is read
+// without place (nil). An error ends the sequence.
 func query[T any](ctx context.Context, s *Store, project, what, q string, args []any,
 	scan func(*sql.Rows) (T, error), place func(*T) (string, *string)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		fail := func(err error) { yield(zero, fmt.Errorf("reading %s: %w", what, err)) }
-		projects, err := s.projects(ctx)
-		if err != nil {
-			yield(zero, err)
-			return
-		}
+		// The sessions' projects are read at the first row that names
+		// none: most stores' rows all name theirs.
+		var projects map[string]string
 		rows, err := s.db.QueryContext(ctx, q, args...)
 		if err != nil {
 			fail(err)
@@ -313,8 +316,20 @@ func query[T any](ctx context.Context, s *Store, project, what, q string, args [
 				fail(err)
 				return
 			}
+			if place == nil {
+				if !yield(x, nil) {
+					return
+				}
+				continue
+			}
 			key, p := place(&x)
 			if *p == "" {
+				if projects == nil {
+					if projects, err = s.projects(ctx); err != nil {
+						yield(zero, err)
+						return
+					}
+				}
 				*p = projects[key]
 			}
 			if !ProjectMatch(project, *p) {
@@ -602,6 +617,9 @@ func (s *Store) RequestSums(ctx context.Context, f Filter) iter.Seq2[RequestSum,
 		if err != nil {
 			return func(yield func(RequestSum, error) bool) { yield(RequestSum{}, err) }
 		}
+		if f.NoProject && f.Project == "" {
+			return s.requestSumsNoProject(ctx, where, wargs)
+		}
 		q = `SELECT bucket, source, session_id, agent_file, model, project, speed, recorded, band, requests, nonzero,
 		input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, cost_usd, '', '' FROM request_rollup` + where
 		args = wargs
@@ -621,6 +639,27 @@ func (s *Store) RequestSums(ctx context.Context, f Filter) iter.Seq2[RequestSum,
 		}
 		return r, err
 	}, func(r *RequestSum) (string, *string) { return sessionKey(r.Source, r.Session), &r.Project })
+}
+
+// requestSumsNoProject is RequestSums with f.NoProject, from the rollups
+// (where and args pick them): the same sums, each read without its
+// project, sub-agent file, machine and user.
+func (s *Store) requestSumsNoProject(ctx context.Context, where string, args []any) iter.Seq2[RequestSum, error] {
+	q := `SELECT bucket, source, session_id, model, speed, recorded, band, requests, nonzero,
+		input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, cost_usd FROM request_rollup` + where
+	return query(ctx, s, "", "request sums", q, args, func(rows *sql.Rows) (RequestSum, error) {
+		var r RequestSum
+		var n [6]any
+		err := rows.Scan(&r.Bucket, &r.Source, &r.Session, &r.Model, &r.Speed, &r.Recorded, &r.Band,
+			&r.Requests, &r.Nonzero, &n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &r.CostUSD)
+		if err == nil {
+			err = rollupInts(n[:], &r.Input, &r.Output, &r.CacheWrite5m, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning)
+		}
+		if err == nil && !(r.CostUSD >= 0 && r.CostUSD <= transcript.MaxCostUSD*float64(r.Requests)) {
+			err = ErrNoRollup // as RequestSums
+		}
+		return r, err
+	}, nil)
 }
 
 // sumWho is the SQL (and arguments) of the machine and user columns of

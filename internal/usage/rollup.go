@@ -47,7 +47,11 @@ func rollupDay(o Options, bucket int64) bool {
 
 // requestSums adds the request rollups of the report's period to a.
 func requestSums(ctx context.Context, st *store.Store, o Options, a *usageAcc) error {
-	for x, err := range st.RequestSums(ctx, filter(o, store.AsStored)) {
+	f := filter(o, store.AsStored)
+	// Only a report by project or session reads the sums' projects and
+	// sub-agent files.
+	f.NoProject = o.By != "project" && o.By != "session"
+	for x, err := range st.RequestSums(ctx, f) {
 		if err != nil {
 			return err
 		}
