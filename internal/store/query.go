@@ -849,3 +849,112 @@ func (s *Store) ToolTimings(ctx context.Context, f Filter) iter.Seq2[ToolTiming,
 		return c, err
 	}, func(c *ToolTiming) (string, *string) { return sessionKey(c.Source, c.Session), &c.Project })
 }
+
+// A ZoneSpan is a time zone's offset from UTC, in milliseconds, from a
+// time on (From, milliseconds since the epoch) until the next span's From.
+// The first span of a list holds from the earliest time on, whatever its
+// From.
+type ZoneSpan struct{ From, Offset int64 }
+
+// ToolRollupSpan returns the first and last quarter hours that the tool
+// call rollups hold, and false when they hold none.
+func (s *Store) ToolRollupSpan(ctx context.Context) (first, last int64, ok bool, err error) {
+	var lo, hi sql.NullInt64
+	err = s.db.QueryRowContext(ctx, `SELECT (SELECT min(bucket) FROM tool_rollup), (SELECT max(bucket) FROM tool_rollup)`).Scan(&lo, &hi)
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("reading tool call sums: %w", err)
+	}
+	return lo.Int64, hi.Int64, lo.Valid && hi.Valid, nil
+}
+
+// A ToolDaySum sums the tool call rollups of one day that are, or are
+// not, of MCP servers' tools (see ToolDaySums).
+type ToolDaySum struct {
+	Bucket        int64 // the first quarter hour of the day that has calls
+	MCP           bool
+	Calls, Errors int
+	ResultTokens  int64
+}
+
+// ToolDaySums sums the tool call rollups of f's period and source by
+// whether they are MCP servers' and by the day of each quarter hour in
+// the time zone whose offsets spans give (nil: by MCP alone, the whole
+// period as one), in no particular order. It sums what ToolSums returns
+// for such a filter, in a few rows instead of one per quarter hour and
+// session; a day is the span from one midnight, local time, to the next.
+// An error ends the sequence: ErrNoRollup when the rollups cannot answer
+// f, or f keeps a project, a machine or a user, or a sum is past what an
+// integer holds.
+func (s *Store) ToolDaySums(ctx context.Context, f Filter, spans []ZoneSpan) iter.Seq2[ToolDaySum, error] {
+	return func(yield func(ToolDaySum, error) bool) {
+		where, args, err := s.rollupWhere(ctx, f)
+		if err == nil && (f.byMachine() || f.Project != "") {
+			err = ErrNoRollup
+		}
+		if err != nil {
+			yield(ToolDaySum{}, err)
+			return
+		}
+		group := "mcp"
+		if len(spans) > 0 {
+			var local strings.Builder
+			local.WriteString("bucket + ")
+			if len(spans) == 1 {
+				local.WriteString("?")
+			} else {
+				local.WriteString("CASE")
+				for range spans[1:] {
+					local.WriteString(" WHEN bucket < ? THEN ?")
+				}
+				local.WriteString(" ELSE ? END")
+			}
+			var zargs []any
+			for i, z := range spans[1:] {
+				zargs = append(zargs, z.From, spans[i].Offset)
+			}
+			zargs = append(zargs, spans[len(spans)-1].Offset)
+			args = append(zargs, args...)
+			// The local time's midnight, rounded down (% truncates).
+			group = `(l - ((l % 86400000) + 86400000) % 86400000), mcp`
+			where = `, ` + local.String() + ` AS l FROM tool_rollup` + where
+		} else {
+			where = ` FROM tool_rollup` + where
+		}
+		q := `SELECT min(bucket), mcp, sum(calls), sum(errors), sum(result_tokens)
+			FROM (SELECT bucket, mcp, calls, errors, result_tokens` + where + `) GROUP BY ` + group
+		fail := func(err error) {
+			if strings.Contains(err.Error(), "integer overflow") {
+				err = ErrNoRollup // a sum past what an integer holds
+			} else {
+				err = fmt.Errorf("reading tool call sums: %w", err)
+			}
+			yield(ToolDaySum{}, err)
+		}
+		rows, err := s.db.QueryContext(ctx, q, args...)
+		if err != nil {
+			fail(err)
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var t ToolDaySum
+			var n [3]any
+			if err := rows.Scan(&t.Bucket, &t.MCP, &n[0], &n[1], &n[2]); err != nil {
+				yield(ToolDaySum{}, fmt.Errorf("reading tool call sums: %w", err))
+				return
+			}
+			var calls, errs int64
+			if err := rollupInts(n[:], &calls, &errs, &t.ResultTokens); err != nil {
+				yield(ToolDaySum{}, err)
+				return
+			}
+			t.Calls, t.Errors = int(calls), int(errs)
+			if !yield(t, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			fail(err)
+		}
+	}
+}
