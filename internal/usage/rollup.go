@@ -131,8 +131,13 @@ func toolDaySums(ctx context.Context, st *store.Store, o Options, r *Report) err
 	var spans []store.ZoneSpan
 	if o.By != "model" {
 		first, last, ok, err := st.ToolRollupSpan(ctx)
-		if err != nil || !ok {
-			return err // none: nothing to add
+		if err != nil {
+			return err
+		}
+		if !ok {
+			// None: no calls, or rollups that wait to be filled in, which
+			// ToolSums tells apart.
+			return errNoRollup
 		}
 		if spans, ok = zoneSpans(o.Location, first, last); !ok {
 			return errNoRollup
