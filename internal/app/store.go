@@ -16,7 +16,6 @@ import (
 	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/store"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
-	"github.com/mcpcost/mcpcost/internal/token"
 )
 
 // IngestStats says what one read of the transcripts found.
@@ -313,7 +312,7 @@ func (m *Machine) ingest(ctx context.Context, st *store.Store, path string, o In
 		GooseRoots:    goose,
 		GeminiRoots:   gemini,
 		OpencodeRoots: opencode,
-		Count:         token.O200k().Count,
+		Count:         lazyCounter{}.Count, // its tables are built when a result is counted
 		Progress:      o.Progress.ingestSteps(),
 		Now:           o.Now,
 	})

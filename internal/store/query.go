@@ -41,6 +41,11 @@ type Filter struct {
 	Machines bool
 	// MCP keeps the calls of MCP servers' tools only (ToolCalls).
 	MCP bool
+	// NoProject leaves out of RequestSums' sums their projects and
+	// sub-agent files (RequestSum.Project and AgentFile are empty), which
+	// a report that groups by neither does not read; it is ignored where
+	// the filter keeps a project, a machine or a user, or f.Machines.
+	NoProject bool
 }
 
 // byMachine reports whether f needs the rows' machines or users, which
@@ -289,18 +294,16 @@ func (s *Store) Requests(ctx context.Context, f Filter) iter.Seq2[Request, error
 
 // query yields the rows of q that scan reads, each with its session's
 // project (place names the row's session and project) where it names none,
-// when that project matches the filter project. An error ends the
-// sequence.
+// when that project matches the filter project; every row as it is read
+// without place (nil). An error ends the sequence.
 func query[T any](ctx context.Context, s *Store, project, what, q string, args []any,
 	scan func(*sql.Rows) (T, error), place func(*T) (string, *string)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		fail := func(err error) { yield(zero, fmt.Errorf("reading %s: %w", what, err)) }
-		projects, err := s.projects(ctx)
-		if err != nil {
-			yield(zero, err)
-			return
-		}
+		// The sessions' projects are read at the first row that names
+		// none: most stores' rows all name theirs.
+		var projects map[string]string
 		rows, err := s.db.QueryContext(ctx, q, args...)
 		if err != nil {
 			fail(err)
@@ -313,8 +316,20 @@ func query[T any](ctx context.Context, s *Store, project, what, q string, args [
 				fail(err)
 				return
 			}
+			if place == nil {
+				if !yield(x, nil) {
+					return
+				}
+				continue
+			}
 			key, p := place(&x)
 			if *p == "" {
+				if projects == nil {
+					if projects, err = s.projects(ctx); err != nil {
+						yield(zero, err)
+						return
+					}
+				}
 				*p = projects[key]
 			}
 			if !ProjectMatch(project, *p) {
@@ -602,6 +617,9 @@ func (s *Store) RequestSums(ctx context.Context, f Filter) iter.Seq2[RequestSum,
 		if err != nil {
 			return func(yield func(RequestSum, error) bool) { yield(RequestSum{}, err) }
 		}
+		if f.NoProject && f.Project == "" {
+			return s.requestSumsNoProject(ctx, where, wargs)
+		}
 		q = `SELECT bucket, source, session_id, agent_file, model, project, speed, recorded, band, requests, nonzero,
 		input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, cost_usd, '', '' FROM request_rollup` + where
 		args = wargs
@@ -621,6 +639,27 @@ func (s *Store) RequestSums(ctx context.Context, f Filter) iter.Seq2[RequestSum,
 		}
 		return r, err
 	}, func(r *RequestSum) (string, *string) { return sessionKey(r.Source, r.Session), &r.Project })
+}
+
+// requestSumsNoProject is RequestSums with f.NoProject, from the rollups
+// (where and args pick them): the same sums, each read without its
+// project, sub-agent file, machine and user.
+func (s *Store) requestSumsNoProject(ctx context.Context, where string, args []any) iter.Seq2[RequestSum, error] {
+	q := `SELECT bucket, source, session_id, model, speed, recorded, band, requests, nonzero,
+		input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, cost_usd FROM request_rollup` + where
+	return query(ctx, s, "", "request sums", q, args, func(rows *sql.Rows) (RequestSum, error) {
+		var r RequestSum
+		var n [6]any
+		err := rows.Scan(&r.Bucket, &r.Source, &r.Session, &r.Model, &r.Speed, &r.Recorded, &r.Band,
+			&r.Requests, &r.Nonzero, &n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &r.CostUSD)
+		if err == nil {
+			err = rollupInts(n[:], &r.Input, &r.Output, &r.CacheWrite5m, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning)
+		}
+		if err == nil && !(r.CostUSD >= 0 && r.CostUSD <= transcript.MaxCostUSD*float64(r.Requests)) {
+			err = ErrNoRollup // as RequestSums
+		}
+		return r, err
+	}, nil)
 }
 
 // sumWho is the SQL (and arguments) of the machine and user columns of
@@ -809,4 +848,113 @@ func (s *Store) ToolTimings(ctx context.Context, f Filter) iter.Seq2[ToolTiming,
 		err := rows.Scan(&c.Source, &c.Session, &c.Project, &c.Server, &c.Tool, &c.Name, &c.LatencyMs, &c.ArgsHash)
 		return c, err
 	}, func(c *ToolTiming) (string, *string) { return sessionKey(c.Source, c.Session), &c.Project })
+}
+
+// A ZoneSpan is a time zone's offset from UTC, in milliseconds, from a
+// time on (From, milliseconds since the epoch) until the next span's From.
+// The first span of a list holds from the earliest time on, whatever its
+// From.
+type ZoneSpan struct{ From, Offset int64 }
+
+// ToolRollupSpan returns the first and last quarter hours that the tool
+// call rollups hold, and false when they hold none.
+func (s *Store) ToolRollupSpan(ctx context.Context) (first, last int64, ok bool, err error) {
+	var lo, hi sql.NullInt64
+	err = s.db.QueryRowContext(ctx, `SELECT (SELECT min(bucket) FROM tool_rollup), (SELECT max(bucket) FROM tool_rollup)`).Scan(&lo, &hi)
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("reading tool call sums: %w", err)
+	}
+	return lo.Int64, hi.Int64, lo.Valid && hi.Valid, nil
+}
+
+// A ToolDaySum sums the tool call rollups of one day that are, or are
+// not, of MCP servers' tools (see ToolDaySums).
+type ToolDaySum struct {
+	Bucket        int64 // the first quarter hour of the day that has calls
+	MCP           bool
+	Calls, Errors int
+	ResultTokens  int64
+}
+
+// ToolDaySums sums the tool call rollups of f's period and source by
+// whether they are MCP servers' and by the day of each quarter hour in
+// the time zone whose offsets spans give (nil: by MCP alone, the whole
+// period as one), in no particular order. It sums what ToolSums returns
+// for such a filter, in a few rows instead of one per quarter hour and
+// session; a day is the span from one midnight, local time, to the next.
+// An error ends the sequence: ErrNoRollup when the rollups cannot answer
+// f, or f keeps a project, a machine or a user, or a sum is past what an
+// integer holds.
+func (s *Store) ToolDaySums(ctx context.Context, f Filter, spans []ZoneSpan) iter.Seq2[ToolDaySum, error] {
+	return func(yield func(ToolDaySum, error) bool) {
+		where, args, err := s.rollupWhere(ctx, f)
+		if err == nil && (f.byMachine() || f.Project != "") {
+			err = ErrNoRollup
+		}
+		if err != nil {
+			yield(ToolDaySum{}, err)
+			return
+		}
+		group := "mcp"
+		if len(spans) > 0 {
+			var local strings.Builder
+			local.WriteString("bucket + ")
+			if len(spans) == 1 {
+				local.WriteString("?")
+			} else {
+				local.WriteString("CASE")
+				for range spans[1:] {
+					local.WriteString(" WHEN bucket < ? THEN ?")
+				}
+				local.WriteString(" ELSE ? END")
+			}
+			var zargs []any
+			for i, z := range spans[1:] {
+				zargs = append(zargs, z.From, spans[i].Offset)
+			}
+			zargs = append(zargs, spans[len(spans)-1].Offset)
+			args = append(zargs, args...)
+			// The local time's midnight, rounded down (% truncates).
+			group = `(l - ((l % 86400000) + 86400000) % 86400000), mcp`
+			where = `, ` + local.String() + ` AS l FROM tool_rollup` + where
+		} else {
+			where = ` FROM tool_rollup` + where
+		}
+		q := `SELECT min(bucket), mcp, sum(calls), sum(errors), sum(result_tokens)
+			FROM (SELECT bucket, mcp, calls, errors, result_tokens` + where + `) GROUP BY ` + group
+		fail := func(err error) {
+			if strings.Contains(err.Error(), "integer overflow") {
+				err = ErrNoRollup // a sum past what an integer holds
+			} else {
+				err = fmt.Errorf("reading tool call sums: %w", err)
+			}
+			yield(ToolDaySum{}, err)
+		}
+		rows, err := s.db.QueryContext(ctx, q, args...)
+		if err != nil {
+			fail(err)
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var t ToolDaySum
+			var n [3]any
+			if err := rows.Scan(&t.Bucket, &t.MCP, &n[0], &n[1], &n[2]); err != nil {
+				yield(ToolDaySum{}, fmt.Errorf("reading tool call sums: %w", err))
+				return
+			}
+			var calls, errs int64
+			if err := rollupInts(n[:], &calls, &errs, &t.ResultTokens); err != nil {
+				yield(ToolDaySum{}, err)
+				return
+			}
+			t.Calls, t.Errors = int(calls), int(errs)
+			if !yield(t, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			fail(err)
+		}
+	}
 }

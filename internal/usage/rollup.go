@@ -3,6 +3,7 @@ package usage
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/store"
@@ -47,7 +48,11 @@ func rollupDay(o Options, bucket int64) bool {
 
 // requestSums adds the request rollups of the report's period to a.
 func requestSums(ctx context.Context, st *store.Store, o Options, a *usageAcc) error {
-	for x, err := range st.RequestSums(ctx, filter(o, store.AsStored)) {
+	f := filter(o, store.AsStored)
+	// Only a report by project or session reads the sums' projects and
+	// sub-agent files.
+	f.NoProject = o.By != "project" && o.By != "session"
+	for x, err := range st.RequestSums(ctx, f) {
 		if err != nil {
 			return err
 		}
@@ -65,6 +70,12 @@ func requestSums(ctx context.Context, st *store.Store, o Options, a *usageAcc) e
 // toolSums is toolTotals from the tool call rollups; it adds nothing to r
 // when it returns an error.
 func toolSums(ctx context.Context, st *store.Store, o Options, r *Report) error {
+	if o.Project == "" && (o.By == "model" || slices.Contains(Periods, o.By)) {
+		err := toolDaySums(ctx, st, o, r)
+		if !errors.Is(err, errNoRollup) && !errors.Is(err, store.ErrNoRollup) {
+			return err
+		}
+	}
 	idx := map[string]int{}
 	for i, u := range r.Usage {
 		idx[u.Key] = i
@@ -110,3 +121,95 @@ func toolSums(ctx context.Context, st *store.Store, o Options, r *Report) error 
 	}
 	return nil
 }
+
+// toolDaySums is toolSums by day, week, month or model, from the rollups
+// summed by day in the store (by model, as one), which reads a few rows
+// instead of one per quarter hour and session; errNoRollup where a
+// quarter hour may straddle two days. It adds nothing to r when it
+// returns an error.
+func toolDaySums(ctx context.Context, st *store.Store, o Options, r *Report) error {
+	var spans []store.ZoneSpan
+	if o.By != "model" {
+		first, last, ok, err := st.ToolRollupSpan(ctx)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			// None: no calls, or rollups that wait to be filled in, which
+			// ToolSums tells apart.
+			return errNoRollup
+		}
+		if spans, ok = zoneSpans(o.Location, first, last); !ok {
+			return errNoRollup
+		}
+	}
+	idx := map[string]int{}
+	for i, u := range r.Usage {
+		idx[u.Key] = i
+	}
+	var tot Totals
+	type add struct {
+		i      int
+		calls  int
+		tokens int64
+	}
+	var adds []add
+	for x, err := range st.ToolDaySums(ctx, filter(o, store.AsStored), spans) {
+		if err != nil {
+			return err
+		}
+		tot.ToolCalls += x.Calls
+		tot.ResultTokens += x.ResultTokens
+		if x.MCP {
+			tot.MCPCalls += x.Calls
+			tot.MCPResultTokens += x.ResultTokens
+		}
+		tot.ToolErrors += x.Errors
+		if o.By == "model" {
+			continue
+		}
+		i, ok := idx[groupKey(o, "", "", "", "", "", "", x.Bucket)]
+		if !ok {
+			continue // a group without requests in the period
+		}
+		adds = append(adds, add{i, x.Calls, x.ResultTokens})
+	}
+	r.Totals.ToolCalls += tot.ToolCalls
+	r.Totals.ResultTokens += tot.ResultTokens
+	r.Totals.MCPCalls += tot.MCPCalls
+	r.Totals.MCPResultTokens += tot.MCPResultTokens
+	r.Totals.ToolErrors += tot.ToolErrors
+	for _, a := range adds {
+		r.Usage[a.i].ToolCalls += a.calls
+		r.Usage[a.i].ResultTokens += a.tokens
+	}
+	return nil
+}
+
+// zoneSpans returns the offsets of loc from the quarter hour first to
+// the end of the quarter hour last, and false where a quarter hour in
+// between may straddle two days: an offset, or a change of offset, that
+// is not at a quarter hour.
+func zoneSpans(loc *time.Location, first, last int64) ([]store.ZoneSpan, bool) {
+	q := store.RollupBucket.Milliseconds()
+	end := last + q
+	t := time.UnixMilli(first).In(loc)
+	var spans []store.ZoneSpan
+	for {
+		_, off := t.Zone()
+		z := store.ZoneSpan{From: t.UnixMilli(), Offset: int64(off) * 1000}
+		if (len(spans) > 0 && z.From%q != 0) || z.Offset%q != 0 || len(spans) == maxZoneSpans {
+			return nil, false
+		}
+		spans = append(spans, z)
+		_, next := t.ZoneBounds()
+		if next.IsZero() || next.UnixMilli() >= end {
+			return spans, true
+		}
+		t = next
+	}
+}
+
+// maxZoneSpans bounds the offsets a query by day is given (two a year
+// in a zone with summer time): past it, the rollups are summed here.
+const maxZoneSpans = 200

@@ -381,3 +381,53 @@ func TestMigratedStoreReports(t *testing.T) {
 		}
 	}
 }
+
+// TestDeferredRollupsRead checks that a store whose rollups wait to be
+// filled in (a first ingest was interrupted), read without writing,
+// gives the reports of its rows: its tool call totals too, though its
+// tool call rollups are empty.
+func TestDeferredRollupsRead(t *testing.T) {
+	home := t.TempDir()
+	if _, err := transcripttest.Generate(home, transcripttest.Small()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "usage.db")
+	s, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingestHome(t, s, home)
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`DELETE FROM request_rollup; DELETE FROM tool_rollup; DELETE FROM tool_use_rollup;
+		INSERT INTO meta (key, value) VALUES ('rollups_deferred', x'01')`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := store.OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	for _, by := range []string{"day", "week", "month", "model", "session"} {
+		o := usage.Options{By: by, Now: fixedNow}
+		got, err := usage.Build(context.Background(), ro, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := usage.BuildFromRows(context.Background(), ro, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Totals.ToolCalls == 0 {
+			t.Fatalf("by %s: no tool calls", by)
+		}
+		if g, w := reportJSON(t, got), reportJSON(t, want); g != w {
+			t.Fatalf("by %s: the store gives\n%s\nits rows\n%s", by, g, w)
+		}
+	}
+}
