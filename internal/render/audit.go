@@ -40,7 +40,7 @@ func AuditText(w io.Writer, r *audit.Report, scr Screen) error {
 		auditTrimText(&b, c, prose(scr))
 		auditUnmeasuredText(&b, c)
 		for _, n := range c.Notes {
-			fmt.Fprintf(&b, "  note: %s\n", textsafe.Text(n))
+			fmt.Fprintf(&b, "  note: %s\n", textsafe.Text(sentence(n)))
 		}
 	}
 	if len(r.EmptyConfigs) > 0 {
@@ -52,7 +52,7 @@ func AuditText(w io.Writer, r *audit.Report, scr Screen) error {
 	if len(r.Problems) > 0 {
 		b.WriteString("\nproblems\n")
 		for _, p := range r.Problems {
-			fmt.Fprintf(&b, "  %s\n", textsafe.Text(p.Error))
+			fmt.Fprintf(&b, "  %s\n", textsafe.Text(sentence(p.Error)))
 		}
 	}
 	auditGates(&b, r)
@@ -94,10 +94,10 @@ func auditServersText(b *strings.Builder, r *audit.Report, c audit.Config, scr S
 			if s.ClaudeTokens != nil {
 				cl = num.Int(*s.ClaudeTokens)
 			}
-			t.Add(s.Name, s.Transport, tools, tokens, cl, share, status)
+			t.Add(name(s.Name), s.Transport, tools, tokens, cl, share, status)
 			continue
 		}
-		t.Add(s.Name, s.Transport, tools, tokens, share, status)
+		t.Add(name(s.Name), s.Transport, tools, tokens, share, status)
 	}
 	total := totalCell(c)
 	if r.Claude != nil {
@@ -163,14 +163,14 @@ func auditTrimText(b *strings.Builder, c audit.Config, width int) {
 		b.WriteString("\n  heaviest tools\n")
 		ht := Table{Align: []Align{Left, Right}, Indent: "    "}
 		for _, h := range c.HeaviestTools {
-			ht.Add(h.Server+" · "+h.Tool, num.Int(h.Tokens))
+			ht.Add(name(h.Server)+" · "+name(h.Tool), num.Int(h.Tokens))
 		}
 		ht.Write(b)
 	}
 	if c.Trim != nil {
 		var names []string
 		for _, t := range c.Trim.Tools {
-			names = append(names, t.Server+" · "+t.Tool)
+			names = append(names, name(t.Server)+" · "+name(t.Tool))
 		}
 		b.WriteString("\n")
 		wrap(b, fmt.Sprintf("trim: if your client supports per-tool filtering, turning off %d %s (%s) would recover %s tokens (%s of this config).",
@@ -194,18 +194,18 @@ func auditUnmeasuredText(b *strings.Builder, c audit.Config) {
 	if len(unmeasured) > 0 {
 		b.WriteString("\n  not measured\n")
 		for _, s := range unmeasured {
-			fmt.Fprintf(b, "    %s: %s\n", textsafe.Text(s.Name), textsafe.Text(serverWhy(s)))
+			fmt.Fprintf(b, "    %s: %s\n", textsafe.Text(name(s.Name)), textsafe.Text(sentence(serverWhy(s))))
 			if s.Hint != "" {
-				fmt.Fprintf(b, "      hint: %s\n", textsafe.Text(s.Hint))
+				fmt.Fprintf(b, "      hint: %s\n", textsafe.Text(sentence(s.Hint)))
 			}
 		}
 	}
 	if len(off) > 0 {
 		b.WriteString("\n  not launched\n")
 		for _, s := range off {
-			fmt.Fprintf(b, "    %s: %s", textsafe.Text(s.Name), textsafe.Text(s.Status))
+			fmt.Fprintf(b, "    %s: %s", textsafe.Text(name(s.Name)), textsafe.Text(s.Status))
 			if s.Detail != "" {
-				fmt.Fprintf(b, " (%s)", textsafe.Text(s.Detail))
+				fmt.Fprintf(b, " (%s)", textsafe.Text(sentence(s.Detail)))
 			}
 			b.WriteString("\n")
 		}
@@ -222,7 +222,7 @@ func auditGates(b *strings.Builder, r *audit.Report) {
 			fmt.Fprintf(b, "BUDGET FAIL: limit %s tokens per %s\n", num.Int(g.Limit), of)
 			for _, c := range g.Configs {
 				for _, reason := range c.Reasons {
-					fmt.Fprintf(b, "  %s: %s\n", textsafe.Text(c.Path), textsafe.Text(reason))
+					fmt.Fprintf(b, "  %s: %s\n", textsafe.Text(c.Path), textsafe.Text(sentence(reason)))
 				}
 			}
 			if !g.AllowUnmeasured {
@@ -243,7 +243,7 @@ func auditGates(b *strings.Builder, r *audit.Report) {
 		} else {
 			fmt.Fprintf(b, "THRESHOLD FAIL: %d %s of the %ss over %s tokens\n", len(g.Tools), num.Plural(len(g.Tools), "tool", "tools"), of, num.Int(g.Limit))
 			for _, t := range g.Tools {
-				fmt.Fprintf(b, "  %s · %s  %s\n", textsafe.Text(t.Server), textsafe.Text(t.Tool), num.Int(t.Tokens))
+				fmt.Fprintf(b, "  %s · %s  %s\n", textsafe.Text(name(t.Server)), textsafe.Text(name(t.Tool)), num.Int(t.Tokens))
 			}
 		}
 	}
@@ -314,16 +314,16 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 				status += ": " + s.Detail
 			}
 			if session {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", md(s.Name), md(s.Scope), md(s.Transport), tools, tokens, share, md(status))
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", md(name(s.Name)), md(s.Scope), md(s.Transport), tools, tokens, share, md(sentence(status)))
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", md(s.Name), md(s.Transport), tools, tokens, share, md(status))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", md(name(s.Name)), md(s.Transport), tools, tokens, share, md(sentence(status)))
 		}
 		if len(c.HeaviestTools) > 0 {
 			b.WriteString("\nHeaviest tools: ")
 			var parts []string
 			for _, h := range c.HeaviestTools {
-				parts = append(parts, textsafe.Code(h.Server+" · "+h.Tool)+" "+num.Int(h.Tokens))
+				parts = append(parts, textsafe.Code(name(h.Server)+" · "+name(h.Tool))+" "+num.Int(h.Tokens))
 			}
 			b.WriteString(strings.Join(parts, ", ") + ".\n")
 		}
@@ -339,7 +339,7 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 	if len(r.Problems) > 0 {
 		b.WriteString("\n**Problems**\n\n")
 		for _, p := range r.Problems {
-			fmt.Fprintf(&b, "- %s\n", md(p.Error))
+			fmt.Fprintf(&b, "- %s\n", md(sentence(p.Error)))
 		}
 	}
 	return write(w, b.String())

@@ -185,13 +185,13 @@ func auditServersTable(b *strings.Builder, r *audit.Report, c audit.Config, sess
 		if s.Cached {
 			st += " (cached)"
 		}
-		row := []string{s.Name, s.Scope, s.Transport, tools, tokens, share, st}
+		row := []string{name(s.Name), s.Scope, s.Transport, tools, tokens, share, st}
 		if r.Claude != nil {
 			cl := "-"
 			if s.ClaudeTokens != nil {
 				cl = num.Int(*s.ClaudeTokens)
 			}
-			row = []string{s.Name, s.Scope, s.Transport, tools, tokens, cl, share, st}
+			row = []string{name(s.Name), s.Scope, s.Transport, tools, tokens, cl, share, st}
 		}
 		t.Add(row...)
 	}
@@ -222,9 +222,9 @@ func auditUncountedText(b *strings.Builder, c audit.Config) {
 			b.WriteString("  not counted\n")
 			head = true
 		}
-		fmt.Fprintf(b, "    %s (%s): %s\n", textsafe.Text(s.Name), textsafe.Text(s.Scope), textsafe.Text(serverWhy(s)))
+		fmt.Fprintf(b, "    %s (%s): %s\n", textsafe.Text(name(s.Name)), textsafe.Text(s.Scope), textsafe.Text(sentence(serverWhy(s))))
 		if s.Hint != "" && !status.Status(s.Status).Off() {
-			fmt.Fprintf(b, "      hint: %s\n", textsafe.Text(s.Hint))
+			fmt.Fprintf(b, "      hint: %s\n", textsafe.Text(sentence(s.Hint)))
 		}
 	}
 }
@@ -295,7 +295,7 @@ func unmeasuredWords(c audit.Config) string {
 		if _, ok := names[why]; !ok {
 			reasons = append(reasons, why)
 		}
-		names[why] = append(names[why], textsafe.Text(s.Name))
+		names[why] = append(names[why], textsafe.Text(name(s.Name)))
 	}
 	if len(reasons) == 0 {
 		return joinAnd(c.Unmeasured)

@@ -42,11 +42,11 @@ func DiffText(w io.Writer, d *diff.Diff, scr Screen) error {
 					continue
 				}
 				shown++
-				t.Add(s.Name, s.Change, tokensOr(s.Before, s.StatusBefore), tokensOr(s.After, s.StatusAfter), signedOr(s.Delta))
+				t.Add(name(s.Name), s.Change, tokensOr(s.Before, s.StatusBefore), tokensOr(s.After, s.StatusAfter), signedOr(s.Delta))
 				for _, td := range s.Tools {
-					t.Add("  "+td.Label(), td.Change, optInt(td.Before), optInt(td.After), Signed(td.Delta))
+					t.Add("  "+name(td.Label()), td.Change, optInt(td.Before), optInt(td.After), Signed(td.Delta))
 					for _, p := range td.Parts {
-						t.Add("    "+p.Name, p.Change, optInt(p.Before), optInt(p.After), Signed(p.Delta))
+						t.Add("    "+name(p.Name), p.Change, optInt(p.Before), optInt(p.After), Signed(p.Delta))
 					}
 				}
 			}

@@ -18,23 +18,23 @@ import (
 func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s tokens in %s %s (%s, methodology %s)\n",
-		textsafe.Text(r.Server), num.Int(r.TotalTokens), num.Int(r.ToolCount), num.Plural(r.ToolCount, "tool", "tools"), textsafe.Text(r.Encoding), textsafe.Text(r.MethodologyVersion))
+		textsafe.Text(name(r.Server)), num.Int(r.TotalTokens), num.Int(r.ToolCount), num.Plural(r.ToolCount, "tool", "tools"), textsafe.Text(r.Encoding), textsafe.Text(r.MethodologyVersion))
 	if status.Status(r.Status) != status.Measured {
 		fmt.Fprintf(&b, "  status: %s", scr.Paint(Warn, textsafe.Text(r.Status)))
 		if r.Detail != "" {
-			fmt.Fprintf(&b, ": %s", textsafe.Text(r.Detail))
+			fmt.Fprintf(&b, ": %s", textsafe.Text(sentence(r.Detail)))
 		}
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "  canonical JSON: %s bytes, sha256 %s\n", num.Int(r.CanonicalBytes), textsafe.Text(r.CanonicalSha256))
 	if s := r.Source; s != nil {
-		fmt.Fprintf(&b, "  source: %s\n", textsafe.Text(sourceLine(s)))
+		fmt.Fprintf(&b, "  source: %s\n", textsafe.Text(sentence(sourceLine(s))))
 	}
 	if r.ServerVersion != "" {
-		fmt.Fprintf(&b, "  server version: %s (as the server reports it)\n", textsafe.Text(r.ServerVersion))
+		fmt.Fprintf(&b, "  server version: %s (as the server reports it)\n", textsafe.Text(name(r.ServerVersion)))
 	}
 	if len(r.ChangedTools) > 0 {
-		fmt.Fprintf(&b, "  dynamic: tools/list differed between two captures; changed: %s; the number is the first capture's\n", textsafe.Text(strings.Join(r.ChangedTools, ", ")))
+		fmt.Fprintf(&b, "  dynamic: tools/list differed between two captures; changed: %s; the number is the first capture's\n", textsafe.Text(listNames(r.ChangedTools)))
 	}
 	if x := r.Extras; x != nil {
 		fmt.Fprintf(&b, "  also in context: instructions %s tokens; prompts %s (%s tokens); resources %s (%s tokens); resource templates %s (%s tokens)\n",
@@ -43,7 +43,7 @@ func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 	}
 	if c := r.Claude; c != nil {
 		wrap(&b, fmt.Sprintf("what Claude Code sends for these tools (%s names%s, descriptions cut to 2 KB, input_schema only): %s tokens in o200k_base, a different number from the headline",
-			textsafe.Text(claude.ToolName(c.Server, "tool")), nameFrom(c.ServerFrom), num.Int(c.Request.Tokens)), "  ", scr.Width)
+			textsafe.Text(name(claude.ToolName(c.Server, "tool"))), nameFrom(c.ServerFrom), num.Int(c.Request.Tokens)), "  ", scr.Width)
 		if p := c.Published; p != nil && p.ClaudeTokens != nil {
 			wrap(&b, fmt.Sprintf("published Claude count of this exact capture: %s tokens (%s, %s, %s)", num.Int(*p.ClaudeTokens), p.ClaudeModel, p.ClaudeMethod, p.MeasuredDate), "  ", scr.Width)
 		}
@@ -52,7 +52,7 @@ func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 		}
 	}
 	for _, wmsg := range r.Warnings {
-		fmt.Fprintf(&b, "  warning: %s\n", textsafe.Text(wmsg))
+		fmt.Fprintf(&b, "  warning: %s\n", textsafe.Text(sentence(wmsg)))
 	}
 	if len(r.Tools) > 0 {
 		b.WriteString("\n")
@@ -74,7 +74,7 @@ func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 			tools = tools[:r.Top]
 		}
 		for _, tool := range tools {
-			row := []string{tool.Name, num.Int(tool.Tokens), Percent(tool.Share)}
+			row := []string{name(tool.Name), num.Int(tool.Tokens), Percent(tool.Share)}
 			for _, p := range parts {
 				if n := tool.PartTokens(p); n > 0 {
 					row = append(row, num.Int(n))

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
@@ -36,6 +37,33 @@ func Int(n int) string { return num.Int(n) }
 // Percent formats a fraction (0.123) as "12.3%".
 func Percent(f float64) string {
 	return strconv.FormatFloat(f*100, 'f', 1, 64) + "%"
+}
+
+// name bounds a name that came from a server, a config or a transcript (a
+// server, a tool, a version) to [textsafe.MaxName] runes, with the "…
+// (N bytes)" of [textsafe.Cut]; it is escaped where it is written. A
+// server can send a name of a megabyte.
+func name(s string) string { return textsafe.Cut(s, textsafe.MaxName) }
+
+// sentence bounds a sentence that may quote such names (a warning, a
+// reason, an error a server sent) to [textsafe.MaxProse] runes alike.
+func sentence(s string) string { return textsafe.Cut(s, textsafe.MaxProse) }
+
+// maxListed is how many names a sentence lists; the rest are counted.
+const maxListed = 10
+
+// listNames joins the first maxListed of list, each bounded with name, and
+// counts the rest.
+func listNames(list []string) string {
+	shown := make([]string, 0, min(len(list), maxListed))
+	for _, s := range list[:min(len(list), maxListed)] {
+		shown = append(shown, name(s))
+	}
+	out := strings.Join(shown, ", ")
+	if more := len(list) - len(shown); more > 0 {
+		out += " and " + strconv.Itoa(more) + " more"
+	}
+	return out
 }
 
 // md escapes data for Markdown: see [textsafe.Markdown].

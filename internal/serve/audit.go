@@ -160,12 +160,12 @@ func (s *server) audit(ctx context.Context, p *progress, in auditIn) (*audit.Rep
 func auditResult(rep *audit.Report) *AuditResult {
 	out := &AuditResult{Schema: AuditSchema, ContextWindow: rep.ContextWindow, Sessions: []AuditSession{}, Configs: []AuditConfig{}, Problems: []string{}, Partial: rep.Partial}
 	for _, p := range rep.Problems {
-		out.Problems = append(out.Problems, p.Error)
+		out.Problems = append(out.Problems, prose(p.Error))
 	}
 	for _, s := range rep.Sessions {
 		as := AuditSession{Client: s.Client, Path: s.Path, Tokens: s.TotalTokens, UpFrontTokens: s.UpFrontTokens, Servers: []SessionServer{}}
 		for _, sv := range s.Servers {
-			as.Servers = append(as.Servers, SessionServer{Name: sv.Name, Scope: sv.Scope, Status: sv.Status, Tokens: sv.Tokens})
+			as.Servers = append(as.Servers, SessionServer{Name: name(sv.Name), Scope: sv.Scope, Status: sv.Status, Tokens: sv.Tokens})
 		}
 		out.Sessions = append(out.Sessions, as)
 	}
@@ -179,13 +179,13 @@ func auditConfigOf(c audit.Config) AuditConfig {
 	ac := AuditConfig{Client: c.Client, Path: c.Path, Scope: c.Scope, Tokens: c.TotalTokens, UpFrontTokens: c.UpFrontTokens,
 		ContextShare: c.ContextShare, Servers: []AuditServer{}, Heaviest: []string{}}
 	for _, sv := range c.Servers {
-		ac.Servers = append(ac.Servers, AuditServer{Name: sv.Name, Status: sv.Status, Tokens: sv.Tokens, Tools: sv.ToolCount, Detail: sv.Detail, Hint: sv.Hint})
+		ac.Servers = append(ac.Servers, AuditServer{Name: name(sv.Name), Status: sv.Status, Tokens: sv.Tokens, Tools: sv.ToolCount, Detail: prose(sv.Detail), Hint: prose(sv.Hint)})
 	}
 	for i, t := range c.HeaviestTools {
 		if i == 5 {
 			break
 		}
-		ac.Heaviest = append(ac.Heaviest, fmt.Sprintf("%s/%s %d", t.Server, t.Tool, t.Tokens))
+		ac.Heaviest = append(ac.Heaviest, fmt.Sprintf("%s/%s %d", name(t.Server), name(t.Tool), t.Tokens))
 	}
 	return ac
 }

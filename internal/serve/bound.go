@@ -15,7 +15,7 @@ import (
 // megabyte, and an answer is read by a model, whose context it fills.
 const (
 	maxName  = textsafe.MaxName
-	maxProse = 4 * textsafe.MaxName
+	maxProse = textsafe.MaxProse
 	// maxListed is how many names a note lists; the rest are counted.
 	maxListed = 10
 )

@@ -103,12 +103,14 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 		return nil, nil, err
 	}
 	p.step("measured " + display)
-	name := live.ServerName
-	if name == "" {
-		name = defaultName(t)
+	// The server's own strings are cut in the text and the structured
+	// result alike (see bound.go): a server can send a name of a megabyte.
+	server := live.ServerName
+	if server == "" {
+		server = defaultName(t)
 	}
-	out := &MeasureResult{Schema: MeasureSchema, Server: name, Launch: display, Status: string(live.Status),
-		Detail: live.Detail, Tools: []MeasuredTool{}}
+	out := &MeasureResult{Schema: MeasureSchema, Server: name(server), Launch: display, Status: string(live.Status),
+		Detail: prose(live.Detail), Tools: []MeasuredTool{}}
 	if live.Result == nil {
 		msg := fmt.Sprintf("%s: %s: %s", textsafe.Short(out.Server), out.Status, textsafe.Clip(out.Detail, maxShownLaunch))
 		if tail := strings.TrimSpace(live.StderrTail); tail != "" {
@@ -127,7 +129,7 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 		out.SessionStartTokens = live.Extras.SessionStartTokens
 	}
 	for _, i := range r.Heaviest() {
-		out.Tools = append(out.Tools, MeasuredTool{Name: r.Tools[i].Name, Tokens: r.Tools[i].Tokens})
+		out.Tools = append(out.Tools, MeasuredTool{Name: name(r.Tools[i].Name), Tokens: r.Tools[i].Tokens})
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s tokens in %s (o200k_base, methodology %s)", textsafe.Text(out.Server), render.Int(out.Tokens), num.Count(out.ToolCount, "tool"), measure.MethodologyVersion)

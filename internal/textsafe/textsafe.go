@@ -158,6 +158,10 @@ const MaxQuoted = 80
 // be a megabyte long. [Cut] and [Clip] cut a name to it.
 const MaxName = 512
 
+// MaxProse is the most of a sentence a report shows, in runes: a warning,
+// a finding or a note that quotes names, or an error a server sent.
+const MaxProse = 4 * MaxName
+
 // Quote is s as an error quotes what it was given: Go-quoted (control
 // characters, invisible runes and bytes of invalid UTF-8 escaped) and,
 // when it is longer than MaxQuoted runes, cut to its start, followed by
