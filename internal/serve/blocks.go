@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -80,19 +81,32 @@ func (s *server) blocks(ctx context.Context, req *mcp.CallToolRequest, in blocks
 	if err != nil {
 		return nil, nil, queryError(err)
 	}
+	// A block lists maxListed models, and counts the rest (a note says so): a
+	// forged transcript can hold a hundred thousand models in one block.
 	for i := range rep.Blocks {
-		names(rep.Blocks[i].Models)
+		bl := &rep.Blocks[i]
+		if more := len(bl.Models) - maxListed; more > 0 {
+			notes = append(notes, fmt.Sprintf("the block of %s used %s: %d are listed, %s more", bl.StartTime.UTC().Format(time.RFC3339), num.Count(len(bl.Models), "model"), maxListed, num.Int(more)))
+			bl.Models, bl.MoreModels = bl.Models[:maxListed], more
+		}
+		names(bl.Models)
+	}
+	unpriced := rep.Unpriced
+	if more := len(unpriced) - maxListed; more > 0 {
+		notes = append(notes, fmt.Sprintf("%s without a price: %d are listed, %s more", num.Count(len(unpriced), "model"), maxListed, num.Int(more)))
+		rep.Unpriced, rep.MoreUnpriced = slices.Clone(unpriced[:maxListed]), more
 	}
 	names(rep.Unpriced)
 	if rep.TokensCapped {
 		notes = append(notes, usage.CappedNote)
 	}
-	return textResult(blocksText(rep, proses(notes))), rep, nil
+	return textResult(blocksText(rep, unpriced, proses(notes))), rep, nil
 }
 
 // blocksText is the blocks report in a few lines: one per block (gaps
-// left out), then the active block's rate and projection.
-func blocksText(rep *usage.BlocksReport, notes []string) string {
+// left out), then the active block's rate and projection; unpriced is
+// every model without a price, which the text counts past maxListed.
+func blocksText(rep *usage.BlocksReport, unpriced, notes []string) string {
 	var b strings.Builder
 	n := 0
 	for _, bl := range rep.Blocks {
@@ -126,8 +140,8 @@ func blocksText(rep *usage.BlocksReport, notes []string) string {
 			b.WriteString("no billing blocks\n")
 		}
 	}
-	if len(rep.Unpriced) > 0 {
-		b.WriteString(textsafe.Text("no price for "+joinNames(rep.Unpriced)+": not in the cost") + "\n")
+	if len(unpriced) > 0 {
+		b.WriteString(textsafe.Text("no price for "+joinNames(unpriced)+": not in the cost") + "\n")
 	}
 	for _, n := range notes {
 		b.WriteString(textsafe.Text(n) + "\n")

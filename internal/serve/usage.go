@@ -123,7 +123,9 @@ type Session struct {
 	Cost         *float64 `json:"cost"`
 	ToolCalls    int      `json:"toolCalls"`
 	ResultTokens int64    `json:"resultTokens"`
-	Models       []string `json:"models"`
+	// Models lists maxListed models at most; MoreModels counts the rest.
+	Models     []string `json:"models"`
+	MoreModels int      `json:"moreModels,omitempty"`
 }
 
 type sessionIn struct {
@@ -402,6 +404,9 @@ func (s *server) recentSessions(ctx context.Context, req *mcp.CallToolRequest, i
 		if se.Models == nil {
 			se.Models = []string{}
 		}
+		if more := len(se.Models) - maxListed; more > 0 {
+			se.Models, se.MoreModels = se.Models[:maxListed], more
+		}
 		if u.First != nil {
 			se.First, se.Last = u.First.UTC().Format(time.RFC3339), u.Last.UTC().Format(time.RFC3339)
 		}
@@ -414,8 +419,14 @@ func (s *server) recentSessions(ctx context.Context, req *mcp.CallToolRequest, i
 	proses(out.Notes)
 	var b strings.Builder
 	for _, se := range out.Sessions {
-		fmt.Fprintf(&b, "%s %s (%s) %s: %s requests, %s tokens, %s; %s tool calls, results %s tokens\n", se.Last, textsafe.Text(se.ID), se.Source, textsafe.Text(se.Project),
-			render.Int(se.Requests), render.Int(int(se.Tokens)), usd(se.Cost), render.Int(se.ToolCalls), render.Int(int(se.ResultTokens)))
+		// The models are said only when some were left out of the
+		// structured result.
+		models := ""
+		if se.MoreModels > 0 {
+			models = fmt.Sprintf("; %s, %d listed, %s more", num.Count(len(se.Models)+se.MoreModels, "model"), len(se.Models), render.Int(se.MoreModels))
+		}
+		fmt.Fprintf(&b, "%s %s (%s) %s: %s requests, %s tokens, %s; %s tool calls, results %s tokens%s\n", se.Last, textsafe.Text(se.ID), se.Source, textsafe.Text(se.Project),
+			render.Int(se.Requests), render.Int(int(se.Tokens)), usd(se.Cost), render.Int(se.ToolCalls), render.Int(int(se.ResultTokens)), models)
 	}
 	if len(out.Sessions) == 0 {
 		b.WriteString("no sessions in the usage store\n")

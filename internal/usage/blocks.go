@@ -77,6 +77,9 @@ type BlocksReport struct {
 	Blocks     []Block `json:"blocks"`
 	// Unpriced lists the models of requests without a cost.
 	Unpriced []string `json:"unpriced"`
+	// MoreUnpriced counts the models left out of Unpriced where a reader
+	// bounds the list (mcpcost serve); the report itself lists them all.
+	MoreUnpriced int `json:"moreUnpriced,omitempty"`
 	// TokensCapped is set when a block's token sum (or its projection)
 	// reached the largest 64-bit integer, where sums stop rather than
 	// wrap: such a figure is a lower bound, not exact.
@@ -104,6 +107,9 @@ type Block struct {
 	CostUSD  float64  `json:"costUSD"`
 	Unpriced int      `json:"unpriced,omitempty"`
 	Models   []string `json:"models"`
+	// MoreModels counts the models left out of Models where a reader
+	// bounds the list (mcpcost serve); the report itself lists them all.
+	MoreModels int `json:"moreModels,omitempty"`
 	// BurnRate and Projection are set for the active block only.
 	BurnRate         *BurnRate         `json:"burnRate"`
 	Projection       *Projection       `json:"projection"`
