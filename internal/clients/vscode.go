@@ -18,6 +18,9 @@ import (
 // ${pathSeparator} and ${/} are expanded. A "type" is optional: command
 // means stdio, url means http (VS Code tries Streamable HTTP, then SSE).
 //
+// A name in a user file and in a workspace file is the workspace's server:
+// the user's entry is overridden (see [overrideUserByWorkspace]).
+//
 // Dev containers: the project's .devcontainer/devcontainer.json (also
 // .devcontainer.json and .devcontainer/<name>/devcontainer.json) may hold
 // the same block under customizations.vscode.mcp; VS Code adds those
@@ -31,7 +34,39 @@ func init() {
 		title:         "VS Code",
 		candidates:    vscodeCandidates,
 		parse:         parseVSCode,
+		settle: func(_ *System, configs []Config) []Config {
+			overrideUserByWorkspace(configs)
+			return configs
+		},
 	})
+}
+
+// vscodeWorkspaceScopes are the scopes of the files in the workspace.
+var vscodeWorkspaceScopes = map[string]bool{"workspace": true, "workspace-settings": true, "devcontainer": true}
+
+// overrideUserByWorkspace marks each server of a user-level file (the
+// profile's mcp.json or settings.json) that a workspace file names too as
+// overridden by the first workspace file that does: VS Code 1.118 enables
+// only the most specific of the servers that share a name ("By default,
+// only the most-specific MCP server will be enabled, and enabling a server
+// will disable other servers by the same name", its release notes), and the
+// workspace's is more specific than the user's. Before 1.118 both were
+// started, their tools listed twice.
+func overrideUserByWorkspace(configs []Config) {
+	for i := range configs {
+		if vscodeWorkspaceScopes[configs[i].Scope] {
+			continue
+		}
+		for j := range configs[i].Servers {
+			s := &configs[i].Servers[j]
+			for _, w := range configs {
+				if vscodeWorkspaceScopes[w.Scope] && hasServer(w, s.Name) {
+					s.OverriddenBy = fmt.Sprintf("the %s entry in %s", w.Scope, w.Path)
+					break
+				}
+			}
+		}
+	}
 }
 
 // vscodeUserDirs are the User folders of VS Code and VS Code Insiders.
