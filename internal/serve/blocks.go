@@ -126,7 +126,7 @@ func blocksText(rep *usage.BlocksReport, unpriced, notes []string) string {
 		b.WriteString("\n")
 		if br, p := bl.BurnRate, bl.Projection; br != nil && p != nil {
 			fmt.Fprintf(&b, "  burn rate %s tokens a minute, $%.2f an hour; projected %s tokens, $%.2f by its end in %s",
-				num.Int(int64(br.TokensPerMinute+0.5)), br.CostPerHour, num.Int(p.TotalTokens), p.TotalCost, num.Count(int(p.RemainingMinutes), "minute"))
+				num.Int(usage.RoundTokens(br.TokensPerMinute)), br.CostPerHour, num.Int(p.TotalTokens), p.TotalCost, num.Count(int(p.RemainingMinutes), "minute"))
 			if st := bl.TokenLimitStatus; st != nil {
 				fmt.Fprintf(&b, ", %.0f%% of the limit of %s (%s)", st.PercentUsed, num.Int(st.Limit), st.Status)
 			}

@@ -295,7 +295,7 @@ func (s *server) blockSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 			key += " (active)"
 			if br, p := b.BurnRate, b.Projection; br != nil && p != nil {
 				n := fmt.Sprintf("active block: %s tokens a minute, $%.2f an hour; projected %s tokens, $%.2f by its end in %s",
-					num.Int(int64(br.TokensPerMinute+0.5)), br.CostPerHour, num.Int(p.TotalTokens), p.TotalCost, num.Count(int(p.RemainingMinutes), "minute"))
+					num.Int(usage.RoundTokens(br.TokensPerMinute)), br.CostPerHour, num.Int(p.TotalTokens), p.TotalCost, num.Count(int(p.RemainingMinutes), "minute"))
 				if st := b.TokenLimitStatus; st != nil {
 					n += fmt.Sprintf(", %.0f%% of the largest earlier block (%s)", st.PercentUsed, st.Status)
 				}
@@ -305,15 +305,17 @@ func (s *server) blockSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 		cost := round(b.CostUSD)
 		total += b.CostUSD
 		out.Requests += b.Entries
-		out.Tokens += b.TotalTokens
+		out.Tokens = usage.AddTokens(out.Tokens, b.TotalTokens)
 		out.ToolCalls += b.ToolCalls
-		out.ResultTokens += b.ResultTokens
-		out.MCPResultTokens += b.MCPResultTokens
+		out.ResultTokens = usage.AddTokens(out.ResultTokens, b.ResultTokens)
+		out.MCPResultTokens = usage.AddTokens(out.MCPResultTokens, b.MCPResultTokens)
 		out.Rows = append(out.Rows, Row{Key: key, Requests: b.Entries, Tokens: b.TotalTokens, Cost: &cost, Calls: b.ToolCalls, ResultTokens: b.ResultTokens})
 	}
 	t := round(total)
 	out.Cost = &t
-	if rep.TokensCapped {
+	// The blocks' sum stops at the largest integer too, where no one
+	// block may have.
+	if rep.TokensCapped || out.Tokens == math.MaxInt64 || out.ResultTokens == math.MaxInt64 || out.MCPResultTokens == math.MaxInt64 {
 		out.Notes = append(out.Notes, usage.CappedNote)
 	}
 	if len(rep.Unpriced) > 0 {
@@ -453,7 +455,7 @@ func (s *server) sessionTools(ctx context.Context, req *mcp.CallToolRequest, in 
 	out := &SessionResult{Schema: SessionSchema, Session: name(st.ID), Source: st.Source, Project: name(st.Project), Tools: []SessionTool{}, Notes: proses(notes)}
 	for _, t := range st.Tools {
 		out.Calls += t.Calls
-		out.ResultTokens += t.ResultTokens
+		out.ResultTokens = usage.AddTokens(out.ResultTokens, t.ResultTokens)
 		out.Tools = append(out.Tools, SessionTool{Server: name(t.Server), Tool: name(t.Tool), Calls: t.Calls, Errors: t.Errors, ResultTokens: t.ResultTokens, MaxResult: t.MaxResult})
 	}
 	if len(out.Tools) > limit {

@@ -148,7 +148,7 @@ func (r *BlocksReport) activeLines(a *Block, loc *time.Location) []string {
 		num.Count(a.Entries, "request"), cost(&a.CostUSD, a.Unpriced > 0), num.Int(a.MCPCalls), num.Int(a.MCPResultTokens))}
 	if br := a.BurnRate; br != nil {
 		lines = append(lines, fmt.Sprintf("Burn rate: %s tokens a minute (%s input and output), %s an hour",
-			num.Int(int64(br.TokensPerMinute+0.5)), num.Int(int64(br.TokensPerMinuteForIndicator+0.5)), "$"+strconv.FormatFloat(br.CostPerHour, 'f', 2, 64)))
+			num.Int(RoundTokens(br.TokensPerMinute)), num.Int(RoundTokens(br.TokensPerMinuteForIndicator)), "$"+strconv.FormatFloat(br.CostPerHour, 'f', 2, 64)))
 	}
 	if p := a.Projection; p != nil {
 		l := fmt.Sprintf("Projected by its end: %s tokens, $%.2f", num.Int(p.TotalTokens), p.TotalCost)

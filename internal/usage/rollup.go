@@ -95,10 +95,10 @@ func toolSums(ctx context.Context, st *store.Store, o Options, r *Report) error 
 			return errNoRollup
 		}
 		tot.ToolCalls += x.Calls
-		tot.ResultTokens += x.ResultTokens
+		tot.ResultTokens = addTokens(tot.ResultTokens, x.ResultTokens)
 		if x.MCP {
 			tot.MCPCalls += x.Calls
-			tot.MCPResultTokens += x.ResultTokens
+			tot.MCPResultTokens = addTokens(tot.MCPResultTokens, x.ResultTokens)
 		}
 		tot.ToolErrors += x.Errors
 		if o.By == "model" {
@@ -111,13 +111,13 @@ func toolSums(ctx context.Context, st *store.Store, o Options, r *Report) error 
 		adds = append(adds, add{i, x.Calls, x.ResultTokens})
 	}
 	r.Totals.ToolCalls += tot.ToolCalls
-	r.Totals.ResultTokens += tot.ResultTokens
+	r.Totals.ResultTokens = addTokens(r.Totals.ResultTokens, tot.ResultTokens)
 	r.Totals.MCPCalls += tot.MCPCalls
-	r.Totals.MCPResultTokens += tot.MCPResultTokens
+	r.Totals.MCPResultTokens = addTokens(r.Totals.MCPResultTokens, tot.MCPResultTokens)
 	r.Totals.ToolErrors += tot.ToolErrors
 	for _, a := range adds {
 		r.Usage[a.i].ToolCalls += a.calls
-		r.Usage[a.i].ResultTokens += a.tokens
+		r.Usage[a.i].ResultTokens = addTokens(r.Usage[a.i].ResultTokens, a.tokens)
 	}
 	return nil
 }
@@ -159,10 +159,10 @@ func toolDaySums(ctx context.Context, st *store.Store, o Options, r *Report) err
 			return err
 		}
 		tot.ToolCalls += x.Calls
-		tot.ResultTokens += x.ResultTokens
+		tot.ResultTokens = addTokens(tot.ResultTokens, x.ResultTokens)
 		if x.MCP {
 			tot.MCPCalls += x.Calls
-			tot.MCPResultTokens += x.ResultTokens
+			tot.MCPResultTokens = addTokens(tot.MCPResultTokens, x.ResultTokens)
 		}
 		tot.ToolErrors += x.Errors
 		if o.By == "model" {
@@ -175,13 +175,13 @@ func toolDaySums(ctx context.Context, st *store.Store, o Options, r *Report) err
 		adds = append(adds, add{i, x.Calls, x.ResultTokens})
 	}
 	r.Totals.ToolCalls += tot.ToolCalls
-	r.Totals.ResultTokens += tot.ResultTokens
+	r.Totals.ResultTokens = addTokens(r.Totals.ResultTokens, tot.ResultTokens)
 	r.Totals.MCPCalls += tot.MCPCalls
-	r.Totals.MCPResultTokens += tot.MCPResultTokens
+	r.Totals.MCPResultTokens = addTokens(r.Totals.MCPResultTokens, tot.MCPResultTokens)
 	r.Totals.ToolErrors += tot.ToolErrors
 	for _, a := range adds {
 		r.Usage[a.i].ToolCalls += a.calls
-		r.Usage[a.i].ResultTokens += a.tokens
+		r.Usage[a.i].ResultTokens = addTokens(r.Usage[a.i].ResultTokens, a.tokens)
 	}
 	return nil
 }

@@ -130,6 +130,19 @@ func addTokens(a, b int64) int64 {
 	return a + b
 }
 
+// AddTokens is a+b for two token counts of at least 0, stopping at
+// math.MaxInt64 rather than wrapping, as the reports' sums do.
+func AddTokens(a, b int64) int64 { return addTokens(a, b) }
+
+// RoundTokens is a rate or projection of tokens, f >= 0, rounded to the
+// unit, stopping at math.MaxInt64 (a conversion past it is undefined).
+func RoundTokens(f float64) int64 {
+	if !(f >= 0) {
+		return 0
+	}
+	return tokensOf(f + 0.5)
+}
+
 // atMax reports whether a count of t stopped at math.MaxInt64.
 func (t Tokens) atMax() bool {
 	for _, n := range []int64{t.Input, t.Output, t.CacheWrite5m, t.CacheWrite1h, t.CacheRead, t.Total, t.Reasoning} {
@@ -998,10 +1011,10 @@ func toolRows(ctx context.Context, st *store.Store, o Options, r *Report) error 
 		}
 		r.noteSource(src)
 		r.Totals.ToolCalls++
-		r.Totals.ResultTokens += tokens
+		r.Totals.ResultTokens = addTokens(r.Totals.ResultTokens, tokens)
 		if server != "" {
 			r.Totals.MCPCalls++
-			r.Totals.MCPResultTokens += tokens
+			r.Totals.MCPResultTokens = addTokens(r.Totals.MCPResultTokens, tokens)
 		}
 		if isErr {
 			r.Totals.ToolErrors++
@@ -1016,9 +1029,9 @@ func toolRows(ctx context.Context, st *store.Store, o Options, r *Report) error 
 		if !hasResult {
 			g.row.Unanswered++
 		}
-		g.row.ResultTokens += tokens
+		g.row.ResultTokens = addTokens(g.row.ResultTokens, tokens)
 		g.row.MaxResultTokens = max(g.row.MaxResultTokens, tokens)
-		g.row.EstimatedTokens += est
+		g.row.EstimatedTokens = addTokens(g.row.EstimatedTokens, est)
 		g.row.NonTextBlocks += nonText
 		if !hasCall || !hasResult {
 			latency = -1
@@ -1040,10 +1053,10 @@ func toolUseSums(ctx context.Context, st *store.Store, o Options, r *Report) err
 			return err
 		}
 		tot.ToolCalls += x.Calls
-		tot.ResultTokens += x.ResultTokens
+		tot.ResultTokens = addTokens(tot.ResultTokens, x.ResultTokens)
 		if x.Server != "" {
 			tot.MCPCalls += x.Calls
-			tot.MCPResultTokens += x.ResultTokens
+			tot.MCPResultTokens = addTokens(tot.MCPResultTokens, x.ResultTokens)
 		}
 		tot.ToolErrors += x.Errors
 		g := t.group(x.Server, x.Tool, x.Plugin)
@@ -1052,9 +1065,9 @@ func toolUseSums(ctx context.Context, st *store.Store, o Options, r *Report) err
 		g.sessions[x.Source+"\x00"+x.Session] = true
 		g.row.Errors += x.Errors
 		g.row.Unanswered += x.Unanswered
-		g.row.ResultTokens += x.ResultTokens
+		g.row.ResultTokens = addTokens(g.row.ResultTokens, x.ResultTokens)
 		g.row.MaxResultTokens = max(g.row.MaxResultTokens, x.MaxResult)
-		g.row.EstimatedTokens += x.EstimatedTokens
+		g.row.EstimatedTokens = addTokens(g.row.EstimatedTokens, x.EstimatedTokens)
 		g.row.NonTextBlocks += x.NonText
 	}
 	for x, err := range st.ToolTimings(ctx, filter(o, store.AsStored)) {
@@ -1066,9 +1079,9 @@ func toolUseSums(ctx context.Context, st *store.Store, o Options, r *Report) err
 		}
 	}
 	r.Totals.ToolCalls += tot.ToolCalls
-	r.Totals.ResultTokens += tot.ResultTokens
+	r.Totals.ResultTokens = addTokens(r.Totals.ResultTokens, tot.ResultTokens)
 	r.Totals.MCPCalls += tot.MCPCalls
-	r.Totals.MCPResultTokens += tot.MCPResultTokens
+	r.Totals.MCPResultTokens = addTokens(r.Totals.MCPResultTokens, tot.MCPResultTokens)
 	r.Totals.ToolErrors += tot.ToolErrors
 	t.rows(r)
 	return nil
@@ -1097,10 +1110,10 @@ func toolTotals(ctx context.Context, st *store.Store, o Options, r *Report) erro
 		tokens, isErr, ts := x.ResultTokens, x.IsError, x.TS()
 		r.noteSource(src)
 		r.Totals.ToolCalls++
-		r.Totals.ResultTokens += tokens
+		r.Totals.ResultTokens = addTokens(r.Totals.ResultTokens, tokens)
 		if server != "" {
 			r.Totals.MCPCalls++
-			r.Totals.MCPResultTokens += tokens
+			r.Totals.MCPResultTokens = addTokens(r.Totals.MCPResultTokens, tokens)
 		}
 		if isErr {
 			r.Totals.ToolErrors++
@@ -1117,7 +1130,7 @@ func toolTotals(ctx context.Context, st *store.Store, o Options, r *Report) erro
 			continue // a group without requests in the period
 		}
 		r.Usage[i].ToolCalls++
-		r.Usage[i].ResultTokens += tokens
+		r.Usage[i].ResultTokens = addTokens(r.Usage[i].ResultTokens, tokens)
 	}
 	return nil
 }

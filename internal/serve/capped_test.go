@@ -10,12 +10,12 @@ import (
 	"time"
 )
 
-// TestReviewBlockTotalWraps: two billing blocks of about 5.4e18 tokens
+// TestBlockTotalCapped: two billing blocks of about 5.4e18 tokens
 // each (600 requests of 2^53-1 input tokens, the most a line may record)
 // are each exact, but usage_summary by block adds them with a plain int64
 // sum, which wraps to a negative total, and no note says anything since
 // no block reached the cap.
-func TestReviewBlockTotalWraps(t *testing.T) {
+func TestBlockTotalCapped(t *testing.T) {
 	f := newFixture(t, false)
 	dir := filepath.Join(f.home, ".claude", "projects", "-p")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -34,22 +34,28 @@ func TestReviewBlockTotalWraps(t *testing.T) {
 	o := f.opts
 	o.Now = func() time.Time { return time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) }
 	cs, _ := connect(t, o)
-	var out UsageResult
+	// The structured result reaches a client as JSON numbers, read here
+	// as a float64 (as most clients read them): 2^63-1 is not an int64
+	// once it has been through one.
+	var out struct {
+		Tokens float64  `json:"tokens"`
+		Notes  []string `json:"notes"`
+	}
 	text := call(t, cs, toolUsage, map[string]any{"by": "block", "days": 0}, &out)
 	capped := false
 	for _, n := range out.Notes {
 		capped = capped || strings.Contains(n, "largest 64-bit integer")
 	}
-	if out.Tokens != math.MaxInt64 || !capped {
-		t.Errorf("by block: total tokens %d over %d rows, notes %q: the sum wrapped, and no note says so\n%s", out.Tokens, len(out.Rows), out.Notes, text)
+	if out.Tokens != math.MaxInt64 || !capped || !strings.Contains(text, "9,223,372,036,854,775,807 tokens") {
+		t.Errorf("by block: total tokens %.0f, notes %q: the sum wrapped, and no note says so\n%s", out.Tokens, out.Notes, text)
 	}
 }
 
-// TestReviewBurnRateWraps: an active block of about 5.4e18 tokens written
+// TestBurnRateCapped: an active block of about 5.4e18 tokens written
 // within six seconds burns more than 2^63 tokens a minute; the note of
 // usage_summary by block converts that float to an int64, which is not
 // defined past 2^63 and gives a negative rate on amd64.
-func TestReviewBurnRateWraps(t *testing.T) {
+func TestBurnRateCapped(t *testing.T) {
 	f := newFixture(t, false)
 	dir := filepath.Join(f.home, ".claude", "projects", "-p")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
