@@ -238,9 +238,9 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 	files = append(files, opencode...)
 	st.Files = len(files)
 
-	owner := "unleased"
+	owner, waited := "unleased", false
 	if !o.noLease {
-		owner, err = s.acquire(ctx, o, st)
+		owner, waited, err = s.acquire(ctx, o, st)
 		if err != nil || st.Skipped {
 			return st, err
 		}
@@ -251,48 +251,28 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 	if err != nil {
 		return st, err
 	}
+	// A file's size and time are the listing's, unless another ingest may
+	// have read it since (this one waited for the lease, or runs without
+	// one): a file they show unchanged is not asked again, and one to read
+	// is, so that what is read is what the file holds now, as before.
+	fresh := o.noLease || waited
 	var jobs []*job
 	for _, f := range files {
+		var j *job
+		if f.Listed && !fresh {
+			j = planJob(f, known, f.Size, f.ModTime)
+			if j == nil {
+				continue
+			}
+		}
 		fi, err := os.Stat(f.Path)
 		if err != nil {
 			st.warn(o.MaxWarnings, fmt.Sprintf("%s: %v", f.Path, err))
 			continue
 		}
-		j := &job{file: f, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-		if f.Source == transcript.Goose {
-			// A database is read whole when it or its write-ahead log
-			// changed: its size and time are both files'.
-			if wal, err := os.Stat(f.Path + "-wal"); err == nil {
-				j.size += wal.Size()
-				j.mtime = max(j.mtime, wal.ModTime().UnixNano())
-			}
-			if row, ok := known[f.Path]; ok {
-				if row.size == j.size && row.mtime == j.mtime && row.reader >= readerVersion {
-					continue
-				}
-				j.row, j.rewritten = row, true
-			}
+		if j = planJob(f, known, fi.Size(), fi.ModTime().UnixNano()); j != nil {
 			jobs = append(jobs, j)
-			continue
 		}
-		if row, ok := known[f.Path]; ok {
-			j.row = row
-			if row.size == j.size && row.reader >= readerVersion {
-				// The same size: unchanged when the edges of what was read
-				// are (a row from before edge hashes: when the modification
-				// time is), else rewritten in place.
-				if row.edgeHash == nil {
-					if row.mtime == j.mtime {
-						continue
-					}
-				} else if bytes.Equal(changeHash(f, row.offset), row.edgeHash) {
-					continue
-				} else {
-					j.rewritten = true
-				}
-			}
-		}
-		jobs = append(jobs, j)
 	}
 	if len(known) == 0 && len(jobs) > 0 {
 		dropped, derr := s.dropIndexesForFirstIngest(ctx)
@@ -390,6 +370,46 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 	return st, werr
 }
 
+// planJob returns the job of reading f, of this size and modification
+// time (Unix nanoseconds), or nil when nothing in it is new since the
+// files row known holds for it.
+func planJob(f transcript.File, known map[string]*fileRow, size, mtime int64) *job {
+	j := &job{file: f, size: size, mtime: mtime}
+	if f.Source == transcript.Goose {
+		// A database is read whole when it or its write-ahead log
+		// changed: its size and time are both files'.
+		if wal, err := os.Stat(f.Path + "-wal"); err == nil {
+			j.size += wal.Size()
+			j.mtime = max(j.mtime, wal.ModTime().UnixNano())
+		}
+		if row, ok := known[f.Path]; ok {
+			if row.size == j.size && row.mtime == j.mtime && row.reader >= readerVersion {
+				return nil
+			}
+			j.row, j.rewritten = row, true
+		}
+		return j
+	}
+	if row, ok := known[f.Path]; ok {
+		j.row = row
+		if row.size == j.size && row.reader >= readerVersion {
+			// The same size: unchanged when the edges of what was read
+			// are (a row from before edge hashes: when the modification
+			// time is), else rewritten in place.
+			if row.edgeHash == nil {
+				if row.mtime == j.mtime {
+					return nil
+				}
+			} else if bytes.Equal(changeHash(f, row.offset), row.edgeHash) {
+				return nil
+			} else {
+				j.rewritten = true
+			}
+		}
+	}
+	return j
+}
+
 // warnEach adds a warning for each of the errors err joins (none when
 // nil), each on its own line.
 func (st *IngestStats) warnEach(max int, prefix string, err error) {
@@ -417,8 +437,8 @@ func (st *IngestStats) warn(max int, msg string) {
 // process and when it started (see leaseOwner), and a process of this
 // host that no longer runs (killed, crashed), or whose id now belongs to
 // a process started at another time, holds nothing.
-func (s *Store) acquire(ctx context.Context, o IngestOptions, st *IngestStats) (string, error) {
-	owner := leaseOwner(os.Getpid(), ownStart(), o.Now().UnixNano())
+func (s *Store) acquire(ctx context.Context, o IngestOptions, st *IngestStats) (owner string, waited bool, err error) {
+	owner = leaseOwner(os.Getpid(), ownStart(), o.Now().UnixNano())
 	start := time.Now()
 	for {
 		got := false
@@ -438,16 +458,16 @@ func (s *Store) acquire(ctx context.Context, o IngestOptions, st *IngestStats) (
 			return err
 		})
 		if err != nil {
-			return "", err
+			return "", waited, err
 		}
 		if got {
 			st.Waited = time.Since(start)
-			return owner, nil
+			return owner, waited, nil
 		}
 		if time.Since(start) > o.LockWait {
 			st.Skipped = true
 			st.Waited = time.Since(start)
-			return "", nil
+			return "", true, nil
 		}
 		if st.Waited == 0 {
 			o.Progress(IngestStep{Phase: IngestWait})
@@ -455,9 +475,10 @@ func (s *Store) acquire(ctx context.Context, o IngestOptions, st *IngestStats) (
 		}
 		select {
 		case <-ctx.Done():
-			return "", ctx.Err()
+			return "", true, ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
+		waited = true
 	}
 }
 

@@ -20,6 +20,18 @@ type File struct {
 	SessionID string `json:"sessionId,omitempty"`
 	// AgentID is the sub-agent named by the path.
 	AgentID string `json:"agentId,omitempty"`
+	// Listed says that Size and ModTime (Unix nanoseconds) are the file's
+	// as the listing found them (its links followed), so that they need
+	// not be asked again; it is unset where a listing does not say.
+	Listed  bool  `json:"-"`
+	Size    int64 `json:"-"`
+	ModTime int64 `json:"-"`
+}
+
+// listed returns f with the size and time fi gives.
+func (f File) listed(fi fs.FileInfo) File {
+	f.Listed, f.Size, f.ModTime = true, fi.Size(), fi.ModTime().UnixNano()
+	return f
 }
 
 // NewParser returns the parser for f, resuming from state (as saved from
@@ -95,7 +107,7 @@ func DiscoverClaude(roots []string) ([]File, error) {
 		// depth is the folder's, below the root: 1 a project, 2 a session.
 		return depth < ClaudeDepth && (depth != 3 || name == "subagents") && name != "tool-results"
 	}
-	err := walkRoots(roots, enter, func(root, path string) {
+	err := walkRoots(roots, enter, func(root, path string, fi fs.FileInfo) {
 		rel, _ := filepath.Rel(root, path)
 		parts := strings.Split(filepath.ToSlash(rel), "/")
 		name := strings.TrimSuffix(parts[len(parts)-1], ".jsonl")
@@ -106,7 +118,7 @@ func DiscoverClaude(roots []string) ([]File, error) {
 		case len(parts) >= 4 && parts[2] == "subagents":
 			f.SessionID, f.AgentID = parts[1], name
 		}
-		files = append(files, f)
+		files = append(files, f.listed(fi))
 	})
 	return files, err
 }
@@ -120,14 +132,14 @@ func DiscoverCodex(roots []string) ([]File, error) {
 	enter := func(depth int, name string) bool {
 		return depth < CodexDepth && strings.Trim(name, "0123456789") == ""
 	}
-	err := walkRoots(roots, enter, func(root, path string) {
+	err := walkRoots(roots, enter, func(root, path string, fi fs.FileInfo) {
 		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 		id := name
 		// rollout-YYYY-MM-DDThh-mm-ss-<uuid>: the uuid is the session id.
 		if len(name) > 36 && strings.HasPrefix(name, "rollout-") {
 			id = name[len(name)-36:]
 		}
-		files = append(files, File{Path: path, Source: Codex, SessionID: id})
+		files = append(files, File{Path: path, Source: Codex, SessionID: id}.listed(fi))
 	})
 	return files, err
 }
@@ -144,13 +156,13 @@ const CopilotDepth = 2
 func DiscoverCopilot(roots []string) ([]File, error) {
 	var files []File
 	enter := func(depth int, name string) bool { return depth < CopilotDepth }
-	err := walkRoots(roots, enter, func(root, path string) {
+	err := walkRoots(roots, enter, func(root, path string, fi fs.FileInfo) {
 		rel, _ := filepath.Rel(root, path)
 		parts := strings.Split(filepath.ToSlash(rel), "/")
 		if len(parts) != 2 || parts[1] != "events.jsonl" {
 			return
 		}
-		files = append(files, File{Path: path, Source: Copilot, SessionID: parts[0]})
+		files = append(files, File{Path: path, Source: Copilot, SessionID: parts[0]}.listed(fi))
 	})
 	return files, err
 }
@@ -176,13 +188,13 @@ func DiscoverGemini(roots []string) ([]File, error) {
 		return depth < GeminiDepth
 	}
 	match := func(name string) bool { return strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".jsonl") }
-	err := walkRootsFor(roots, enter, match, func(root, path string) {
+	err := walkRootsFor(roots, enter, match, func(root, path string, fi fs.FileInfo) {
 		rel, _ := filepath.Rel(root, path)
 		parts := strings.Split(filepath.ToSlash(rel), "/")
 		if len(parts) < 4 || parts[2] != "chats" {
 			return
 		}
-		files = append(files, File{Path: path, Source: Gemini, SessionID: GeminiSession(path)})
+		files = append(files, File{Path: path, Source: Gemini, SessionID: GeminiSession(path)}.listed(fi))
 	})
 	return files, err
 }
@@ -195,13 +207,13 @@ func DiscoverGemini(roots []string) ([]File, error) {
 // first path met. Links that lead nowhere are skipped; those named like a
 // transcript are reported. enter says whether to go into a folder of this
 // name at this depth below its root (1 for the root's own folders).
-func walkRoots(roots []string, enter func(depth int, name string) bool, add func(root, path string)) error {
+func walkRoots(roots []string, enter func(depth int, name string) bool, add func(root, path string, fi fs.FileInfo)) error {
 	return walkRootsFor(roots, enter, nil, add)
 }
 
 // walkRootsFor is walkRoots for the files whose names want accepts (nil:
 // .jsonl files).
-func walkRootsFor(roots []string, enter func(depth int, name string) bool, want func(name string) bool, add func(root, path string)) error {
+func walkRootsFor(roots []string, enter func(depth int, name string) bool, want func(name string) bool, add func(root, path string, fi fs.FileInfo)) error {
 	if want == nil {
 		want = func(name string) bool { return strings.HasSuffix(name, ".jsonl") }
 	}
@@ -239,7 +251,7 @@ func walkRootsFor(roots []string, enter func(depth int, name string) bool, want 
 type walker struct {
 	seen  map[fileKey]bool
 	errs  []error
-	add   func(root, path string)
+	add   func(root, path string, fi fs.FileInfo)
 	enter func(depth int, name string) bool
 	want  func(name string) bool
 }
@@ -319,7 +331,7 @@ func (w *walker) dir(root, path string, fi fs.FileInfo, depth int) {
 			w.dir(root, p, info, depth+1)
 		case info.Mode().IsRegular() && isJSONL:
 			if w.visit(p, info) {
-				w.add(root, p)
+				w.add(root, p, info)
 			}
 		}
 	}

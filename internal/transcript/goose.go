@@ -510,7 +510,7 @@ func gooseResult(r *ToolResult, v json.RawMessage) {
 func DiscoverGoose(roots []string) ([]File, error) {
 	var files []File
 	enter := func(int, string) bool { return false }
-	err := walkRootsFor(roots, enter, func(name string) bool { return name == GooseDB }, func(root, path string) {
+	err := walkRootsFor(roots, enter, func(name string) bool { return name == GooseDB }, func(root, path string, _ os.FileInfo) {
 		files = append(files, File{Path: path, Source: Goose})
 	})
 	return files, err

@@ -359,16 +359,16 @@ func DiscoverOpencode(roots []string) ([]File, error) {
 	match := func(name string) bool {
 		return strings.HasSuffix(name, ".json") || name == "opencode.db" || (strings.HasPrefix(name, "opencode-") && strings.HasSuffix(name, ".db"))
 	}
-	err := walkRootsFor(roots, enter, match, func(root, path string) {
+	err := walkRootsFor(roots, enter, match, func(root, path string, fi os.FileInfo) {
 		rel, _ := filepath.Rel(root, path)
 		parts := strings.Split(filepath.ToSlash(rel), "/")
 		switch {
 		case len(parts) == 1 && strings.HasSuffix(parts[0], ".db"):
-			files = append(files, File{Path: path, Source: Opencode})
+			files = append(files, File{Path: path, Source: Opencode}.listed(fi))
 		case len(parts) == 4 && parts[0] == "storage" && parts[1] == "message":
-			files = append(files, File{Path: path, Source: Opencode, SessionID: parts[2]})
+			files = append(files, File{Path: path, Source: Opencode, SessionID: parts[2]}.listed(fi))
 		case len(parts) == 4 && parts[0] == "storage" && parts[1] == "part":
-			files = append(files, File{Path: path, Source: Opencode})
+			files = append(files, File{Path: path, Source: Opencode}.listed(fi))
 		}
 	})
 	return files, err
