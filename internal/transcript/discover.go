@@ -322,7 +322,9 @@ func (w *walker) dir(root, path string, fi fs.FileInfo, depth int) {
 			if !w.enter(depth+1, e.Name()) {
 				continue
 			}
-			if pseudoFS(p, link) {
+			// A folder here, on its parent's file system, is on no
+			// pseudo file system: its parent was checked.
+			if (link || !sameDevice(info, fi)) && pseudoFS(p, link) {
 				if link {
 					w.errs = append(w.errs, fmt.Errorf("%s: a link into a system folder (/proc, /sys, /dev), not followed", p))
 				}

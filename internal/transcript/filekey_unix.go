@@ -19,3 +19,11 @@ func keyOf(path string, fi fs.FileInfo) fileKey {
 	}
 	return fileKey{path: path}
 }
+
+// sameDevice reports whether a and b are on the same device, so on the
+// same file system.
+func sameDevice(a, b fs.FileInfo) bool {
+	sa, ok := a.Sys().(*syscall.Stat_t)
+	sb, okb := b.Sys().(*syscall.Stat_t)
+	return ok && okb && sa.Dev == sb.Dev
+}
