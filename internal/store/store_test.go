@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/token"
+	"github.com/mcpcost/mcpcost/internal/transcript"
 	"github.com/mcpcost/mcpcost/internal/transcript/transcripttest"
 )
 
@@ -1461,5 +1462,49 @@ func TestWALPages(t *testing.T) {
 		if n != walPages {
 			t.Errorf("connection %d checkpoints every %d pages, want %d", i, n, walPages)
 		}
+	}
+}
+
+// TestLeaseWaitStatsAgain: an ingest that waited for the lease does not
+// trust the sizes its listing saw before: a file that grew meanwhile is
+// read.
+func TestLeaseWaitStatsAgain(t *testing.T) {
+	home := t.TempDir()
+	transcripttest.Generate(home, transcripttest.Small())
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	o := options(home)
+	if _, err := s.Ingest(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	files, err := transcript.DiscoverClaude(o.ClaudeRoots)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("files %v, %v", files, err)
+	}
+	grown := files[0].Path
+	b, err := os.ReadFile(grown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
+	last := append(bytes.TrimSuffix(lines[len(lines)-1], []byte("\n")), '\n')
+	// Another process holds the lease; as this one waits, the file grows
+	// and the lease expires.
+	s.db.Exec(`INSERT INTO ingest_lock (id, owner, pid, expires_at) VALUES (1, 'other', 1, ?)`, time.Now().Add(time.Hour).UnixMilli())
+	o.Progress = func(step IngestStep) {
+		if step.Phase != IngestWait {
+			return
+		}
+		f, err := os.OpenFile(grown, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		f.Write(last)
+		f.Close()
+		s.db.Exec(`UPDATE ingest_lock SET expires_at = 0`)
+	}
+	st, err := s.Ingest(context.Background(), o)
+	if err != nil || st.Skipped || st.FilesRead != 1 {
+		t.Errorf("stats %+v, %v; want the grown file read", st, err)
 	}
 }
