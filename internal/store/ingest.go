@@ -879,7 +879,7 @@ const edgeKiB = 1 << 10
 // every run, it tells a file rewritten in place at the same size from an
 // unchanged one, unless the rewrite changed neither edge.
 func edgeHash(path string, offset int64) []byte {
-	f, err := os.Open(path)
+	f, err := openEdge(path)
 	if err != nil {
 		return nil
 	}
