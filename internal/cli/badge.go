@@ -101,7 +101,9 @@ func runBadge(env *Env, args []string) int {
 		}
 		s := doc.Configs[0].Servers[0]
 		e := badge.New(*label, s.Tokens, false)
-		targets = append(targets, target{title: fmt.Sprintf("%s: %s: %s (o200k_base, methodology %s)", s.Name, e.Label, e.Message, doc.MethodologyVersion), e: e})
+		// The name is the server's own, which can be a megabyte: cut as
+		// the text reports cut it.
+		targets = append(targets, target{title: fmt.Sprintf("%s: %s: %s (o200k_base, methodology %s)", textsafe.Cut(s.Name, textsafe.MaxName), e.Label, e.Message, doc.MethodologyVersion), e: e})
 	} else {
 		var paths []string
 		for _, c := range doc.Configs {
@@ -119,7 +121,7 @@ func runBadge(env *Env, args []string) int {
 				}
 			}
 			e := badge.New(*label, &tokens, lower)
-			title := fmt.Sprintf("%s: %s: %s (o200k_base, methodology %s)", c.Path, e.Label, e.Message, doc.MethodologyVersion)
+			title := fmt.Sprintf("%s: %s: %s (o200k_base, methodology %s)", textsafe.Cut(c.Path, textsafe.MaxName), e.Label, e.Message, doc.MethodologyVersion)
 			targets = append(targets, target{slug: configSlug(c.Client, c.Path), title: textsafe.Text(title), e: e})
 		}
 		switch {
