@@ -48,9 +48,15 @@ type MeasureResult struct {
 	InstructionsTokens int    `json:"instructionsTokens"`
 	SessionStartTokens int    `json:"sessionStartTokens"`
 	CanonicalSha256    string `json:"canonicalSha256"`
-	// Tools, heaviest first.
-	Tools []MeasuredTool `json:"tools"`
+	// Tools, heaviest first: the maxTools heaviest at most; MoreTools
+	// counts the rest (a server can list 100,000 tools). Tokens and
+	// ToolCount are of every tool.
+	Tools     []MeasuredTool `json:"tools"`
+	MoreTools int            `json:"moreTools,omitempty"`
 }
+
+// maxTools is the most tools measure_server's structured result lists.
+const maxTools = 50
 
 // MeasuredTool is one tool's own count.
 type MeasuredTool struct {
@@ -128,7 +134,11 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 		out.InstructionsTokens = live.Extras.InstructionsTokens
 		out.SessionStartTokens = live.Extras.SessionStartTokens
 	}
-	for _, i := range r.Heaviest() {
+	heaviest := r.Heaviest()
+	if len(heaviest) > maxTools {
+		heaviest, out.MoreTools = heaviest[:maxTools], len(heaviest)-maxTools
+	}
+	for _, i := range heaviest {
 		out.Tools = append(out.Tools, MeasuredTool{Name: name(r.Tools[i].Name), Tokens: r.Tools[i].Tokens})
 	}
 	var b strings.Builder
@@ -138,7 +148,7 @@ func (s *server) measureServer(ctx context.Context, req *mcp.CallToolRequest, in
 	}
 	for i, tool := range out.Tools {
 		if i == 10 {
-			fmt.Fprintf(&b, "\n  ... %d more", len(out.Tools)-10)
+			fmt.Fprintf(&b, "\n  ... %d more", len(out.Tools)+out.MoreTools-10)
 			break
 		}
 		fmt.Fprintf(&b, "\n  %s %s", textsafe.Text(tool.Name), render.Int(tool.Tokens))

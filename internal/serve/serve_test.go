@@ -32,6 +32,12 @@ import (
 var buildDir string
 
 func TestMain(m *testing.M) {
+	if n := os.Getenv(manyToolsEnv); n != "" {
+		var tools int
+		fmt.Sscan(n, &tools)
+		serveManyTools(tools)
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "mcpcost-serve-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
