@@ -457,6 +457,9 @@ func newBlock(start int64, es []entry, span int64, now time.Time) Block {
 		Models:   []string{},
 	}
 	var cost float64
+	// The models in the order they first appear, as ccusage lists them;
+	// a set, as a block can hold a hundred thousand of them.
+	seen := map[string]bool{}
 	for _, e := range es {
 		b.Tokens.add(e.t)
 		if e.priced {
@@ -464,7 +467,8 @@ func newBlock(start int64, es []entry, span int64, now time.Time) Block {
 		} else {
 			b.Unpriced++
 		}
-		if m := displayModel(e.model); !slices.Contains(b.Models, m) {
+		if m := displayModel(e.model); !seen[m] {
+			seen[m] = true
 			b.Models = append(b.Models, m)
 		}
 	}

@@ -1,7 +1,9 @@
 package usage
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -121,5 +123,42 @@ func TestTokensOf(t *testing.T) {
 		if got := tokensOf(tt.f); got != tt.want {
 			t.Errorf("tokensOf(%g) = %d, want %d", tt.f, got, tt.want)
 		}
+	}
+}
+
+// TestBlockModels: a block lists each model once, in the order of its
+// first request, as ccusage does, among many models each seen twice; a
+// request without one is "(unknown model)".
+func TestBlockModels(t *testing.T) {
+	const models = 20_000
+	start := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC).UnixMilli()
+	var es []entry
+	var want []string
+	for i := range models {
+		m := fmt.Sprintf("claude-%d", (i*7919)%models)
+		if i == models/2 {
+			m = ""
+		}
+		want = append(want, displayModel(m))
+		es = append(es, entry{ts: start + int64(i), t: Tokens{Input: 1, Total: 1}, priced: true, model: m})
+	}
+	for i := range models {
+		es = append(es, entry{ts: start + int64(models+i), t: Tokens{Input: 1, Total: 1}, priced: true, model: es[models-1-i].model})
+	}
+	b := newBlock(start, es, BlockLength.Milliseconds(), time.UnixMilli(start))
+	if !slices.Equal(b.Models, want) {
+		t.Fatalf("%d models, want %d; the first: %q, want %q", len(b.Models), len(want), b.Models[:min(5, len(b.Models))], want[:5])
+	}
+}
+
+func BenchmarkBlockModels(b *testing.B) {
+	const models = 20_000
+	start := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC).UnixMilli()
+	es := make([]entry, models)
+	for i := range es {
+		es[i] = entry{ts: start + int64(i), t: Tokens{Input: 1, Total: 1}, priced: true, model: fmt.Sprintf("claude-%d", i)}
+	}
+	for b.Loop() {
+		newBlock(start, es, BlockLength.Milliseconds(), time.UnixMilli(start))
 	}
 }
