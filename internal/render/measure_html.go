@@ -62,10 +62,10 @@ func MeasureHTML(w io.Writer, r *measure.Report) error {
 		b.WriteString(`<p class="muted">Each box's area is its tokens among its neighbours. Hover for the figures; click a tool to see its parts.</p>` + "\n")
 		tools := make([]findings.ToolSize, len(r.Tools))
 		for i, t := range r.Tools {
-			tools[i] = findings.ToolSize{Name: name(t.Name), Tokens: t.Tokens, Parts: t.Parts}
+			tools[i] = findings.ToolSize{Name: t.Name, Tokens: t.Tokens, Parts: t.Parts}
 		}
 		tokens := r.TotalTokens
-		root := TreeNode{Label: server, Kind: "root", Children: []TreeNode{ServerTree(server, r.Status, &tokens, tools)}}
+		root := TreeNode{Label: server, Kind: "root", Children: []TreeNode{ServerTree(r.Server, r.Status, &tokens, tools)}}
 		root.Value = root.Children[0].Value
 		Treemap(&b, root, TreemapOptions{ID: "tm", Title: server, Depth: 3, ZoomKinds: []string{"tool"}, HueKind: "tool"})
 		parts := r.PartsPresent()

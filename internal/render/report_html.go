@@ -20,18 +20,22 @@ import (
 // page reads without it), a Content-Security-Policy that loads nothing.
 // Every string from configs, servers and transcripts is escaped for HTML
 // and SVG alike, after [textsafe.Text] has written control and bidi
-// characters visibly.
+// characters visibly. Before that a name (a config's, a server's, a
+// tool's, a model's, a project's) is cut as [name] cuts it, and a
+// sentence that quotes names (a finding's title, facts and advice, a note,
+// a problem) as [sentence] does: a server or a transcript can hold a name
+// of a megabyte.
 func ReportHTML(w io.Writer, o *findings.Overview) error {
 	var b strings.Builder
 	PageStart(&b, "mcpcost report")
 	b.WriteString("<h1>mcpcost report</h1>\n")
-	b.WriteString(`<p class="sub">` + esc(periodWords(o.Window)+partialWord(o.Partial)) + ". " + esc(windowLine(o.Window)) + ".</p>\n")
+	b.WriteString(`<p class="sub">` + esc(sentence(periodWords(o.Window)+partialWord(o.Partial))) + ". " + esc(windowLine(o.Window)) + ".</p>\n")
 	reportHeadline(&b, o)
 	for _, n := range o.Notes {
-		b.WriteString(`<p class="note"><span class="badge">note</span> ` + esc(n) + "</p>\n")
+		b.WriteString(`<p class="note"><span class="badge">note</span> ` + esc(sentence(n)) + "</p>\n")
 	}
 	for _, p := range o.Problems {
-		b.WriteString(`<p class="note"><span class="badge">problem</span> ` + esc(p.Path+": "+p.Error) + "</p>\n")
+		b.WriteString(`<p class="note"><span class="badge">problem</span> ` + esc(sentence(p.Path+": "+p.Error)) + "</p>\n")
 	}
 
 	b.WriteString(`<h2 id="before-typing">What is paid before typing</h2>` + "\n")
@@ -41,7 +45,7 @@ func ReportHTML(w io.Writer, o *findings.Overview) error {
 		b.WriteString(`<p class="muted">Each box's area is its definitions' tokens (o200k_base) among its neighbours. Hover for the figures; click a server to see its tools and their parts (description, inputSchema, ...).</p>` + "\n")
 		Treemap(&b, ReportTree(o), TreemapOptions{ID: "tm", Title: "Definitions of the servers", Depth: 3, ZoomKinds: []string{"session", "config", "server"}, HueKind: "server"})
 		for _, c := range o.Configs {
-			b.WriteString(`<p><strong>` + esc(configHeading(c)) + `:</strong> ` + esc(beforeTyping(c, o.ContextWindow)) + ". Used: " + esc(usedWords(c)) + ".</p>\n")
+			b.WriteString(`<p><strong>` + esc(sentence(configHeading(c))) + `:</strong> ` + esc(sentence(beforeTyping(c, o.ContextWindow))) + ". Used: " + esc(sentence(usedWords(c))) + ".</p>\n")
 		}
 		WriteTable(&b, configServersTable(o))
 	}
@@ -94,7 +98,7 @@ func reportHeadline(b *strings.Builder, o *findings.Overview) {
 func ReportTree(o *findings.Overview) TreeNode {
 	root := TreeNode{Label: "all " + topWord(o) + "s", Kind: "root"}
 	for _, c := range o.Configs {
-		cn := TreeNode{Label: configLabel(c), Kind: topWord(o), Note: c.Path}
+		cn := TreeNode{Label: name(configLabel(c)), Kind: topWord(o), Note: name(c.Path)}
 		for _, s := range c.Servers {
 			sn := ServerTree(s.Name, s.Status, s.Tokens, s.Tools)
 			cn.Children = append(cn.Children, sn)
@@ -107,19 +111,21 @@ func ReportTree(o *findings.Overview) TreeNode {
 }
 
 // ServerTree is one server's node: its tools and their parts. tokens nil
-// is a server without a number (status says why).
-func ServerTree(name, status string, tokens *int, tools []findings.ToolSize) TreeNode {
-	n := TreeNode{Label: name, Kind: "server"}
+// is a server without a number (status says why). The server's name and
+// its tools' and parts' names are as they came: it cuts each as [name]
+// does.
+func ServerTree(server, status string, tokens *int, tools []findings.ToolSize) TreeNode {
+	n := TreeNode{Label: name(server), Kind: "server"}
 	if tokens == nil {
-		n.Missing = "not measured: " + status
+		n.Missing = "not measured: " + name(status)
 		return n
 	}
 	n.Value = int64(*tokens)
 	var sum int64
 	for _, t := range tools {
-		tn := TreeNode{Label: t.Name, Kind: "tool", Value: int64(t.Tokens)}
+		tn := TreeNode{Label: name(t.Name), Kind: "tool", Value: int64(t.Tokens)}
 		for _, p := range t.Parts {
-			tn.Children = append(tn.Children, TreeNode{Label: p.Name, Kind: "part", Value: int64(p.Tokens)})
+			tn.Children = append(tn.Children, TreeNode{Label: name(p.Name), Kind: "part", Value: int64(p.Tokens)})
 		}
 		sum += tn.Value
 		n.Children = append(n.Children, tn)
@@ -165,7 +171,7 @@ func configServersTable(o *findings.Overview) HTMLTable {
 		{Head: "calls", Num: true}, {Head: "sessions", Num: true}, {Head: "result tokens", Num: true}, {Head: "carried", Num: true}, {Head: "carried $", Num: true}}}
 	for _, c := range o.Configs {
 		for _, s := range c.Servers {
-			row := []Cell{TextCell(s.Name), TextCell(configLabel(c)), TextCell(s.Status)}
+			row := []Cell{TextCell(name(s.Name)), TextCell(name(configLabel(c))), TextCell(name(s.Status))}
 			if s.Tokens != nil {
 				row = append(row, NumCell(int64(*s.Tokens)))
 			} else {
@@ -227,7 +233,7 @@ func reportFindings(b *strings.Builder, fs []findings.Finding, c findings.Counts
 			}
 		}
 		lvl := Cell{Text: strings.ToUpper(f.Level), Class: "lvl-" + f.Level, Sort: float64(findings.LevelRank(f.Level))}
-		t.Rows = append(t.Rows, []Cell{lvl, {Text: f.Title, Href: "#" + f.ID}, TextCell(f.Type), tok, usd})
+		t.Rows = append(t.Rows, []Cell{lvl, {Text: sentence(f.Title), Href: "#" + name(f.ID)}, TextCell(name(f.Type)), tok, usd})
 	}
 	WriteTable(b, t)
 	// Kinds in the order of their first finding (the ranking's).
@@ -241,17 +247,17 @@ func reportFindings(b *strings.Builder, fs []findings.Finding, c findings.Counts
 	}
 	for _, k := range kinds {
 		group := byKind[k]
-		b.WriteString(`<h3 id="kind-` + cssName(k) + `">` + esc(kindWords(k, len(group))) + "</h3>\n")
+		b.WriteString(`<h3 id="kind-` + cssName(name(k)) + `">` + esc(kindWords(name(k), len(group))) + "</h3>\n")
 		for _, f := range group {
-			b.WriteString(`<details class="finding" id="` + esc(f.ID) + `"><summary><span class="level ` + cssName(f.Level) + `">` + esc(strings.ToUpper(f.Level)) + "</span> " + esc(f.Title) + "</summary>\n<ul>")
+			b.WriteString(`<details class="finding" id="` + esc(name(f.ID)) + `"><summary><span class="level ` + cssName(f.Level) + `">` + esc(strings.ToUpper(f.Level)) + "</span> " + esc(sentence(f.Title)) + "</summary>\n<ul>")
 			for _, fact := range f.Facts {
-				b.WriteString("<li>" + esc(fact) + "</li>")
+				b.WriteString("<li>" + esc(sentence(fact)) + "</li>")
 			}
-			b.WriteString("</ul>\n<p><strong>Do:</strong> " + esc(f.Recommendation) + "</p>\n")
+			b.WriteString("</ul>\n<p><strong>Do:</strong> " + esc(sentence(f.Recommendation)) + "</p>\n")
 			if s := f.EstimatedSaving; s != nil {
-				b.WriteString("<p><strong>Saving (estimate):</strong> " + esc(savingWords(s)) + "; " + esc(s.Assumption) + "</p>\n")
+				b.WriteString("<p><strong>Saving (estimate):</strong> " + esc(savingWords(s)) + "; " + esc(sentence(s.Assumption)) + "</p>\n")
 			}
-			b.WriteString(`<p class="muted"><code>` + esc(f.ID) + "</code> · " + esc(f.Type) + " · confidence " + esc(f.Confidence) + ": " + esc(f.ConfidenceRule) + " · level: " + esc(f.LevelRule) + "</p>\n</details>\n")
+			b.WriteString(`<p class="muted"><code>` + esc(name(f.ID)) + "</code> · " + esc(name(f.Type)) + " · confidence " + esc(name(f.Confidence)) + ": " + esc(sentence(f.ConfidenceRule)) + " · level: " + esc(sentence(f.LevelRule)) + "</p>\n</details>\n")
 		}
 	}
 }
@@ -302,6 +308,13 @@ func reportOverTime(b *strings.Builder, o *findings.Overview) {
 		}
 		return m
 	})
+	// A model's or a server's name is cut once the series are summed,
+	// so that two names alike in their first runes stay apart.
+	for _, ss := range [][]Series{models, costs, servers} {
+		for i := range ss {
+			ss[i].Name = name(ss[i].Name)
+		}
+	}
 	b.WriteString(`<div class="grid2">` + "\n")
 	WriteBarChart(b, BarChart{ID: "chart-tokens", Title: "Tokens per day, by model", Labels: labels, Series: models, Unit: "tokens", Format: compact})
 	WriteBarChart(b, BarChart{ID: "chart-cost", Title: "Cost per day, by model (USD, estimated)", Labels: labels, Series: costs, Unit: "USD", Format: USD})
@@ -395,7 +408,7 @@ func reportTables(b *strings.Builder, o *findings.Overview) {
 			{Head: "server"}, {Head: "agent"}, {Head: "calls", Num: true}, {Head: "errors", Num: true}, {Head: "sessions", Num: true},
 			{Head: "tools", Num: true}, {Head: "result tokens", Num: true}, {Head: "in a config"}}}
 		for _, s := range o.ServersCalled {
-			t.Rows = append(t.Rows, []Cell{TextCell(s.Server), TextCell(agentName(s.Source)), NumCell(int64(s.Calls)), NumCell(int64(s.Errors)), NumCell(int64(s.Sessions)), NumCell(int64(s.Tools)), NumCell(s.ResultTokens), TextCell(yesNo(s.Configured))})
+			t.Rows = append(t.Rows, []Cell{TextCell(name(s.Server)), TextCell(name(agentName(s.Source))), NumCell(int64(s.Calls)), NumCell(int64(s.Errors)), NumCell(int64(s.Sessions)), NumCell(int64(s.Tools)), NumCell(s.ResultTokens), TextCell(yesNo(s.Configured))})
 		}
 		WriteTable(b, t)
 	}
@@ -410,7 +423,7 @@ func reportTables(b *strings.Builder, o *findings.Overview) {
 			{Head: "session"}, {Head: "agent"}, {Head: "project"}, {Head: "start"}, {Head: "requests", Num: true}, {Head: "tokens", Num: true},
 			{Head: "cost", Num: true}, {Head: "MCP calls", Num: true}, {Head: "result tokens", Num: true}}}
 		for _, s := range rows {
-			t.Rows = append(t.Rows, []Cell{TextCell(shortID(s.Session)), TextCell(agentName(s.Source)), TextCell(s.Project), TextCell(shortTime(s.Start)), NumCell(int64(s.Requests)), NumCell(s.Tokens), USDCell(s.Cost), NumCell(int64(s.MCPCalls)), NumCell(s.ResultTokens)})
+			t.Rows = append(t.Rows, []Cell{TextCell(shortID(s.Session)), TextCell(name(agentName(s.Source))), TextCell(name(s.Project)), TextCell(name(shortTime(s.Start))), NumCell(int64(s.Requests)), NumCell(s.Tokens), USDCell(s.Cost), NumCell(int64(s.MCPCalls)), NumCell(s.ResultTokens)})
 		}
 		WriteTable(b, t)
 	}
@@ -419,11 +432,11 @@ func reportTables(b *strings.Builder, o *findings.Overview) {
 			{Head: "project"}, {Head: "sessions", Num: true}, {Head: "requests", Num: true}, {Head: "tokens", Num: true},
 			{Head: "cost", Num: true}, {Head: "MCP calls", Num: true}, {Head: "result tokens", Num: true}}}
 		for _, p := range o.Projects {
-			name := p.Project
-			if name == "" {
-				name = "(no project)"
+			project := name(p.Project)
+			if project == "" {
+				project = "(no project)"
 			}
-			t.Rows = append(t.Rows, []Cell{TextCell(name), NumCell(int64(p.Sessions)), NumCell(int64(p.Requests)), NumCell(p.Tokens), USDCell(p.Cost), NumCell(int64(p.MCPCalls)), NumCell(p.ResultTokens)})
+			t.Rows = append(t.Rows, []Cell{TextCell(project), NumCell(int64(p.Sessions)), NumCell(int64(p.Requests)), NumCell(p.Tokens), USDCell(p.Cost), NumCell(int64(p.MCPCalls)), NumCell(p.ResultTokens)})
 		}
 		WriteTable(b, t)
 	}
