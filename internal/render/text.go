@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
@@ -49,22 +48,9 @@ func name(s string) string { return textsafe.Cut(s, textsafe.MaxName) }
 // reason, an error a server sent) to [textsafe.MaxProse] runes alike.
 func sentence(s string) string { return textsafe.Cut(s, textsafe.MaxProse) }
 
-// maxListed is how many names a sentence lists; the rest are counted.
-const maxListed = 10
-
-// listNames joins the first maxListed of list, each bounded with name, and
-// counts the rest.
-func listNames(list []string) string {
-	shown := make([]string, 0, min(len(list), maxListed))
-	for _, s := range list[:min(len(list), maxListed)] {
-		shown = append(shown, name(s))
-	}
-	out := strings.Join(shown, ", ")
-	if more := len(list) - len(shown); more > 0 {
-		out += " and " + strconv.Itoa(more) + " more"
-	}
-	return out
-}
+// listNames joins the first names of list, each bounded, and counts the
+// rest: see [textsafe.CutList].
+func listNames(list []string) string { return textsafe.CutList(list) }
 
 // md escapes data for Markdown: see [textsafe.Markdown].
 func md(s string) string { return textsafe.Markdown(s) }

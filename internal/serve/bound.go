@@ -1,9 +1,6 @@
 package serve
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -16,8 +13,9 @@ import (
 const (
 	maxName  = textsafe.MaxName
 	maxProse = textsafe.MaxProse
-	// maxListed is how many names a note lists; the rest are counted.
-	maxListed = 10
+	// maxListed is how many names a note or a row lists; the rest are
+	// counted.
+	maxListed = textsafe.MaxListed
 )
 
 // name bounds a string from the store.
@@ -43,15 +41,5 @@ func proses(list []string) []string {
 }
 
 // joinNames lists the first maxListed of list, each bounded, and counts
-// the rest.
-func joinNames(list []string) string {
-	shown := make([]string, 0, min(len(list), maxListed))
-	for _, s := range list[:min(len(list), maxListed)] {
-		shown = append(shown, name(s))
-	}
-	out := strings.Join(shown, ", ")
-	if more := len(list) - len(shown); more > 0 {
-		out += " and " + strconv.Itoa(more) + " more"
-	}
-	return out
-}
+// the rest: see [textsafe.CutList].
+func joinNames(list []string) string { return textsafe.CutList(list) }

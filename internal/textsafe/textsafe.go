@@ -200,6 +200,24 @@ func Cut(s string, n int) string {
 	return start + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }
 
+// MaxListed is how many names a sentence lists; [CutList] counts the rest.
+const MaxListed = 10
+
+// CutList joins the first MaxListed of list with ", ", each [Cut] to
+// MaxName runes, and counts the rest ("a, b and 3 more"): for a sentence
+// that names what a stranger may make a hundred thousand of.
+func CutList(list []string) string {
+	shown := make([]string, 0, min(len(list), MaxListed))
+	for _, s := range list[:min(len(list), MaxListed)] {
+		shown = append(shown, Cut(s, MaxName))
+	}
+	out := strings.Join(shown, ", ")
+	if more := len(list) - len(shown); more > 0 {
+		out += " and " + strconv.Itoa(more) + " more"
+	}
+	return out
+}
+
 // prefix is the first MaxQuoted runes of s, and whether that is less than s.
 func prefix(s string) (string, bool) { return prefixN(s, MaxQuoted) }
 

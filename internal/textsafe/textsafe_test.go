@@ -314,3 +314,31 @@ func TestCut(t *testing.T) {
 		}
 	}
 }
+
+// TestCutList lists up to MaxListed names, each cut, and counts the rest,
+// on both sides of the bound.
+func TestCutList(t *testing.T) {
+	n := func(k int) []string {
+		var l []string
+		for i := range k {
+			l = append(l, strconv.Itoa(i))
+		}
+		return l
+	}
+	long := strings.Repeat("é", MaxName+1)
+	for _, tc := range []struct {
+		list []string
+		want string
+	}{
+		{nil, ""},
+		{n(1), "0"},
+		{n(MaxListed), "0, 1, 2, 3, 4, 5, 6, 7, 8, 9"},
+		{n(MaxListed + 1), "0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 1 more"},
+		{n(100000), "0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 99990 more"},
+		{[]string{long, "b"}, strings.Repeat("é", MaxName) + "… (1026 bytes), b"},
+	} {
+		if got := CutList(tc.list); got != tc.want {
+			t.Errorf("CutList of %d names = %.80q, want %.80q", len(tc.list), got, tc.want)
+		}
+	}
+}
