@@ -76,17 +76,7 @@ func toolSums(ctx context.Context, st *store.Store, o Options, r *Report) error 
 			return err
 		}
 	}
-	idx := map[string]int{}
-	for i, u := range r.Usage {
-		idx[u.Key] = i
-	}
-	var tot Totals
-	type add struct {
-		i      int
-		calls  int
-		tokens int64
-	}
-	var adds []add
+	a := newToolAcc(r)
 	for x, err := range st.ToolSums(ctx, filter(o, store.AsStored)) {
 		if err != nil {
 			return err
@@ -94,32 +84,63 @@ func toolSums(ctx context.Context, st *store.Store, o Options, r *Report) error 
 		if !rollupDay(o, x.Bucket) {
 			return errNoRollup
 		}
-		tot.ToolCalls += x.Calls
-		tot.ResultTokens = addTokens(tot.ResultTokens, x.ResultTokens)
-		if x.MCP {
-			tot.MCPCalls += x.Calls
-			tot.MCPResultTokens = addTokens(tot.MCPResultTokens, x.ResultTokens)
-		}
-		tot.ToolErrors += x.Errors
-		if o.By == "model" {
-			continue
-		}
-		i, ok := idx[groupKey(o, x.Source, x.Session, "", x.Project, "", "", x.Bucket)]
-		if !ok {
-			continue // a group without requests in the period
-		}
-		adds = append(adds, add{i, x.Calls, x.ResultTokens})
+		a.add(x.Calls, x.Errors, x.ResultTokens, x.MCP, o.By != "model", groupKey(o, x.Source, x.Session, "", x.Project, "", "", x.Bucket))
 	}
-	r.Totals.ToolCalls += tot.ToolCalls
-	r.Totals.ResultTokens = addTokens(r.Totals.ResultTokens, tot.ResultTokens)
-	r.Totals.MCPCalls += tot.MCPCalls
-	r.Totals.MCPResultTokens = addTokens(r.Totals.MCPResultTokens, tot.MCPResultTokens)
-	r.Totals.ToolErrors += tot.ToolErrors
-	for _, a := range adds {
-		r.Usage[a.i].ToolCalls += a.calls
-		r.Usage[a.i].ResultTokens = addTokens(r.Usage[a.i].ResultTokens, a.tokens)
-	}
+	a.apply(r)
 	return nil
+}
+
+// toolAcc sums tool call rollups into a report's totals and rows, which
+// apply changes only once the whole read has succeeded.
+type toolAcc struct {
+	idx  map[string]int // the rows by key
+	tot  Totals
+	adds []toolAdd
+}
+
+type toolAdd struct {
+	i      int
+	calls  int
+	tokens int64
+}
+
+func newToolAcc(r *Report) *toolAcc {
+	idx := make(map[string]int, len(r.Usage))
+	for i, u := range r.Usage {
+		idx[u.Key] = i
+	}
+	return &toolAcc{idx: idx}
+}
+
+// add counts a rollup in the totals and, when row, in the row of key
+// (none when the period has no requests in it).
+func (a *toolAcc) add(calls, errs int, tokens int64, mcp, row bool, key string) {
+	a.tot.ToolCalls += calls
+	a.tot.ResultTokens = addTokens(a.tot.ResultTokens, tokens)
+	if mcp {
+		a.tot.MCPCalls += calls
+		a.tot.MCPResultTokens = addTokens(a.tot.MCPResultTokens, tokens)
+	}
+	a.tot.ToolErrors += errs
+	if !row {
+		return
+	}
+	if i, ok := a.idx[key]; ok {
+		a.adds = append(a.adds, toolAdd{i, calls, tokens})
+	}
+}
+
+// apply adds what was summed to r.
+func (a *toolAcc) apply(r *Report) {
+	r.Totals.ToolCalls += a.tot.ToolCalls
+	r.Totals.ResultTokens = addTokens(r.Totals.ResultTokens, a.tot.ResultTokens)
+	r.Totals.MCPCalls += a.tot.MCPCalls
+	r.Totals.MCPResultTokens = addTokens(r.Totals.MCPResultTokens, a.tot.MCPResultTokens)
+	r.Totals.ToolErrors += a.tot.ToolErrors
+	for _, x := range a.adds {
+		r.Usage[x.i].ToolCalls += x.calls
+		r.Usage[x.i].ResultTokens = addTokens(r.Usage[x.i].ResultTokens, x.tokens)
+	}
 }
 
 // toolDaySums is toolSums by day, week, month or model, from the rollups
@@ -143,46 +164,14 @@ func toolDaySums(ctx context.Context, st *store.Store, o Options, r *Report) err
 			return errNoRollup
 		}
 	}
-	idx := map[string]int{}
-	for i, u := range r.Usage {
-		idx[u.Key] = i
-	}
-	var tot Totals
-	type add struct {
-		i      int
-		calls  int
-		tokens int64
-	}
-	var adds []add
+	a := newToolAcc(r)
 	for x, err := range st.ToolDaySums(ctx, filter(o, store.AsStored), spans) {
 		if err != nil {
 			return err
 		}
-		tot.ToolCalls += x.Calls
-		tot.ResultTokens = addTokens(tot.ResultTokens, x.ResultTokens)
-		if x.MCP {
-			tot.MCPCalls += x.Calls
-			tot.MCPResultTokens = addTokens(tot.MCPResultTokens, x.ResultTokens)
-		}
-		tot.ToolErrors += x.Errors
-		if o.By == "model" {
-			continue
-		}
-		i, ok := idx[groupKey(o, "", "", "", "", "", "", x.Bucket)]
-		if !ok {
-			continue // a group without requests in the period
-		}
-		adds = append(adds, add{i, x.Calls, x.ResultTokens})
+		a.add(x.Calls, x.Errors, x.ResultTokens, x.MCP, o.By != "model", groupKey(o, "", "", "", "", "", "", x.Bucket))
 	}
-	r.Totals.ToolCalls += tot.ToolCalls
-	r.Totals.ResultTokens = addTokens(r.Totals.ResultTokens, tot.ResultTokens)
-	r.Totals.MCPCalls += tot.MCPCalls
-	r.Totals.MCPResultTokens = addTokens(r.Totals.MCPResultTokens, tot.MCPResultTokens)
-	r.Totals.ToolErrors += tot.ToolErrors
-	for _, a := range adds {
-		r.Usage[a.i].ToolCalls += a.calls
-		r.Usage[a.i].ResultTokens = addTokens(r.Usage[a.i].ResultTokens, a.tokens)
-	}
+	a.apply(r)
 	return nil
 }
 
