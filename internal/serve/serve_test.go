@@ -135,6 +135,10 @@ func newFixture(t *testing.T, transcripts bool) *fixture {
 		ClaudeRoots: []string{filepath.Join(f.home, ".claude", "projects")},
 		CodexRoots:  []string{filepath.Join(f.home, ".codex", "sessions")},
 		Location:    time.UTC,
+		// A usage tool answers once the read is done, however slow the
+		// machine (the race detector on a loaded one reads a 100,000-line
+		// transcript for over 25 seconds); TestIngestWait sets its own.
+		IngestWait: 10 * time.Minute,
 	}
 	return f
 }
