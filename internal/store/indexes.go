@@ -79,7 +79,10 @@ func (s *Store) dropIndexesForFirstIngest(ctx context.Context) (bool, error) {
 			}
 		}
 		dropped = true
-		return deferRollups(tx)
+		if err := deferRollups(tx); err != nil {
+			return err
+		}
+		return dropIdleTriggers(tx)
 	})
 	if err != nil {
 		return false, fmt.Errorf("preparing the first ingest: %w", err)

@@ -316,6 +316,10 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 	if !s.readOnly {
 		var made bool
 		if err := s.tx(ctx, func(tx *sql.Tx) error {
+			// The triggers a first ingest dropped log from here on.
+			if err := restoreTriggers(tx); err != nil {
+				return err
+			}
 			res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO push_state (store) VALUES (?)`, stateKey)
 			if err == nil {
 				n, _ := res.RowsAffected()

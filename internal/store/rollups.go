@@ -85,13 +85,24 @@ func (s *Store) rollupsDeferred(ctx context.Context) (bool, error) {
 }
 
 // fillDeferredRollups fills the rollups from the rows, when they were
-// deferred, and sets the triggers to work again, in one transaction.
+// deferred, and sets the triggers to work again (creating those a first
+// ingest dropped), in one transaction.
 func (s *Store) fillDeferredRollups(ctx context.Context) error {
-	deferred, err := s.rollupsDeferred(ctx)
-	if err != nil || !deferred {
-		return err
+	var pending bool
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM meta WHERE key IN ('rollups_deferred', 'dropped_triggers'))`).Scan(&pending); err != nil {
+		return fmt.Errorf("reading the store's rollups: %w", err)
 	}
-	err = s.tx(ctx, func(tx *sql.Tx) error {
+	if !pending {
+		return nil
+	}
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := restoreTriggers(tx); err != nil {
+			return err
+		}
+		var deferred bool
+		if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'rollups_deferred')`).Scan(&deferred); err != nil || !deferred {
+			return err
+		}
 		_, err := tx.Exec(fillRollups)
 		return err
 	})

@@ -407,6 +407,12 @@ func (s *Store) migrate(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
+			// A migration sees the triggers a first ingest dropped.
+			if version > 1 {
+				if err := restoreTriggers(tx); err != nil {
+					return err
+				}
+			}
 			if _, err := tx.Exec(string(body)); err != nil {
 				return fmt.Errorf("migration %s: %w", name, err)
 			}
