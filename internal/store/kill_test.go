@@ -36,6 +36,7 @@ func TestKillAndRerun(t *testing.T) {
 	ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
 	ingest(t, ref, full)
 	want := totals(t, ref)
+	wantTriggers := triggers(t, ref)
 
 	child := func(home, db string) *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -122,6 +123,9 @@ func TestKillAndRerun(t *testing.T) {
 		}
 		if got := totals(t, s); got != want {
 			t.Errorf("point %d (%v): after a kill and a re-run:\n%s\nwant (a clean ingest):\n%s", i, delay, got, want)
+		}
+		if got := triggers(t, s); got != wantTriggers {
+			t.Errorf("point %d (%v): triggers after a kill and a re-run:\n%s\nwant (a clean ingest):\n%s", i, delay, got, wantTriggers)
 		}
 		s.Close()
 	}

@@ -80,7 +80,9 @@ func dropIdleTriggers(tx *sql.Tx) error {
 }
 
 // restoreTriggers creates the triggers dropIdleTriggers dropped, if it
-// did.
+// did. The rollups are deferred again if they were not (an older mcpcost,
+// which knows nothing of the dropped triggers, filled them and stored rows
+// since), so that they are filled from the rows.
 func restoreTriggers(tx *sql.Tx) error {
 	var stmts string
 	err := tx.QueryRow(`SELECT value FROM meta WHERE key = 'dropped_triggers'`).Scan(&stmts)
@@ -91,6 +93,9 @@ func restoreTriggers(tx *sql.Tx) error {
 		return err
 	}
 	if _, err := tx.Exec(stmts); err != nil {
+		return err
+	}
+	if err := deferRollups(tx); err != nil {
 		return err
 	}
 	_, err = tx.Exec(`DELETE FROM meta WHERE key = 'dropped_triggers'`)
