@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/testpeers"
 	"github.com/mcpcost/mcpcost/internal/token"
+	"github.com/mcpcost/mcpcost/internal/transcript"
 )
 
 // BenchmarkFirstIngest ingests, into a new store each time, the home
@@ -227,4 +229,63 @@ func toolCallLines(n int) []byte {
 			i/1000, i, i, i, i%100, i, i, ts)
 	}
 	return buf
+}
+
+// BenchmarkReadLines parses and counts, on one goroutine and with no
+// store writes, the Claude Code lines of the home named by
+// MCPCOST_BENCH_HOME (up to MCPCOST_BENCH_MB megabytes of files, default
+// 64), as a first ingest's readers do: each file through its own parser
+// and the lines through parseLine, with a count cache that starts empty.
+// It reports the readers' CPU cost without the writer's.
+func BenchmarkReadLines(b *testing.B) {
+	home := os.Getenv("MCPCOST_BENCH_HOME")
+	if home == "" {
+		b.Skip("MCPCOST_BENCH_HOME names no generated home")
+	}
+	limit := 64
+	if n, err := strconv.Atoi(os.Getenv("MCPCOST_BENCH_MB")); err == nil && n > 0 {
+		limit = n
+	}
+	files, err := transcript.DiscoverClaude([]string{filepath.Join(home, ".claude", "projects")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	type file struct {
+		f     transcript.File
+		lines [][]byte
+	}
+	var fs []file
+	size := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f.Path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fs = append(fs, file{f, bytes.Split(data, []byte("\n"))})
+		if size += len(data); size >= limit<<20 {
+			break
+		}
+	}
+	s := &Store{key: make([]byte, 32)}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		count := newCountCache(token.O200k().Count).Count
+		tokens := 0
+		for _, f := range fs {
+			p, _ := transcript.NewParser(f.f, nil)
+			p.(*transcript.ClaudeParser).ReuseText = true
+			for _, l := range f.lines {
+				rec, _, _ := s.parseLine(p, l, count)
+				if rec != nil {
+					for _, r := range rec.Results {
+						tokens += r.Tokens
+					}
+				}
+			}
+		}
+		if tokens == 0 {
+			b.Fatal("no tokens")
+		}
+	}
 }

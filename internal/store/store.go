@@ -50,6 +50,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
@@ -63,7 +64,8 @@ var migrations embed.FS
 // A Store is an open usage database.
 type Store struct {
 	db       *sql.DB
-	key      []byte // HMAC key of tool arguments
+	key      []byte    // HMAC key of tool arguments
+	macs     sync.Pool // of *argsMAC, for hashArgs
 	readOnly bool
 	tmp      string // the temporary folder of a copy read instead (see OpenReadOnly)
 	// selfMachine and selfUser name this machine and its OS user (see

@@ -257,25 +257,32 @@ const ones = 0x0101010101010101
 // lowest flag is to be used.
 func zeroBytes(x uint64) uint64 { return (x - ones) &^ x & (ones * 0x80) }
 
-// plainBytes returns the length of the run at the start of b of bytes
-// appendUnquote copies as they are: none is a control character, '"',
-// the backslash or a byte of a multi-byte sequence.
-func plainBytes(b []byte) int {
-	j := 0
-	for ; j+8 <= len(b); j += 8 {
+// copyPlain copies the run from b[j] of bytes appendUnquote copies as
+// they are (none is a control character, '"', the backslash or a byte of
+// a multi-byte sequence) to out[n:], and returns the ends of the run in
+// out and in b. It scans and copies in one pass, a word at a time: each
+// word is written before it is looked at, which is safe because out is
+// as long as what remains of b after j (n-j never grows: no decoding is
+// longer than its escape) and the bytes written past the run are
+// overwritten by what follows it.
+func copyPlain(out []byte, n int, b []byte, j int) (int, int) {
+	for ; j+8 <= len(b); j, n = j+8, n+8 {
 		x := binary.LittleEndian.Uint64(b[j:])
+		binary.LittleEndian.PutUint64(out[n:], x)
 		// A byte under 0x20 borrows in x - 0x20 per byte: like a zero
 		// byte, its flag is exact where it is the lowest.
 		m := ((x-ones*0x20)&^x | x) & (ones * 0x80)
 		m |= zeroBytes(x^(ones*'"')) | zeroBytes(x^(ones*'\\'))
 		if m != 0 {
-			return j + bits.TrailingZeros64(m)/8
+			k := bits.TrailingZeros64(m) / 8
+			return n + k, j + k
 		}
 	}
 	for j < len(b) && !unquoteSpecial[b[j]] {
-		j++
+		out[n] = b[j]
+		n, j = n+1, j+1
 	}
-	return j
+	return n, j
 }
 
 // skipValue returns the index just past the value starting at b[i],
@@ -411,8 +418,8 @@ func appendUnquote(dst, b []byte) ([]byte, bool) {
 	out := slices.Grow(dst, len(b))[:len(dst)+len(b)]
 	n := len(dst)
 	for i := 0; i < len(b); {
-		j := i + plainBytes(b[i:])
-		n += copy(out[n:], b[i:j])
+		var j int
+		n, j = copyPlain(out, n, b, i)
 		if j == len(b) {
 			break
 		}
@@ -422,7 +429,10 @@ func appendUnquote(dst, b []byte) ([]byte, bool) {
 			if r == utf8.RuneError && size == 1 {
 				return dst, false
 			}
-			n += copy(out[n:], b[j:j+size])
+			for k := range size {
+				out[n+k] = b[j+k]
+			}
+			n += size
 			i = j + size
 			continue
 		}
