@@ -297,7 +297,7 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 	// The largest files first, so that the workers finish together.
 	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].size > jobs[b].size })
 
-	batches := make(chan *batch, 2*o.Workers)
+	batches := make(chan *batch, queuedBatches*o.Workers)
 	var wg sync.WaitGroup
 	next := make(chan *job)
 	for w := 0; w < o.Workers; w++ {

@@ -198,8 +198,18 @@ type pendingRequest struct {
 var errRaced = errors.New("raced")
 
 // groupBatches is how many batches, at most, one transaction writes when
-// more than one is waiting (see applyAll).
-const groupBatches = 8
+// more than one is waiting (see applyAll), and queuedBatches how many
+// batches, per reader, wait for the writer. When the writer is behind,
+// a transaction writes what waited while it wrote the one before: with
+// two batches per reader waiting, a first ingest of 2 GB committed 589
+// times and its commits took 1.03 s of the writer's 4.54 s; with eight,
+// 185 times and 0.76 s. A commit writes each page its transaction
+// changed to the log once, however many of its rows are on it (the
+// random leaves of requests_message, the tables' last leaves).
+const (
+	groupBatches  = 32
+	queuedBatches = 8
+)
 
 // applyAll writes batches that were waiting together in one
 // transaction, each with its file's new offset, so that a commit (and
