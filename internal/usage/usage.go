@@ -606,11 +606,8 @@ type usageAcc struct {
 	costs    map[string]*costSum
 	total    costSum
 	models   map[string]map[string]bool
-	parents  map[string]string  // split sub-agent rows: their session
-	sessions map[[2]string]bool // source and id
-	// periods are the groups by day, week or month of the rollups'
-	// quarter hours seen.
-	periods  map[int64]string
+	parents  map[string]string // split sub-agent rows: their session
+	sessions map[string]bool
 	unpriced map[string]bool
 	// A model's price, looked up once per model rather than per request.
 	priced map[string]price
@@ -631,8 +628,8 @@ type price struct {
 
 func newUsageAcc(o Options, r *Report) *usageAcc {
 	return &usageAcc{o: o, r: r, groups: map[string]*UsageRow{}, costs: map[string]*costSum{}, models: map[string]map[string]bool{},
-		parents: map[string]string{}, sessions: map[[2]string]bool{}, periods: map[int64]string{}, unpriced: map[string]bool{},
-		priced: map[string]price{}, breakdown: map[string]map[string]*modelAgg{}}
+		parents: map[string]string{}, sessions: map[string]bool{}, unpriced: map[string]bool{}, priced: map[string]price{},
+		breakdown: map[string]map[string]*modelAgg{}}
 }
 
 // requests are n requests of one group (nonzero of them with tokens)
@@ -650,10 +647,11 @@ type requests struct {
 }
 
 func (a *usageAcc) add(x requests) {
-	o, r := &a.o, a.r
+	o, r := a.o, a.r
 	r.noteSource(x.src)
 	t := x.t
 	t.Total = addTokens(addTokens(addTokens(addTokens(t.Input, t.Output), t.CacheWrite5m), t.CacheWrite1h), t.CacheRead)
+	sk := x.src + "\x00" + x.sess
 	pr, seen := a.priced[x.model]
 	if !seen {
 		pr.mp, _, pr.ok = o.Prices.Lookup(x.model)
@@ -674,17 +672,17 @@ func (a *usageAcc) add(x requests) {
 	if !ok && x.nonzero > 0 {
 		a.unpriced[x.model] = true
 	}
-	a.sessions[[2]string{x.src, x.sess}] = true
+	a.sessions[sk] = true
 	r.Totals.Requests += x.n
 	r.Totals.Tokens.add(t)
 	a.total.add(cost, ok, x.n, x.nonzero)
-	key := a.groupKey(&x)
+	key := groupKey(o, x.src, x.sess, x.model, x.project, x.machine, x.user, x.ts)
 	if key == "" {
 		return
 	}
 	if x.agent != "" {
 		key = x.src + ":" + x.agent
-		a.parents[key] = x.src + "\x00" + x.sess
+		a.parents[key] = sk
 	}
 	g := a.groups[key]
 	if g == nil {
@@ -722,22 +720,6 @@ func (a *usageAcc) add(x requests) {
 		ma.row.Tokens.add(t)
 		ma.cost.add(cost, ok, x.n, x.nonzero)
 	}
-}
-
-// groupKey is groupKey of x; by a period, each rollup's quarter hour's
-// is found once (it is read for many sessions), where a request's own
-// time is not kept.
-func (a *usageAcc) groupKey(x *requests) string {
-	o := &a.o
-	if x.band < 0 || (o.By != "day" && o.By != "week" && o.By != "month") {
-		return groupKey(*o, x.src, x.sess, x.model, x.project, x.machine, x.user, x.ts)
-	}
-	key, ok := a.periods[x.ts]
-	if !ok {
-		key = groupKey(*o, x.src, x.sess, x.model, x.project, x.machine, x.user, x.ts)
-		a.periods[x.ts] = key
-	}
-	return key
 }
 
 // finish fills in the report's totals and usage rows.
