@@ -850,23 +850,16 @@ func (s *Store) hashArgs(args []byte) []byte {
 	if err != nil {
 		c = args
 	}
-	m, _ := s.macs.Get().(*argsMAC)
-	if m == nil || !bytes.Equal(m.key, s.key) {
-		m = &argsMAC{key: s.key, h: hmac.New(sha256.New, s.key)}
+	m, _ := s.macs.Get().(hash.Hash)
+	if m == nil {
+		m = hmac.New(sha256.New, s.key)
 	} else {
-		m.h.Reset()
+		m.Reset()
 	}
-	m.h.Write(c)
-	sum := m.h.Sum(nil)
+	m.Write(c)
+	sum := m.Sum(nil)
 	s.macs.Put(m)
 	return sum
-}
-
-// An argsMAC is an HMAC of arguments under key, kept for reuse: a reset
-// costs a fraction of a new one's key schedule and allocations.
-type argsMAC struct {
-	key []byte
-	h   hash.Hash
 }
 
 // HashArgs exposes the arguments' hash, for tests and for matching a

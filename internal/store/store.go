@@ -65,7 +65,7 @@ var migrations embed.FS
 type Store struct {
 	db       *sql.DB
 	key      []byte    // HMAC key of tool arguments
-	macs     sync.Pool // of *argsMAC, for hashArgs
+	macs     sync.Pool // of HMACs under key, reset and reused by hashArgs
 	readOnly bool
 	tmp      string // the temporary folder of a copy read instead (see OpenReadOnly)
 	// selfMachine and selfUser name this machine and its OS user (see
