@@ -241,6 +241,11 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 
 	owner, waited := "unleased", false
 	if !o.noLease {
+		// A re-run with nothing new writes nothing: not even the lease.
+		idle, err := s.nothingNew(ctx, files)
+		if err != nil || idle {
+			return st, err
+		}
 		owner, waited, err = s.acquire(ctx, o, st)
 		if err != nil || st.Skipped {
 			return st, err
@@ -257,24 +262,7 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 	// one): a file they show unchanged is not asked again, and one to read
 	// is, so that what is read is what the file holds now, as before.
 	fresh := o.noLease || waited
-	var jobs []*job
-	for _, f := range files {
-		var j *job
-		if f.Listed && !fresh {
-			j = planJob(f, known, f.Size, f.ModTime)
-			if j == nil {
-				continue
-			}
-		}
-		fi, err := os.Stat(f.Path)
-		if err != nil {
-			st.warn(o.MaxWarnings, fmt.Sprintf("%s: %v", f.Path, err))
-			continue
-		}
-		if j = planJob(f, known, fi.Size(), fi.ModTime().UnixNano()); j != nil {
-			jobs = append(jobs, j)
-		}
-	}
+	jobs := plan(files, known, fresh, func(msg string) { st.warn(o.MaxWarnings, msg) })
 	if len(known) == 0 && len(jobs) > 0 {
 		dropped, derr := s.dropIndexesForFirstIngest(ctx)
 		if derr != nil {
@@ -369,6 +357,67 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 		werr = ctx.Err()
 	}
 	return st, werr
+}
+
+// plan returns the jobs of reading what is new in files since the rows
+// known holds, telling warn of each file that cannot be asked its size.
+// A file's size and time are the listing's unless fresh (see Ingest).
+func plan(files []transcript.File, known map[string]*fileRow, fresh bool, warn func(string)) []*job {
+	var jobs []*job
+	for _, f := range files {
+		var j *job
+		if f.Listed && !fresh {
+			j = planJob(f, known, f.Size, f.ModTime)
+			if j == nil {
+				continue
+			}
+		}
+		fi, err := os.Stat(f.Path)
+		if err != nil {
+			warn(fmt.Sprintf("%s: %v", f.Path, err))
+			continue
+		}
+		if j = planJob(f, known, fi.Size(), fi.ModTime().UnixNano()); j != nil {
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs
+}
+
+// testOnlyAfterCheck is called after nothingNew planned, for the test of
+// a file that changes meanwhile.
+var testOnlyAfterCheck = func() {}
+
+// nothingNew reports whether an ingest of files would find nothing to
+// do, as far as the store says now, without writing: no file has new
+// bytes, none fails to be asked its size (whose warning the ingest
+// gives), and no first ingest has its indexes or rollups still to build
+// (another process's, perhaps still running, which the ingest waits
+// for). The files rows are read before the rest, so that a first ingest
+// that wrote all its files before they were read is seen to be done
+// only once it has built them. Anything else is planned again under the
+// lease, as if this check had not been made: what it finds new may have
+// been read since by another process, and what it finds unchanged may
+// have changed since; a file the listing showed unchanged is not read
+// either way.
+func (s *Store) nothingNew(ctx context.Context, files []transcript.File) (bool, error) {
+	known, err := s.knownFiles(ctx)
+	if err != nil {
+		return false, err
+	}
+	failed := false
+	jobs := plan(files, known, false, func(string) { failed = true })
+	testOnlyAfterCheck()
+	if len(jobs) > 0 || failed {
+		return false, nil
+	}
+	var pending bool
+	err = s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM meta WHERE key IN ('rollups_deferred', 'dropped_triggers'))`).Scan(&pending)
+	if err != nil || pending {
+		return false, err
+	}
+	missing, err := s.missingIndexes(ctx)
+	return !missing, err
 }
 
 // planJob returns the job of reading f, of this size and modification

@@ -1467,7 +1467,8 @@ func TestWALPages(t *testing.T) {
 
 // TestLeaseWaitStatsAgain: an ingest that waited for the lease does not
 // trust the sizes its listing saw before: a file that grew meanwhile is
-// read.
+// read. (Another file grew before, or the ingest would find nothing new
+// and not wait.)
 func TestLeaseWaitStatsAgain(t *testing.T) {
 	home := t.TempDir()
 	transcripttest.Generate(home, transcripttest.Small())
@@ -1477,16 +1478,26 @@ func TestLeaseWaitStatsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	files, err := transcript.DiscoverClaude(o.ClaudeRoots)
-	if err != nil || len(files) == 0 {
+	if err != nil || len(files) < 2 {
 		t.Fatalf("files %v, %v", files, err)
 	}
-	grown := files[0].Path
-	b, err := os.ReadFile(grown)
-	if err != nil {
-		t.Fatal(err)
+	grow := func(path string) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		lines := bytes.SplitAfter(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
+		last := append(bytes.TrimSuffix(lines[len(lines)-1], []byte("\n")), '\n')
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		f.Write(last)
+		f.Close()
 	}
-	lines := bytes.SplitAfter(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
-	last := append(bytes.TrimSuffix(lines[len(lines)-1], []byte("\n")), '\n')
+	grow(files[1].Path)
 	// Another process holds the lease; as this one waits, the file grows
 	// and the lease expires.
 	s.db.Exec(`INSERT INTO ingest_lock (id, owner, pid, expires_at) VALUES (1, 'other', 1, ?)`, time.Now().Add(time.Hour).UnixMilli())
@@ -1494,17 +1505,11 @@ func TestLeaseWaitStatsAgain(t *testing.T) {
 		if step.Phase != IngestWait {
 			return
 		}
-		f, err := os.OpenFile(grown, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		f.Write(last)
-		f.Close()
+		grow(files[0].Path)
 		s.db.Exec(`UPDATE ingest_lock SET expires_at = 0`)
 	}
 	st, err := s.Ingest(context.Background(), o)
-	if err != nil || st.Skipped || st.FilesRead != 1 {
-		t.Errorf("stats %+v, %v; want the grown file read", st, err)
+	if err != nil || st.Skipped || st.FilesRead != 2 {
+		t.Errorf("stats %+v, %v; want both grown files read", st, err)
 	}
 }
