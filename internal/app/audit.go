@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -258,13 +257,13 @@ func (m *Machine) loadConfig(sys clients.System, path, client string, o AuditOpt
 // and values, which are not the caller's to read.
 func positionOnly(given string, cfg clients.Config) string {
 	rest, ok := strings.CutPrefix(cfg.Error, cfg.Path)
-	if m := errorPosition.FindStringSubmatch(rest); ok && m != nil {
+	if m := errorPosition().FindStringSubmatch(rest); ok && m != nil {
 		return fmt.Sprintf("config %s%s: not valid %s", given, m[1], m[2])
 	}
 	return fmt.Sprintf("config %s: not readable as an MCP config", given)
 }
 
-var errorPosition = regexp.MustCompile(`^(:\d+(?::\d+)?)?: not valid (JSON \(comments allowed\)|JSON|TOML|YAML)\b`)
+var errorPosition = lazyRegexp(`^(:\d+(?::\d+)?)?: not valid (JSON \(comments allowed\)|JSON|TOML|YAML)\b`)
 
 // cache opens the measurement cache; nil when there is none (no folder
 // for it, or one that cannot be opened: a warning).

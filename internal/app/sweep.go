@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -621,10 +620,10 @@ func DockerArgs(s sweep.Server, image string, noNetwork bool) []string {
 	return append(args, image, "sh", "-lc", strings.Join(line, " "))
 }
 
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+var shellSafe = lazyRegexp(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
+	if shellSafe().MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

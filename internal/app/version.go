@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -55,7 +54,7 @@ func stripPin(a string) string {
 	return a
 }
 
-var distInfo = regexp.MustCompile(`^(.+)-([^-]+)\.dist-info$`)
+var distInfo = lazyRegexp(`^(.+)-([^-]+)\.dist-info$`)
 
 // ResolveVersion reads the installed version of pkg: for npm, the
 // package.json named pkg under the fresh HOME's npx cache or above a path
@@ -103,9 +102,9 @@ func npmVersion(s sweep.Server, pkg, home string) string {
 	return ""
 }
 
-var versionRe = regexp.MustCompile(`^[0-9A-Za-z.+_-]{1,64}$`)
+var versionRe = lazyRegexp(`^[0-9A-Za-z.+_-]{1,64}$`)
 
-func validVersion(v string) bool { return versionRe.MatchString(v) }
+func validVersion(v string) bool { return versionRe().MatchString(v) }
 
 func uvVersion(pkg, home string) string {
 	if home == "" {
@@ -122,7 +121,7 @@ func uvVersion(pkg, home string) string {
 	}
 	sort.Strings(ms)
 	for _, d := range ms {
-		sm := distInfo.FindStringSubmatch(filepath.Base(d))
+		sm := distInfo().FindStringSubmatch(filepath.Base(d))
 		if sm == nil || strings.ToLower(strings.NewReplacer("-", "_", ".", "_").Replace(sm[1])) != norm {
 			continue
 		}

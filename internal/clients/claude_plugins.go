@@ -2,7 +2,6 @@ package clients
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -120,7 +119,7 @@ func (sys *System) claudeTrust() (trusted, exact bool) {
 	return sys.isConfigHome(), sys.isConfigHome()
 }
 
-var pluginDataChars = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+var pluginDataChars = lazyRegexp(`[^A-Za-z0-9_-]`)
 
 // parseClaudePlugin reads a plugin's .mcp.json or plugin.json.
 func parseClaudePlugin(sys *System, c candidate, data []byte) Config {
@@ -139,7 +138,7 @@ func parseClaudePlugin(sys *System, c candidate, data []byte) Config {
 	}
 	vars := strings.NewReplacer(
 		"${CLAUDE_PLUGIN_ROOT}", root,
-		"${CLAUDE_PLUGIN_DATA}", sys.join(sys.claudeConfigDir(), "plugins", "data", pluginDataChars.ReplaceAllString(strings.Replace(id, "@", "-", 1), "-")),
+		"${CLAUDE_PLUGIN_DATA}", sys.join(sys.claudeConfigDir(), "plugins", "data", pluginDataChars().ReplaceAllString(strings.Replace(id, "@", "-", 1), "-")),
 		"${CLAUDE_PROJECT_DIR}", sys.Cwd)
 	r := sys.claudeReader(c.scope, c.path)
 	r.expand = func(s string, x *expansion) string { return sys.expandShell(vars.Replace(s), x) }

@@ -3,7 +3,6 @@ package clients
 import (
 	"math"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -306,7 +305,7 @@ func ClaudeCodePosture(sys System) Posture {
 	return p
 }
 
-var autoN = regexp.MustCompile(`^auto:([0-9]{1,3})$`)
+var autoN = lazyRegexp(`^auto:([0-9]{1,3})$`)
 
 // parseToolSearch parses ENABLE_TOOL_SEARCH: -1 for true (defer all), -2
 // for false (up front), else the threshold percent; ok is false for an
@@ -320,7 +319,7 @@ func parseToolSearch(v string) (int, bool) {
 	case "auto":
 		return 10, true
 	}
-	if m := autoN.FindStringSubmatch(v); m != nil {
+	if m := autoN().FindStringSubmatch(v); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		if n <= 100 {
 			return n, true

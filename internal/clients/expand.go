@@ -2,7 +2,6 @@ package clients
 
 import (
 	"errors"
-	"regexp"
 	"strings"
 )
 
@@ -10,7 +9,7 @@ import (
 // client applies it. Expanded values are used to launch and never shown:
 // Display shows the entry as written.
 
-var dollarBrace = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+var dollarBrace = lazyRegexp(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
 
 // expandShell expands ${VAR} and ${VAR:-default} as Claude Code does in
 // .mcp.json and ~/.claude.json entries: an unset variable with a default
@@ -20,8 +19,8 @@ func (sys *System) expandShell(s string, x *expansion) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return dollarBrace.ReplaceAllStringFunc(s, func(m string) string {
-		sub := dollarBrace.FindStringSubmatch(m)
+	return dollarBrace().ReplaceAllStringFunc(s, func(m string) string {
+		sub := dollarBrace().FindStringSubmatch(m)
 		if v, ok := sys.lookupEnv(sub[1]); ok {
 			return v
 		}
@@ -33,7 +32,7 @@ func (sys *System) expandShell(s string, x *expansion) string {
 	})
 }
 
-var editorVar = regexp.MustCompile(`\$\{([^{}]+)\}`)
+var editorVar = lazyRegexp(`\$\{([^{}]+)\}`)
 
 // expandEditor expands the predefined variables of VS Code and Cursor:
 // ${env:NAME}, ${userHome}, ${workspaceFolder}, ${workspaceFolderBasename},
@@ -45,7 +44,7 @@ func (sys *System) expandEditor(s string, x *expansion, inputs bool) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return editorVar.ReplaceAllStringFunc(s, func(m string) string {
+	return editorVar().ReplaceAllStringFunc(s, func(m string) string {
 		name := m[2 : len(m)-1]
 		switch {
 		case strings.HasPrefix(name, "env:"):
@@ -70,15 +69,15 @@ func (sys *System) expandEditor(s string, x *expansion, inputs bool) string {
 	})
 }
 
-var geminiVar = regexp.MustCompile(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))`)
-var percentVar = regexp.MustCompile(`%([A-Za-z_][A-Za-z0-9_]*)%`)
+var geminiVar = lazyRegexp(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))`)
+var percentVar = lazyRegexp(`%([A-Za-z_][A-Za-z0-9_]*)%`)
 
 // expandGemini expands $VAR and ${VAR} (and %VAR% on Windows) as Gemini
 // CLI does in its settings; an unset variable stays as written.
 func (sys *System) expandGemini(s string, x *expansion) string {
 	if strings.Contains(s, "$") {
-		s = geminiVar.ReplaceAllStringFunc(s, func(m string) string {
-			sub := geminiVar.FindStringSubmatch(m)
+		s = geminiVar().ReplaceAllStringFunc(s, func(m string) string {
+			sub := geminiVar().FindStringSubmatch(m)
 			name := sub[1] + sub[2]
 			if v, ok := sys.lookupEnv(name); ok {
 				return v
@@ -88,7 +87,7 @@ func (sys *System) expandGemini(s string, x *expansion) string {
 		})
 	}
 	if sys.OS == "windows" && strings.Contains(s, "%") {
-		s = percentVar.ReplaceAllStringFunc(s, func(m string) string {
+		s = percentVar().ReplaceAllStringFunc(s, func(m string) string {
 			name := m[1 : len(m)-1]
 			if v, ok := sys.lookupEnv(name); ok {
 				return v
@@ -100,19 +99,19 @@ func (sys *System) expandGemini(s string, x *expansion) string {
 	return s
 }
 
-var continueSecret = regexp.MustCompile(`\$\{\{\s*((?:secrets|inputs)\.[^}\s]+)\s*\}\}`)
+var continueSecret = lazyRegexp(`\$\{\{\s*((?:secrets|inputs)\.[^}\s]+)\s*\}\}`)
 
 // expandContinue records Continue's ${{ secrets.NAME }} and
 // ${{ inputs.NAME }} as needed input: they resolve from Continue's own
 // secret store, not from the environment.
 func (sys *System) expandContinue(s string, x *expansion) string {
-	for _, m := range continueSecret.FindAllStringSubmatch(s, -1) {
+	for _, m := range continueSecret().FindAllStringSubmatch(s, -1) {
 		x.addNeeds(m[1])
 	}
 	return s
 }
 
-var shellVar = regexp.MustCompile(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))`)
+var shellVar = lazyRegexp(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))`)
 
 // expandCopilot expands $VAR, ${VAR} and ${VAR:-default} as Copilot CLI
 // does (since 1.0.10) in the command, args, env, url and headers of its
@@ -122,8 +121,8 @@ func (sys *System) expandCopilot(s string, x *expansion) string {
 	if !strings.Contains(s, "$") {
 		return s
 	}
-	return shellVar.ReplaceAllStringFunc(s, func(m string) string {
-		sub := shellVar.FindStringSubmatch(m)
+	return shellVar().ReplaceAllStringFunc(s, func(m string) string {
+		sub := shellVar().FindStringSubmatch(m)
 		name := sub[1] + sub[3]
 		if v, ok := sys.lookupEnv(name); ok {
 			return v
@@ -138,7 +137,7 @@ func (sys *System) expandCopilot(s string, x *expansion) string {
 
 var errRelativeFile = errors.New("a relative path")
 
-var windsurfVar = regexp.MustCompile(`\$\{(env|file):([^{}]+)\}`)
+var windsurfVar = lazyRegexp(`\$\{(env|file):([^{}]+)\}`)
 
 // expandWindsurf expands Windsurf's ${env:NAME} and ${file:PATH} (the
 // file's contents, a trailing newline dropped; PATH absolute or under ~/:
@@ -151,8 +150,8 @@ func (sys *System) expandWindsurf(s string, x *expansion) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return windsurfVar.ReplaceAllStringFunc(s, func(m string) string {
-		sub := windsurfVar.FindStringSubmatch(m)
+	return windsurfVar().ReplaceAllStringFunc(s, func(m string) string {
+		sub := windsurfVar().FindStringSubmatch(m)
 		if sub[1] == "env" {
 			if v, ok := sys.lookupEnv(sub[2]); ok {
 				return v

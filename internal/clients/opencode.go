@@ -3,7 +3,6 @@ package clients
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -71,7 +70,7 @@ func opencodeCandidates(sys *System) []candidate {
 	return out
 }
 
-var opencodeVar = regexp.MustCompile(`\{(env|file):([^}]+)\}`)
+var opencodeVar = lazyRegexp(`\{(env|file):([^}]+)\}`)
 
 func parseOpencode(sys *System, c candidate, data []byte) Config {
 	cfg := Config{Client: Opencode, Path: c.path, Scope: c.scope, Format: FormatJSONC}
@@ -95,8 +94,8 @@ func parseOpencode(sys *System, c candidate, data []byte) Config {
 		if !strings.Contains(s, "{") {
 			return s
 		}
-		return opencodeVar.ReplaceAllStringFunc(s, func(m string) string {
-			sub := opencodeVar.FindStringSubmatch(m)
+		return opencodeVar().ReplaceAllStringFunc(s, func(m string) string {
+			sub := opencodeVar().FindStringSubmatch(m)
 			if sub[1] == "env" {
 				v := sys.getenv(sub[2])
 				if v == "" {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -73,7 +72,7 @@ func lineCol(b []byte, n int) (line, col int) {
 	return line, col
 }
 
-var hujsonPos = regexp.MustCompile(`(?s)^hujson: line (\d+), column (\d+): (.*)$`)
+var hujsonPos = lazyRegexp(`(?s)^hujson: line (\d+), column (\d+): (.*)$`)
 
 // decodeJSON decodes b as strict JSON or as JSONC (comments and trailing
 // commas). A leading UTF-8 byte-order mark is skipped. The error is a
@@ -91,7 +90,7 @@ func decodeJSON(b []byte, format string) (any, error) {
 		v, err := hujson.Parse(b)
 		if err != nil {
 			pe := &ParseError{Format: format, Msg: strings.TrimPrefix(err.Error(), "hujson: ")}
-			if m := hujsonPos.FindStringSubmatch(err.Error()); m != nil {
+			if m := hujsonPos().FindStringSubmatch(err.Error()); m != nil {
 				pe.Line, _ = strconv.Atoi(m[1])
 				pe.Col, _ = strconv.Atoi(m[2])
 				pe.Msg = m[3]
@@ -259,11 +258,11 @@ func decodeTOML(data []byte, path string) (map[string]any, error) {
 
 // yamlQuoted is a value quoted in a YAML error message, which may be a
 // secret: it is never repeated.
-var yamlQuoted = regexp.MustCompile("`[^`]*`")
+var yamlQuoted = lazyRegexp("`[^`]*`")
 
-func yamlMsg(s string) string { return yamlQuoted.ReplaceAllString(s, "a value") }
+func yamlMsg(s string) string { return yamlQuoted().ReplaceAllString(s, "a value") }
 
-var yamlLine = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
+var yamlLine = lazyRegexp(`(?s)^yaml: line (\d+): (.*)$`)
 
 // decodeYAML decodes a YAML document into plain maps with string keys.
 // Its aliases are expanded by the decoder: a document that would expand
@@ -281,7 +280,7 @@ func decodeYAML(data []byte, path string, b *budget) (map[string]any, error) {
 		// yaml.v3 leaves the line out when the problem is on the first
 		// line (its marks count from 0, and 0 is not printed).
 		pe := &ParseError{Path: path, Format: FormatYAML, Line: 1, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 			pe.Line, _ = strconv.Atoi(m[1])
 			pe.Msg = m[2]
 		}
@@ -309,7 +308,7 @@ func decodeYAML(data []byte, path string, b *budget) (map[string]any, error) {
 	var out any
 	if err := doc.Decode(&out); err != nil {
 		pe := &ParseError{Path: path, Format: FormatYAML, Line: doc.Line, Col: doc.Column, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 			pe.Line, _ = strconv.Atoi(m[1])
 			pe.Col = 0
 			pe.Msg = m[2]

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"regexp"
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/redact"
@@ -63,7 +62,7 @@ func (s Server) Secrets() []string {
 		written = append(written, redact.URLSecrets(s.rawURL)...)
 	}
 	for _, v := range written {
-		if template.ReplaceAllString(v, "") != "" {
+		if template().ReplaceAllString(v, "") != "" {
 			known = append(known, v)
 		}
 	}
@@ -72,7 +71,7 @@ func (s Server) Secrets() []string {
 
 // template matches a variable reference of any client's syntax: ${VAR},
 // ${VAR:-default}, ${env:VAR}, ${input:id}, $VAR, %VAR%.
-var template = regexp.MustCompile(`\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%`)
+var template = lazyRegexp(`\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%`)
 
 // predefined are the editor variables that expand to paths, not secrets.
 var predefined = map[string]bool{
@@ -88,7 +87,7 @@ func expandedValues(raw, expanded string) []string {
 	if raw == expanded || !strings.ContainsAny(raw, "$%") {
 		return nil
 	}
-	refs := template.FindAllStringIndex(raw, -1)
+	refs := template().FindAllStringIndex(raw, -1)
 	if len(refs) == 0 {
 		return nil
 	}

@@ -40,7 +40,6 @@ package redact
 import (
 	"encoding/json"
 	"net/url"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,24 +54,24 @@ const Marker = "***"
 const MinSecret = 3
 
 var (
-	secretWord = regexp.MustCompile(`(?i)(token|key|secret|passw|pwd|auth|credential|bearer|cookie|session|signature)`)
-	envAssign  = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=`)
-	authScheme = regexp.MustCompile(`(?i)\b(bearer|basic|token)\s+\S+`)
-	tokenish   = regexp.MustCompile(`^[A-Za-z0-9_\-+=.]{20,}$`)
-	knownToken = regexp.MustCompile(`^(sk-|sk_|pk_|rk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xoxb-|xoxp-|xoxa-|xapp-|AKIA|ASIA|AIza|ya29\.|eyJ|npm_|hf_|pat-|lin_api_|sq0)[A-Za-z0-9_\-+/=.]{6,}`)
-	hasLetter  = regexp.MustCompile(`[A-Za-z]`)
-	hasDigit   = regexp.MustCompile(`[0-9]`)
-	schemeRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*://`)
+	secretWord = lazyRegexp(`(?i)(token|key|secret|passw|pwd|auth|credential|bearer|cookie|session|signature)`)
+	envAssign  = lazyRegexp(`^[A-Z_][A-Z0-9_]*=`)
+	authScheme = lazyRegexp(`(?i)\b(bearer|basic|token)\s+\S+`)
+	tokenish   = lazyRegexp(`^[A-Za-z0-9_\-+=.]{20,}$`)
+	knownToken = lazyRegexp(`^(sk-|sk_|pk_|rk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xoxb-|xoxp-|xoxa-|xapp-|AKIA|ASIA|AIza|ya29\.|eyJ|npm_|hf_|pat-|lin_api_|sq0)[A-Za-z0-9_\-+/=.]{6,}`)
+	hasLetter  = lazyRegexp(`[A-Za-z]`)
+	hasDigit   = lazyRegexp(`[0-9]`)
+	schemeRE   = lazyRegexp(`^[A-Za-z][A-Za-z0-9+.\-]*://`)
 )
 
 // LooksSecret reports whether a value looks like a credential: a known
 // token prefix, or 20 or more letters, digits and -_+=. mixing letters and
 // digits.
 func LooksSecret(v string) bool {
-	if knownToken.MatchString(v) {
+	if knownToken().MatchString(v) {
 		return true
 	}
-	return tokenish.MatchString(v) && hasLetter.MatchString(v) && hasDigit.MatchString(v)
+	return tokenish().MatchString(v) && hasLetter().MatchString(v) && hasDigit().MatchString(v)
 }
 
 // hider replaces secrets by Marker, recording each value it hides.
@@ -112,7 +111,7 @@ func args(argv []string) ([]string, []string) {
 			hideNext = false
 		}
 		out[i] = h.arg(a)
-		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && secretWord.MatchString(a) {
+		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && secretWord().MatchString(a) {
 			hideNext = true
 		}
 	}
@@ -121,22 +120,22 @@ func args(argv []string) ([]string, []string) {
 
 func (h *hider) arg(a string) string {
 	switch {
-	case schemeRE.MatchString(a):
+	case schemeRE().MatchString(a):
 		return h.url(a)
 	case strings.HasPrefix(a, "-") && strings.Contains(a, "="):
 		name, val, _ := strings.Cut(a, "=")
-		if secretWord.MatchString(name) && val != "" {
+		if secretWord().MatchString(name) && val != "" {
 			return name + "=" + h.hide(val)
 		}
 		return name + "=" + h.value(val)
-	case envAssign.MatchString(a):
+	case envAssign().MatchString(a):
 		name, val, _ := strings.Cut(a, "=")
 		if val == "" {
 			return a
 		}
 		return name + "=" + h.hide(val)
 	}
-	if name, val, ok := strings.Cut(a, ":"); ok && !strings.Contains(name, " ") && secretWord.MatchString(name) && strings.TrimSpace(val) != "" && !strings.HasPrefix(val, "//") {
+	if name, val, ok := strings.Cut(a, ":"); ok && !strings.Contains(name, " ") && secretWord().MatchString(name) && strings.TrimSpace(val) != "" && !strings.HasPrefix(val, "//") {
 		h.hide(strings.TrimSpace(val))
 		h.plain(strings.TrimSpace(val)) // "Bearer X": X alone is a secret too
 		return name + ": " + Marker
@@ -145,15 +144,15 @@ func (h *hider) arg(a string) string {
 }
 
 func (h *hider) value(v string) string {
-	if schemeRE.MatchString(v) {
+	if schemeRE().MatchString(v) {
 		return h.url(v)
 	}
 	return h.plain(v)
 }
 
 func (h *hider) plain(v string) string {
-	if authScheme.MatchString(v) {
-		v = authScheme.ReplaceAllStringFunc(v, func(m string) string {
+	if authScheme().MatchString(v) {
+		v = authScheme().ReplaceAllStringFunc(v, func(m string) string {
 			scheme, rest, _ := strings.Cut(m, " ")
 			return scheme + " " + h.hide(strings.TrimSpace(rest))
 		})
@@ -258,7 +257,7 @@ func (h *hider) query(q string) string {
 		if err != nil {
 			dec = val
 		}
-		if secretWord.MatchString(name) || LooksSecret(dec) {
+		if secretWord().MatchString(name) || LooksSecret(dec) {
 			h.hide(dec)
 			parts[i] = name + "=" + h.hide(val)
 		}
@@ -526,7 +525,7 @@ func (n Named) Credential() bool {
 	switch {
 	case n.Name == "an argument" || n.Name == "the URL":
 		return true
-	case secretWord.MatchString(n.Name) && n.Name != "a variable expanded into the launch":
+	case secretWord().MatchString(n.Name) && n.Name != "a variable expanded into the launch":
 		return true
 	}
 	return LooksSecret(n.Value)
@@ -629,7 +628,7 @@ func DSNSecrets(dsn string) []string {
 }
 
 func (h *hider) dsn(dsn string) string {
-	if schemeRE.MatchString(dsn) {
+	if schemeRE().MatchString(dsn) {
 		return h.dsnURL(dsn)
 	}
 	var b strings.Builder
@@ -685,7 +684,7 @@ func (h *hider) dsn(dsn string) string {
 			}
 		}
 		raw := dsn[start:i]
-		if raw != "" && (secretWord.MatchString(key) || LooksSecret(val.String())) {
+		if raw != "" && (secretWord().MatchString(key) || LooksSecret(val.String())) {
 			if val.Len() > 0 {
 				h.hide(val.String())
 			}

@@ -8,18 +8,18 @@ import (
 // The shapes Text redacts in free text. A value ends at white space, a
 // quote, a comma, a semicolon or an ampersand.
 var (
-	textURL    = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>` + "`" + `]+`)
-	textJSON   = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*:\s*)"((?:[^"\\]|\\.)*)"`)
-	textAssign = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_.\-]*)=([^\s"',;&]+)`)
-	textFlag   = regexp.MustCompile(`(^|[\s(\[])(-{1,2}[A-Za-z0-9_.\-]+)([ \t]+)([^\s"',;)\]]+)`)
-	textHeader = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_\-]*)([ \t]*:[ \t]+)([^\s"',;)\]]+)`)
-	textBearer = regexp.MustCompile(`(?i)\b(bearer)(\s+)([^\s"',;]+)`)
-	textBasic  = regexp.MustCompile(`\b(Basic)(\s+)([A-Za-z0-9+/=]{8,})`)
-	textKnown  = regexp.MustCompile(`\b(sk-|sk_|pk_|rk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xoxb-|xoxp-|xoxa-|xapp-|AKIA|ASIA|AIza|ya29\.|eyJ|npm_|hf_|pat-|lin_api_|sq0)[A-Za-z0-9_\-+/=.]{6,}`)
-	letterOnly = regexp.MustCompile(`^[A-Za-z]+$`)
+	textURL    = lazyRegexp(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>` + "`" + `]+`)
+	textJSON   = lazyRegexp(`"((?:[^"\\]|\\.)*)"(\s*:\s*)"((?:[^"\\]|\\.)*)"`)
+	textAssign = lazyRegexp(`([A-Za-z][A-Za-z0-9_.\-]*)=([^\s"',;&]+)`)
+	textFlag   = lazyRegexp(`(^|[\s(\[])(-{1,2}[A-Za-z0-9_.\-]+)([ \t]+)([^\s"',;)\]]+)`)
+	textHeader = lazyRegexp(`([A-Za-z][A-Za-z0-9_\-]*)([ \t]*:[ \t]+)([^\s"',;)\]]+)`)
+	textBearer = lazyRegexp(`(?i)\b(bearer)(\s+)([^\s"',;]+)`)
+	textBasic  = lazyRegexp(`\b(Basic)(\s+)([A-Za-z0-9+/=]{8,})`)
+	textKnown  = lazyRegexp(`\b(sk-|sk_|pk_|rk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xoxb-|xoxp-|xoxa-|xapp-|AKIA|ASIA|AIza|ya29\.|eyJ|npm_|hf_|pat-|lin_api_|sq0)[A-Za-z0-9_\-+/=.]{6,}`)
+	letterOnly = lazyRegexp(`^[A-Za-z]+$`)
 	// authParam is a parameter of WWW-Authenticate (Bearer realm="x"),
 	// not a credential.
-	authParam = regexp.MustCompile(`^[A-Za-z_\-]+=`)
+	authParam = lazyRegexp(`^[A-Za-z_\-]+=`)
 )
 
 // Text redacts the secrets free text shows by their shape: the user info,
@@ -51,40 +51,40 @@ func Text(s string) string {
 // tried only on a line that has one.
 func textLine(s string) string {
 	if strings.Contains(s, "://") {
-		s = textURL.ReplaceAllStringFunc(s, URL)
+		s = textURL().ReplaceAllStringFunc(s, URL)
 	}
 	if hasSecretWord(s) {
 		if strings.Contains(s, `"`) {
-			s = textJSON.ReplaceAllStringFunc(s, func(m string) string {
-				sub := textJSON.FindStringSubmatch(m)
-				if !secretWord.MatchString(sub[1]) || sub[3] == "" || sub[3] == Marker {
+			s = textJSON().ReplaceAllStringFunc(s, func(m string) string {
+				sub := textJSON().FindStringSubmatch(m)
+				if !secretWord().MatchString(sub[1]) || sub[3] == "" || sub[3] == Marker {
 					return m
 				}
 				return `"` + sub[1] + `"` + sub[2] + `"` + Marker + `"`
 			})
 		}
 		if strings.Contains(s, "=") {
-			s = textAssign.ReplaceAllStringFunc(s, func(m string) string {
+			s = textAssign().ReplaceAllStringFunc(s, func(m string) string {
 				name, val, _ := strings.Cut(m, "=")
-				if !secretWord.MatchString(name) || val == Marker {
+				if !secretWord().MatchString(name) || val == Marker {
 					return m
 				}
 				return name + "=" + Marker
 			})
 		}
 		if strings.Contains(s, "-") {
-			s = replaceValue(s, textFlag, true)
+			s = replaceValue(s, textFlag(), true)
 		}
 		if strings.Contains(s, ":") {
-			s = replaceValue(s, textHeader, true)
+			s = replaceValue(s, textHeader(), true)
 		}
-		s = replaceValue(s, textBearer, false)
+		s = replaceValue(s, textBearer(), false)
 	}
 	if strings.Contains(s, "Basic") {
-		s = replaceValue(s, textBasic, false)
+		s = replaceValue(s, textBasic(), false)
 	}
 	if hasKnownPrefix(s) {
-		s = textKnown.ReplaceAllString(s, Marker)
+		s = textKnown().ReplaceAllString(s, Marker)
 	}
 	return s
 }
@@ -99,14 +99,14 @@ func replaceValue(s string, re *regexp.Regexp, named bool) string {
 		n := len(sub)
 		prefix := strings.Join(sub[1:n-3], "")
 		name, sep, val := sub[n-3], sub[n-2], sub[n-1]
-		if val == Marker || strings.HasPrefix(val, Marker) || authParam.MatchString(val) {
+		if val == Marker || strings.HasPrefix(val, Marker) || authParam().MatchString(val) {
 			return m
 		}
 		if named {
-			if !secretWord.MatchString(name) || strings.HasPrefix(val, "-") {
+			if !secretWord().MatchString(name) || strings.HasPrefix(val, "-") {
 				return m
 			}
-			if len(val) < 16 && letterOnly.MatchString(val) {
+			if len(val) < 16 && letterOnly().MatchString(val) {
 				return m
 			}
 		}
@@ -117,7 +117,7 @@ func replaceValue(s string, re *regexp.Regexp, named bool) string {
 // secretWords are the words of secretWord, in lower case.
 var secretWords = []string{"token", "key", "secret", "passw", "pwd", "auth", "credential", "bearer", "cookie", "session", "signature"}
 
-// hasSecretWord is secretWord.MatchString(s), faster.
+// hasSecretWord is secretWord().MatchString(s), faster.
 func hasSecretWord(s string) bool {
 	l := strings.ToLower(s)
 	for _, w := range secretWords {
