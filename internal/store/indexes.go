@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // bulkIndexes are the secondary indexes of the tables an ingest fills
@@ -24,16 +26,23 @@ var bulkIndexes = []struct{ name, create string }{
 	{"tool_calls_result_file", `CREATE INDEX IF NOT EXISTS tool_calls_result_file ON tool_calls (result_file_id)`},
 }
 
+// missingIndexesSQL is an SQL expression, true when any of the bulk
+// indexes is missing.
+var missingIndexesSQL = func() string {
+	names := make([]string, len(bulkIndexes))
+	for i, ix := range bulkIndexes {
+		names[i] = "'" + ix.name + "'"
+	}
+	return "(SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (" + strings.Join(names, ", ") + ")) < " + strconv.Itoa(len(bulkIndexes))
+}()
+
 // missingIndexes reports whether any of the bulk indexes is missing.
 func (s *Store) missingIndexes(ctx context.Context) (bool, error) {
-	var have int
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN
-		('requests_message', 'requests_ts', 'requests_session', 'requests_file',
-		 'tool_calls_ts', 'tool_calls_server', 'tool_calls_call_file', 'tool_calls_result_file')`).Scan(&have)
-	if err != nil {
+	var missing bool
+	if err := s.db.QueryRowContext(ctx, `SELECT `+missingIndexesSQL).Scan(&missing); err != nil {
 		return false, fmt.Errorf("reading the store's indexes: %w", err)
 	}
-	return have < len(bulkIndexes), nil
+	return missing, nil
 }
 
 // buildIndexes creates the bulk indexes that are missing.

@@ -412,12 +412,8 @@ func (s *Store) nothingNew(ctx context.Context, files []transcript.File) (bool, 
 		return false, nil
 	}
 	var pending bool
-	err = s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM meta WHERE key IN ('rollups_deferred', 'dropped_triggers'))`).Scan(&pending)
-	if err != nil || pending {
-		return false, err
-	}
-	missing, err := s.missingIndexes(ctx)
-	return !missing, err
+	err = s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM meta WHERE key IN ('rollups_deferred', 'dropped_triggers')) OR `+missingIndexesSQL).Scan(&pending)
+	return !pending, err
 }
 
 // planJob returns the job of reading f, of this size and modification

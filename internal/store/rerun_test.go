@@ -36,6 +36,9 @@ func TestRerunWritesNothing(t *testing.T) {
 		return b
 	}
 	before := read()
+	if idle, err := s.nothingNew(context.Background(), mustDiscover(t, home)); err != nil || !idle {
+		t.Errorf("nothing new: %v, %v", idle, err)
+	}
 	st := ingest(t, s, home)
 	if st.Files == 0 || st.FilesRead != 0 || st.Requests != 0 || len(st.Warnings) != 0 {
 		t.Errorf("re-run: %+v", st)
@@ -105,4 +108,43 @@ func TestRerunFileChangedDuringCheck(t *testing.T) {
 	if st := ingest(t, s, home); st.FilesRead != 0 {
 		t.Errorf("the next run read again: %+v", st)
 	}
+}
+
+// TestRerunWaitsForFirstIngestsEnd: a re-run that finds every file read
+// but a first ingest's rollups or indexes still to build (another
+// process's, perhaps still running) takes the lease, as before.
+func TestRerunWaitsForFirstIngestsEnd(t *testing.T) {
+	home := t.TempDir()
+	transcripttest.Generate(home, transcripttest.Small())
+	for name, pending := range map[string]string{
+		"rollups deferred": `INSERT INTO meta (key, value) VALUES ('rollups_deferred', x'01')`,
+		"index dropped":    `DROP INDEX requests_ts`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "usage.db")
+			s := open(t, path)
+			ingest(t, s, home)
+			if _, err := s.db.Exec(pending); err != nil {
+				t.Fatal(err)
+			}
+			idle, err := s.nothingNew(context.Background(), mustDiscover(t, home))
+			if err != nil || idle {
+				t.Errorf("nothing new: %v, %v; want the lease taken", idle, err)
+			}
+		})
+	}
+}
+
+func mustDiscover(t *testing.T, home string) []transcript.File {
+	t.Helper()
+	o := options(home)
+	claude, err := transcript.DiscoverClaude(o.ClaudeRoots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codex, err := transcript.DiscoverCodex(o.CodexRoots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(claude, codex...)
 }
