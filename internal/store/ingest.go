@@ -401,7 +401,7 @@ var testOnlyAfterCheck = func() {}
 // have changed since; a file the listing showed unchanged is not read
 // either way.
 func (s *Store) nothingNew(ctx context.Context, files []transcript.File) (bool, error) {
-	known, err := s.knownFiles(ctx)
+	known, err := s.knownSizes(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -607,6 +607,27 @@ func (s *Store) knownFiles(ctx context.Context) (map[string]*fileRow, error) {
 		var r fileRow
 		var path string
 		if err := rows.Scan(&r.id, &path, &r.size, &r.mtime, &r.offset, &r.lines, &r.headHash, &r.tailStart, &r.tailHash, &r.edgeHash, &r.state, &r.generation, &r.corruptLines, &r.reader); err != nil {
+			return nil, err
+		}
+		m[path] = &r
+	}
+	return m, rows.Err()
+}
+
+// knownSizes is knownFiles with only what planJob asks of a row (its
+// size, time, offset, edge hash and reader), for nothingNew, whose jobs
+// are planned again from knownFiles.
+func (s *Store) knownSizes(ctx context.Context) (map[string]*fileRow, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path, size, mtime_ns, offset, edge_hash, reader FROM files`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := map[string]*fileRow{}
+	for rows.Next() {
+		var r fileRow
+		var path string
+		if err := rows.Scan(&path, &r.size, &r.mtime, &r.offset, &r.edgeHash, &r.reader); err != nil {
 			return nil, err
 		}
 		m[path] = &r
