@@ -298,49 +298,63 @@ func (s *Store) Requests(ctx context.Context, f Filter) iter.Seq2[Request, error
 // without place (nil). An error ends the sequence.
 func query[T any](ctx context.Context, s *Store, project, what, q string, args []any,
 	scan func(*sql.Rows) (T, error), place func(*T) (string, *string)) iter.Seq2[T, error] {
+	return placed(ctx, s, project, what, func(each func(*T) bool) error {
+		rows, err := s.db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var x T
+		for rows.Next() {
+			if x, err = scan(rows); err != nil {
+				return err
+			}
+			if !each(&x) {
+				return nil
+			}
+		}
+		return rows.Err()
+	}, place)
+}
+
+// placed yields (a copy of) each row that read passes to each, until
+// each returns false, placed as query places them; an error of read ends
+// the sequence, as an error reading what.
+func placed[T any](ctx context.Context, s *Store, project, what string, read func(each func(*T) bool) error,
+	place func(*T) (string, *string)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
-		fail := func(err error) { yield(zero, fmt.Errorf("reading %s: %w", what, err)) }
 		// The sessions' projects are read at the first row that names
 		// none: most stores' rows all name theirs.
 		var projects map[string]string
-		rows, err := s.db.QueryContext(ctx, q, args...)
-		if err != nil {
-			fail(err)
-			return
-		}
-		defer rows.Close()
-		for rows.Next() {
-			x, err := scan(rows)
-			if err != nil {
-				fail(err)
-				return
-			}
-			if place == nil {
-				if !yield(x, nil) {
-					return
-				}
-				continue
-			}
-			key, p := place(&x)
-			if *p == "" {
-				if projects == nil {
-					if projects, err = s.projects(ctx); err != nil {
-						yield(zero, err)
-						return
+		var perr error
+		stopped := false
+		err := read(func(x *T) bool {
+			if place != nil {
+				key, p := place(x)
+				if *p == "" {
+					if projects == nil {
+						if projects, perr = s.projects(ctx); perr != nil {
+							return false
+						}
 					}
+					*p = projects[key]
 				}
-				*p = projects[key]
+				if !ProjectMatch(project, *p) {
+					return true
+				}
 			}
-			if !ProjectMatch(project, *p) {
-				continue
+			if !yield(*x, nil) {
+				stopped = true
+				return false
 			}
-			if !yield(x, nil) {
-				return
-			}
-		}
-		if err := rows.Err(); err != nil {
-			fail(err)
+			return true
+		})
+		switch {
+		case perr != nil:
+			yield(zero, perr)
+		case err != nil && !stopped:
+			yield(zero, fmt.Errorf("reading %s: %w", what, err))
 		}
 	}
 }
@@ -624,13 +638,25 @@ func (s *Store) RequestSums(ctx context.Context, f Filter) iter.Seq2[RequestSum,
 		input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, cost_usd, '', '' FROM request_rollup` + where
 		args = wargs
 	}
-	return query(ctx, s, f.Project, "request sums", q, args, func(rows *sql.Rows) (RequestSum, error) {
+	return rawQuery(ctx, s, f.Project, "request sums", q, args, func(row *rawRow) (RequestSum, error) {
 		var r RequestSum
-		var n [6]any
-		err := rows.Scan(&r.Bucket, &r.Source, &r.Session, &r.AgentFile, &r.Model, &r.Project, &r.Speed, &r.Recorded, &r.Band,
-			&r.Requests, &r.Nonzero, &n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &r.CostUSD, &r.Machine, &r.User)
+		row.int64(0, &r.Bucket)
+		row.str(1, &r.Source)
+		row.str(2, &r.Session)
+		row.str(3, &r.AgentFile)
+		row.str(4, &r.Model)
+		row.str(5, &r.Project)
+		row.str(6, &r.Speed)
+		row.bool(7, &r.Recorded)
+		row.int(8, &r.Band)
+		row.int(9, &r.Requests)
+		row.int(10, &r.Nonzero)
+		row.float(17, &r.CostUSD)
+		row.str(18, &r.Machine)
+		row.str(19, &r.User)
+		err := row.err
 		if err == nil {
-			err = rollupInts(n[:], &r.Input, &r.Output, &r.CacheWrite5m, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning)
+			err = row.ints(11, &r.Input, &r.Output, &r.CacheWrite5m, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning)
 		}
 		if err == nil && !(r.CostUSD >= 0 && r.CostUSD <= transcript.MaxCostUSD*float64(r.Requests)) {
 			// A sum of costs out of range, stored before ingest checked
@@ -647,13 +673,21 @@ func (s *Store) RequestSums(ctx context.Context, f Filter) iter.Seq2[RequestSum,
 func (s *Store) requestSumsNoProject(ctx context.Context, where string, args []any) iter.Seq2[RequestSum, error] {
 	q := `SELECT bucket, source, session_id, model, speed, recorded, band, requests, nonzero,
 		input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, cost_usd FROM request_rollup` + where
-	return query(ctx, s, "", "request sums", q, args, func(rows *sql.Rows) (RequestSum, error) {
+	return rawQuery(ctx, s, "", "request sums", q, args, func(row *rawRow) (RequestSum, error) {
 		var r RequestSum
-		var n [6]any
-		err := rows.Scan(&r.Bucket, &r.Source, &r.Session, &r.Model, &r.Speed, &r.Recorded, &r.Band,
-			&r.Requests, &r.Nonzero, &n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &r.CostUSD)
+		row.int64(0, &r.Bucket)
+		row.str(1, &r.Source)
+		row.str(2, &r.Session)
+		row.str(3, &r.Model)
+		row.str(4, &r.Speed)
+		row.bool(5, &r.Recorded)
+		row.int(6, &r.Band)
+		row.int(7, &r.Requests)
+		row.int(8, &r.Nonzero)
+		row.float(15, &r.CostUSD)
+		err := row.err
 		if err == nil {
-			err = rollupInts(n[:], &r.Input, &r.Output, &r.CacheWrite5m, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning)
+			err = row.ints(9, &r.Input, &r.Output, &r.CacheWrite5m, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning)
 		}
 		if err == nil && !(r.CostUSD >= 0 && r.CostUSD <= transcript.MaxCostUSD*float64(r.Requests)) {
 			err = ErrNoRollup // as RequestSums
@@ -764,12 +798,21 @@ func (s *Store) ToolSums(ctx context.Context, f Filter) iter.Seq2[ToolSum, error
 		q = `SELECT bucket, source, session_id, agent_file, project, mcp, calls, errors, result_tokens, '', '' FROM tool_rollup` + where
 		args = wargs
 	}
-	return query(ctx, s, f.Project, "tool call sums", q, args, func(rows *sql.Rows) (ToolSum, error) {
+	return rawQuery(ctx, s, f.Project, "tool call sums", q, args, func(row *rawRow) (ToolSum, error) {
 		var t ToolSum
-		var n [1]any
-		err := rows.Scan(&t.Bucket, &t.Source, &t.Session, &t.AgentFile, &t.Project, &t.MCP, &t.Calls, &t.Errors, &n[0], &t.Machine, &t.User)
+		row.int64(0, &t.Bucket)
+		row.str(1, &t.Source)
+		row.str(2, &t.Session)
+		row.str(3, &t.AgentFile)
+		row.str(4, &t.Project)
+		row.bool(5, &t.MCP)
+		row.int(6, &t.Calls)
+		row.int(7, &t.Errors)
+		row.str(9, &t.Machine)
+		row.str(10, &t.User)
+		err := row.err
 		if err == nil {
-			err = rollupInts(n[:], &t.ResultTokens)
+			err = row.ints(8, &t.ResultTokens)
 		}
 		return t, err
 	}, func(t *ToolSum) (string, *string) { return sessionKey(t.Source, t.Session), &t.Project })
@@ -802,14 +845,22 @@ func (s *Store) ToolUseSums(ctx context.Context, f Filter) iter.Seq2[ToolUseSum,
 	}
 	q := `SELECT bucket, source, session_id, project, server, tool, plugin, calls, errors, unanswered,
 		result_tokens, max_result, estimated_tokens, non_text FROM tool_use_rollup` + where
-	return query(ctx, s, f.Project, "tool use sums", q, args, func(rows *sql.Rows) (ToolUseSum, error) {
+	return rawQuery(ctx, s, f.Project, "tool use sums", q, args, func(row *rawRow) (ToolUseSum, error) {
 		var t ToolUseSum
-		var n [4]any
-		err := rows.Scan(&t.Bucket, &t.Source, &t.Session, &t.Project, &t.Server, &t.Tool, &t.Plugin, &t.Calls, &t.Errors, &t.Unanswered,
-			&n[0], &n[1], &n[2], &n[3])
+		row.int64(0, &t.Bucket)
+		row.str(1, &t.Source)
+		row.str(2, &t.Session)
+		row.str(3, &t.Project)
+		row.str(4, &t.Server)
+		row.str(5, &t.Tool)
+		row.str(6, &t.Plugin)
+		row.int(7, &t.Calls)
+		row.int(8, &t.Errors)
+		row.int(9, &t.Unanswered)
+		err := row.err
 		var nonText int64
 		if err == nil {
-			err = rollupInts(n[:], &t.ResultTokens, &t.MaxResult, &t.EstimatedTokens, &nonText)
+			err = row.ints(10, &t.ResultTokens, &t.MaxResult, &t.EstimatedTokens, &nonText)
 		}
 		t.NonText = int(nonText)
 		return t, err
