@@ -1,12 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"iter"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -946,66 +948,185 @@ func (s *Store) ToolDaySums(ctx context.Context, f Filter, spans []ZoneSpan) ite
 			yield(ToolDaySum{}, err)
 			return
 		}
-		group := "mcp"
-		if len(spans) > 0 {
-			var local strings.Builder
-			local.WriteString("bucket + ")
-			if len(spans) == 1 {
-				local.WriteString("?")
-			} else {
-				local.WriteString("CASE")
-				for range spans[1:] {
-					local.WriteString(" WHEN bucket < ? THEN ?")
-				}
-				local.WriteString(" ELSE ? END")
-			}
-			var zargs []any
-			for i, z := range spans[1:] {
-				zargs = append(zargs, z.From, spans[i].Offset)
-			}
-			zargs = append(zargs, spans[len(spans)-1].Offset)
-			args = append(zargs, args...)
-			// The local time's midnight, rounded down (% truncates).
-			group = `(l - ((l % 86400000) + 86400000) % 86400000), mcp`
-			where = `, ` + local.String() + ` AS l FROM tool_rollup` + where
-		} else {
-			where = ` FROM tool_rollup` + where
-		}
-		q := `SELECT min(bucket), mcp, sum(calls), sum(errors), sum(result_tokens)
-			FROM (SELECT bucket, mcp, calls, errors, result_tokens` + where + `) GROUP BY ` + group
-		fail := func(err error) {
-			if strings.Contains(err.Error(), "integer overflow") {
-				err = ErrNoRollup // a sum past what an integer holds
-			} else {
-				err = fmt.Errorf("reading tool call sums: %w", err)
-			}
-			yield(ToolDaySum{}, err)
-		}
-		rows, err := s.db.QueryContext(ctx, q, args...)
-		if err != nil {
-			fail(err)
+		sums, ok, err := s.toolDaySumsHere(ctx, where, args, spans)
+		if !ok && err == nil {
+			s.toolDaySumsSQL(ctx, where, args, spans, yield)
 			return
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var t ToolDaySum
-			var n [3]any
-			if err := rows.Scan(&t.Bucket, &t.MCP, &n[0], &n[1], &n[2]); err != nil {
-				yield(ToolDaySum{}, fmt.Errorf("reading tool call sums: %w", err))
-				return
-			}
-			var calls, errs int64
-			if err := rollupInts(n[:], &calls, &errs, &t.ResultTokens); err != nil {
-				yield(ToolDaySum{}, err)
-				return
-			}
-			t.Calls, t.Errors = int(calls), int(errs)
+		for _, t := range sums {
 			if !yield(t, nil) {
 				return
 			}
 		}
-		if err := rows.Err(); err != nil {
-			fail(err)
+		switch {
+		case err == ErrNoRollup:
+			yield(ToolDaySum{}, err)
+		case err != nil:
+			yield(ToolDaySum{}, fmt.Errorf("reading tool call sums: %w", err))
 		}
 	}
+}
+
+// toolDaySumsSQL yields the sums of ToolDaySums, summed by its query, of
+// the rollups that where and args pick.
+func (s *Store) toolDaySumsSQL(ctx context.Context, where string, args []any, spans []ZoneSpan, yield func(ToolDaySum, error) bool) {
+	group := "mcp"
+	if len(spans) > 0 {
+		var local strings.Builder
+		local.WriteString("bucket + ")
+		if len(spans) == 1 {
+			local.WriteString("?")
+		} else {
+			local.WriteString("CASE")
+			for range spans[1:] {
+				local.WriteString(" WHEN bucket < ? THEN ?")
+			}
+			local.WriteString(" ELSE ? END")
+		}
+		var zargs []any
+		for i, z := range spans[1:] {
+			zargs = append(zargs, z.From, spans[i].Offset)
+		}
+		zargs = append(zargs, spans[len(spans)-1].Offset)
+		args = append(zargs, args...)
+		// The local time's midnight, rounded down (% truncates).
+		group = `(l - ((l % 86400000) + 86400000) % 86400000), mcp`
+		where = `, ` + local.String() + ` AS l FROM tool_rollup` + where
+	} else {
+		where = ` FROM tool_rollup` + where
+	}
+	q := `SELECT min(bucket), mcp, sum(calls), sum(errors), sum(result_tokens)
+		FROM (SELECT bucket, mcp, calls, errors, result_tokens` + where + `) GROUP BY ` + group
+	fail := func(err error) {
+		if strings.Contains(err.Error(), "integer overflow") {
+			err = ErrNoRollup // a sum past what an integer holds
+		} else {
+			err = fmt.Errorf("reading tool call sums: %w", err)
+		}
+		yield(ToolDaySum{}, err)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		fail(err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t ToolDaySum
+		var n [3]any
+		if err := rows.Scan(&t.Bucket, &t.MCP, &n[0], &n[1], &n[2]); err != nil {
+			yield(ToolDaySum{}, fmt.Errorf("reading tool call sums: %w", err))
+			return
+		}
+		var calls, errs int64
+		if err := rollupInts(n[:], &calls, &errs, &t.ResultTokens); err != nil {
+			yield(ToolDaySum{}, err)
+			return
+		}
+		t.Calls, t.Errors = int(calls), int(errs)
+		if !yield(t, nil) {
+			return
+		}
+	}
+	if err := rows.Err(); err != nil {
+		fail(err)
+	}
+}
+
+// toolDaySumsHere sums the rollups (where and args pick them) as
+// ToolDaySums' query sums them, without its sort of every rollup by day:
+// it reads them as they are stored, and returns the sums in the query's
+// order (by day, then mcp). A sum past what an integer holds ends them,
+// as it ends the query (an integer overflow, whatever the order of
+// integers of at least 0): the sums before it, then ErrNoRollup. It
+// returns false, having summed nothing, at the first value that is not
+// what the rollups hold (an integer, at least 0, and mcp 0 or 1), for the
+// query to sum them as it does.
+func (s *Store) toolDaySumsHere(ctx context.Context, where string, args []any, spans []ZoneSpan) ([]ToolDaySum, bool, error) {
+	type key struct {
+		day int64
+		mcp bool
+	}
+	type sum struct {
+		key
+		ToolDaySum
+		over bool
+	}
+	idx := map[key]int{}
+	var sums []sum
+	const day = 86400000
+	odd := false
+	z := 0 // spans[z] holds the last bucket read
+	err := s.rawRows(ctx, `SELECT bucket, mcp, calls, errors, result_tokens FROM tool_rollup`+where, args, func(r *rawRow) (bool, error) {
+		var n [5]int64
+		for i := range n {
+			v, ok := r.v[i].(int64)
+			if !ok || v < 0 && i > 0 || i == 1 && v > 1 {
+				odd = true
+				return false, nil
+			}
+			n[i] = v
+		}
+		k := key{mcp: n[1] == 1}
+		if len(spans) > 0 {
+			// As the query's CASE: the last span that starts at or
+			// before the bucket, else the first.
+			for z > 0 && n[0] < spans[z].From {
+				z--
+			}
+			for z+1 < len(spans) && n[0] >= spans[z+1].From {
+				z++
+			}
+			l, ok := addInt(n[0], spans[z].Offset)
+			if !ok {
+				odd = true // SQLite's sum is then a real
+				return false, nil
+			}
+			k.day = l - ((l%day)+day)%day
+		}
+		i, ok := idx[k]
+		if !ok {
+			i = len(sums)
+			idx[k] = i
+			sums = append(sums, sum{key: k, ToolDaySum: ToolDaySum{Bucket: n[0], MCP: k.mcp}})
+		}
+		t := &sums[i]
+		t.Bucket = min(t.Bucket, n[0])
+		calls, ok1 := addInt(int64(t.Calls), n[2])
+		errs, ok2 := addInt(int64(t.Errors), n[3])
+		tokens, ok3 := addInt(t.ResultTokens, n[4])
+		t.over = t.over || !ok1 || !ok2 || !ok3
+		t.Calls, t.Errors, t.ResultTokens = int(calls), int(errs), tokens
+		return true, nil
+	})
+	if err != nil || odd {
+		return nil, false, err
+	}
+	slices.SortFunc(sums, func(a, b sum) int {
+		if c := cmp.Compare(a.day, b.day); c != 0 {
+			return c
+		}
+		return cmp.Compare(b2i(a.mcp), b2i(b.mcp))
+	})
+	out := make([]ToolDaySum, 0, len(sums))
+	for _, t := range sums {
+		if t.over {
+			return out, true, ErrNoRollup
+		}
+		out = append(out, t.ToolDaySum)
+	}
+	return out, true, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// addInt returns a+b and whether it did not overflow.
+func addInt(a, b int64) (int64, bool) {
+	c := a + b
+	return c, (c > a) == (b > 0)
 }

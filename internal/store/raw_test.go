@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -144,5 +145,80 @@ func TestRawRowsContext(t *testing.T) {
 		})
 	if err != context.Canceled || n != 3 {
 		t.Errorf("rawRows read %d rows and returned %v, want 3 and %v", n, err, context.Canceled)
+	}
+}
+
+// TestToolDaySumsHere checks that the tool call rollups summed as they
+// are read give what ToolDaySums' query gives, in its order, and that
+// values the rollups do not hold leave them to the query.
+func TestToolDaySumsHere(t *testing.T) {
+	const hour = 3600000
+	base := int64(1767225600000) // 2026-01-01T00:00:00Z
+	spans := [][]ZoneSpan{
+		nil,
+		{{From: base, Offset: 0}},
+		{{From: base, Offset: 5*hour + 45*60000}},
+		{{From: base, Offset: -5 * hour}, {From: base + 70*hour, Offset: -4 * hour}, {From: base + 150*hour, Offset: -5 * hour}},
+		{{From: base, Offset: 2 * hour}, {From: base + 22*hour, Offset: 0}}, // a change at local midnight
+	}
+	type row struct {
+		bucket     any
+		mcp        any
+		calls      any
+		errs       any
+		tokens     any
+		source, id string
+	}
+	var plain []row
+	for i := range 200 {
+		plain = append(plain, row{base - 30*hour + int64(i*37%300)*900000, int64(i % 2), int64(i % 7), int64(i % 3), int64(i * 1001), "claude", fmt.Sprint("s", i%9)})
+	}
+	cases := []struct {
+		name string
+		rows []row
+		here bool // summed as read, not by the query
+	}{
+		{"none", nil, true},
+		{"plain", plain, true},
+		{"overflow", append(slices.Clone(plain), row{base, int64(1), int64(1), int64(0), int64(math.MaxInt64 - 10), "codex", "x"}), true},
+		{"real", append(slices.Clone(plain), row{base, int64(1), 1.5, int64(0), int64(1), "codex", "x"}), false},
+		{"big real", append(slices.Clone(plain), row{base, int64(0), int64(1), int64(0), 1e19, "codex", "x"}), false},
+		{"text", append(slices.Clone(plain), row{base, int64(0), "a", int64(0), int64(1), "codex", "x"}), false},
+		{"negative", append(slices.Clone(plain), row{base, int64(0), int64(-1), int64(0), int64(1), "codex", "x"}), false},
+		{"mcp 2", append(slices.Clone(plain), row{base, int64(2), int64(1), int64(0), int64(1), "codex", "x"}), false},
+		{"real bucket", append(slices.Clone(plain), row{float64(base) + 0.5, int64(0), int64(1), int64(0), int64(1), "codex", "x"}), false},
+		{"early bucket", append(slices.Clone(plain), row{int64(-86400000*3 - 900000), int64(0), int64(1), int64(0), int64(1), "codex", "x"}), true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+			ctx := context.Background()
+			for _, r := range tc.rows {
+				if _, err := s.db.Exec(`INSERT INTO tool_rollup (bucket, source, session_id, agent_file, project, mcp, calls, errors, result_tokens)
+					VALUES (?, ?, ?, '', '', ?, ?, ?, ?)`, r.bucket, r.source, r.id, r.mcp, r.calls, r.errs, r.tokens); err != nil {
+					t.Fatal(err)
+				}
+			}
+			where, args, err := s.rollupWhere(ctx, Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, z := range spans {
+				var want, have []string
+				s.toolDaySumsSQL(ctx, where, slices.Clone(args), z, func(x ToolDaySum, err error) bool {
+					want = append(want, fmt.Sprintf("%+v %v", x, err))
+					return true
+				})
+				for x, err := range s.ToolDaySums(ctx, Filter{}, z) {
+					have = append(have, fmt.Sprintf("%+v %v", x, err))
+				}
+				if !slices.Equal(have, want) {
+					t.Errorf("spans %v:\n ToolDaySums %q\n its query   %q", z, have, want)
+				}
+				if _, here, _ := s.toolDaySumsHere(ctx, where, args, z); here != tc.here {
+					t.Errorf("spans %v: summed as read %v, want %v", z, here, tc.here)
+				}
+			}
+		})
 	}
 }
