@@ -273,12 +273,20 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 			// does not get there); a failure is the ingest's error (err is
 			// the function's result, not shadowed here).
 			defer func() {
+				// The log holds the pages of every batch: they are copied
+				// into the store's file beside the index build, and the
+				// indexes' beside the rollups' fill, so that the store's
+				// close copies only the last few.
+				wait := s.checkpointAside(context.WithoutCancel(ctx))
 				if ierr := s.buildIndexes(context.WithoutCancel(ctx)); ierr != nil && err == nil {
 					err = ierr
 				}
+				wait()
+				wait = s.checkpointAside(context.WithoutCancel(ctx))
 				if ierr := s.fillDeferredRollups(context.WithoutCancel(ctx)); ierr != nil && err == nil {
 					err = ierr
 				}
+				wait()
 			}()
 		}
 	}

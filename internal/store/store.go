@@ -140,6 +140,23 @@ func Open(path string) (*Store, error) {
 	return s, nil
 }
 
+// checkpointAside copies the write-ahead log into the store's file on
+// a connection of its own while the caller goes on with its own: a
+// passive checkpoint, which neither waits for a writer nor holds one
+// up, and copies what was committed when it began. The function it
+// returns waits for it to end. A checkpoint that fails (or finds
+// another running) leaves the pages to the next one, at the latest
+// SQLite's as the store closes: nothing is lost.
+func (s *Store) checkpointAside(ctx context.Context) (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var busy, frames, copied int
+		_ = s.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
+	}()
+	return func() { <-done }
+}
+
 // walPages is how many pages the write-ahead log holds before it is
 // checkpointed (about 40 MB).
 const walPages = 10000
