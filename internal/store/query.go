@@ -1082,7 +1082,10 @@ func (s *Store) toolDaySumsHere(ctx context.Context, where string, args []any, s
 				odd = true // SQLite's sum is then a real
 				return false, nil
 			}
-			k.day = l - ((l%day)+day)%day
+			if k.day = l - ((l%day)+day)%day; k.day > l {
+				odd = true // past the least integer: SQLite's day is then a real
+				return false, nil
+			}
 		}
 		i, ok := idx[k]
 		if !ok {
