@@ -431,7 +431,21 @@ func (s *Store) nothingNew(ctx context.Context, files []transcript.File) (bool, 
 	}
 	var pending bool
 	err = s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM meta WHERE key IN ('rollups_deferred', 'dropped_triggers')) OR `+missingIndexesSQL).Scan(&pending)
-	return !pending, err
+	if err != nil || pending {
+		return false, err
+	}
+	// Another live process's ingest (of other roots, perhaps) is waited
+	// for, as before, so that the report after it is not partial unsaid.
+	var exp int64
+	var holder string
+	err = s.db.QueryRowContext(ctx, `SELECT expires_at, owner FROM ingest_lock WHERE id = 1`).Scan(&exp, &holder)
+	if errors.Is(err, sql.ErrNoRows) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return exp <= time.Now().UnixMilli() || leaseAbandoned(holder), nil
 }
 
 // planJob returns the job of reading f, of this size and modification
