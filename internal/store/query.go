@@ -279,12 +279,28 @@ func (s *Store) Requests(ctx context.Context, f Filter) iter.Seq2[Request, error
 	q := `SELECT source, session_id, agent_id, sidechain, ts, model, project,
 		input, output, cache_write_5m, cache_write_1h, cache_read, reasoning, speed, cost_usd, ` + f.agentFile("requests.file_id") + `,
 		` + whoCols + ` FROM requests` + where
-	return query(ctx, s, f.Project, "requests", q, append(whoArgs, args...), func(rows *sql.Rows) (Request, error) {
+	return rawQuery(ctx, s, f.Project, "requests", q, append(whoArgs, args...), func(row *rawRow) (Request, error) {
 		var r Request
 		var cost sql.NullFloat64
-		err := rows.Scan(&r.Source, &r.Session, &r.Agent, &r.Sidechain, &r.TS, &r.Model, &r.Project,
-			&r.Input, &r.Output, &r.CacheWrite5m, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning, &r.Speed, &cost, &r.AgentFile,
-			&r.Machine, &r.User)
+		row.str(0, &r.Source)
+		row.str(1, &r.Session)
+		row.str(2, &r.Agent)
+		row.bool(3, &r.Sidechain)
+		row.int64(4, &r.TS)
+		row.str(5, &r.Model)
+		row.str(6, &r.Project)
+		row.int64(7, &r.Input)
+		row.int64(8, &r.Output)
+		row.int64(9, &r.CacheWrite5m)
+		row.int64(10, &r.CacheWrite1h)
+		row.int64(11, &r.CacheRead)
+		row.int64(12, &r.Reasoning)
+		row.str(13, &r.Speed)
+		row.nullFloat64(14, &cost)
+		row.str(15, &r.AgentFile)
+		row.str(16, &r.Machine)
+		row.str(17, &r.User)
+		err := row.err
 		if cost.Valid && transcript.ValidCost(cost.Float64) {
 			// A cost out of range, stored before ingest checked it, is
 			// none (as ingest now stores it).
@@ -294,33 +310,8 @@ func (s *Store) Requests(ctx context.Context, f Filter) iter.Seq2[Request, error
 	}, func(r *Request) (string, *string) { return sessionKey(r.Source, r.Session), &r.Project })
 }
 
-// query yields the rows of q that scan reads, each with its session's
-// project (place names the row's session and project) where it names none,
-// when that project matches the filter project; every row as it is read
-// without place (nil). An error ends the sequence.
-func query[T any](ctx context.Context, s *Store, project, what, q string, args []any,
-	scan func(*sql.Rows) (T, error), place func(*T) (string, *string)) iter.Seq2[T, error] {
-	return placed(ctx, s, project, what, func(each func(*T) bool) error {
-		rows, err := s.db.QueryContext(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		var x T
-		for rows.Next() {
-			if x, err = scan(rows); err != nil {
-				return err
-			}
-			if !each(&x) {
-				return nil
-			}
-		}
-		return rows.Err()
-	}, place)
-}
-
 // placed yields (a copy of) each row that read passes to each, until
-// each returns false, placed as query places them; an error of read ends
+// each returns false, placed as rawQuery places them; an error of read ends
 // the sequence, as an error reading what.
 func placed[T any](ctx context.Context, s *Store, project, what string, read func(each func(*T) bool) error,
 	place func(*T) (string, *string)) iter.Seq2[T, error] {
@@ -421,16 +412,36 @@ func (s *Store) ToolCalls(ctx context.Context, f Filter) iter.Seq2[ToolCall, err
 		coalesce(is_error, 0), coalesce(spilled, 0), args_hash, coalesce(project, ''), duration_ms,
 		` + f.agentFile("coalesce(tool_calls.call_file_id, tool_calls.result_file_id)") + `, ` + whoCols + `
 		FROM tool_calls` + where
-	return query(ctx, s, f.Project, "tool calls", q, append(whoArgs, args...), func(rows *sql.Rows) (ToolCall, error) {
+	return rawQuery(ctx, s, f.Project, "tool calls", q, append(whoArgs, args...), func(row *rawRow) (ToolCall, error) {
 		var c ToolCall
 		var duration sql.NullInt64
-		err := rows.Scan(&c.Source, &c.Session, &c.Name, &c.Tool, &c.Server, &c.Plugin, &c.Agent, &c.HasCall, &c.HasResult,
-			&c.CallTS, &c.ResultTS, &c.ResultTokens, &c.EstimatedTokens, &c.ResultBytes, &c.NonText,
-			&c.IsError, &c.Spilled, &c.ArgsHash, &c.Project, &duration, &c.AgentFile, &c.Machine, &c.User)
+		row.str(0, &c.Source)
+		row.str(1, &c.Session)
+		row.str(2, &c.Name)
+		row.str(3, &c.Tool)
+		row.str(4, &c.Server)
+		row.str(5, &c.Plugin)
+		row.str(6, &c.Agent)
+		row.bool(7, &c.HasCall)
+		row.bool(8, &c.HasResult)
+		row.int64(9, &c.CallTS)
+		row.int64(10, &c.ResultTS)
+		row.int64(11, &c.ResultTokens)
+		row.int64(12, &c.EstimatedTokens)
+		row.int64(13, &c.ResultBytes)
+		row.int(14, &c.NonText)
+		row.bool(15, &c.IsError)
+		row.bool(16, &c.Spilled)
+		row.bytes(17, &c.ArgsHash)
+		row.str(18, &c.Project)
+		row.nullInt64(19, &duration)
+		row.str(20, &c.AgentFile)
+		row.str(21, &c.Machine)
+		row.str(22, &c.User)
 		if duration.Valid {
 			c.DurationMs = &duration.Int64
 		}
-		return c, err
+		return c, row.err
 	}, func(c *ToolCall) (string, *string) { return sessionKey(c.Source, c.Session), &c.Project })
 }
 
@@ -523,10 +534,13 @@ func (s *Store) BuiltInCalls(ctx context.Context, f Filter) iter.Seq2[SessionCou
 			SessionCount
 			project string
 		}
-		for x, err := range query(ctx, s, f.Project, "tool calls", q, args, func(rows *sql.Rows) (counted, error) {
+		for x, err := range rawQuery(ctx, s, f.Project, "tool calls", q, args, func(row *rawRow) (counted, error) {
 			var c counted
-			err := rows.Scan(&c.Source, &c.Session, &c.project, &c.N)
-			return c, err
+			row.str(0, &c.Source)
+			row.str(1, &c.Session)
+			row.str(2, &c.project)
+			row.int(3, &c.N)
+			return c, row.err
 		}, func(c *counted) (string, *string) { return sessionKey(c.Source, c.Session), &c.project }) {
 			if !yield(x.SessionCount, err) || err != nil {
 				return
@@ -896,10 +910,17 @@ func (s *Store) ToolTimings(ctx context.Context, f Filter) iter.Seq2[ToolTiming,
 		CASE WHEN coalesce(tool, '') <> '' THEN tool ELSE coalesce(name, '') END, coalesce(name, ''),
 		CASE WHEN result_ts IS NULL THEN -1 ELSE coalesce(duration_ms, result_ts - call_ts) END, args_hash
 		FROM tool_calls` + where
-	return query(ctx, s, f.Project, "tool calls", q, args, func(rows *sql.Rows) (ToolTiming, error) {
+	return rawQuery(ctx, s, f.Project, "tool calls", q, args, func(row *rawRow) (ToolTiming, error) {
 		var c ToolTiming
-		err := rows.Scan(&c.Source, &c.Session, &c.Project, &c.Server, &c.Tool, &c.Name, &c.LatencyMs, &c.ArgsHash)
-		return c, err
+		row.str(0, &c.Source)
+		row.str(1, &c.Session)
+		row.str(2, &c.Project)
+		row.str(3, &c.Server)
+		row.str(4, &c.Tool)
+		row.str(5, &c.Name)
+		row.int64(6, &c.LatencyMs)
+		row.bytes(7, &c.ArgsHash)
+		return c, row.err
 	}, func(c *ToolTiming) (string, *string) { return sessionKey(c.Source, c.Session), &c.Project })
 }
 

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -11,8 +12,12 @@ import (
 	"reflect"
 )
 
-// rawQuery is query for rows read through the driver itself (see
-// rawRows): scan decodes a row's values as Scan would store them.
+// rawQuery yields the rows of q that scan reads, each read through the
+// driver itself (see rawRows), scan decoding its values as Scan would
+// store them, and each with its session's project (place names the row's
+// session and project) where it names none, when that project matches the
+// filter project; every row as it is read without place (nil). An error
+// ends the sequence.
 func rawQuery[T any](ctx context.Context, s *Store, project, what, q string, args []any,
 	scan func(*rawRow) (T, error), place func(*T) (string, *string)) iter.Seq2[T, error] {
 	return placed(ctx, s, project, what, func(each func(*T) bool) error {
@@ -29,8 +34,9 @@ func rawQuery[T any](ctx context.Context, s *Store, project, what, q string, arg
 // rawRows calls each with each row of q, read on one of the pool's
 // connections through the driver, until each returns false or an error
 // (which rawRows returns). A report reads thousands of rollups of a
-// dozen columns or more: this spares it, for each row, database/sql's
-// locks and its conversion of each value through Scan.
+// dozen columns or more, and findings and a report by tool every tool
+// call of twenty: this spares them, for each row, database/sql's locks
+// and its conversion of each value through Scan.
 func (s *Store) rawRows(ctx context.Context, q string, args []any, each func(*rawRow) (bool, error)) error {
 	named := make([]driver.NamedValue, len(args))
 	for i, a := range args {
@@ -143,6 +149,52 @@ func (r *rawRow) bool(i int, d *bool) {
 		return
 	}
 	*d = b.(bool)
+}
+
+// bytes stores column i in d: nil for a NULL.
+func (r *rawRow) bytes(i int, d *[]byte) {
+	if r.err != nil {
+		return
+	}
+	switch v := r.v[i].(type) {
+	case nil:
+		*d = nil
+		return
+	case []byte:
+		// Scan stores a copy: a driver may reuse the value's bytes.
+		*d = bytes.Clone(v)
+		return
+	}
+	rawScan(r, i, d)
+}
+
+// nullInt64 stores column i in d.
+func (r *rawRow) nullInt64(i int, d *sql.NullInt64) {
+	if v, ok := r.v[i].(int64); ok && r.err == nil {
+		*d = sql.NullInt64{Int64: v, Valid: true}
+		return
+	}
+	r.scanner(i, d)
+}
+
+// nullFloat64 stores column i in d.
+func (r *rawRow) nullFloat64(i int, d *sql.NullFloat64) {
+	if v, ok := r.v[i].(float64); ok && r.err == nil {
+		*d = sql.NullFloat64{Float64: v, Valid: true}
+		return
+	}
+	r.scanner(i, d)
+}
+
+// scanner stores column i in d: Scan gives a Scanner the value itself,
+// NULL included.
+func (r *rawRow) scanner(i int, d sql.Scanner) {
+	if r.err != nil {
+		return
+	}
+	if err := d.Scan(r.v[i]); err != nil {
+		r.fail(i, err)
+	}
 }
 
 // ints stores columns i, i+1, ... in dst, as rollupInts stores them.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -10,7 +11,7 @@ import (
 )
 
 // TestRawRowScans checks that a rawRow stores each kind of value SQLite
-// returns as Scan stores it into each type the sums read, or fails with
+// returns as Scan stores it into each type the queries read, or fails with
 // Scan's error.
 func TestRawRowScans(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
@@ -21,7 +22,7 @@ func TestRawRowScans(t *testing.T) {
 	}
 	values := []any{nil, int64(0), int64(1), int64(2), int64(-1), int64(300), int64(math.MaxInt64), int64(math.MinInt64),
 		0.0, 1.0, 3.0, 1.5, -2.0, 1e19, -1e300, float64(1 << 53), "", "0", "1", "12", "1.5", "abc", " 7", "true",
-		[]byte{}, []byte("1"), []byte("xyz")}
+		[]byte{}, []byte("1"), []byte("xyz"), []byte{0, 0xff, 7}}
 	for _, v := range values {
 		if _, err := s.db.Exec(`INSERT INTO raw_values (v) VALUES (?)`, v); err != nil {
 			t.Fatal(err)
@@ -29,7 +30,7 @@ func TestRawRowScans(t *testing.T) {
 	}
 	const q = `SELECT v FROM raw_values ORDER BY rowid`
 	// What Scan stores, or its error, into each type, value by value.
-	type got struct{ str, i64, i, f, b string }
+	type got struct{ str, i64, i, f, b, bs, ni, nf string }
 	show := func(v any, err error) string {
 		if err != nil {
 			return "error: " + err.Error()
@@ -48,6 +49,9 @@ func TestRawRowScans(t *testing.T) {
 		var i int
 		var f float64
 		var b bool
+		var bs []byte
+		var ni sql.NullInt64
+		var nf sql.NullFloat64
 		err := rows.Scan(&str)
 		g.str = show(str, err)
 		err = rows.Scan(&i64)
@@ -58,6 +62,12 @@ func TestRawRowScans(t *testing.T) {
 		g.f = show(f, err)
 		err = rows.Scan(&b)
 		g.b = show(b, err)
+		err = rows.Scan(&bs)
+		g.bs = show(bs, err)
+		err = rows.Scan(&ni)
+		g.ni = show(ni, err)
+		err = rows.Scan(&nf)
+		g.nf = show(nf, err)
 		want = append(want, g)
 	}
 	if err := rows.Close(); err != nil {
@@ -71,6 +81,9 @@ func TestRawRowScans(t *testing.T) {
 		var i int
 		var f float64
 		var b bool
+		var bs []byte
+		var ni sql.NullInt64
+		var nf sql.NullFloat64
 		r.str(0, &str)
 		g.str = show(str, r.err)
 		r.err = nil
@@ -85,6 +98,15 @@ func TestRawRowScans(t *testing.T) {
 		r.err = nil
 		r.bool(0, &b)
 		g.b = show(b, r.err)
+		r.err = nil
+		r.bytes(0, &bs)
+		g.bs = show(bs, r.err)
+		r.err = nil
+		r.nullInt64(0, &ni)
+		g.ni = show(ni, r.err)
+		r.err = nil
+		r.nullFloat64(0, &nf)
+		g.nf = show(nf, r.err)
 		have = append(have, g)
 		return true, nil
 	})
@@ -105,18 +127,27 @@ func TestRawRowScans(t *testing.T) {
 // column that fails, as Scan returns it, and stores nothing after it.
 func TestRawRowFirstError(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
-	const q = `SELECT 1 AS a, 'x' AS b, NULL AS c, 2 AS d`
+	const q = `SELECT 1 AS a, 'x' AS b, NULL AS c, 2 AS d, x'01' AS e, 3 AS f, 4.5 AS g`
 	var a, b, d int64
 	var c float64
-	err := s.db.QueryRow(q).Scan(&a, &b, &c, &d)
+	var e []byte
+	var f sql.NullInt64
+	var g sql.NullFloat64
+	err := s.db.QueryRow(q).Scan(&a, &b, &c, &d, &e, &f, &g)
 	var raw error
 	var ra, rb, rd int64
 	var rc float64
+	var re []byte
+	var rf sql.NullInt64
+	var rg sql.NullFloat64
 	if err := s.rawRows(context.Background(), q, nil, func(r *rawRow) (bool, error) {
 		r.int64(0, &ra)
 		r.int64(1, &rb)
 		r.float(2, &rc)
 		r.int64(3, &rd)
+		r.bytes(4, &re)
+		r.nullInt64(5, &rf)
+		r.nullFloat64(6, &rg)
 		raw = r.err
 		return false, nil
 	}); err != nil {
@@ -125,8 +156,8 @@ func TestRawRowFirstError(t *testing.T) {
 	if err == nil || raw == nil || raw.Error() != err.Error() {
 		t.Errorf("rawRow's error %v, Scan's %v", raw, err)
 	}
-	if rd != 0 {
-		t.Errorf("rawRow stored column 3 (%d) past the error of column 1", rd)
+	if rd != 0 || re != nil || rf.Valid || rg.Valid {
+		t.Errorf("rawRow stored columns 3 to 6 (%d, %v, %v, %v) past the error of column 1", rd, re, rf, rg)
 	}
 }
 
