@@ -310,48 +310,6 @@ func (s *Store) Requests(ctx context.Context, f Filter) iter.Seq2[Request, error
 	}, func(r *Request) (string, *string) { return sessionKey(r.Source, r.Session), &r.Project })
 }
 
-// placed yields (a copy of) each row that read passes to each, until
-// each returns false, placed as rawQuery places them; an error of read ends
-// the sequence, as an error reading what.
-func placed[T any](ctx context.Context, s *Store, project, what string, read func(each func(*T) bool) error,
-	place func(*T) (string, *string)) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var zero T
-		// The sessions' projects are read at the first row that names
-		// none: most stores' rows all name theirs.
-		var projects map[string]string
-		var perr error
-		stopped := false
-		err := read(func(x *T) bool {
-			if place != nil {
-				key, p := place(x)
-				if *p == "" {
-					if projects == nil {
-						if projects, perr = s.projects(ctx); perr != nil {
-							return false
-						}
-					}
-					*p = projects[key]
-				}
-				if !ProjectMatch(project, *p) {
-					return true
-				}
-			}
-			if !yield(*x, nil) {
-				stopped = true
-				return false
-			}
-			return true
-		})
-		switch {
-		case perr != nil:
-			yield(zero, perr)
-		case err != nil && !stopped:
-			yield(zero, fmt.Errorf("reading %s: %w", what, err))
-		}
-	}
-}
-
 // A ToolCall is one tool call, or a result whose call was not read.
 type ToolCall struct {
 	Source, Session string

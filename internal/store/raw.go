@@ -20,15 +20,40 @@ import (
 // ends the sequence.
 func rawQuery[T any](ctx context.Context, s *Store, project, what, q string, args []any,
 	scan func(*rawRow) (T, error), place func(*T) (string, *string)) iter.Seq2[T, error] {
-	return placed(ctx, s, project, what, func(each func(*T) bool) error {
-		var x T
-		return s.rawRows(ctx, q, args, func(r *rawRow) (more bool, err error) {
+	return func(yield func(T, error) bool) {
+		// The sessions' projects are read at the first row that names
+		// none: most stores' rows all name theirs.
+		var projects map[string]string
+		var perr error
+		var x T // one value for all rows, which place is given
+		err := s.rawRows(ctx, q, args, func(r *rawRow) (more bool, err error) {
 			if x, err = scan(r); err != nil {
 				return false, err
 			}
-			return each(&x), nil
+			if place != nil {
+				key, p := place(&x)
+				if *p == "" {
+					if projects == nil {
+						if projects, perr = s.projects(ctx); perr != nil {
+							return false, nil
+						}
+					}
+					*p = projects[key]
+				}
+				if !ProjectMatch(project, *p) {
+					return true, nil
+				}
+			}
+			return yield(x, nil), nil
 		})
-	}, place)
+		var zero T
+		switch {
+		case perr != nil:
+			yield(zero, perr)
+		case err != nil:
+			yield(zero, fmt.Errorf("reading %s: %w", what, err))
+		}
+	}
 }
 
 // rawRows calls each with each row of q, read on one of the pool's
