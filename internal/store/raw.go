@@ -9,7 +9,12 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	mrand "math/rand/v2"
 	"reflect"
+	"strings"
+	"sync"
+
+	"modernc.org/sqlite"
 )
 
 // rawQuery yields the rows of q that scan reads, each read through the
@@ -57,11 +62,22 @@ func rawQuery[T any](ctx context.Context, s *Store, project, what, q string, arg
 }
 
 // rawRows calls each with each row of q, read on one of the pool's
-// connections through the driver, until each returns false or an error
-// (which rawRows returns). A report reads thousands of rollups of a
-// dozen columns or more, and findings and a report by tool every tool
-// call of twenty: this spares them, for each row, database/sql's locks
-// and its conversion of each value through Scan.
+// connections, until each returns false or an error (which rawRows
+// returns). A report reads thousands of rollups of a dozen columns or
+// more, and findings and a report by tool every tool call of twenty: this
+// spares them, for each row, database/sql's locks and its conversion of
+// each value through Scan, and the driver's calls that read a row's
+// values one by one (two or three a value, each of which takes and frees
+// the connection's mutex: most of the time a report spent reading). The
+// values are handed instead to rowFunc, which SQLite calls with the whole
+// row: q is read as
+//
+//	WITH mcpcost_rows(c1, ..., cN) AS (q) SELECT mcpcost_row(id, c1, ..., cN) FROM mcpcost_rows
+//
+// whose rows are q's, in q's order (a q with an ORDER BY is read as a
+// co-routine, sorted before rowFunc sees its rows: TestRawRowsThroughRowFunc
+// checks it), each value as the driver would have returned it (see
+// rowValue).
 func (s *Store) rawRows(ctx context.Context, q string, args []any, each func(*rawRow) (bool, error)) error {
 	named := make([]driver.NamedValue, len(args))
 	for i, a := range args {
@@ -78,33 +94,174 @@ func (s *Store) rawRows(ctx context.Context, q string, args []any, each func(*ra
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {
 		qc, ok := dc.(driver.QueryerContext)
-		if !ok {
+		ci, ok2 := dc.(interface {
+			ColumnInfo(query string) ([]sqlite.ColumnInfo, error)
+		})
+		if !ok || !ok2 {
 			return errors.New("the driver cannot query a connection")
 		}
-		rows, err := qc.QueryContext(ctx, q, named)
+		info, err := ci.ColumnInfo(q)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		r := rawRow{cols: rows.Columns()}
-		r.v = make([]driver.Value, len(r.cols))
-		for {
-			// As database/sql's rows, which end once ctx is done.
-			if err := ctx.Err(); err != nil {
-				return err
+		r := &rowReader{ctx: ctx, each: each}
+		r.row.cols = make([]string, len(info))
+		r.row.v = make([]driver.Value, len(info))
+		var b strings.Builder
+		b.WriteString("WITH mcpcost_rows(")
+		for i, c := range info {
+			r.row.cols[i] = c.Name
+			if i > 0 {
+				b.WriteString(", ")
 			}
-			if err := rows.Next(r.v); err != nil {
-				if err == io.EOF {
-					return nil
-				}
-				return err
-			}
-			r.err = nil
-			if more, err := each(&r); err != nil || !more {
+			fmt.Fprintf(&b, "c%d", i+1)
+		}
+		id := newRowReader(r)
+		defer rowReaders.Delete(id)
+		fmt.Fprintf(&b, ") AS (%s\n) SELECT %s(%d", q, rowFunc, id)
+		for i := range info {
+			fmt.Fprintf(&b, ", c%d", i+1)
+		}
+		b.WriteString(") FROM mcpcost_rows")
+		// The driver steps to the first row before it returns.
+		rows, err := qc.QueryContext(ctx, b.String(), named)
+		if err == nil {
+			err = r.drain(rows)
+			rows.Close()
+		} else if r.done {
+			err = r.err
+		}
+		if r.panicked != nil {
+			panic(r.panicked)
+		}
+		return err
+	})
+}
+
+// rowFunc is the SQL function through which rawRows reads a query's rows:
+// its first argument names the rowReader, the others are a row's values.
+const rowFunc = "mcpcost_row"
+
+func init() {
+	sqlite.MustRegisterFunction(rowFunc, &sqlite.FunctionImpl{
+		NArgs:        -1,
+		Scalar:       rowCall,
+		VolatileArgs: true, // rowValue copies what it keeps
+	})
+}
+
+// rowReaders are the rowReaders of the queries being read, by id.
+var rowReaders sync.Map
+
+// newRowReader registers r under a new id, random: the function is known
+// to every connection of the driver, those that read Goose's and
+// opencode's databases too, whose views and triggers must not reach the
+// rows of another query.
+func newRowReader(r *rowReader) int64 {
+	for {
+		id := mrand.Int64()
+		if _, taken := rowReaders.LoadOrStore(id, r); !taken {
+			return id
+		}
+	}
+}
+
+// A rowReader hands the rows of one rawRows query to its each.
+type rowReader struct {
+	ctx      context.Context
+	each     func(*rawRow) (bool, error)
+	row      rawRow
+	done     bool  // each wants no more rows, or failed, or ctx is done
+	err      error // then each's error, or ctx's
+	panicked any   // each's panic, raised again once the query is closed
+}
+
+// errRowsDone ends the query of a rowReader that is done.
+var errRowsDone = errors.New("rows read")
+
+// rowCall is rowFunc: it hands a row to its rowReader's each, and returns
+// NULL, or an error that ends the query once the reader is done.
+func rowCall(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	id, _ := args[0].(int64)
+	v, ok := rowReaders.Load(id)
+	if !ok {
+		return nil, fmt.Errorf("%s: no query reads rows %d", rowFunc, id)
+	}
+	r := v.(*rowReader)
+	if r.done {
+		return nil, errRowsDone
+	}
+	// As database/sql's rows, which end once ctx is done.
+	if err := r.ctx.Err(); err != nil {
+		r.done, r.err = true, err
+		return nil, errRowsDone
+	}
+	for i, a := range args[1:] {
+		r.row.v[i] = rowValue(a)
+	}
+	r.row.err = nil
+	if !r.call() {
+		return nil, errRowsDone
+	}
+	return nil, nil
+}
+
+// call calls each with the row, and reports whether it wants the next.
+func (r *rowReader) call() (more bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			// Not through SQLite's frames: they would be left holding
+			// the connection's mutex.
+			r.done, r.panicked = true, p
+			more = false
+		}
+	}()
+	more, err := r.each(&r.row)
+	if err != nil || !more {
+		r.done, r.err = true, err
+		return false
+	}
+	return true
+}
+
+// drain steps through the query's rows (each already read by rowCall),
+// returning the reader's error once it is done, or the query's.
+func (r *rowReader) drain(rows driver.Rows) error {
+	dest := make([]driver.Value, 1)
+	for {
+		if !r.done {
+			if err := r.ctx.Err(); err != nil {
 				return err
 			}
 		}
-	})
+		err := rows.Next(dest)
+		if r.done {
+			return r.err
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// rowValue is v, an argument of rowFunc, as the driver returns the same
+// value of a column: a string or bytes of its own (v is SQLite's memory),
+// and nil for an empty BLOB. The driver's times of DATE, DATETIME and
+// TIMESTAMP columns are not made: the store declares none.
+func rowValue(v driver.Value) driver.Value {
+	switch x := v.(type) {
+	case string:
+		return strings.Clone(x)
+	case []byte:
+		if len(x) == 0 {
+			return []byte(nil)
+		}
+		return bytes.Clone(x)
+	}
+	return v
 }
 
 // A rawRow is one row of rawRows: its values as the driver returns them.

@@ -254,3 +254,148 @@ func TestToolDaySumsHere(t *testing.T) {
 		})
 	}
 }
+
+// TestRawRowsThroughRowFunc checks that the rows rawRows hands over
+// through rowFunc are the query's, in its order, each value as the
+// driver returns it (texts with a NUL, empty and NULL blobs), and that
+// no reader is left registered, nor the connection unusable, after a
+// break, an error, a panic or a cancelled context.
+func TestRawRowsThroughRowFunc(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	s.db.SetMaxOpenConns(1) // every read on the same connection
+	ctx := context.Background()
+	if _, err := s.db.Exec(`CREATE TABLE rf (k INTEGER, v)`); err != nil {
+		t.Fatal(err)
+	}
+	vals := []any{"a\x00b", []byte{}, nil, []byte("x\x00"), "", 1.5, int64(-3)}
+	for i := range 40 {
+		if _, err := s.db.Exec(`INSERT INTO rf (k, v) VALUES (?, ?)`, (i*7)%40, vals[i%len(vals)]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	queries := []string{
+		`SELECT k, v FROM rf`,
+		`SELECT k, v, typeof(v) FROM rf ORDER BY k DESC`,
+		`SELECT k % 5 AS g, count(*), group_concat(k) FROM rf GROUP BY g ORDER BY g DESC`,
+		`SELECT k, v FROM rf ORDER BY k LIMIT 7 OFFSET 3`,
+		`SELECT k FROM rf WHERE k < 5 UNION ALL SELECT k FROM rf WHERE k > 35`,
+		`WITH mcpcost_rows(x) AS (SELECT 1) SELECT x, 'shadowed' FROM mcpcost_rows`,
+	}
+	for _, q := range queries {
+		var want [][]any
+		rows, err := s.db.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			row := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range row {
+				ptrs[i] = &row[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, row)
+		}
+		rows.Close()
+		var have [][]any
+		err = s.rawRows(ctx, q, nil, func(r *rawRow) (bool, error) {
+			if !slices.Equal(r.cols, cols) {
+				t.Errorf("%s: columns %q, want %q", q, r.cols, cols)
+			}
+			row := make([]any, len(r.v))
+			for i, v := range r.v {
+				row[i] = v
+			}
+			have = append(have, row)
+			return true, nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if fmt.Sprintf("%#v", have) != fmt.Sprintf("%#v", want) {
+			t.Errorf("%s:\n rawRows %#v\n Scan    %#v", q, have, want)
+		}
+	}
+	failed := fmt.Errorf("a failed row")
+	ctx2, cancel := context.WithCancel(ctx)
+	ends := []struct {
+		name string
+		ctx  context.Context
+		each func(n int) (bool, error)
+		want error
+	}{
+		{"break", ctx, func(n int) (bool, error) { return n < 3, nil }, nil},
+		{"error", ctx, func(n int) (bool, error) { return true, map[bool]error{true: failed}[n == 2] }, failed},
+		{"cancel", ctx2, func(n int) (bool, error) {
+			if n == 4 {
+				cancel()
+			}
+			return true, nil
+		}, context.Canceled},
+		{"panic", ctx, func(n int) (bool, error) {
+			if n == 5 {
+				panic("a panic")
+			}
+			return true, nil
+		}, nil},
+	}
+	for _, e := range ends {
+		n := 0
+		var err error
+		func() {
+			defer func() {
+				if p := recover(); p != nil && e.name != "panic" {
+					t.Errorf("%s: panic %v", e.name, p)
+				}
+			}()
+			err = s.rawRows(e.ctx, `SELECT k FROM rf`, nil, func(*rawRow) (bool, error) {
+				n++
+				return e.each(n)
+			})
+		}()
+		if err != e.want {
+			t.Errorf("%s: rawRows returned %v after %d rows, want %v", e.name, err, n, e.want)
+		}
+		left := 0
+		rowReaders.Range(func(any, any) bool { left++; return true })
+		if left != 0 {
+			t.Errorf("%s: %d readers left registered", e.name, left)
+		}
+		var c int
+		if err := s.db.QueryRow(`SELECT count(*) FROM rf`).Scan(&c); err != nil || c != 40 {
+			t.Errorf("%s: the connection then counts %d rows (%v)", e.name, c, err)
+		}
+		if u := s.db.Stats().InUse; u != 0 {
+			t.Errorf("%s: %d connections in use", e.name, u)
+		}
+	}
+}
+
+// TestRowFuncElsewhere checks that rowFunc, which every connection of the
+// driver knows (those reading Goose's and opencode's databases too), hands
+// nothing to a read in progress when another query calls it: a reader's
+// id is not guessed.
+func TestRowFuncElsewhere(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	n := 0
+	err := s.rawRows(context.Background(), `SELECT 1 UNION ALL SELECT 2`, nil, func(r *rawRow) (bool, error) {
+		n++
+		if n > 1 {
+			return true, nil
+		}
+		for id := range 2000 {
+			var v any
+			err := s.db.QueryRow(fmt.Sprintf(`SELECT %s(%d, 'from elsewhere')`, rowFunc, id)).Scan(&v)
+			if err == nil {
+				t.Fatalf("%s(%d, ...) from another query: no error", rowFunc, id)
+			}
+		}
+		return true, nil
+	})
+	if err != nil || n != 2 {
+		t.Errorf("rawRows read %d rows (want 2), returned %v", n, err)
+	}
+}
