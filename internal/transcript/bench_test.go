@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpcost/mcpcost/internal/transcript"
+	"github.com/mcpcost/mcpcost/internal/transcript/transcripttest"
 )
 
 // BenchmarkClaudeTexts parses the Claude Code file named by
@@ -60,6 +61,30 @@ func BenchmarkClaudeParse(b *testing.B) {
 	if home == "" {
 		b.Skip("MCPCOST_BENCH_HOME names no generated home")
 	}
+	benchClaudeLines(b, claudeLines(b, home, 64<<20))
+}
+
+// BenchmarkClaudeLines is BenchmarkClaudeParse over lines made here: the
+// package's testdata and a generated tree of about 8 MB, quirks and
+// defects included.
+func BenchmarkClaudeLines(b *testing.B) {
+	home := b.TempDir()
+	o := transcripttest.Small()
+	o.Codex, o.Sessions, o.TotalBytes, o.Quirks = 0, 40, 8<<20, true
+	if _, err := transcripttest.Generate(home, o); err != nil {
+		b.Fatal(err)
+	}
+	lines := claudeLines(b, home, 0)
+	data, err := os.ReadFile(filepath.Join("testdata", "claude.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchClaudeLines(b, append(lines, bytes.Split(data, []byte("\n"))...))
+}
+
+// claudeLines reads the lines of home's Claude Code files, up to max
+// bytes of them (0: all).
+func claudeLines(b *testing.B, home string, max int) [][]byte {
 	files, err := transcript.DiscoverClaude([]string{filepath.Join(home, ".claude", "projects")})
 	if err != nil {
 		b.Fatal(err)
@@ -72,12 +97,25 @@ func BenchmarkClaudeParse(b *testing.B) {
 			b.Fatal(err)
 		}
 		lines = append(lines, bytes.Split(data, []byte("\n"))...)
-		if size += len(data); size >= 64<<20 {
+		if size += len(data); max > 0 && size >= max {
 			break
 		}
 	}
+	return lines
+}
+
+// benchClaudeLines parses lines as the store reads them (ReuseText),
+// visiting every text, and reports the CPU time per parse of them all
+// beside the wall time (steadier on a shared machine; the garbage
+// collector's included).
+func benchClaudeLines(b *testing.B, lines [][]byte) {
+	size := 0
+	for _, l := range lines {
+		size += len(l) + 1
+	}
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for b.Loop() {
 		p := &transcript.ClaudeParser{SessionID: "s", ReuseText: true}
 		n := 0
@@ -94,5 +132,8 @@ func BenchmarkClaudeParse(b *testing.B) {
 		if n == 0 {
 			b.Fatal("no text")
 		}
+	}
+	if d := cpuTime() - cpu; cpu > 0 && d > 0 {
+		b.ReportMetric(float64(d.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }
