@@ -36,3 +36,12 @@ func addBoundaryUsage(f *testing.F) {
 		f.Add([]byte(`{"input_tokens":3,"output_tokens":5,"server_tool_use":` + string(s) + `}`))
 	}
 }
+
+// addBoundaryObjectsWith adds the boundary documents, each with a second
+// argument.
+func addBoundaryObjectsWith(f *testing.F, arg string) {
+	for _, s := range canontest.Seeds() {
+		f.Add(s, arg)
+		f.Add([]byte(`{"`+arg+`":`+string(s)+`,"z":[]}`), arg)
+	}
+}

@@ -465,6 +465,8 @@ func (p *ClaudeParser) parse(line []byte) (_ *Record, wanted bool, err error) {
 	}
 	memo := &p.memo
 	memo.reset()
+	// The message is the only member split further.
+	memo.deep = "message"
 	var l claudeLine
 	err = splitObjectMemo(line, memo, func(key string, val []byte) error {
 		var err error

@@ -159,7 +159,7 @@ func referenceSeeds(f *testing.F) [][]byte {
 		// Do not end on a lone backslash, which would escape the quote.
 		return strings.TrimRight(s, `\`)
 	}
-	for _, n := range []int{memoMin - 3, memoMin - 2, memoMin - 1, memoMin, memoMin + 1, 4096, 1 << 16} {
+	for _, n := range []int{509, 510, 511, 512, 513, 4096, 1 << 16} {
 		s := text(n)
 		long := head + `{"type":"tool_result","tool_use_id":"t1","content":"` + s + `"},` +
 			`{"tool_use_id":"t2","content":[{"type":"text","text":"` + s + `"},{"type":"image","source":{"data":"` + s + `"}}],"type":"tool_result"}]},` +

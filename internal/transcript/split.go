@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -34,8 +35,8 @@ func splitObject(b []byte, fn func(key string, val []byte) error) error {
 	return splitObjectMemo(b, nil, fn)
 }
 
-// splitObjectMemo is splitObject, with the ends of the long strings it
-// crosses found in m and recorded there (nil: none).
+// splitObjectMemo is splitObject, with the ends of the values it crosses
+// found in m, and recorded there when m records the member (nil: none).
 func splitObjectMemo(b []byte, m *strMemo, fn func(key string, val []byte) error) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
@@ -74,7 +75,7 @@ func splitObjectMemo(b []byte, m *strMemo, fn func(key string, val []byte) error
 			return errSyntax
 		}
 		i = skipSpace(b, i+1)
-		vend, err := m.skipValue(b, i)
+		vend, err := m.skipMember(key, b, i)
 		if err != nil {
 			return err
 		}
@@ -171,58 +172,98 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// A strMemo remembers where the long strings of one line end, so that
-// the splitters, which cross a member's value once to find its end and
-// again to split it (a message, its content, each block), scan a long
-// text once. It keys a string by the address of its opening quote: the
-// end found from there is the same in every slice of the line that holds
-// it, and a slice that ends before it gets the scan's own answer. A nil
-// *strMemo remembers nothing. The line's bytes must not change between
-// reset and the last use.
+// A strMemo remembers where the strings and the objects and arrays of one
+// line's message end, so that the splitters, which cross a member's value
+// once to find its end and again to split it (the message, its content,
+// each block, a result's content), scan each of them once. The first
+// crossing of the value of the member named deep (the top-level message:
+// the only member split further) records every string and every object
+// and array in it, to maxDepth levels, in the order they start; a later
+// skip of one of them is a look-up, most often at the entry after the
+// one found before. An end recorded from the line is the end a scan from
+// the same start finds in every slice of the line that holds it, and a
+// slice that ends before it gets the scan's own answer. A nil *strMemo
+// remembers nothing. The line's bytes must not change between reset and
+// the last use.
 type strMemo struct {
-	ends []memoEnd
+	// deep is the key of the members whose values are recorded.
+	deep string
+	ents []memoEnt
+	// until is the end of the last value recorded: no value that starts
+	// there or past it is in ents.
+	until uintptr
+	// next and child are the likeliest entries of the next look-up: the
+	// one after the last value found (its next sibling), and the one
+	// after its start (its first member, when it was an object or array).
+	next, child int
 }
 
-type memoEnd struct{ start, end uintptr }
+// A memoEnt is one value's start and end, and the index of the entry
+// after its members (the next entry for a string).
+type memoEnt struct {
+	start, end uintptr
+	after      int
+}
 
 const (
-	// memoMin is the shortest string remembered, memoMax the most
-	// strings remembered for one line.
-	memoMin = 512
-	memoMax = 32
+	// maxDepth is how deep in the recorded value objects and arrays (and
+	// the strings in them) are recorded; maxEnts is the most entries
+	// recorded for one line, and keepEnts the most kept from one line to
+	// the next.
+	maxDepth = 8
+	maxEnts  = 1 << 16
+	keepEnts = 1 << 12
 )
 
-// reset forgets the strings of the previous line.
+// reset forgets the values of the previous line.
 func (m *strMemo) reset() {
 	if m != nil {
-		m.ends = m.ends[:0]
+		if cap(m.ents) > keepEnts {
+			m.ents = nil
+		}
+		m.ents, m.until, m.next, m.child = m.ents[:0], 0, 0, 0
 	}
+}
+
+// lookup returns the end of the value starting at b[i] that m recorded;
+// false when it recorded none, or one that ends past b.
+func (m *strMemo) lookup(b []byte, i int) (int, bool) {
+	if m == nil {
+		return 0, false
+	}
+	start := uintptr(unsafe.Pointer(&b[i]))
+	if start >= m.until {
+		return 0, false
+	}
+	ents := m.ents
+	k := m.next
+	if k >= len(ents) || ents[k].start != start {
+		k = m.child
+		if k >= len(ents) || ents[k].start != start {
+			var found bool
+			k, found = slices.BinarySearchFunc(ents, start, func(e memoEnt, s uintptr) int {
+				return cmp.Compare(e.start, s)
+			})
+			if !found {
+				return 0, false
+			}
+		}
+	}
+	e := ents[k]
+	// An object or array left open (entries were full) has no end.
+	if e.end <= start || e.end-start > uintptr(len(b)-i) {
+		return 0, false
+	}
+	m.next, m.child = e.after, k+1
+	return i + int(e.end-start), true
 }
 
 // skipString returns the index just past the string starting at b[i] ('"').
 func (m *strMemo) skipString(b []byte, i int) (int, error) {
-	if m == nil || len(m.ends) == 0 {
-		return m.scanString(b, i)
+	if end, ok := m.lookup(b, i); ok {
+		return end, nil
 	}
-	start := uintptr(unsafe.Pointer(&b[i]))
-	for _, e := range m.ends {
-		if e.start == start {
-			if n := int(e.end - start); n <= len(b)-i {
-				return i + n, nil
-			}
-			break
-		}
-	}
-	return m.scanString(b, i)
-}
-
-func (m *strMemo) scanString(b []byte, i int) (int, error) {
-	end, err := skipString(b, i)
-	if err == nil && m != nil && end-i >= memoMin && len(m.ends) < memoMax {
-		start := uintptr(unsafe.Pointer(&b[i]))
-		m.ends = append(m.ends, memoEnd{start, start + uintptr(end-i)})
-	}
-	return end, err
+	return skipString(b, i)
 }
 
 // skipString returns the index just past the string starting at b[i] ('"').
@@ -288,6 +329,13 @@ func copyPlain(out []byte, n int, b []byte, j int) (int, int) {
 // skipValue returns the index just past the value starting at b[i],
 // through the memo.
 func (m *strMemo) skipValue(b []byte, i int) (int, error) {
+	return m.skipMember("", b, i)
+}
+
+// skipMember is skipValue for the value of the member named key (""
+// for an array's element), which is recorded when it is m's deep member
+// and not yet recorded.
+func (m *strMemo) skipMember(key string, b []byte, i int) (int, error) {
 	if i >= len(b) {
 		return 0, errTruncated
 	}
@@ -295,6 +343,12 @@ func (m *strMemo) skipValue(b []byte, i int) (int, error) {
 	case c == '"':
 		return m.skipString(b, i)
 	case c == '{' || c == '[':
+		if end, ok := m.lookup(b, i); ok {
+			return end, nil
+		}
+		if m != nil && key == m.deep && key != "" && uintptr(unsafe.Pointer(&b[i])) >= m.until {
+			return m.record(b, i)
+		}
 		depth := 0
 		for j := i; j < len(b); j++ {
 			switch b[j] {
@@ -331,6 +385,50 @@ func (m *strMemo) skipValue(b []byte, i int) (int, error) {
 		return j, nil
 	}
 	return 0, errSyntax
+}
+
+// record skips the object or array starting at b[i] as skipMember does,
+// recording it and the strings, objects and arrays in it (to maxDepth
+// levels, up to maxEnts entries in all).
+func (m *strMemo) record(b []byte, i int) (int, error) {
+	base := uintptr(unsafe.Pointer(&b[0]))
+	n0 := len(m.ents)
+	var open [maxDepth]int // the entries of the objects and arrays open
+	depth := 0
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			end, err := skipString(b, j)
+			if err != nil {
+				m.ents = m.ents[:n0]
+				return 0, err
+			}
+			if depth <= maxDepth && len(m.ents) < maxEnts {
+				m.ents = append(m.ents, memoEnt{base + uintptr(j), base + uintptr(end), len(m.ents) + 1})
+			}
+			j = end - 1
+		case '{', '[':
+			depth++
+			if depth <= maxDepth && len(m.ents) < maxEnts {
+				open[depth-1] = len(m.ents)
+				m.ents = append(m.ents, memoEnt{start: base + uintptr(j)})
+			} else if depth <= maxDepth {
+				open[depth-1] = -1
+			}
+		case '}', ']':
+			if depth <= maxDepth && depth > 0 && open[depth-1] >= 0 {
+				e := &m.ents[open[depth-1]]
+				e.end, e.after = base+uintptr(j+1), len(m.ents)
+			}
+			depth--
+			if depth == 0 {
+				m.until = base + uintptr(j+1)
+				return j + 1, nil
+			}
+		}
+	}
+	m.ents = m.ents[:n0]
+	return 0, errTruncated
 }
 
 // decodeField decodes one member's value, naming the member on error.
