@@ -656,7 +656,7 @@ func ccusageValid(line []byte, l *claudeLine) bool {
 		return false
 	}
 	for rest, off := line, 0; ; {
-		i := bytes.Index(rest, patNull)
+		i := indexNull(rest)
 		if i < 0 {
 			return true
 		}
@@ -666,6 +666,25 @@ func ccusageValid(line []byte, l *claudeLine) bool {
 		off += i + len(patNull)
 		rest = line[off:]
 	}
+}
+
+// indexNull is bytes.Index(b, patNull), looking for the colon: JSON has
+// one for each member, where it has two quotes or more (an escaped text
+// has four for each of its own members), each of which bytes.Index would
+// stop at.
+func indexNull(b []byte) int {
+	for i := 1; i < len(b); {
+		k := bytes.IndexByte(b[i:], ':')
+		if k < 0 {
+			return -1
+		}
+		i += k
+		if b[i-1] == '"' && len(b)-i >= len(patNull)-1 && string(b[i+1:i+len(patNull)-1]) == "null" {
+			return i - 1
+		}
+		i++
+	}
+	return -1
 }
 
 // semverPrefix reports whether v starts with digits.digits.digit.

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -195,4 +196,16 @@ func walkRef(b []byte, depth int) string {
 		}
 	}
 	return s.String()
+}
+
+// FuzzIndexNull checks indexNull against bytes.Index.
+func FuzzIndexNull(f *testing.F) {
+	for _, s := range []string{``, `:`, `":null`, `":nul`, `x":null`, `":nul":null`, `::null`, `"":null`, `{"a":1,"b":null}`, `:null":null`, `"::null":null`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := indexNull(b), bytes.Index(b, patNull); got != want {
+			t.Fatalf("indexNull(%q) = %d, want %d", b, got, want)
+		}
+	})
 }
