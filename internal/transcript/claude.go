@@ -41,12 +41,17 @@ type ClaudeParser struct {
 	arena textArena
 	memo  strMemo
 	last  lastValues
+	// msg, usage and blocks hold a line's message, its usage and its
+	// content's blocks, from line to line.
+	msg    claudeMessage
+	usage  usageBuf
+	blocks []claudeBlock
 }
 
 // lastValues are the values of the members that repeat from line to line
 // (a file's session and project, its model), kept so that a line which
 // repeats one costs no copy.
-type lastValues struct{ session, cwd, model string }
+type lastValues struct{ session, cwd, model, messageID, requestID, agent string }
 
 // repeated decodes a string member as str does, giving *last again when
 // the member is written as *last without escapes, and keeping it in *last
@@ -142,18 +147,22 @@ type claudeMessage struct {
 	wanted bool
 }
 
-// decodeMessage reads a line's message: the id, model and usage are
-// decoded, the content kept raw for blocks.
-func decodeMessage(val []byte, memo *strMemo, last *lastValues) (*claudeMessage, error) {
+// decodeMessage reads a line's message into m (nil: a new one): the id,
+// model and usage are decoded (the usage into ub, when it is read
+// directly; nil: a new one), the content kept raw for blocks.
+func decodeMessage(val []byte, memo *strMemo, last *lastValues, m *claudeMessage, ub *usageBuf) (*claudeMessage, error) {
 	if string(val) == "null" {
 		return nil, nil
 	}
-	m := &claudeMessage{}
+	if m == nil {
+		m = &claudeMessage{}
+	}
+	*m = claudeMessage{}
 	err := splitObjectMemo(val, memo, func(key string, v []byte) error {
 		var err error
 		switch key {
 		case "id":
-			m.ID, err = str("message.id", v)
+			m.ID, err = repeated(&last.messageID, "message.id", v)
 			m.empty = m.empty || string(v) == `""`
 		case "model":
 			m.Model, err = repeated(&last.model, "message.model", v)
@@ -161,7 +170,7 @@ func decodeMessage(val []byte, memo *strMemo, last *lastValues) (*claudeMessage,
 		case "content":
 			m.Content = v
 		case "usage":
-			err = decodeUsage(v, &m.Usage)
+			err = decodeUsage(v, &m.Usage, ub)
 			// The key as written, just before its value, is "usage" in
 			// the line: claudeWanted would find it.
 			at := cap(val) - cap(v)
@@ -176,33 +185,44 @@ func decodeMessage(val []byte, memo *strMemo, last *lastValues) (*claudeMessage,
 }
 
 type claudeUsage struct {
-	InputTokens              int64 `json:"input_tokens"`
-	OutputTokens             int64 `json:"output_tokens"`
-	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
-	CacheCreation            *struct {
-		Ephemeral5m int64 `json:"ephemeral_5m_input_tokens"`
-		Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
-	} `json:"cache_creation"`
-	ServerToolUse *struct {
-		WebSearch int64 `json:"web_search_requests"`
-		WebFetch  int64 `json:"web_fetch_requests"`
-	} `json:"server_tool_use"`
-	Speed string `json:"speed"`
+	InputTokens              int64          `json:"input_tokens"`
+	OutputTokens             int64          `json:"output_tokens"`
+	CacheCreationInputTokens int64          `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64          `json:"cache_read_input_tokens"`
+	CacheCreation            *cacheCreation `json:"cache_creation"`
+	ServerToolUse            *serverToolUse `json:"server_tool_use"`
+	Speed                    string         `json:"speed"`
+}
+
+type cacheCreation struct {
+	Ephemeral5m int64 `json:"ephemeral_5m_input_tokens"`
+	Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
+}
+
+type serverToolUse struct {
+	WebSearch int64 `json:"web_search_requests"`
+	WebFetch  int64 `json:"web_fetch_requests"`
+}
+
+// A usageBuf holds a usage read directly, with its parts.
+type usageBuf struct {
+	u  claudeUsage
+	cc cacheCreation
+	st serverToolUse
 }
 
 // decodeUsage decodes a message's usage into *u as encoding/json does.
 // The usual object (integer counts, known keys once each, valid JSON) is
-// read directly; anything else is left to encoding/json, so that the
-// result and the errors are the same.
-func decodeUsage(v []byte, u **claudeUsage) error {
+// read directly, into ub (nil: a new one); anything else is left to
+// encoding/json, so that the result and the errors are the same.
+func decodeUsage(v []byte, u **claudeUsage, ub *usageBuf) error {
 	if string(v) == "null" {
 		*u = nil
 		return nil
 	}
 	// A second usage member merges into the first, as encoding/json does.
 	if *u == nil {
-		if fast, ok := fastUsage(v); ok {
+		if fast, ok := fastUsage(v, ub); ok {
 			*u = fast
 			return nil
 		}
@@ -253,10 +273,14 @@ var (
 	serverToolKeys    = []string{"web_search_requests", "web_fetch_requests"}
 )
 
-// fastUsage reads a usage object that is valid JSON; false means "ask
-// encoding/json".
-func fastUsage(v []byte) (*claudeUsage, bool) {
-	u := &claudeUsage{}
+// fastUsage reads a usage object that is valid JSON into ub (nil: a new
+// one); false means "ask encoding/json".
+func fastUsage(v []byte, ub *usageBuf) (*claudeUsage, bool) {
+	if ub == nil {
+		ub = &usageBuf{}
+	}
+	*ub = usageBuf{}
+	u := &ub.u
 	var seen uint
 	c := usageCheck{ok: true}
 	err := splitObject(v, func(key string, val []byte) error {
@@ -274,19 +298,13 @@ func fastUsage(v []byte) (*claudeUsage, bool) {
 			c.ok = c.ok && intValue(val, &u.CacheReadInputTokens)
 		case 4:
 			if string(val) != "null" {
-				cc := &struct {
-					Ephemeral5m int64 `json:"ephemeral_5m_input_tokens"`
-					Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
-				}{}
+				cc := &ub.cc
 				c.counts(val, cacheCreationKeys, &cc.Ephemeral5m, &cc.Ephemeral1h)
 				u.CacheCreation = cc
 			}
 		case 5:
 			if string(val) != "null" {
-				s := &struct {
-					WebSearch int64 `json:"web_search_requests"`
-					WebFetch  int64 `json:"web_fetch_requests"`
-				}{}
+				s := &ub.st
 				c.counts(val, serverToolKeys, &s.WebSearch, &s.WebFetch)
 				u.ServerToolUse = s
 			}
@@ -487,9 +505,9 @@ func (p *ClaudeParser) parse(line []byte) (_ *Record, wanted bool, err error) {
 		case "cwd":
 			l.Cwd, err = repeated(&p.last.cwd, key, val)
 		case "agentId":
-			l.AgentID, err = str(key, val)
+			l.AgentID, err = repeated(&p.last.agent, key, val)
 		case "requestId":
-			l.RequestID, err = str(key, val)
+			l.RequestID, err = repeated(&p.last.requestID, key, val)
 			l.empty = l.empty || string(val) == `""`
 		case "isApiErrorMessage":
 			l.IsAPIError = string(val) == "true"
@@ -517,7 +535,7 @@ func (p *ClaudeParser) parse(line []byte) (_ *Record, wanted bool, err error) {
 				l.mistyped = true
 			}
 		case "message":
-			l.Message, err = decodeMessage(val, memo, &p.last)
+			l.Message, err = decodeMessage(val, memo, &p.last, &p.msg, &p.usage)
 		case "compactMetadata":
 			m := l.CompactMetadata
 			err = decodeField(key, val, &m)
@@ -588,7 +606,7 @@ func (p *ClaudeParser) parse(line []byte) (_ *Record, wanted bool, err error) {
 	}
 	switch {
 	case (l.Type == "assistant" || l.Type == "") && l.Message != nil:
-		for _, b := range blocks(l.Message.Content, memo) {
+		for _, b := range blocks(l.Message.Content, memo, &p.blocks) {
 			if b.Type == "tool_use" && b.ID != "" && b.Name != "" {
 				rec.Calls = append(rec.Calls, ToolCall{ID: b.ID, Name: b.Name, Tool: ParseToolName(b.Name), Args: bytes.Clone(b.Input)})
 				wanted = wanted || b.wanted
@@ -596,12 +614,12 @@ func (p *ClaudeParser) parse(line []byte) (_ *Record, wanted bool, err error) {
 		}
 		if l.Type == "" {
 			var w bool
-			rec.Results, w = toolResults(l.Message.Content, arena, memo)
+			rec.Results, w = toolResults(l.Message.Content, arena, memo, &p.blocks)
 			wanted = wanted || w
 		}
 	case l.Type == "user" && l.Message != nil:
 		var w bool
-		rec.Results, w = toolResults(l.Message.Content, arena, memo)
+		rec.Results, w = toolResults(l.Message.Content, arena, memo, &p.blocks)
 		wanted = wanted || w
 	case l.Type == "system" && (l.Subtype == "compact_boundary" || l.Subtype == "microcompact_boundary"):
 		c := &Compaction{Trigger: strings.Clone(l.Subtype)}
@@ -765,10 +783,11 @@ func limitReset(content []byte) int64 {
 }
 
 // toolResults reads the tool_result blocks of a message's content, their
-// texts decoded through arena. It says whether one of them has its type
-// written as in patToolResult.
-func toolResults(content []byte, arena *textArena, memo *strMemo) (rs []ToolResult, wanted bool) {
-	for _, b := range blocks(content, memo) {
+// texts decoded through arena, the blocks split into buf as blocks splits
+// them. It says whether one of them has its type written as in
+// patToolResult.
+func toolResults(content []byte, arena *textArena, memo *strMemo, buf *[]claudeBlock) (rs []ToolResult, wanted bool) {
+	for _, b := range blocks(content, memo, buf) {
 		if b.Type == "tool_result" && b.ToolUseID != "" {
 			r := ToolResult{ID: b.ToolUseID, IsError: b.IsError}
 			r.addContent(b.Content, arena, memo)
@@ -780,13 +799,21 @@ func toolResults(content []byte, arena *textArena, memo *strMemo) (rs []ToolResu
 }
 
 // blocks splits a message's content when it is an array of blocks,
-// decoding only the members of interest.
-func blocks(content []byte, memo *strMemo) []claudeBlock {
+// decoding only the members of interest, into *buf (nil: a new slice),
+// which holds them until the next call.
+func blocks(content []byte, memo *strMemo, buf *[]claudeBlock) []claudeBlock {
 	content = bytes.TrimSpace(content)
 	if len(content) == 0 || content[0] != '[' {
 		return nil
 	}
 	var bs []claudeBlock
+	if buf != nil {
+		if cap(*buf) > maxBlocks {
+			*buf = nil
+		}
+		bs = (*buf)[:0]
+		defer func() { *buf = bs }()
+	}
 	splitArray(content, memo, func(v []byte) error {
 		var b claudeBlock
 		err := splitObjectMemo(v, memo, func(key string, v []byte) error {
@@ -817,6 +844,9 @@ func blocks(content []byte, memo *strMemo) []claudeBlock {
 	})
 	return bs
 }
+
+// maxBlocks is the most blocks kept from one line to the next.
+const maxBlocks = 256
 
 // view decodes a string member as str does, as a view of the line's
 // bytes where it has no escapes: for the values only looked at while the

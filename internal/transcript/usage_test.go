@@ -31,7 +31,7 @@ func FuzzDecodeUsage(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var want, got *claudeUsage
 		werr := decodeField("message.usage", b, &want)
-		gerr := decodeUsage(b, &got)
+		gerr := decodeUsage(b, &got, nil)
 		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
 			t.Fatalf("%s: error %v, want %v", b, gerr, werr)
 		}
@@ -42,7 +42,7 @@ func FuzzDecodeUsage(f *testing.F) {
 }
 
 func TestDecodeUsageTwice(t *testing.T) {
-	m, err := decodeMessage([]byte(`{"usage":{"input_tokens":1},"usage":{"output_tokens":2}}`), nil, &lastValues{})
+	m, err := decodeMessage([]byte(`{"usage":{"input_tokens":1},"usage":{"output_tokens":2}}`), nil, &lastValues{}, nil, nil)
 	if err != nil || m.Usage == nil || m.Usage.InputTokens != 1 || m.Usage.OutputTokens != 2 {
 		t.Fatalf("two usage members: %+v, %v; want them merged", m.Usage, err)
 	}
