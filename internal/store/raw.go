@@ -182,12 +182,21 @@ var errRowsDone = errors.New("rows read")
 // rowCall is rowFunc: it hands a row to its rowReader's each, and returns
 // NULL, or an error that ends the query once the reader is done.
 func rowCall(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	// Any query may call it (a view of a database read from the user's
+	// disk too), with any arguments: a panic here would unwind through
+	// SQLite's frames.
+	if len(args) == 0 {
+		return nil, fmt.Errorf("%s: no query named", rowFunc)
+	}
 	id, _ := args[0].(int64)
 	v, ok := rowReaders.Load(id)
 	if !ok {
 		return nil, fmt.Errorf("%s: no query reads rows %d", rowFunc, id)
 	}
 	r := v.(*rowReader)
+	if len(args)-1 != len(r.row.v) {
+		return nil, fmt.Errorf("%s: %d values for a row of %d", rowFunc, len(args)-1, len(r.row.v))
+	}
 	if r.done {
 		return nil, errRowsDone
 	}

@@ -399,3 +399,40 @@ func TestRowFuncElsewhere(t *testing.T) {
 		t.Errorf("rawRows read %d rows (want 2), returned %v", n, err)
 	}
 }
+
+// TestRowFuncArguments checks that rowFunc called with no arguments, as a
+// view of a database from the user's disk may call it, or with a reader's
+// id but not a row of its query, fails rather than panics.
+func TestRowFuncArguments(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(fmt.Sprintf(`CREATE VIEW messages(id, content) AS SELECT %s(), '{}'`, rowFunc)); err != nil {
+		t.Fatal(err)
+	}
+	var id, content any
+	if err := db.QueryRow(`SELECT id, content FROM messages`).Scan(&id, &content); err == nil {
+		t.Errorf("%s(): no error", rowFunc)
+	}
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	n := 0
+	err = s.rawRows(context.Background(), `SELECT 1, 2 UNION ALL SELECT 3, 4`, nil, func(r *rawRow) (bool, error) {
+		n++
+		rowReaders.Range(func(k, _ any) bool {
+			for _, more := range []string{"", ", 1", ", 1, 2, 3"} {
+				var v any
+				if err := db.QueryRow(fmt.Sprintf(`SELECT %s(%d%s)`, rowFunc, k, more)).Scan(&v); err == nil {
+					t.Errorf("%s(%d%s): no error", rowFunc, k, more)
+				}
+			}
+			return true
+		})
+		return true, nil
+	})
+	if err != nil || n != 2 {
+		t.Errorf("rawRows read %d rows (want 2), returned %v", n, err)
+	}
+}
