@@ -236,6 +236,12 @@ func (m *strMemo) lookup(b []byte, i int) (int, bool) {
 		return 0, false
 	}
 	ents := m.ents
+	// Past the last entry (the entries were full before the value's end):
+	// none to search for, which a line of more values than maxEnts would
+	// otherwise pay for each of the rest.
+	if len(ents) == 0 || start > ents[len(ents)-1].start {
+		return 0, false
+	}
 	k := m.next
 	if k >= len(ents) || ents[k].start != start {
 		k = m.child
