@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -250,6 +251,28 @@ func TestHostileHTTP(t *testing.T) {
 				time.Sleep(50 * time.Millisecond)
 			}
 		})
+	}
+}
+
+// TestHostileHTTPCancelNotice runs TestHostileHTTP again with the SDK
+// sending the notifications/cancelled of the call the budget cut before
+// the call returns (MCPGODEBUG=blockingcancelnotify=1, read once at
+// start, hence the second process). By default it sends it beside the
+// return, and the session's close waits for it now and then: to a server
+// that never answers, that POST lasted the SDK's own five seconds past
+// the budget, unless it ends with the measurement as every request does.
+func TestHostileHTTPCancelNotice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs TestHostileHTTP again in a second process")
+	}
+	if strings.Contains(os.Getenv("MCPGODEBUG"), "blockingcancelnotify") {
+		t.Skip("this process is the second one")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHostileHTTP$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "MCPGODEBUG=blockingcancelnotify=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestHostileHTTP/slowloris") {
+		t.Fatalf("TestHostileHTTP with MCPGODEBUG=blockingcancelnotify=1: %v\n%s", err, out)
 	}
 }
 

@@ -39,9 +39,49 @@ type httpTap struct {
 	headers      map[string]string
 	max          int
 	discoverWait time.Duration // 0: none
+	// budget is the measurement's context: every request ends with it,
+	// whatever context it was sent with (the SDK sends some under a
+	// context of its own, such as the notifications/cancelled of a call
+	// the budget cut, which a server that never answers would otherwise
+	// hold open for the SDK's own five seconds after the budget is spent).
+	budget context.Context
 }
 
 func (h *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
+	if h.budget == nil {
+		return h.send(req)
+	}
+	if err := context.Cause(h.budget); err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	ctx, cancel := context.WithCancelCause(req.Context())
+	stop := context.AfterFunc(h.budget, func() { cancel(context.Cause(h.budget)) })
+	release := func() { stop(); cancel(nil) }
+	resp, err := h.send(req.WithContext(ctx))
+	if err != nil {
+		release()
+		return nil, err
+	}
+	resp.Body = releaseOnClose{resp.Body, release}
+	return resp, nil
+}
+
+// releaseOnClose calls release once the body is closed.
+type releaseOnClose struct {
+	io.ReadCloser
+	release func()
+}
+
+func (c releaseOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.release()
+	return err
+}
+
+func (h *httpTap) send(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
 	if originOf(r.URL) == h.origin {
 		for k, v := range h.headers {
@@ -239,7 +279,7 @@ func captureHTTP(ctx context.Context, t Target, o Options, protocolVersion, kind
 	if testRootCAs != nil {
 		base.TLSClientConfig = &tls.Config{RootCAs: testRootCAs}
 	}
-	tap := &httpTap{base: base, rec: rec, origin: originOf(u), headers: t.Headers, max: o.MaxResponseBytes}
+	tap := &httpTap{base: base, rec: rec, origin: originOf(u), headers: t.Headers, max: o.MaxResponseBytes, budget: ctx}
 	if kind == "sse" && protocolVersion == "" {
 		// The legacy HTTP+SSE transport predates server/discover.
 		protocolVersion = legacyProtocolVersion
