@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 )
 
 // The rollups (migrations 006 and 010) are kept by triggers, row by row, except
@@ -68,6 +69,18 @@ ON CONFLICT (bucket, source, session_id, project, server, tool, plugin) DO UPDAT
 	estimated_tokens = estimated_tokens + excluded.estimated_tokens, non_text = non_text + excluded.non_text;
 DELETE FROM meta WHERE key = 'rollups_deferred';`
 
+// The sub-agent file of a row, in fillRollups: only an older-style
+// sub-agent file (one that names no session) has one.
+const (
+	requestAgentFile = `coalesce((SELECT f.agent_id FROM files f WHERE f.id = r.file_id AND f.session_id = '' AND f.agent_id <> ''), '')`
+	toolAgentFile    = `coalesce((SELECT f.agent_id FROM files f WHERE f.id = coalesce(t.call_file_id, t.result_file_id) AND f.session_id = '' AND f.agent_id <> ''), '')`
+)
+
+// fillRollupsNoAgentFiles is fillRollups for a store that has no
+// older-style sub-agent file, where every row's agent_file is the empty
+// string: it spares a look-up in files a row (a tenth of the fill).
+var fillRollupsNoAgentFiles = strings.NewReplacer(requestAgentFile, "''", toolAgentFile, "''").Replace(fillRollups)
+
 // deferRollups leaves the triggers idle until fillDeferredRollups.
 func deferRollups(tx *sql.Tx) error {
 	_, err := tx.Exec(`INSERT OR IGNORE INTO meta (key, value) VALUES ('rollups_deferred', x'01')`)
@@ -99,11 +112,16 @@ func (s *Store) fillDeferredRollups(ctx context.Context) error {
 		if err := restoreTriggers(tx); err != nil {
 			return err
 		}
-		var deferred bool
-		if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'rollups_deferred')`).Scan(&deferred); err != nil || !deferred {
+		var deferred, agentFiles bool
+		if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'rollups_deferred'),
+			EXISTS (SELECT 1 FROM files WHERE session_id = '' AND agent_id <> '')`).Scan(&deferred, &agentFiles); err != nil || !deferred {
 			return err
 		}
-		_, err := tx.Exec(fillRollups)
+		q := fillRollupsNoAgentFiles
+		if agentFiles {
+			q = fillRollups
+		}
+		_, err := tx.Exec(q)
 		return err
 	})
 	if err != nil {

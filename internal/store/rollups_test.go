@@ -248,3 +248,85 @@ func TestToolRollupsFillPastInt64(t *testing.T) {
 		t.Fatalf("a rollup past an int64 answered (%v)", last)
 	}
 }
+
+// rollupRows is every row of the three rollups, as text, in order.
+func rollupRows(t *testing.T, s *Store) []string {
+	t.Helper()
+	var out []string
+	for _, q := range []string{
+		`SELECT 'r', *, typeof(cost_usd), typeof(input) FROM request_rollup ORDER BY bucket, source, session_id, agent_file, model, project, speed, recorded, band`,
+		`SELECT 't', *, typeof(result_tokens) FROM tool_rollup ORDER BY bucket, source, session_id, agent_file, project, mcp`,
+		`SELECT 'u', *, typeof(result_tokens) FROM tool_use_rollup ORDER BY bucket, source, session_id, project, server, tool, plugin`,
+	} {
+		rows, err := s.db.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%q", vals))
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// TestFillRollupsAgentFiles checks that the fill a first ingest chose, the
+// one without the look-up of older-style sub-agent files when the store
+// has none, gives the rollups the fill with it gives, row for row, and
+// that a store with such files gets the look-up.
+func TestFillRollupsAgentFiles(t *testing.T) {
+	if fillRollupsNoAgentFiles == fillRollups || strings.Contains(fillRollupsNoAgentFiles, "FROM files") ||
+		strings.Count(fillRollups, requestAgentFile) != 1 || strings.Count(fillRollups, toolAgentFile) != 1 {
+		t.Fatal("fillRollupsNoAgentFiles is not fillRollups without its two look-ups in files")
+	}
+	for _, quirks := range []bool{false, true} {
+		t.Run(fmt.Sprintf("quirks=%v", quirks), func(t *testing.T) {
+			home := t.TempDir()
+			o := transcripttest.Small()
+			o.Quirks = quirks
+			if _, err := transcripttest.Generate(home, o); err != nil {
+				t.Fatal(err)
+			}
+			s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+			ingest(t, s, home)
+			var agentFiles int
+			if err := s.db.QueryRow(`SELECT count(*) FROM files WHERE session_id = '' AND agent_id <> ''`).Scan(&agentFiles); err != nil {
+				t.Fatal(err)
+			}
+			if (agentFiles > 0) != quirks {
+				t.Fatalf("%d older-style sub-agent files in the store of a tree with quirks %v", agentFiles, quirks)
+			}
+			got := rollupRows(t, s)
+			if len(got) == 0 {
+				t.Fatal("no rollups")
+			}
+			if _, err := s.db.Exec(fillRollups); err != nil {
+				t.Fatal(err)
+			}
+			want := rollupRows(t, s)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("the first ingest's rollups differ from fillRollups' (%d and %d rows)", len(got), len(want))
+			}
+			if quirks {
+				// Without the look-up, the rows of the sub-agent files lose their agent_file.
+				if _, err := s.db.Exec(fillRollupsNoAgentFiles); err != nil {
+					t.Fatal(err)
+				}
+				if strings.Join(rollupRows(t, s), "\n") == strings.Join(want, "\n") {
+					t.Fatal("the fill without the look-up gives the same rollups on a store with sub-agent files: the test shows nothing")
+				}
+			}
+		})
+	}
+}
