@@ -15,16 +15,6 @@ import (
 
 // testOptions are small budgets and limits, so that every hostile case
 // ends quickly.
-func testOptions() Options {
-	return Options{
-		Timeout:          5 * time.Second, // generous: the machine may be busy
-		KillGrace:        400 * time.Millisecond,
-		MaxResponseBytes: 1 << 20,
-		MaxPages:         20,
-		MaxTools:         10000,
-	}
-}
-
 // TestStdioClasses runs each hostile behaviour of testdata/stdioserver and
 // checks its class, its detail, its time bound and that no process of it
 // is left.

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -93,16 +92,6 @@ func BenchmarkPerToolOursParallel(b *testing.B) {
 			}
 		}
 	})
-}
-
-// cpuTime returns the process's CPU time. Shared machines are noisy; CPU
-// time is steadier than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkCorpusRatio counts the concatenated corpus with both
