@@ -139,6 +139,37 @@ func TestMigrations(t *testing.T) {
 	}
 }
 
+// TestOpenURIPath: a store whose path holds the characters of a URI's
+// escapes, query and fragment is opened, read and written at that path,
+// not at the path cut at "#" or "?" or unescaped ("a#b.db" opened "a").
+func TestOpenURIPath(t *testing.T) {
+	for _, name := range []string{"a#b.db", "c?mode=memory", "d%41.db", "%", "e?f#g%2"} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, name)
+		s := open(t, path)
+		key := append([]byte{}, s.key...)
+		s.Close()
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != 1 || entries[0].Name() != name {
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			t.Errorf("%q: the folder holds %q", name, names)
+			continue
+		}
+		r, err := OpenReadOnly(path)
+		if err != nil {
+			t.Errorf("%q: read-only: %v", name, err)
+			continue
+		}
+		if !bytes.Equal(r.key, key) {
+			t.Errorf("%q: read-only, another store", name)
+		}
+		r.Close()
+	}
+}
+
 // totals is a store's content in a comparable form.
 func totals(t *testing.T, s *Store) string {
 	t.Helper()

@@ -78,7 +78,7 @@ func ExportGoose(path string) ([]byte, error) {
 	if err := copySnapshot(path+"-wal", cp+"-wal"); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(cp)+"?_pragma=busy_timeout(2000)")
+	db, err := sql.Open("sqlite", sqliteURI(cp)+"?_pragma=busy_timeout(2000)")
 	if err != nil {
 		return nil, err
 	}

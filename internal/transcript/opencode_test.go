@@ -200,3 +200,27 @@ func FuzzOpencodeMessage(f *testing.F) {
 		}
 	})
 }
+
+// TestOpencodeDBURIPath: an opencode.db in a folder whose name holds the
+// characters of a URI's escapes, query and fragment is read where it is,
+// not at the path cut at "#" or "?" or unescaped.
+func TestOpencodeDBURIPath(t *testing.T) {
+	for _, name := range []string{"C#", "a?mode=memory", "x%41", "%", "sp ace"} {
+		made := filepath.Join(t.TempDir(), "plain")
+		if err := os.Mkdir(made, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		w := transcripttest.OpencodeDB(t, filepath.Join(made, "opencode.db"), false)
+		w.Message("msg_1", "ses_1", 1764321101000, `{"role":"assistant","time":{"created":1764321101000},"modelID":"claude-sonnet-4-5","providerID":"anthropic","path":{"cwd":"/p"},"cost":0,"tokens":{"input":10,"output":20,"reasoning":5,"cache":{"read":30,"write":40}}}`)
+		w.Close()
+		dir := filepath.Join(filepath.Dir(made), name)
+		if err := os.Rename(made, dir); err != nil {
+			t.Fatal(err)
+		}
+		items, err := transcript.ReadOpencodeDB(context.Background(), filepath.Join(dir, "opencode.db"))
+		if err != nil || len(items) != 1 || items[0].Rec == nil || items[0].Rec.Request.Usage.Output != 25 {
+			b, _ := json.Marshal(items)
+			t.Errorf("%q: %v %s", name, err, b)
+		}
+	}
+}
