@@ -305,3 +305,35 @@ func TestOpenNotRegular(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenNewStoreOwnerOnly: a store made where others may read the
+// folder (a --db path of the user's choosing), under the usual umask, is
+// readable by its owner alone, and so are SQLite's log and shared-memory
+// files beside it: the store holds the arguments' hash key and the
+// projects' paths.
+func TestOpenNewStoreOwnerOnly(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "usage.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			if p == path {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, want 0600", filepath.Base(p), fi.Mode().Perm())
+		}
+	}
+}

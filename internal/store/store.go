@@ -96,6 +96,14 @@ func Open(path string) (*Store, error) {
 			return nil, fmt.Errorf("creating the store's folder: %w", err)
 		}
 	}
+	// A new store is made readable by its owner alone, as the folder is:
+	// it holds the key of the arguments' hashes, the projects' paths and
+	// the sessions, and a store named with --db may sit in a folder other
+	// users can read (SQLite would make it 0644 under the usual umask).
+	// SQLite gives its log and shared-memory files the mode of the store.
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	}
 	// The journal mode is set by setWAL, not here: see there. The log is
 	// copied into the database (and both synced) every walPages pages
 	// written rather than SQLite's 1,000: an ingest rewrites the same
