@@ -55,6 +55,7 @@ import (
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
+	"github.com/mcpcost/mcpcost/internal/sqliteuri"
 	"github.com/mcpcost/mcpcost/internal/tmpdir"
 )
 
@@ -114,7 +115,7 @@ func Open(path string) (*Store, error) {
 	// (synchronous=NORMAL), more of them than before, each with its
 	// files' offsets, so that the next ingest reads their lines again.
 	// The log takes up to walPages pages of disk while the store is open.
-	dsn := sqliteURI(path) +
+	dsn := sqliteuri.Of(path) +
 		"?_pragma=busy_timeout(30000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate" +
 		"&_pragma=wal_autocheckpoint(" + strconv.Itoa(walPages) + ")"
 	db, err := sql.Open("sqlite", dsn)
@@ -287,22 +288,12 @@ func OpenReadOnly(path string) (*Store, error) {
 	return s, nil
 }
 
-// sqliteURI is path as the file: URI SQLite opens (the driver hands it
-// URIs): its %, ? and # escaped, which SQLite would otherwise read as an
-// escape, the query and the fragment, opening another file ("a#b.db"
-// opened "a").
-func sqliteURI(path string) string {
-	return "file:" + uriEscaper.Replace(filepath.ToSlash(path))
-}
-
-var uriEscaper = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
-
 // openRO opens path read-only (with extra DSN parameters) and reads its
 // schema version.
 func openRO(path, extra string) (*sql.DB, int, error) {
 	// mode=ro opens the file read-only; query_only refuses every write
 	// statement, temporary tables included.
-	dsn := sqliteURI(path) + "?mode=ro&_pragma=busy_timeout(30000)&_pragma=query_only(1)" + extra
+	dsn := sqliteuri.Of(path) + "?mode=ro&_pragma=busy_timeout(30000)&_pragma=query_only(1)" + extra
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, 0, err

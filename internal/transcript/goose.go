@@ -14,6 +14,7 @@ import (
 
 	_ "modernc.org/sqlite" // Goose's sessions.db
 
+	"github.com/mcpcost/mcpcost/internal/sqliteuri"
 	"github.com/mcpcost/mcpcost/internal/tmpdir"
 )
 
@@ -78,7 +79,7 @@ func ExportGoose(path string) ([]byte, error) {
 	if err := copySnapshot(path+"-wal", cp+"-wal"); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", sqliteURI(cp)+"?_pragma=busy_timeout(2000)")
+	db, err := sql.Open("sqlite", sqliteuri.Of(cp)+"?_pragma=busy_timeout(2000)")
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"github.com/mcpcost/mcpcost/internal/sqliteuri"
 )
 
 // opencode (sst/opencode) keeps its sessions under $OPENCODE_DATA_DIR,
@@ -248,16 +250,6 @@ func ReadOpencodeFile(data []byte, path string) []Item {
 	return []Item{{Line: 1, Rec: rec}}
 }
 
-// sqliteURI is path as the file: URI SQLite opens (the driver hands it
-// URIs): its %, ? and # escaped, which SQLite would otherwise read as an
-// escape, the query and the fragment, opening another file (a data
-// folder "C#" opened "C").
-func sqliteURI(path string) string {
-	return "file:" + uriEscaper.Replace(filepath.ToSlash(path))
-}
-
-var uriEscaper = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
-
 // ReadOpencodeDB reads an opencode.db: its messages, then its tool parts,
 // each row an item whose Line is its number in that order (messages
 // first). The agent's database is never written to and no lock is taken
@@ -267,7 +259,7 @@ var uriEscaper = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 // never kept waiting. A copy taken while opencode checkpoints may be
 // torn: the read fails with an error, and the next one reads it again.
 func ReadOpencodeDB(ctx context.Context, path string) ([]Item, error) {
-	dsn := sqliteURI(path) + "?mode=ro&immutable=1&_pragma=query_only(1)"
+	dsn := sqliteuri.Of(path) + "?mode=ro&immutable=1&_pragma=query_only(1)"
 	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
 		dir, err := os.MkdirTemp("", "mcpcost-opencode-")
 		if err != nil {
@@ -279,7 +271,7 @@ func ReadOpencodeDB(ctx context.Context, path string) ([]Item, error) {
 				return nil, err
 			}
 		}
-		dsn = sqliteURI(filepath.Join(dir, "opencode.db")) + "?_pragma=busy_timeout(5000)"
+		dsn = sqliteuri.Of(filepath.Join(dir, "opencode.db")) + "?_pragma=busy_timeout(5000)"
 	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
