@@ -386,13 +386,13 @@ func (m *Machine) openLocal(ctx context.Context, o StoreOptions) (st *store.Stor
 		}
 		st, err := open(path)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, damagedHint(path, err)
 		}
 		setSelf(st, machine, user)
 		return st, nil, nil
 	}
 	if st, err = store.Open(path); err != nil {
-		return nil, nil, err
+		return nil, nil, damagedHint(path, err)
 	}
 	setSelf(st, machine, user)
 	if stats, err = m.ingest(ctx, st, path, IngestOptions{Progress: o.Progress}); err != nil {
@@ -400,6 +400,18 @@ func (m *Machine) openLocal(ctx context.Context, o StoreOptions) (st *store.Stor
 		return nil, nil, err
 	}
 	return st, stats, nil
+}
+
+// damagedHint gives a store that SQLite finds is not a database, or is
+// damaged, the way out: mcpcost has not changed it, and a new store is
+// made from the transcripts, which hold everything it was made of but
+// what a pull from a shared store brought.
+func damagedHint(path string, err error) error {
+	if !store.Damaged(err) {
+		return err
+	}
+	return WithHint(err, "the file is not an mcpcost store, or is damaged (mcpcost has not changed it): move it aside (mv "+
+		shellQuote(path)+" "+shellQuote(path+".damaged")+") and run again to make a new one from the transcripts, or name another store with --db")
 }
 
 // sharedHint is what a report says when the shared store cannot be

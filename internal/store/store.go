@@ -53,7 +53,8 @@ import (
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+	"modernc.org/sqlite" // the database/sql driver "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/mcpcost/mcpcost/internal/sqliteuri"
 	"github.com/mcpcost/mcpcost/internal/tmpdir"
@@ -493,6 +494,20 @@ func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 // isBusy reports whether err is SQLite's "database is locked".
 func isBusy(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked"))
+}
+
+// Damaged reports whether err is SQLite's finding that a store file is
+// not a database or is damaged (SQLITE_NOTADB, SQLITE_CORRUPT).
+func Damaged(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code() & 0xff {
+	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
+		return true
+	}
+	return false
 }
 
 // busy explains SQLite's "database is locked".
