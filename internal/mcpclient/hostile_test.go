@@ -285,3 +285,39 @@ func openResponses(t *testing.T, base string) string {
 	b, _ := io.ReadAll(resp.Body)
 	return strings.TrimSpace(string(b))
 }
+
+// TestHostileHTTPHugeErrorBody: a server that answers with HTTP 400 and a
+// body without end, as fast as loopback carries it, is classified from
+// its status within the budget, and what the capture allocates stays
+// bounded (the SDK reads an error body whole to find a JSON-RPC error in
+// it: 4 GB in a 5 s budget, and 12 s, before error bodies were cut).
+func TestHostileHTTPHugeErrorBody(t *testing.T) {
+	base := startHTTPServer(t, "huge-error")
+	o := testOptions()
+	o.Timeout = 3 * time.Second
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	r := Measure(context.Background(), Target{URL: base + "/mcp"}, o)
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("%s in %v, %d MB allocated (%s)", r.Status, elapsed.Round(time.Millisecond), alloc>>20, r.Detail)
+	if r.Status != StatusProtocolError || !strings.Contains(r.Detail, "HTTP 400") {
+		t.Errorf("%s (%s), want protocol-error naming HTTP 400", r.Status, r.Detail)
+	}
+	if bound := o.Timeout; elapsed > bound {
+		t.Errorf("took %v, bound %v", elapsed, bound)
+	}
+	if alloc > 64<<20 {
+		t.Errorf("allocated %d MB, bound 64 MB", alloc>>20)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for openResponses(t, base) != "0" {
+		if time.Now().After(deadline) {
+			t.Errorf("responses still being written after Measure returned")
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -152,16 +152,33 @@ func (h *httpTap) roundTrip(r *http.Request) (*http.Response, error) {
 	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	h.rec.noteHTTP(httpExchange{Method: r.Method, Status: resp.StatusCode, WWWAuthenticate: resp.Header.Get("WWW-Authenticate"), ContentType: ct})
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		switch ct {
-		case "application/json":
-			resp.Body = &jsonBodyTap{rc: resp.Body, rec: h.rec, max: h.max}
-		case "text/event-stream":
-			resp.Body = &sseTap{rc: resp.Body, rec: h.rec, max: h.max}
-		}
+	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
+		// The SDK reads an error body whole, for a JSON-RPC error in it;
+		// the status alone classifies the failure, so a body past the
+		// limit is cut, not read on.
+		resp.Body = limitedBody{io.LimitReader(resp.Body, maxErrorBody), resp.Body}
+		return resp, nil
+	}
+	switch ct {
+	case "application/json":
+		resp.Body = &jsonBodyTap{rc: resp.Body, rec: h.rec, max: h.max}
+	case "text/event-stream":
+		resp.Body = &sseTap{rc: resp.Body, rec: h.rec, max: h.max}
 	}
 	return resp, nil
 }
+
+// maxErrorBody is how much of a response with an error status is read.
+const maxErrorBody = 64 << 10
+
+// limitedBody reads at most what its Reader allows of a body, and closes
+// the body.
+type limitedBody struct {
+	io.Reader
+	body io.Closer
+}
+
+func (b limitedBody) Close() error { return b.body.Close() }
 
 // jsonBodyTap records a JSON response body once it has been read whole.
 type jsonBodyTap struct {

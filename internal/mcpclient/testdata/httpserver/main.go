@@ -21,6 +21,7 @@
 //	slowloris       trickles response headers, a byte every 100ms, without end
 //	slow-body       sends JSON response headers, then the body a byte every 100ms, without end
 //	endless-sse     answers every POST with an SSE stream of notifications, every 20ms, without the response
+//	huge-error      answers everything with HTTP 400 and a JSON body that never ends, as fast as it can
 //
 // In the hostile modes, GET /open answers how many trickling responses
 // are still being written (a response ends when a write to it fails).
@@ -201,6 +202,14 @@ func main() {
 				}
 				return rc.Flush()
 			}, 20*time.Millisecond)
+		})
+	case "huge-error":
+		mux.HandleFunc("/open", openCount)
+		chunk := bytes.Repeat([]byte(" "), 64<<10)
+		mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			trickle(func() error { return nil }, func() error { _, err := w.Write(chunk); return err }, 0)
 		})
 	default:
 		fmt.Fprintln(os.Stderr, "unknown mode", mode)
