@@ -321,3 +321,27 @@ func TestHostileHTTPHugeErrorBody(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestHostileHTTPHangingDelete: a server that never answers the DELETE
+// ending its session is measured in about the kill grace per capture, and
+// the DELETE is not left open. The SDK gives that DELETE five seconds of
+// its own, and each capture waited for them (a measurement of
+// milliseconds took 10 s of a 20 s budget).
+func TestHostileHTTPHangingDelete(t *testing.T) {
+	base := startHTTPServer(t, "hang-delete")
+	o := testOptions()
+	o.Timeout = 20 * time.Second
+	start := time.Now()
+	r := Measure(context.Background(), Target{URL: base + "/mcp"}, o)
+	elapsed := time.Since(start)
+	t.Logf("%s in %v (%s)", r.Status, elapsed.Round(time.Millisecond), r.Detail)
+	if r.Status != StatusMeasured {
+		t.Errorf("%s (%s), want measured", r.Status, r.Detail)
+	}
+	if bound := 2*o.KillGrace + 2*time.Second; elapsed > bound {
+		t.Errorf("took %v, bound %v (kill grace %v)", elapsed, bound, o.KillGrace)
+	}
+	if n := openResponses(t, base); n != "0" {
+		t.Errorf("%s DELETE requests still open after Measure returned", n)
+	}
+}
