@@ -119,6 +119,9 @@ func TestHostileStdio(t *testing.T) {
 		{mode: "daemon", env: map[string]string{"DAEMON_STDIO": "1"}, status: StatusMeasured},
 		{mode: "deep", status: StatusProtocolError, detail: "nests deeper than"},
 		{mode: "close-stdout", status: StatusProtocolError, detail: "closed its stdout"},
+		// It was told apart from close-stdout only by the write that
+		// failed: it read "closed its stdout" too.
+		{mode: "close-stdin", status: StatusProtocolError, detail: "closed its stdin before answering"},
 		{mode: "nonjson-flood", status: StatusProtocolError, detail: "stdout is not JSON-RPC"},
 		// 400,000 notifications in all (two captures), measured within
 		// the budget.
