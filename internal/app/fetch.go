@@ -28,6 +28,9 @@ func FetchMeasurement(ctx context.Context, raw string, max int64) ([]byte, error
 	ctx, cancel := context.WithTimeout(ctx, FetchTimeout)
 	defer cancel()
 	c := &http.Client{CheckRedirect: func(r *http.Request, via []*http.Request) error {
+		// No Referer: it would carry the URL's query, a token included,
+		// to wherever the redirect points.
+		r.Header.Del("Referer")
 		if len(via) >= 5 {
 			return fmt.Errorf("too many redirects")
 		}

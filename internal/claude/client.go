@@ -250,7 +250,7 @@ func (c *Client) do(ctx context.Context, endpoint string, body []byte) (int, htt
 	req.Header.Set("accept", "application/json")
 	hc := c.HTTP
 	if hc == nil {
-		hc = &http.Client{Timeout: 60 * time.Second}
+		hc = &http.Client{Timeout: 60 * time.Second, CheckRedirect: sameOrigin}
 	}
 	c.requests.Add(1)
 	resp, err := hc.Do(req)
@@ -264,6 +264,20 @@ func (c *Client) do(ctx context.Context, endpoint string, body []byte) (int, htt
 			redactURL(c.baseURL), c.redact(errText(err)))
 	}
 	return resp.StatusCode, resp.Header, data, nil
+}
+
+// sameOrigin follows a redirect only within the origin of the first
+// request: Go's client would send x-api-key on to any other (it drops
+// only Authorization and cookies there).
+func sameOrigin(next *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("redirected more than 10 times")
+	}
+	from, to := via[0].URL, next.URL
+	if !strings.EqualFold(from.Scheme, to.Scheme) || !strings.EqualFold(from.Host, to.Host) {
+		return fmt.Errorf("redirected to another origin, %s; the API key goes to %s alone", redactURL(to.String()), redactURL(from.String()))
+	}
+	return nil
 }
 
 // netError words a failure to reach the API.

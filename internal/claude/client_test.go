@@ -242,6 +242,32 @@ func TestCountToolsKeyEchoed(t *testing.T) {
 	}
 }
 
+// A base URL that redirects to another origin does not get the key sent
+// there (Go's client forwards every header but Authorization and cookies).
+func TestCountToolsRedirectKeepsKey(t *testing.T) {
+	keys := make(chan string, 4)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		keys <- r.Header.Get("x-api-key")
+		io.WriteString(w, `{"input_tokens":7}`)
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	c, _ := testClient(srv.URL, testKey)
+	_, err := c.CountTools(context.Background(), []byte(tools))
+	close(keys)
+	for k := range keys {
+		if k != "" {
+			t.Errorf("the other origin got x-api-key %q", k)
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "redirected to another origin") || strings.Contains(err.Error(), testKey) {
+		t.Errorf("error %v", err)
+	}
+}
+
 func TestCountToolsOffline(t *testing.T) {
 	// A port nothing listens on: take one, then close it.
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -58,3 +58,31 @@ func TestVerifyRemote(t *testing.T) {
 		}
 	}
 }
+
+// A redirect of --remote to another origin does not hand it the URL's
+// query: Go's client sends the previous URL as the Referer, and it held
+// the token.
+func TestVerifyRemoteRedirectSendsNoReferer(t *testing.T) {
+	pub, err := os.ReadFile(filepath.Join(testpeers.Shared(t), "published", "memory", "measurement.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	referers := make(chan string, 1)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		referers <- r.Header.Get("Referer")
+		w.Write(pub)
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/m.json", http.StatusFound)
+	}))
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	env := &Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Environ: func() []string { return nil }, Now: time.Now}
+	if code := Run(env, []string{"verify", "--remote", srv.URL + "/m.json?token=s3cretvalue"}); code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if ref := <-referers; ref != "" {
+		t.Errorf("the redirect's target was sent Referer %q", ref)
+	}
+}

@@ -6,7 +6,7 @@ import "strings"
 // from its detail: another protocol version can help only a server that
 // speaks MCP but not mcpcost's version of it, not one whose stdout is not
 // JSON-RPC, whose messages nest too deep or are too large, or that closed
-// its stdout.
+// its stdout or stdin.
 func ProtocolErrorHint(detail string) string {
 	switch {
 	case strings.HasPrefix(detail, "stdout is not JSON-RPC"):
@@ -15,6 +15,8 @@ func ProtocolErrorHint(detail string) string {
 		return "the server sent a message nested deeper than MCP clients read: no client can load it; report it to the server's authors"
 	case strings.Contains(detail, "closed its stdout") && strings.Contains(detail, "still runs"):
 		return "the server stopped answering on stdout but kept running; it may need an option to serve MCP over stdio, or be meant for another transport (a URL)"
+	case strings.Contains(detail, "closed its stdin") && strings.Contains(detail, "still runs"):
+		return "the server stopped reading its stdin but kept running; it may need an option to serve MCP over stdio, or be meant for another transport (a URL)"
 	case strings.Contains(detail, "-byte limit"), strings.Contains(detail, "bytes of results"),
 		strings.Contains(detail, "more than") && (strings.Contains(detail, "tools") || strings.Contains(detail, "pages")):
 		return "the server sends more than mcpcost reads of one server; its tools cannot be measured as they are"

@@ -15,6 +15,7 @@ func TestProtocolErrorHint(t *testing.T) {
 		{"stdout is not JSON-RPC: the server wrote more than 16 MiB there without a JSON-RPC message", "logs to stderr", false},
 		{"a message on stdout nests deeper than the 1000 levels the MCP SDK reads (1001 levels)", "nested deeper", false},
 		{"the server closed its stdout before answering the handshake (it had answered initialize), and still runs", "kept running", false},
+		{"the server closed its stdin before answering the handshake, and still runs", "stopped reading its stdin", false},
 		{"a message on stdout is larger than the 268435456-byte limit", "more than mcpcost reads", false},
 		{"tools/list returned more than 10000 tools", "more than mcpcost reads", false},
 		{"tools/list returned more than 1000 pages", "more than mcpcost reads", false},

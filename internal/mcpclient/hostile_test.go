@@ -119,6 +119,9 @@ func TestHostileStdio(t *testing.T) {
 		{mode: "daemon", env: map[string]string{"DAEMON_STDIO": "1"}, status: StatusMeasured},
 		{mode: "deep", status: StatusProtocolError, detail: "nests deeper than"},
 		{mode: "close-stdout", status: StatusProtocolError, detail: "closed its stdout"},
+		// It was told apart from close-stdout only by the write that
+		// failed: it read "closed its stdout" too.
+		{mode: "close-stdin", status: StatusProtocolError, detail: "closed its stdin before answering"},
 		{mode: "nonjson-flood", status: StatusProtocolError, detail: "stdout is not JSON-RPC"},
 		// 400,000 notifications in all (two captures), measured within
 		// the budget.
@@ -284,4 +287,64 @@ func openResponses(t *testing.T, base string) string {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return strings.TrimSpace(string(b))
+}
+
+// TestHostileHTTPHugeErrorBody: a server that answers with HTTP 400 and a
+// body without end, as fast as loopback carries it, is classified from
+// its status within the budget, and what the capture allocates stays
+// bounded (the SDK reads an error body whole to find a JSON-RPC error in
+// it: 4 GB in a 5 s budget, and 12 s, before error bodies were cut).
+func TestHostileHTTPHugeErrorBody(t *testing.T) {
+	base := startHTTPServer(t, "huge-error")
+	o := testOptions()
+	o.Timeout = 3 * time.Second
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	r := Measure(context.Background(), Target{URL: base + "/mcp"}, o)
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("%s in %v, %d MB allocated (%s)", r.Status, elapsed.Round(time.Millisecond), alloc>>20, r.Detail)
+	if r.Status != StatusProtocolError || !strings.Contains(r.Detail, "HTTP 400") {
+		t.Errorf("%s (%s), want protocol-error naming HTTP 400", r.Status, r.Detail)
+	}
+	if bound := o.Timeout; elapsed > bound {
+		t.Errorf("took %v, bound %v", elapsed, bound)
+	}
+	if alloc > 64<<20 {
+		t.Errorf("allocated %d MB, bound 64 MB", alloc>>20)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for openResponses(t, base) != "0" {
+		if time.Now().After(deadline) {
+			t.Errorf("responses still being written after Measure returned")
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestHostileHTTPHangingDelete: a server that never answers the DELETE
+// ending its session is measured in about the kill grace per capture, and
+// the DELETE is not left open. The SDK gives that DELETE five seconds of
+// its own, and each capture waited for them (a measurement of
+// milliseconds took 10 s of a 20 s budget).
+func TestHostileHTTPHangingDelete(t *testing.T) {
+	base := startHTTPServer(t, "hang-delete")
+	o := testOptions()
+	o.Timeout = 20 * time.Second
+	start := time.Now()
+	r := Measure(context.Background(), Target{URL: base + "/mcp"}, o)
+	elapsed := time.Since(start)
+	t.Logf("%s in %v (%s)", r.Status, elapsed.Round(time.Millisecond), r.Detail)
+	if r.Status != StatusMeasured {
+		t.Errorf("%s (%s), want measured", r.Status, r.Detail)
+	}
+	if bound := 2*o.KillGrace + 2*time.Second; elapsed > bound {
+		t.Errorf("took %v, bound %v (kill grace %v)", elapsed, bound, o.KillGrace)
+	}
+	if n := openResponses(t, base); n != "0" {
+		t.Errorf("%s DELETE requests still open after Measure returned", n)
+	}
 }

@@ -39,7 +39,8 @@ type httpTap struct {
 	headers      map[string]string
 	max          int
 	discoverWait time.Duration // 0: none
-	// budget is the measurement's context: every request ends with it,
+	// budget is the capture's context (the measurement's, ended also
+	// when the capture is): every request ends with it,
 	// whatever context it was sent with (the SDK sends some under a
 	// context of its own, such as the notifications/cancelled of a call
 	// the budget cut, which a server that never answers would otherwise
@@ -152,16 +153,33 @@ func (h *httpTap) roundTrip(r *http.Request) (*http.Response, error) {
 	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	h.rec.noteHTTP(httpExchange{Method: r.Method, Status: resp.StatusCode, WWWAuthenticate: resp.Header.Get("WWW-Authenticate"), ContentType: ct})
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		switch ct {
-		case "application/json":
-			resp.Body = &jsonBodyTap{rc: resp.Body, rec: h.rec, max: h.max}
-		case "text/event-stream":
-			resp.Body = &sseTap{rc: resp.Body, rec: h.rec, max: h.max}
-		}
+	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
+		// The SDK reads an error body whole, for a JSON-RPC error in it;
+		// the status alone classifies the failure, so a body past the
+		// limit is cut, not read on.
+		resp.Body = limitedBody{io.LimitReader(resp.Body, maxErrorBody), resp.Body}
+		return resp, nil
+	}
+	switch ct {
+	case "application/json":
+		resp.Body = &jsonBodyTap{rc: resp.Body, rec: h.rec, max: h.max}
+	case "text/event-stream":
+		resp.Body = &sseTap{rc: resp.Body, rec: h.rec, max: h.max}
 	}
 	return resp, nil
 }
+
+// maxErrorBody is how much of a response with an error status is read.
+const maxErrorBody = 64 << 10
+
+// limitedBody reads at most what its Reader allows of a body, and closes
+// the body.
+type limitedBody struct {
+	io.Reader
+	body io.Closer
+}
+
+func (b limitedBody) Close() error { return b.body.Close() }
 
 // jsonBodyTap records a JSON response body once it has been read whole.
 type jsonBodyTap struct {
@@ -279,7 +297,13 @@ func captureHTTP(ctx context.Context, t Target, o Options, protocolVersion, kind
 	if testRootCAs != nil {
 		base.TLSClientConfig = &tls.Config{RootCAs: testRootCAs}
 	}
-	tap := &httpTap{base: base, rec: rec, origin: originOf(u), headers: t.Headers, max: o.MaxResponseBytes, budget: ctx}
+	// The capture's requests end with it: once the session has been
+	// given the kill grace to close, whatever it still sends (the SDK's
+	// DELETE of the session, under five seconds of its own, to a server
+	// that never answers it) is cut, as a stdio server is killed.
+	conn, hangUp := context.WithCancelCause(ctx)
+	defer hangUp(nil)
+	tap := &httpTap{base: base, rec: rec, origin: originOf(u), headers: t.Headers, max: o.MaxResponseBytes, budget: conn}
 	if kind == "sse" && protocolVersion == "" {
 		// The legacy HTTP+SSE transport predates server/discover.
 		protocolVersion = legacyProtocolVersion
@@ -308,12 +332,17 @@ func captureHTTP(ctx context.Context, t Target, o Options, protocolVersion, kind
 		},
 	}
 	out = runSession(ctx, l, o, protocolVersion)
+	hangUp(errCaptureEnded)
 	out.waitClosed()
 	if out.fail != nil && kind == "http" {
 		legacyOnly = onlyLegacyRefusals(rec.exchanges())
 	}
 	return out, legacyOnly
 }
+
+// errCaptureEnded is the cause of the requests an HTTP capture still had
+// open when it ended.
+var errCaptureEnded = errors.New("the capture ended")
 
 // testRootCAs, when set by a test, are the roots TLS certificates are
 // verified against.

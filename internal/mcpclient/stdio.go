@@ -309,7 +309,7 @@ func (f *stdoutFilter) pump() {
 			}
 		}
 		if err == io.EOF {
-			f.ends.sawEOF()
+			f.ends.sawEOF("stdout")
 		}
 		if err != nil {
 			f.err = err
@@ -449,19 +449,31 @@ func (f *stdoutFilter) Close() error {
 	return f.c.Close()
 }
 
-// ends tells which end hung up first: the server (EOF on its stdout) or
-// mcpclient (closing the server's stdin). Only a server that hung up first
-// is to blame for its exit.
+// ends tells which end hung up first: the server (EOF on its stdout, or
+// its stdin closed under a write) or mcpclient (closing the server's
+// stdin). Only a server that hung up first is to blame for its exit.
 type ends struct {
 	mu       sync.Mutex
 	eof      bool
+	pipe     string // the server's pipe it closed first: "stdout" or "stdin"
 	weClosed bool
 }
 
-func (e *ends) sawEOF() {
+// sawEOF notes that the server closed pipe ("stdout" or "stdin").
+func (e *ends) sawEOF(pipe string) {
 	e.mu.Lock()
+	if !e.eof {
+		e.pipe = pipe
+	}
 	e.eof = true
 	e.mu.Unlock()
+}
+
+// closedPipe is the pipe the server closed first ("" if none).
+func (e *ends) closedPipe() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.pipe
 }
 
 // closing notes that mcpclient hangs up, and reports whether it is first.
@@ -526,7 +538,7 @@ func (t *stdinTap) Write(p []byte) (int, error) {
 	if errors.Is(err, syscall.EPIPE) {
 		// The server closed its stdin (it exited) before we closed
 		// anything: the hang-up is the server's, whatever the SDK does next.
-		t.ends.sawEOF()
+		t.ends.sawEOF("stdin")
 	}
 	return n, err
 }
@@ -584,7 +596,7 @@ func captureStdio(ctx context.Context, t Target, o Options, protocolVersion stri
 				if what == "the handshake" && rec.last("initialize") != nil {
 					what = "the handshake (it had answered initialize)"
 				}
-				return &failure{status: StatusProtocolError, detail: fmt.Sprintf("the server closed its stdout before answering %s, and still runs", what), stderrTail: p.stderrTail()}
+				return &failure{status: StatusProtocolError, detail: fmt.Sprintf("the server closed its %s before answering %s, and still runs", e.closedPipe(), what), stderrTail: p.stderrTail()}
 			}
 			return nil
 		},

@@ -21,6 +21,8 @@
 //	slowloris       trickles response headers, a byte every 100ms, without end
 //	slow-body       sends JSON response headers, then the body a byte every 100ms, without end
 //	endless-sse     answers every POST with an SSE stream of notifications, every 20ms, without the response
+//	hang-delete     Streamable HTTP at /mcp that never answers the DELETE ending a session
+//	huge-error      answers everything with HTTP 400 and a JSON body that never ends, as fast as it can
 //
 // In the hostile modes, GET /open answers how many trickling responses
 // are still being written (a response ends when a write to it fails).
@@ -201,6 +203,26 @@ func main() {
 				}
 				return rc.Flush()
 			}, 20*time.Millisecond)
+		})
+	case "hang-delete":
+		h := streamable(nil, false, false)
+		mux.HandleFunc("/open", openCount)
+		mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodDelete {
+				open.Add(1)
+				defer open.Add(-1)
+				<-r.Context().Done()
+				return
+			}
+			h.ServeHTTP(w, r)
+		}))
+	case "huge-error":
+		mux.HandleFunc("/open", openCount)
+		chunk := bytes.Repeat([]byte(" "), 64<<10)
+		mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			trickle(func() error { return nil }, func() error { _, err := w.Write(chunk); return err }, 0)
 		})
 	default:
 		fmt.Fprintln(os.Stderr, "unknown mode", mode)

@@ -38,6 +38,7 @@
 //	deep            a tool whose inputSchema nests 1200 levels (deeper than the SDK's limit of 1000)
 //	notify-flood    $NOTIFY (default 200000) notifications/message before answering tools/list
 //	close-stdout    answers initialize, then closes stdout and keeps running until stdin closes
+//	close-stdin     closes stdin, answers initialize and keeps stdout open until killed
 //	nonjson-flood   writes lines that are not JSON to stdout without end
 //	slow-modern     speaks 2026-07-28 only (server/discover; initialize is refused), and its first
 //	                launch (counter in $STATEFILE) starts 1.5s late
@@ -291,10 +292,17 @@ func main() {
 				caps["resources"] = map[string]any{}
 				r["instructions"] = "Use these tools for testing."
 			}
+			if mode == "close-stdin" {
+				// Closed before the answer, so that every later write fails.
+				os.Stdin.Close()
+				result(msg.ID, r)
+				time.Sleep(time.Hour)
+			}
 			result(msg.ID, r)
 			if mode == "close-stdout" {
 				os.Stdout.Close()
 			}
+
 			if mode == "deaf-pinger" {
 				for i := 0; ; i++ {
 					send(map[string]any{"jsonrpc": "2.0", "id": i, "method": "ping"})
