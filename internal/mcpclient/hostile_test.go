@@ -279,6 +279,35 @@ func TestHostileHTTPCancelNotice(t *testing.T) {
 	}
 }
 
+// TestHostileHTTPPingFlood: a server that answers tools/list with a stream
+// of ping requests without end, each of which the SDK answers with a POST
+// on a connection of its own (26,000 in 5 s, the machine's ports to it used
+// up), has its capture ended as a protocol error after maxServerRequests
+// answers, well within the budget.
+func TestHostileHTTPPingFlood(t *testing.T) {
+	base := startHTTPServer(t, "ping-flood")
+	o := testOptions()
+	o.Timeout, o.Once = 20*time.Second, true
+	start := time.Now()
+	r := Measure(context.Background(), Target{URL: base + "/mcp"}, o)
+	elapsed := time.Since(start)
+	if r.Status != StatusProtocolError || !strings.Contains(r.Detail, "more than 1000 requests of its own") {
+		t.Errorf("%s (%s), want a protocol error naming the flood", r.Status, r.Detail)
+	}
+	if elapsed > o.Timeout/2 {
+		t.Errorf("took %v of a %v budget", elapsed, o.Timeout)
+	}
+	resp, err := http.Get(base + "/answers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if n, _ := strconv.Atoi(strings.TrimSpace(string(body))); n > maxServerRequests || n < maxServerRequests/2 {
+		t.Errorf("the server received %d answers, want at most %d (and the flood reached)", n, maxServerRequests)
+	}
+}
+
 func openResponses(t *testing.T, base string) string {
 	resp, err := http.Get(base + "/open")
 	if err != nil {

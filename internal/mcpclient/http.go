@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -46,6 +47,33 @@ type httpTap struct {
 	// the budget cut, which a server that never answers would otherwise
 	// hold open for the SDK's own five seconds after the budget is spent).
 	budget context.Context
+	// hangUp ends the capture (its requests and the session's stream)
+	// when the server floods it; answers counts the answers sent to the
+	// server's own requests.
+	hangUp  context.CancelCauseFunc
+	answers atomic.Int64
+}
+
+// maxServerRequests is how many requests of its own a server may send
+// during one capture (pings, sampling, roots), each answered with a POST:
+// more ends the capture as a protocol error.
+const maxServerRequests = 1000
+
+// errServerFlood is the cause of the end of a capture whose server sent
+// more than maxServerRequests requests of its own.
+var errServerFlood = errors.New("the server sent too many requests of its own")
+
+// isAnswer reports whether a JSON-RPC message sent to the server is a
+// response (to a request of the server's): an id, a result or an error,
+// and no method.
+func isAnswer(body []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	return json.Unmarshal(body, &m) == nil && m.Method == nil && len(m.ID) > 0 && (len(m.Result) > 0 || len(m.Error) > 0)
 }
 
 func (h *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -96,6 +124,20 @@ func (h *httpTap) send(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		method, id := h.rec.outgoing(body)
+		if method == "" && isAnswer(body) {
+			// Each answer to a request of the server's (a ping, a
+			// sampling or roots request) is a POST of its own, on a
+			// connection of its own: a server that floods requests
+			// would use up the machine's ports to it within the budget.
+			if n := h.answers.Add(1); n > maxServerRequests {
+				f := failf(StatusProtocolError, "the server sent more than %d requests of its own (pings, sampling, roots) during the measurement; mcpcost answers at most %d", maxServerRequests, maxServerRequests)
+				h.rec.fail(f)
+				if h.hangUp != nil {
+					h.hangUp(errServerFlood)
+				}
+				return nil, errServerFlood
+			}
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		r.ContentLength = int64(len(body))
@@ -303,7 +345,7 @@ func captureHTTP(ctx context.Context, t Target, o Options, protocolVersion, kind
 	// that never answers it) is cut, as a stdio server is killed.
 	conn, hangUp := context.WithCancelCause(ctx)
 	defer hangUp(nil)
-	tap := &httpTap{base: base, rec: rec, origin: originOf(u), headers: t.Headers, max: o.MaxResponseBytes, budget: conn}
+	tap := &httpTap{base: base, rec: rec, origin: originOf(u), headers: t.Headers, max: o.MaxResponseBytes, budget: conn, hangUp: hangUp}
 	if kind == "sse" && protocolVersion == "" {
 		// The legacy HTTP+SSE transport predates server/discover.
 		protocolVersion = legacyProtocolVersion

@@ -23,6 +23,7 @@
 //	endless-sse     answers every POST with an SSE stream of notifications, every 20ms, without the response
 //	hang-delete     Streamable HTTP at /mcp that never answers the DELETE ending a session
 //	huge-error      answers everything with HTTP 400 and a JSON body that never ends, as fast as it can
+//	ping-flood      Streamable HTTP at /mcp that answers tools/list with an SSE stream of ping requests, as fast as it can, without the response; GET /answers counts the answers received
 //
 // In the hostile modes, GET /open answers how many trickling responses
 // are still being written (a response ends when a write to it fails).
@@ -224,6 +225,33 @@ func main() {
 			w.WriteHeader(http.StatusBadRequest)
 			trickle(func() error { return nil }, func() error { _, err := w.Write(chunk); return err }, 0)
 		})
+	case "ping-flood":
+		h := streamable(nil, false, false)
+		var answers atomic.Int64
+		mux.HandleFunc("/answers", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, answers.Load()) })
+		mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			switch {
+			case r.Method == http.MethodPost && bytes.Contains(body, []byte(`"method":"tools/list"`)):
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(http.StatusOK)
+				rc := http.NewResponseController(w)
+				n := 0
+				trickle(func() error { return rc.Flush() }, func() error {
+					n++
+					if _, err := fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"p%d\",\"method\":\"ping\"}\n\n", n); err != nil {
+						return err
+					}
+					return rc.Flush()
+				}, 0)
+			case r.Method == http.MethodPost && !bytes.Contains(body, []byte(`"method"`)):
+				answers.Add(1)
+				w.WriteHeader(http.StatusAccepted)
+			default:
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				h.ServeHTTP(w, r)
+			}
+		}))
 	default:
 		fmt.Fprintln(os.Stderr, "unknown mode", mode)
 		os.Exit(2)
