@@ -337,3 +337,45 @@ func TestOpenNewStoreOwnerOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenNewStoreOwnerOnlyThroughLink: a store path that is a symbolic
+// link to a file not yet made (a dotfile kept elsewhere), through a
+// second link and a relative one, gets the store made at the link's end,
+// readable by its owner alone; a link to a store that exists leaves it as
+// it is.
+func TestOpenNewStoreOwnerOnlyThroughLink(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "kept"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "kept", "usage.db")
+	if err := os.Symlink("kept/usage.db", filepath.Join(dir, "hop")); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "usage.db")
+	if err := os.Symlink(filepath.Join(dir, "hop"), link); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		s, err := Open(link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		fi, err := os.Stat(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("the store at the link's end: mode %v, want 0600", fi.Mode().Perm())
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("the link was replaced: %v", err)
+		}
+	}
+}

@@ -103,9 +103,7 @@ func Open(path string) (*Store, error) {
 	// the sessions, and a store named with --db may sit in a folder other
 	// users can read (SQLite would make it 0644 under the usual umask).
 	// SQLite gives its log and shared-memory files the mode of the store.
-	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
-		f.Close()
-	}
+	createPrivate(path)
 	// The journal mode is set by setWAL, not here: see there. The log is
 	// copied into the database (and both synced) every walPages pages
 	// written rather than SQLite's 1,000: an ingest rewrites the same
@@ -148,6 +146,35 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// createPrivate creates the file at path, readable by its owner alone,
+// when there is none, at the end of the symbolic links there (SQLite
+// follows them, and would create the file a link names with its own mode).
+// A file that exists is never opened: closing it would release the locks
+// SQLite holds on it for another connection of this process.
+func createPrivate(path string) {
+	for range 40 {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			f.Close()
+			return
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return // not a link: the store exists
+		}
+		if _, err := os.Stat(path); err == nil {
+			return // the link names a file that exists
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
 }
 
 // checkpointAside copies the write-ahead log into the store's file on
