@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcost/mcpcost/internal/cputime"
 	"github.com/mcpcost/mcpcost/internal/testpeers"
 )
 
@@ -48,7 +49,7 @@ func BenchmarkTransformCorpus(b *testing.B) {
 	data := benchCorpus(b)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	n := 0
 	for b.Loop() {
 		if _, err := Transform(data); err != nil {
@@ -63,7 +64,7 @@ func BenchmarkParseCorpus(b *testing.B) {
 	data := benchCorpus(b)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	n := 0
 	for b.Loop() {
 		if _, err := Parse(data); err != nil {
@@ -82,7 +83,7 @@ func BenchmarkAppendCorpus(b *testing.B) {
 	}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	n := 0
 	buf := make([]byte, 0, len(data))
 	for b.Loop() {
@@ -93,7 +94,7 @@ func BenchmarkAppendCorpus(b *testing.B) {
 }
 
 func reportCPU(b *testing.B, start time.Duration, bytes int) {
-	if d := cpuTime() - start; start > 0 && d > 0 {
+	if d := cputime.Process() - start; start > 0 && d > 0 {
 		b.ReportMetric(float64(bytes)/1e6/d.Seconds(), "MB/cpu-s")
 	}
 }
@@ -104,7 +105,7 @@ func BenchmarkStdlibCompactCorpus(b *testing.B) {
 	data := benchCorpus(b)
 	b.SetBytes(int64(len(data)))
 	var buf bytes.Buffer
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	n := 0
 	for b.Loop() {
 		buf.Reset()

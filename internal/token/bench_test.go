@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpcost/mcpcost/internal/cputime"
 )
 
 // benchCorpus returns the corpus the benchmarks run on: the shared corpus
@@ -119,16 +121,16 @@ func benchRatio(b *testing.B, texts []string) {
 	var ours, ref time.Duration
 	b.ResetTimer()
 	for b.Loop() {
-		t := cpuTime()
+		t := cputime.Process()
 		for _, s := range texts {
 			c.Count(s)
 		}
-		ours += cpuTime() - t
-		t = cpuTime()
+		ours += cputime.Process() - t
+		t = cputime.Process()
 		for _, s := range texts {
 			refCount(b, s)
 		}
-		ref += cpuTime() - t
+		ref += cputime.Process() - t
 	}
 	mb := float64(n) / 1e6 * float64(b.N)
 	b.ReportMetric(mb/ours.Seconds(), "ours-MB/cpu-s")
@@ -140,13 +142,13 @@ func benchRatio(b *testing.B, texts []string) {
 func BenchmarkColdStart(b *testing.B) {
 	var cpu time.Duration
 	for b.Loop() {
-		t := cpuTime()
+		t := cputime.Process()
 		c, err := newCounter()
 		if err != nil {
 			b.Fatal(err)
 		}
 		c.Count("x")
-		cpu += cpuTime() - t
+		cpu += cputime.Process() - t
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/op")
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcpcost/mcpcost/internal/cputime"
 	"github.com/mcpcost/mcpcost/internal/transcript"
 	"github.com/mcpcost/mcpcost/internal/transcript/transcripttest"
 )
@@ -115,7 +116,7 @@ func benchClaudeLines(b *testing.B, lines [][]byte) {
 	}
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for b.Loop() {
 		p := &transcript.ClaudeParser{SessionID: "s", ReuseText: true}
 		n := 0
@@ -133,7 +134,7 @@ func benchClaudeLines(b *testing.B, lines [][]byte) {
 			b.Fatal("no text")
 		}
 	}
-	if d := cpuTime() - cpu; cpu > 0 && d > 0 {
+	if d := cputime.Process() - cpu; cpu > 0 && d > 0 {
 		b.ReportMetric(float64(d.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }
