@@ -94,20 +94,8 @@ func (h *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
 		release()
 		return nil, err
 	}
-	resp.Body = releaseOnClose{resp.Body, release}
+	resp.Body = cancelOnClose{resp.Body, release}
 	return resp, nil
-}
-
-// releaseOnClose calls release once the body is closed.
-type releaseOnClose struct {
-	io.ReadCloser
-	release func()
-}
-
-func (c releaseOnClose) Close() error {
-	err := c.ReadCloser.Close()
-	c.release()
-	return err
 }
 
 func (h *httpTap) send(req *http.Request) (*http.Response, error) {
