@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -67,10 +68,13 @@ func toString(x any) string {
 // TestDedupCacheBounded ingests a generated tree with the readers'
 // quirks (copies of messages across files and sessions, sub-agent files,
 // gateways without request ids) in three parts, each file cut at random
-// points, then with files rewritten, once as an ingest does and once with
-// a de-duplication cache emptied before every batch and a filter that
-// is full from its first keys (every lookup goes to the store), and
-// checks that the two stores hold the same rows after each step.
+// points, then with files rewritten, once as an ingest does and three
+// times with a de-duplication cache emptied before every batch and a
+// filter that is full from its first keys (every lookup goes to the
+// writer's own index in the first ingest, or the store): with the
+// writer's own index, without it from the first batch on (requests_message
+// then built at once), and with it stopped after a few message ids. It
+// checks that the stores hold the same rows after each step.
 func TestDedupCacheBounded(t *testing.T) {
 	full := t.TempDir()
 	o := transcripttest.Small()
@@ -96,8 +100,14 @@ func TestDedupCacheBounded(t *testing.T) {
 		a, c := rnd.IntN(len(b)+1), rnd.IntN(len(b)+1)
 		data[p], cuts[p] = b, [3]int{min(a, c), max(a, c), len(b)}
 	}
-	homes := [2]string{t.TempDir(), t.TempDir()}
-	stores := [2]*Store{open(t, filepath.Join(t.TempDir(), "a.db")), open(t, filepath.Join(t.TempDir(), "b.db"))}
+	type variant struct{ cache, keys, own int }
+	variants := []variant{{dedupCache, filterKeys, ownKeys}, {0, 1, ownKeys}, {0, 1, -1}, {0, 1, 3}}
+	homes := make([]string, len(variants))
+	stores := make([]*Store, len(variants))
+	for i := range variants {
+		homes[i] = t.TempDir()
+		stores[i] = open(t, filepath.Join(t.TempDir(), "usage.db"))
+	}
 	write := func(p string, b []byte) {
 		rel, _ := filepath.Rel(full, p)
 		for _, h := range homes {
@@ -108,28 +118,29 @@ func TestDedupCacheBounded(t *testing.T) {
 			}
 		}
 	}
-	cache, keys := dedupCache, filterKeys
-	defer func() { dedupCache, filterKeys = cache, keys }()
+	cache, keys, own := dedupCache, filterKeys, ownKeys
+	defer func() { dedupCache, filterKeys, ownKeys = cache, keys, own }()
 	step := func(what string) {
 		t.Helper()
-		var dumps [2]string
+		dumps := make([]string, len(stores))
 		for i, s := range stores {
-			if i == 1 {
-				dedupCache, filterKeys = 0, 1
-			} else {
-				dedupCache, filterKeys = cache, keys
-			}
+			dedupCache, filterKeys, ownKeys = variants[i].cache, variants[i].keys, variants[i].own
 			ingest(t, s, homes[i])
 			dumps[i] = strings.ReplaceAll(storeDump(t, s), homes[i], "HOME")
-		}
-		if dumps[0] != dumps[1] {
-			a, b := strings.Split(dumps[0], "\n"), strings.Split(dumps[1], "\n")
-			for i := range min(len(a), len(b)) {
-				if a[i] != b[i] {
-					t.Fatalf("%s: the stores differ at row %d:\n%s\n%s", what, i, a[i], b[i])
-				}
+			if missing, err := s.missingIndexes(context.Background()); err != nil || missing {
+				t.Fatalf("%s: variant %d: indexes missing after the ingest (%v)", what, i, err)
 			}
-			t.Fatalf("%s: the stores differ: %d rows and %d", what, len(a), len(b))
+		}
+		for v := 1; v < len(dumps); v++ {
+			if dumps[0] != dumps[v] {
+				a, b := strings.Split(dumps[0], "\n"), strings.Split(dumps[v], "\n")
+				for i := range min(len(a), len(b)) {
+					if a[i] != b[i] {
+						t.Fatalf("%s: variant %d: the stores differ at row %d:\n%s\n%s", what, v, i, a[i], b[i])
+					}
+				}
+				t.Fatalf("%s: variant %d: the stores differ: %d rows and %d", what, v, len(a), len(b))
+			}
 		}
 		if len(dumps[0]) == 0 {
 			t.Fatalf("%s: nothing stored", what)

@@ -10,8 +10,7 @@ import (
 
 // bulkIndexes are the secondary indexes of the tables an ingest fills
 // (as migrations/001_init.sql creates them). A first ingest into an empty
-// store drops them (but requests_message, by which it looks up copies of
-// a message) and builds them once at its end, which costs far less than
+// store drops them and builds them once at its end, which costs far less than
 // keeping them up to date row by row. Open builds any that are
 // missing, so that a first ingest interrupted before its end leaves a
 // store that is complete again the next time it is opened.
@@ -25,6 +24,10 @@ var bulkIndexes = []struct{ name, create string }{
 	{"tool_calls_call_file", `CREATE INDEX IF NOT EXISTS tool_calls_call_file ON tool_calls (call_file_id)`},
 	{"tool_calls_result_file", `CREATE INDEX IF NOT EXISTS tool_calls_result_file ON tool_calls (result_file_id)`},
 }
+
+// messagesIndex is the index by which the writer looks up the stored
+// copies of a message (see writer.entries).
+var messagesIndex = bulkIndexes[0]
 
 // missingIndexesSQL is an SQL expression, true when any of the bulk
 // indexes is missing.
@@ -66,10 +69,12 @@ func (s *Store) buildIndexes(ctx context.Context) error {
 }
 
 // dropIndexesForFirstIngest drops the bulk indexes when the store holds
-// nothing yet, reporting whether it did. The check and the drop are one
-// transaction, so that rows another process wrote in between keep their
-// indexes.
-func (s *Store) dropIndexesForFirstIngest(ctx context.Context) (bool, error) {
+// nothing yet, reporting whether it did; requests_message too unless
+// keepMessages (the writer then looks copies up in its own index of the
+// requests it stored, see writer.own, and builds requests_message when
+// it stops keeping that). The check and the drop are one transaction, so
+// that rows another process wrote in between keep their indexes.
+func (s *Store) dropIndexesForFirstIngest(ctx context.Context, keepMessages bool) (bool, error) {
 	dropped := false
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var empty bool
@@ -80,7 +85,7 @@ func (s *Store) dropIndexesForFirstIngest(ctx context.Context) (bool, error) {
 			return nil
 		}
 		for _, ix := range bulkIndexes {
-			if ix.name == "requests_message" {
+			if ix.name == messagesIndex.name && keepMessages {
 				continue // the writer looks copies up by it (see writer.entries)
 			}
 			if _, err := tx.Exec(`DROP INDEX IF EXISTS ` + ix.name); err != nil {

@@ -63,7 +63,7 @@ func TestBulkIndexes(t *testing.T) {
 
 	// A first ingest that stops before its end leaves them dropped: the
 	// next Open builds them.
-	dropped, err := s.dropIndexesForFirstIngest(context.Background())
+	dropped, err := s.dropIndexesForFirstIngest(context.Background(), true)
 	if err != nil || dropped {
 		t.Fatalf("indexes of a store with rows dropped: %v, %v", dropped, err)
 	}

@@ -263,8 +263,12 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 	// is, so that what is read is what the file holds now, as before.
 	fresh := o.noLease || waited
 	jobs := plan(files, known, fresh, func(msg string) { st.warn(o.MaxWarnings, msg) })
+	// An ingest without the lease (tests that race two) may not be the
+	// only writer: it looks up copies in the store, as any other.
+	ownIndex := false
 	if len(known) == 0 && len(jobs) > 0 {
-		dropped, derr := s.dropIndexesForFirstIngest(ctx)
+		dropped, derr := s.dropIndexesForFirstIngest(ctx, o.noLease)
+		ownIndex = dropped && !o.noLease
 		if derr != nil {
 			return st, derr
 		}
@@ -321,6 +325,9 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 	go func() { wg.Wait(); close(batches) }()
 
 	w := &writer{s: s, o: o, st: st, owner: owner, total: len(jobs)}
+	if ownIndex {
+		w.own, w.ownMore, w.first = map[dedupKey]int64{}, map[dedupKey][]int64{}, true
+	}
 	if len(jobs) > 0 {
 		o.Progress(IngestStep{Phase: IngestStart, Total: len(jobs)})
 	}

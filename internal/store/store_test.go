@@ -1434,8 +1434,9 @@ func TestSettleQueryPlan(t *testing.T) {
 
 // TestEntriesQueryPlan checks that the writer looks up a message id's
 // stored requests through requests_message, with every index and with
-// those a first ingest keeps: a scan of the source's requests for each
-// lookup makes an ingest quadratic in the requests stored.
+// requests_message alone (a first ingest's, once its own index stopped):
+// a scan of the source's requests for each lookup makes an ingest
+// quadratic in the requests stored.
 func TestEntriesQueryPlan(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
 	for _, indexes := range []string{"with", "without"} {

@@ -152,7 +152,7 @@ func checkStoppedFirstIngest(t *testing.T, dir, home string, ref *Store, want, w
 	rests := copyTree(t, home, half, 0.5)
 	path := filepath.Join(dir, "usage.db")
 	s := open(t, path)
-	if dropped, err := s.dropIndexesForFirstIngest(context.Background()); err != nil || !dropped {
+	if dropped, err := s.dropIndexesForFirstIngest(context.Background(), true); err != nil || !dropped {
 		t.Fatalf("an empty store's indexes not dropped: %v, %v", dropped, err)
 	}
 	if got := triggers(t, s); got != "" {
@@ -160,7 +160,7 @@ func checkStoppedFirstIngest(t *testing.T, dir, home string, ref *Store, want, w
 	}
 	// A second drop (another process's first ingest, before this one
 	// wrote a row) keeps what the first saved.
-	if dropped, err := s.dropIndexesForFirstIngest(context.Background()); err != nil || !dropped {
+	if dropped, err := s.dropIndexesForFirstIngest(context.Background(), true); err != nil || !dropped {
 		t.Fatalf("an empty store's indexes not dropped again: %v, %v", dropped, err)
 	}
 	// A file row of no transcript, so that the ingests are not first ones.
@@ -224,7 +224,7 @@ func TestIdleTriggersKeptForPush(t *testing.T) {
 	if _, err := s.db.Exec(`INSERT INTO push_state (store) VALUES ('x')`); err != nil {
 		t.Fatal(err)
 	}
-	if dropped, err := s.dropIndexesForFirstIngest(context.Background()); err != nil || !dropped {
+	if dropped, err := s.dropIndexesForFirstIngest(context.Background(), true); err != nil || !dropped {
 		t.Fatalf("an empty store's indexes not dropped: %v, %v", dropped, err)
 	}
 	if got := triggers(t, s); got != want {
@@ -233,7 +233,7 @@ func TestIdleTriggersKeptForPush(t *testing.T) {
 	if _, err := s.db.Exec(`DELETE FROM push_state; DELETE FROM meta WHERE key = 'rollups_deferred'`); err != nil {
 		t.Fatal(err)
 	}
-	if dropped, err := s.dropIndexesForFirstIngest(context.Background()); err != nil || !dropped {
+	if dropped, err := s.dropIndexesForFirstIngest(context.Background(), true); err != nil || !dropped {
 		t.Fatalf("an empty store's indexes not dropped: %v, %v", dropped, err)
 	}
 	if got := triggers(t, s); got != "" {

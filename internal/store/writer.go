@@ -37,6 +37,24 @@ type writer struct {
 	known  keyFilter
 	seeds  [3]maphash.Seed
 	loaded bool
+	// own is, in a first ingest, the index of the requests stored since
+	// it began (when the store held none), in place of requests_message,
+	// which it dropped: the row id of each message id's first row by its
+	// key, ownMore those of its other rows, in the order they were
+	// inserted. Keeping requests_message up to date row by row wrote most
+	// of a first ingest's pages to the log (each commit rewrote the
+	// random leaves its new message ids landed on: 312,794 writes in a
+	// first ingest of 2 GB, 156,301 without it). It may name rows that
+	// are no longer stored, or another request's (a transaction rolled
+	// back, a file cleared): a row is read back by its id, its source and
+	// its message id, so that what it holds need only include every row
+	// stored. Past ownKeys message ids, or when the ingest may no longer be
+	// the only writer (its lease was taken), the writer builds
+	// requests_message and looks copies up in the store from then on
+	// (first: requests_message may be missing).
+	own     map[dedupKey]int64
+	ownMore map[dedupKey][]int64
+	first   bool
 	// paths interns the files' paths (and the sessions) the cache names.
 	paths map[string]string
 	gens  map[*job]int64 // each job's file generation after its first batch
@@ -191,6 +209,7 @@ func (c *dedupSlot) better(k *dedupSlot) bool {
 type pendingRequest struct {
 	args []any
 	slot *dedupSlot // nil for a request without a message id
+	key  dedupKey   // the message id's, with a slot
 }
 
 // errRaced means another process moved the file's offset: this batch's
@@ -261,7 +280,6 @@ func (w *writer) applyAll(ctx context.Context, bs []*batch) error {
 func (w *writer) write1(ctx context.Context, bs []*batch) error {
 	type counts struct{ requests, dups int }
 	got := make([]counts, len(bs))
-	w.startBatch()
 	err := w.s.tx(ctx, func(tx *sql.Tx) error {
 		for i, b := range bs {
 			n, d, err := w.writeBatch(tx, b)
@@ -294,10 +312,20 @@ func (w *writer) write1(ctx context.Context, bs []*batch) error {
 // writeBatch writes one batch in tx, returning its new requests and its
 // copies of requests already stored.
 func (w *writer) writeBatch(tx *sql.Tx, b *batch) (newRequests, dups int, err error) {
+	w.startBatch()
 	w.moved, w.affected = map[string]bool{}, map[string]bool{}
 	now := time.Now()
-	if _, err := w.exec(tx, `UPDATE ingest_lock SET expires_at = ? WHERE id = 1 AND owner = ?`, now.Add(leaseTime).UnixMilli(), w.owner); err != nil {
+	res, err := w.exec(tx, `UPDATE ingest_lock SET expires_at = ? WHERE id = 1 AND owner = ?`, now.Add(leaseTime).UnixMilli(), w.owner)
+	if err != nil {
 		return 0, 0, err
+	}
+	if w.own != nil {
+		// Another process that took the lease (this one stalled past it)
+		// may have stored copies of what comes: they are looked up in the
+		// store from now on.
+		if n, err := res.RowsAffected(); err != nil || n != 1 || len(w.own) > ownKeys {
+			w.leaveOwn()
+		}
 	}
 	j := b.job
 	var id, off, gen int64
@@ -565,7 +593,7 @@ func (w *writer) write(tx *sql.Tx, fileID int64, b *batch) (newReqs, dups int, e
 		pending = append(pending, p)
 		newReqs++
 	}
-	if err := insertPending(ins, pending); err != nil {
+	if err := w.insertPending(ins, pending); err != nil {
 		return 0, 0, err
 	}
 	if err := w.writeToolCalls(tx, fileID, b, &sp); err != nil {
@@ -699,7 +727,7 @@ func (w *writer) addRequest(tx *sql.Tx, upd *sql.Stmt, fileID int64, b *batch, l
 		return nil, true, nil
 	}
 	slot := &cand
-	slot.pending = &pendingRequest{args: args, slot: slot}
+	slot.pending = &pendingRequest{args: args, slot: slot, key: key}
 	entry.slot = slot
 	w.dedup[key] = append(entries, entry)
 	w.known.add(key)
@@ -708,7 +736,7 @@ func (w *writer) addRequest(tx *sql.Tx, upd *sql.Stmt, fileID int64, b *batch, l
 
 // insertPending inserts a batch's new requests, in the order they were
 // first seen, and gives each de-duplication slot its row id.
-func insertPending(ins *sql.Stmt, pending []*pendingRequest) error {
+func (w *writer) insertPending(ins *sql.Stmt, pending []*pendingRequest) error {
 	for _, p := range pending {
 		res, err := ins.Exec(p.args...)
 		if err != nil {
@@ -719,6 +747,7 @@ func insertPending(ins *sql.Stmt, pending []*pendingRequest) error {
 				return err
 			}
 			p.slot.pending = nil
+			w.addOwn(p.key, p.slot.id)
 		}
 	}
 	return nil
@@ -838,6 +867,13 @@ func (w *writer) loadDedup(tx *sql.Tx) error {
 	w.paths = map[string]string{}
 	w.seeds = [3]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
 	var n int
+	if w.own == nil && w.first {
+		// A first ingest that stopped keeping its own index looks copies up
+		// by requests_message from now on.
+		if _, err := tx.Exec(messagesIndex.create); err != nil {
+			return err
+		}
+	}
 	if err := tx.QueryRow(`SELECT count(*) FROM requests WHERE message_id <> ''`).Scan(&n); err != nil {
 		return err
 	}
@@ -847,6 +883,68 @@ func (w *writer) loadDedup(tx *sql.Tx) error {
 	w.loaded = true
 	return nil
 }
+
+// ownKeys is how many message ids, at most, the writer's own index holds
+// (see writer.own): about 10 MB. (A variable for the tests.)
+var ownKeys = 1 << 18
+
+// addOwn notes in the writer's own index that row id holds a request of
+// the message id whose key is key.
+func (w *writer) addOwn(key dedupKey, id int64) {
+	if w.own == nil {
+		return
+	}
+	first, ok := w.own[key]
+	switch {
+	case !ok:
+		w.own[key] = id
+	case first != id && !slices.Contains(w.ownMore[key], id):
+		w.ownMore[key] = append(w.ownMore[key], id)
+	}
+}
+
+// leaveOwn stops the writer's own index, between two batches: the next
+// look-up builds requests_message and reads the store (see loadDedup).
+func (w *writer) leaveOwn() {
+	if w.own != nil {
+		w.own, w.ownMore, w.loaded = nil, nil, false
+	}
+}
+
+// ownEntries are the stored requests of a message id by the writer's own
+// index (see writer.own), read back by their row ids in the order of
+// those ids, as entriesQuery reads them.
+func (w *writer) ownEntries(tx *sql.Tx, key dedupKey, src, msg string) ([]dedupEntry, error) {
+	first, ok := w.own[key]
+	if !ok {
+		return nil, nil
+	}
+	ids := append([]int64{first}, w.ownMore[key]...)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	st, err := w.stmt(tx, ownEntryQuery)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	var es []dedupEntry
+	for _, id := range ids {
+		rows, err := st.Query(id, src, msg)
+		if err != nil {
+			return nil, err
+		}
+		if es, err = w.scanEntries(rows, es); err != nil {
+			return nil, err
+		}
+	}
+	return es, nil
+}
+
+// ownEntryQuery reads the stored request of a row id (?1) when it is of
+// source ?2 and message id ?3, as entriesQuery reads it.
+const ownEntryQuery = `SELECT r.id, r.session_id, r.request_id, r.dedup_session, r.ts, r.sidechain,
+		r.input + r.output + r.cache_write_5m + r.cache_write_1h + r.cache_read, r.speed <> '', f.path, r.line
+	FROM requests r JOIN files f ON f.id = r.file_id WHERE r.id = ?1 AND r.source = ?2 AND r.message_id = ?3`
 
 // fillFilter makes the filter anew, for n keys and as many again, from
 // the stored requests' message ids and the cache's.
@@ -871,7 +969,8 @@ func (w *writer) fillFilter(tx *sql.Tx, n int) error {
 }
 
 // startBatch empties the cache when it holds more than dedupCache
-// message ids, between two batches (whose rows the store then holds).
+// message ids, between two batches (whose rows the store then holds, in
+// the transaction that wrote them).
 func (w *writer) startBatch() {
 	if w.loaded && len(w.dedup) > dedupCache {
 		w.dedup = map[dedupKey][]dedupEntry{}
@@ -883,8 +982,18 @@ func (w *writer) startBatch() {
 // from the cache, else from the store when the filter says it may hold
 // them, which then go into the cache.
 func (w *writer) entries(tx *sql.Tx, key dedupKey, src, msg string) ([]dedupEntry, error) {
-	if es, ok := w.dedup[key]; ok || !w.known.has(key) {
+	if es, ok := w.dedup[key]; ok {
 		return es, nil
+	}
+	if w.own != nil {
+		es, err := w.ownEntries(tx, key, src, msg)
+		if err == nil && es != nil {
+			w.dedup[key] = es
+		}
+		return es, err
+	}
+	if !w.known.has(key) {
+		return nil, nil
 	}
 	if w.known.full() {
 		var n int
@@ -904,8 +1013,20 @@ func (w *writer) entries(tx *sql.Tx, key dedupKey, src, msg string) ([]dedupEntr
 	if err != nil {
 		return nil, err
 	}
+	es, err := w.scanEntries(rows, nil)
+	if err != nil {
+		return nil, err
+	}
+	if es != nil {
+		w.dedup[key] = es
+	}
+	return es, nil
+}
+
+// scanEntries appends to es the stored requests rows holds (as
+// entriesQuery reads them), and closes rows.
+func (w *writer) scanEntries(rows *sql.Rows, es []dedupEntry) ([]dedupEntry, error) {
 	defer rows.Close()
-	var es []dedupEntry
 	for rows.Next() {
 		var (
 			slot                           dedupSlot
@@ -922,13 +1043,7 @@ func (w *writer) entries(tx *sql.Tx, key dedupKey, src, msg string) ([]dedupEntr
 		}
 		es = append(es, e)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if es != nil {
-		w.dedup[key] = es
-	}
-	return es, nil
+	return es, rows.Err()
 }
 
 // entriesQuery reads the stored requests of a source (?1) and message
