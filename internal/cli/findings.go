@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/findings"
 	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/usage"
 )
 
 func init() {
@@ -113,6 +114,9 @@ func runFindings(env *Env, args []string) int {
 			return fail(env, err)
 		}
 		return ExitOK
+	}
+	if rep.TokensCapped {
+		warnf(env, "%s", strings.TrimPrefix(usage.CappedNote, "warning: "))
 	}
 	switch {
 	case *asJSON:

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
+	"github.com/mcpcost/mcpcost/internal/usage"
 )
 
 func init() {
@@ -87,6 +89,9 @@ func runReport(env *Env, args []string) int {
 		return code
 	}
 	rep, ov := in.Report, in.Overview()
+	if ov.TokensCapped {
+		warnf(env, "%s", strings.TrimPrefix(usage.CappedNote, "warning: "))
+	}
 	var err error
 	switch {
 	case *asJSON:

@@ -146,6 +146,7 @@ func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Optio
 	if fs != nil {
 		r.Findings = fs
 	}
+	r.TokensCapped = r.capped()
 	return r, nil
 }
 

@@ -178,8 +178,8 @@ func joinConfigs(static *audit.Report, d *data, o Options) []ConfigUse {
 				cu.reqs = append(cu.reqs, r)
 				cu.sumRate += r.blendedRate()
 				cu.sess[sessionKey(r.source, r.session)] = true
-				in += r.inputTokens()
-				cached += r.t.CacheRead
+				in = addTokens(in, r.inputTokens())
+				cached = addTokens(cached, r.t.CacheRead)
 			}
 		}
 		cu.Requests = len(cu.reqs)

@@ -281,6 +281,23 @@ type Report struct {
 	// Timeline is the window by day, session and project, for the
 	// combined report (Overview); not part of the findings' JSON.
 	Timeline *Timeline `json:"-"`
+	// TokensCapped is set when a token sum of the findings reached the
+	// largest 64-bit integer, where sums stop rather than wrap: such a
+	// figure is a lower bound, not exact (usage.CappedNote says so in
+	// text). Only the sums of recorded counts can get there (a cache
+	// finding's writes and reads); result tokens are counted from text.
+	TokensCapped bool `json:"tokensCapped"`
+}
+
+// capped reports whether a token sum of r's findings stopped at
+// math.MaxInt64.
+func (r *Report) capped() bool {
+	for _, f := range r.Findings {
+		if ev, ok := f.Evidence.(CacheEvidence); ok && (ev.CacheWrites == math.MaxInt64 || ev.CacheReads == math.MaxInt64) {
+			return true
+		}
+	}
+	return false
 }
 
 // ServerCalls is one MCP server's calls in the window.

@@ -34,6 +34,10 @@ type Overview struct {
 	// Timeline is the window by day, session and project (the charts'
 	// and tables' data).
 	Timeline
+	// TokensCapped is set when a token sum of the report (the findings'
+	// or the timeline's) reached the largest 64-bit integer, where sums
+	// stop rather than wrap: such a figure is a lower bound, not exact.
+	TokensCapped bool `json:"tokensCapped"`
 }
 
 // NewOverview puts findings and the static audit they were computed from
@@ -52,6 +56,7 @@ func NewOverview(r *Report, static *audit.Report) *Overview {
 		Findings:      r.Findings,
 		Partial:       r.Partial,
 		Notes:         r.Notes,
+		TokensCapped:  r.TokensCapped || r.Timeline != nil && r.Timeline.capped(),
 		Timeline:      Timeline{Days: []DayUse{}, Sessions: []SessionUse{}, Projects: []ProjectUse{}},
 	}
 	if r.Timeline != nil {

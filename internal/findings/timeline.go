@@ -83,6 +83,36 @@ type ProjectUse struct {
 	ResultTokens int64   `json:"resultTokens"`
 }
 
+// capped reports whether a token sum of tl stopped at math.MaxInt64.
+func (tl *Timeline) capped() bool {
+	for _, d := range tl.Days {
+		if d.Tokens == math.MaxInt64 || d.CarriedTokens == math.MaxInt64 || d.IdleTokens == math.MaxInt64 {
+			return true
+		}
+		for _, m := range d.Models {
+			if m.Tokens == math.MaxInt64 {
+				return true
+			}
+		}
+		for _, x := range d.Results {
+			if x.Tokens == math.MaxInt64 {
+				return true
+			}
+		}
+	}
+	for _, x := range tl.Sessions {
+		if x.Tokens == math.MaxInt64 || x.ResultTokens == math.MaxInt64 {
+			return true
+		}
+	}
+	for _, x := range tl.Projects {
+		if x.Tokens == math.MaxInt64 || x.ResultTokens == math.MaxInt64 {
+			return true
+		}
+	}
+	return false
+}
+
 // timeline builds the Timeline of the window's data and the per-config
 // join, days in loc.
 func timeline(d *data, configs []ConfigUse, loc *time.Location) *Timeline {

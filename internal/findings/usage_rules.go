@@ -267,8 +267,8 @@ func cacheInefficiency(d *data, o Options, t Thresholds) []Finding {
 		}
 		g.ev.Requests++
 		g.sessions[sessionKey(r.source, r.session)] = true
-		g.ev.CacheWrites += r.t.CacheWrite5m + r.t.CacheWrite1h
-		g.ev.CacheReads += r.t.CacheRead
+		g.ev.CacheWrites = addTokens(g.ev.CacheWrites, r.t.CacheWrite5m+r.t.CacheWrite1h)
+		g.ev.CacheReads = addTokens(g.ev.CacheReads, r.t.CacheRead)
 		g.reqs = append(g.reqs, r)
 		if r.priced {
 			g.ev.CacheWriteCost += (float64(r.t.CacheWrite5m)*r.rates.CacheWrite5m + float64(r.t.CacheWrite1h)*r.rates.CacheWrite1h) / 1e6

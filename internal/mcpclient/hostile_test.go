@@ -168,6 +168,72 @@ func TestHostileStdio(t *testing.T) {
 	}
 }
 
+// TestStdioStopIgnoringSIGTERM: a server that outlives its stdin closing
+// and ignores SIGTERM is stopped within one kill grace of the end of its
+// session: SIGTERM a quarter of the grace after the stop began, SIGKILL at
+// its end. The stop begins at the end of the budget for a server that
+// answers nothing (stubborn), and as soon as the session ends for one that
+// answered while the answers to its pings jam its stdin (jammed). It used
+// to take 1.25 times the grace (the whole grace after SIGTERM), and for
+// the jammed server a grace more before it (the session's close waited
+// for the jammed writes first).
+func TestStdioStopIgnoringSIGTERM(t *testing.T) {
+	for _, tc := range []struct {
+		mode   string
+		status Status
+		from   string // the server's note of when the stop began
+	}{
+		{mode: "stubborn", status: StatusTimeout, from: "eof"},
+		{mode: "jammed", status: StatusMeasured, from: "answered"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			marker := newMarker(t)
+			state := filepath.Join(t.TempDir(), "state")
+			o := testOptions()
+			o.Timeout, o.KillGrace, o.Once = time.Second, 4*time.Second, true
+			if tc.mode == "jammed" {
+				o.Timeout = 30 * time.Second // the session, not the budget, ends it
+			}
+			target := Target{Command: bin(t, "stdioserver"), Args: []string{tc.mode, marker}, Env: map[string]string{"STATEFILE": state}}
+			start := time.Now()
+			r := Measure(context.Background(), target, o)
+			end := time.Now()
+			t.Logf("%s in %v (%s)", r.Status, end.Sub(start).Round(time.Millisecond), r.Detail)
+			if r.Status != tc.status {
+				t.Errorf("%s (%s), want %s", r.Status, r.Detail, tc.status)
+			}
+			assertNoneLeft(t, marker)
+			notes := map[string]time.Time{}
+			data, _ := os.ReadFile(state)
+			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				what, ns, _ := strings.Cut(line, " ")
+				n, err := strconv.ParseInt(ns, 10, 64)
+				if _, seen := notes[what]; err == nil && !seen {
+					notes[what] = time.Unix(0, n)
+				}
+			}
+			from, term := notes[tc.from], notes["term"]
+			if from.IsZero() || term.IsZero() {
+				t.Fatalf("the server noted %q, want %q and then SIGTERM", data, tc.from)
+			}
+			t.Logf("SIGTERM %v after %s, Measure returned %v after SIGTERM", term.Sub(from).Round(time.Millisecond), tc.from, end.Sub(term).Round(time.Millisecond))
+			if gap := term.Sub(from); gap < 0 || gap >= o.KillGrace {
+				t.Errorf("SIGTERM came %v after %s, want within the kill grace %v", gap, tc.from, o.KillGrace)
+			}
+			// SIGKILL ends the grace that began with the stop: Measure
+			// returns less than a whole grace after SIGTERM (3/4 of it
+			// and the reaping), never the whole grace after SIGTERM.
+			if after := end.Sub(term); after >= o.KillGrace {
+				t.Errorf("Measure returned %v after SIGTERM, want less than the kill grace %v", after, o.KillGrace)
+			}
+			if bound := o.KillGrace + time.Second; end.Sub(from) > bound {
+				t.Errorf("Measure returned %v after %s, bound %v (the kill grace and 1 s)", end.Sub(from), tc.from, bound)
+			}
+		})
+	}
+}
+
 // zombieOf reports whether pid is a zombie whose parent is ppid.
 func zombieOf(pid, ppid int) bool {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")

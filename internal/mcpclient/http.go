@@ -362,8 +362,9 @@ func captureHTTP(ctx context.Context, t Target, o Options, protocolVersion, kind
 		},
 	}
 	out = runSession(ctx, l, o, protocolVersion)
+	out.waitClosed(o.KillGrace)
 	hangUp(errCaptureEnded)
-	out.waitClosed()
+	out.waitClosed(closeWait)
 	if out.fail != nil && kind == "http" {
 		legacyOnly = onlyLegacyRefusals(rec.exchanges())
 	}

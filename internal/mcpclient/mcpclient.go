@@ -15,9 +15,10 @@
 // with only PATH and HOME from mcpcost's environment plus Target.Env (as
 // the published methodology does). Lines on its stdout that are not
 // JSON-RPC are skipped and counted; notifications are counted and not
-// handed to the SDK. When a capture ends, its stdin is closed; a server
-// still running after a quarter of KillGrace gets SIGTERM, after KillGrace
-// more SIGKILL, and its whole process group gets SIGKILL once it has
+// handed to the SDK. When a capture ends (its session over, or the budget
+// spent), the server is stopped within Options.KillGrace: its stdin is
+// closed, its process group gets SIGTERM a quarter of KillGrace later and
+// SIGKILL at the end of KillGrace, and SIGKILL again once the server has
 // exited. On Linux mcpcost is also a child subreaper, and every process the
 // server detached from its group is killed and reaped (reap_linux.go), so
 // no descendant outlives the measurement.
@@ -124,12 +125,20 @@ type Options struct {
 	// ClientVersion is sent as clientInfo.version ("" = "dev").
 	ClientVersion string
 
-	MaxResponseBytes int           // largest accepted message; default DefaultMaxResponseBytes
-	MaxCaptureBytes  int           // all results of one capture; default DefaultMaxCaptureBytes
-	MaxPages         int           // pages per list method; default DefaultMaxPages
-	MaxTools         int           // tools over all pages; default DefaultMaxTools
-	MaxStderrBytes   int           // stderr kept; default DefaultMaxStderrBytes
-	KillGrace        time.Duration // wait after stdin close, then after SIGTERM; default DefaultKillGrace
+	MaxResponseBytes int // largest accepted message; default DefaultMaxResponseBytes
+	MaxCaptureBytes  int // all results of one capture; default DefaultMaxCaptureBytes
+	MaxPages         int // pages per list method; default DefaultMaxPages
+	MaxTools         int // tools over all pages; default DefaultMaxTools
+	MaxStderrBytes   int // stderr kept; default DefaultMaxStderrBytes
+
+	// KillGrace bounds the stop of a capture, counted from the end of its
+	// session or of the budget, whichever comes first. A stdio server has
+	// its stdin closed, gets SIGTERM (its process group) a quarter of
+	// KillGrace later and SIGKILL at the end of KillGrace, and the capture
+	// returns as soon as the killed processes are reaped. An HTTP or
+	// in-process session has KillGrace to close (an HTTP session's DELETE)
+	// before its requests are cut. Default DefaultKillGrace.
+	KillGrace time.Duration
 }
 
 func (o Options) withDefaults() Options {

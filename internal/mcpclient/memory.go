@@ -54,11 +54,12 @@ func captureMemory(ctx context.Context, t Target, o Options, protocolVersion str
 		},
 	}
 	out := runSession(ctx, l, o, protocolVersion)
+	out.waitClosed(o.KillGrace)
 	cw.Close()
 	ss.Close()
 	sw.Close()
 	sr.Close()
 	filter.Close()
-	out.waitClosed()
+	out.waitClosed(closeWait)
 	return out
 }

@@ -52,18 +52,21 @@ type sessionOutcome struct {
 	closed             <-chan struct{} // closed when the SDK session has closed; nil if none
 }
 
-// waitClosed waits for the SDK session to finish closing, after the
-// transport underneath has been torn down (which unblocks it). The wait is
-// bounded in case a transport cannot be unblocked.
-func (s sessionOutcome) waitClosed() {
+// waitClosed waits up to d for the SDK session to finish closing.
+func (s sessionOutcome) waitClosed(d time.Duration) {
 	if s.closed == nil {
 		return
 	}
 	select {
 	case <-s.closed:
-	case <-time.After(10 * time.Second):
+	case <-time.After(d):
 	}
 }
+
+// closeWait bounds the wait for the SDK session to finish closing once the
+// transport underneath has been torn down (which unblocks it), in case a
+// transport cannot be unblocked.
+const closeWait = 10 * time.Second
 
 // boundedTransport runs the wrapped transport's Connect under the
 // measurement context (the connection must outlive the handshake's
@@ -124,16 +127,11 @@ func runSession(ctx context.Context, l link, o Options, protocolVersion string) 
 		return sessionOutcome{fail: f, discoverUnanswered: unanswered, lateDiscover: late}
 	}
 	// Closing waits for the SDK's in-flight handlers, which may be blocked
-	// writing to a server that stopped reading: close in the background,
-	// give it the kill grace, and let the caller tear the transport down
-	// and then wait for it.
+	// writing to a server that stopped reading: it runs in the background
+	// while the caller stops the server (a stdio server's stop closes its
+	// stdin, which unblocks them) or gives the session the kill grace to
+	// close before it tears the transport down, and then waits for it.
 	closed := make(chan struct{})
-	defer func() {
-		select {
-		case <-closed:
-		case <-time.After(o.KillGrace):
-		}
-	}()
 	defer func() {
 		go func() {
 			cs.Close()

@@ -173,14 +173,17 @@ func (p *proc) exitStatus() string {
 	}
 }
 
-// shutdown ends the server and all its descendants: stdin is closed; a
-// server still running after a quarter of grace gets SIGTERM (its whole
-// process group), and SIGKILL after grace more. Once the server has exited,
-// its process group gets SIGKILL, and on Linux every process it detached
-// is killed and reaped too (see reap_linux.go), so no descendant outlives
-// the measurement. It returns when every goroutine of p has ended.
+// shutdown ends the server and all its descendants within grace: stdin is
+// closed; a server still running a quarter of grace later gets SIGTERM
+// (its whole process group), and one still running at the end of grace
+// gets SIGKILL. Once the server has exited, its process group gets
+// SIGKILL, and on Linux every process it detached is killed and reaped
+// too (see reap_linux.go), so no descendant outlives the measurement. It
+// returns when every goroutine of p has ended.
 func (p *proc) shutdown(grace time.Duration) {
 	p.stop.Do(func() {
+		kill := time.NewTimer(grace)
+		defer kill.Stop()
 		p.stdin.Close()
 		select {
 		case <-p.exited:
@@ -188,7 +191,7 @@ func (p *proc) shutdown(grace time.Duration) {
 			signalGroup(p.cmd, false)
 			select {
 			case <-p.exited:
-			case <-time.After(grace):
+			case <-kill.C:
 				signalGroup(p.cmd, true)
 				<-p.exited
 			}
@@ -607,7 +610,7 @@ func captureStdio(ctx context.Context, t Target, o Options, protocolVersion stri
 	}
 	p.shutdown(o.KillGrace)
 	filter.Close()
-	out.waitClosed()
+	out.waitClosed(closeWait)
 	return out
 }
 

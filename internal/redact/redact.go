@@ -31,7 +31,9 @@
 //     and digits;
 //   - in a URL of any scheme (https://, postgresql://, redis://, ...),
 //     whether the whole argument or the value of a flag: the password of
-//     the user info (the user name alone when there is no password), every
+//     the user info (the user name alone when there is no password; a
+//     variable reference such as ${env:X} is one name, whose colon starts
+//     no password), every
 //     query value whose name mentions a secret word or whose value looks
 //     like a credential, and every path segment that looks like a
 //     credential.
@@ -205,8 +207,8 @@ func (h *hider) url(raw string) string {
 	authority, rest := rest[:end], rest[end:]
 	if at := strings.LastIndex(authority, "@"); at >= 0 {
 		info, host := authority[:at], authority[at:]
-		if user, pw, ok := strings.Cut(info, ":"); ok {
-			authority = user + ":" + h.hideEscaped(pw) + host
+		if c := userColon(info); c >= 0 {
+			authority = info[:c+1] + h.hideEscaped(info[c+1:]) + host
 		} else {
 			authority = h.hideEscaped(info) + host
 		}
@@ -232,6 +234,27 @@ func (h *hider) url(raw string) string {
 		query = "?" + h.query(query[1:])
 	}
 	return scheme + authority + strings.Join(segs, "/") + query + frag
+}
+
+// userColon is the index of the colon that ends the user name of a URL's
+// user info, or -1 when it has none. A colon inside braces is part of a
+// variable reference (${env:X}, ${X:-default}, ${input:id}, {env:X}),
+// which is a name, not a user name and a password.
+func userColon(info string) int {
+	depth := 0
+	for i := 0; i < len(info); i++ {
+		switch info[i] {
+		case '{':
+			depth++
+		case '}':
+			depth = max(0, depth-1)
+		case ':':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // hideEscaped hides a percent-escaped part of a URL, recording it as

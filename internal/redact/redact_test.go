@@ -78,6 +78,44 @@ func TestURL(t *testing.T) {
 	}
 }
 
+// TestURLVariableReferences: a variable reference, in any client's
+// syntax, is redacted whole or kept whole, never cut at a colon of its
+// own: in the user info alone it is the user name and is hidden; before a
+// password it stays, and the password goes; in the path and in a query
+// value of a name that is no secret word it stays; in a secret query
+// value it goes. (${env:X}@host read as user "${env" and password "X}",
+// and showed as ${env:***@host.)
+func TestURLVariableReferences(t *testing.T) {
+	for _, ref := range []string{"${env:MCP_KEY}", "${MCP_KEY}", "$MCP_KEY", "{env:MCP_KEY}", "${MCP_USER:-me}", "${input:mcp-key}"} {
+		for _, c := range []struct{ in, want, hidden string }{
+			{"https://R@mcp.example.com/mcp", "https://***@mcp.example.com/mcp", "R"},
+			{"https://R:R@mcp.example.com/mcp", "https://R:***@mcp.example.com/mcp", "R"},
+			{"https://me:R@mcp.example.com/mcp", "https://me:***@mcp.example.com/mcp", "R"},
+			{"https://mcp.example.com/mcp/R/sse", "https://mcp.example.com/mcp/R/sse", ""},
+			{"https://mcp.example.com/mcp?api_key=R&lang=en", "https://mcp.example.com/mcp?api_key=***&lang=en", "R"},
+			{"https://mcp.example.com/mcp?user=R", "https://mcp.example.com/mcp?user=R", ""},
+		} {
+			in := strings.ReplaceAll(c.in, "R", ref)
+			want := strings.ReplaceAll(c.want, "R", ref)
+			if got := URL(in); got != want {
+				t.Errorf("URL(%q) = %q, want %q", in, got, want)
+			}
+			if got := Text("connecting to " + in); got != "connecting to "+want {
+				t.Errorf("Text(%q) = %q, want %q", "connecting to "+in, got, "connecting to "+want)
+			}
+			var hidden []string
+			if c.hidden != "" {
+				hidden = []string{ref}
+			}
+			// Each hidden value is the reference whole (recorded once per
+			// form: as written and decoded).
+			if got := slices.Compact(URLSecrets(in)); !slices.Equal(got, hidden) {
+				t.Errorf("URLSecrets(%q) = %q, want %q", in, got, hidden)
+			}
+		}
+	}
+}
+
 func TestEndpointOrigin(t *testing.T) {
 	for in, want := range map[string]string{
 		"https://user:pw@example.com/mcp?api_key=qv9#frag": "https://example.com/mcp?…",

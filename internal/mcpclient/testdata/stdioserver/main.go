@@ -17,6 +17,11 @@
 //	invalid-utf8    a description with bytes that are not UTF-8
 //	server-requests ping, roots/list, sampling and elicitation requests before answering tools/list
 //	silent          reads everything, answers nothing
+//	stubborn        answers nothing, outlives stdin closing and ignores SIGTERM; appends "eof NS" and
+//	                "term NS" (Unix nanoseconds) to $STATEFILE when stdin closes and when SIGTERM comes
+//	jammed          as stubborn, but it answers: before answering tools/list it sends 4 pings with ids of
+//	                32 KiB and stops reading stdin, so that the answers to them fill the pipe; it notes
+//	                "answered NS" once it has answered tools/list
 //	deaf-pinger     answers initialize, then stops reading stdin and sends pings without end
 //	no-discover     ignores server/discover (a legacy server that drops unknown requests)
 //	discover-crash  exits with status 1 on server/discover (a legacy server strict about initialize coming first)
@@ -167,6 +172,15 @@ func main() {
 		os.Exit(1)
 	case "ignore-stdin", "spawn-child":
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	case "stubborn", "jammed":
+		signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+		term := make(chan os.Signal, 1)
+		signal.Notify(term, syscall.SIGTERM)
+		go func() {
+			for range term {
+				note("term")
+			}
+		}()
 	}
 	writePid(os.Getpid())
 	if mode == "daemon" {
@@ -220,7 +234,7 @@ func main() {
 		if err := json.Unmarshal(in.Bytes(), &msg); err != nil {
 			continue
 		}
-		if mode == "silent" {
+		if mode == "silent" || mode == "stubborn" {
 			continue
 		}
 		if msg.Method == "" { // a response to one of our requests
@@ -315,6 +329,14 @@ func main() {
 				rpcError(msg.ID, -32601, "Method not found")
 				continue
 			}
+			if mode == "jammed" {
+				for i := 0; i < 4; i++ {
+					send(map[string]any{"jsonrpc": "2.0", "id": strconv.Itoa(i) + strings.Repeat("-", 32<<10), "method": "ping"})
+				}
+				listTools(msg.ID, params.Cursor, generation, &pendingList)
+				note("answered")
+				time.Sleep(time.Hour)
+			}
 			listTools(msg.ID, params.Cursor, generation, &pendingList)
 		case "prompts/list":
 			if params.Cursor == "" {
@@ -330,9 +352,22 @@ func main() {
 			rpcError(msg.ID, -32601, "Method not found")
 		}
 	}
-	if mode == "ignore-stdin" || mode == "spawn-child" {
+	if mode == "stubborn" {
+		note("eof")
+	}
+	if mode == "ignore-stdin" || mode == "spawn-child" || mode == "stubborn" {
 		time.Sleep(time.Hour)
 	}
+}
+
+// note appends what happened, and when (Unix nanoseconds), to $STATEFILE.
+func note(what string) {
+	f, err := os.OpenFile(os.Getenv("STATEFILE"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "%s %d\n", what, time.Now().UnixNano())
+	f.Close()
 }
 
 func listTools(id json.RawMessage, cursor string, generation int, pending *json.RawMessage) {
