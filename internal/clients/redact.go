@@ -70,8 +70,9 @@ func (s Server) Secrets() []string {
 }
 
 // template matches a variable reference of any client's syntax: ${VAR},
-// ${VAR:-default}, ${env:VAR}, ${input:id}, $VAR, %VAR%.
-var template = lazyRegexp(`\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%`)
+// ${VAR:-default}, ${env:VAR}, ${input:id}, $VAR, %VAR%, and opencode's
+// {env:VAR} and {file:path}.
+var template = lazyRegexp(`\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|\{(?:env|file):[^{}]*\}`)
 
 // predefined are the editor variables that expand to paths, not secrets.
 var predefined = map[string]bool{
@@ -84,7 +85,7 @@ var predefined = map[string]bool{
 // and what lies between is a variable's value, unless raw itself holds it. When the literals cannot be
 // matched, the whole part that differs is returned.
 func expandedValues(raw, expanded string) []string {
-	if raw == expanded || !strings.ContainsAny(raw, "$%") {
+	if raw == expanded || !strings.ContainsAny(raw, "$%{") {
 		return nil
 	}
 	refs := template().FindAllStringIndex(raw, -1)

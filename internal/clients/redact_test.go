@@ -149,10 +149,45 @@ func TestExpandedValues(t *testing.T) {
 		{"${userHome}/x/${env:K}", "/home/me/x/val", []string{"val"}},
 		{"$HOME/x", "$HOME/x", nil},
 		{"a${A}b", "zzz", []string{"zzz"}},
+		{"{env:A}", "x1", []string{"x1"}},
+		{"k={file:~/t}&h={env:H}", "k=one&h=two", []string{"one", "two"}},
+		{`{"a": 1}`, `{"a": 1}`, nil},
 	}
 	for _, c := range cases {
 		if got := expandedValues(c.raw, c.expanded); !slices.Equal(got, c.want) {
 			t.Errorf("expandedValues(%q, %q) = %q, want %q", c.raw, c.expanded, got, c.want)
+		}
+	}
+}
+
+// opencode's own references, {env:NAME} and {file:path}, are variables as
+// any other: what they expanded to is a secret of the launch.
+func TestSecretsOfOpencodeReferences(t *testing.T) {
+	vars := map[string]string{"TOKEN": "tok-33cc", "HOST": "db.internal"}
+	sys := &System{OS: "linux", Home: "/home/me", Cwd: "/proj", Getenv: func(k string) string { return vars[k] },
+		FS: mapFS{"/proj/opencode.json": []byte(`{"mcp": {
+			"local": {"type": "local", "command": ["srv", "{env:TOKEN}", "{file:key.txt}", "at-{env:HOST}-x", "plain"]},
+			"remote": {"type": "remote", "url": "https://{env:HOST}/mcp?k={file:~/k2}"}}}`),
+			"/proj/key.txt": []byte("file-44dd\n"), "/home/me/k2": []byte("file-55ee")}}
+	cfg, err := Load(*sys, "/proj/opencode.json")
+	if err != nil || len(cfg.Servers) != 2 {
+		t.Fatalf("Load: %v, %+v", err, cfg)
+	}
+	for _, s := range cfg.Servers {
+		got := s.Secrets()
+		want := map[string][]string{"local": {"tok-33cc", "file-44dd", "db.internal"}, "remote": {"db.internal", "file-55ee"}}[s.Name]
+		for _, w := range want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%s: Secrets misses %q: %q", s.Name, w, got)
+			}
+		}
+		if slices.Contains(got, "plain") || slices.Contains(got, "srv") {
+			t.Errorf("%s: Secrets holds a literal: %q", s.Name, got)
+		}
+		for _, w := range want {
+			if strings.Contains(s.Display(), w) {
+				t.Errorf("%s: Display shows %q: %s", s.Name, w, s.Display())
+			}
 		}
 	}
 }
