@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -107,7 +106,12 @@ func (m *Machine) Sweep(ctx context.Context, o SweepOptions) (*SweepResult, erro
 	if err := checkIsolation(o.Isolate); err != nil {
 		return nil, err
 	}
-	prior, err := readResults(o.Out, o.Servers)
+	in, err := openOutFolder(o.Out, false)
+	if err != nil {
+		return nil, err
+	}
+	prior, err := readResults(in, o.Servers)
+	in.Close()
 	if err != nil {
 		return nil, err
 	}
@@ -196,10 +200,14 @@ func (m *Machine) publish(o SweepOptions, prior map[string]*measure.File, todo [
 			rows = append(rows, sweep.HistoryRow{Date: o.Date, Server: s.Name, Tokens: *f.TotalTokens, ToolCount: *f.ToolCount, Status: f.Status, Isolation: iso})
 		}
 	}
-	histPath := filepath.Join(o.Out, "history.csv")
+	dir, err := openOutFolder(o.Out, true)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
 	var history []sweep.HistoryRow
-	if b, err := readCapped(histPath, 64<<20); err == nil {
-		if history, err = sweep.ReadHistory(b, histPath); err != nil {
+	if b, err := dir.read("history.csv", 64<<20); err == nil {
+		if history, err = sweep.ReadHistory(b, dir.show("history.csv")); err != nil {
 			return err
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -229,41 +237,11 @@ func (m *Machine) publish(o SweepOptions, prior map[string]*measure.File, todo [
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		p := filepath.Join(o.Out, k)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := writeAtomic(p, out[k]); err != nil {
+		if err := dir.write(k, out[k]); err != nil {
 			return err
 		}
 	}
 	res.Written = names
-	return nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
-		return nil // a re-run that changes nothing leaves the file as it was
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mcpcost-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Chmod(0o644)
-	}
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, werr)
-	}
 	return nil
 }
 
@@ -292,11 +270,12 @@ func readCapped(path string, max int64) ([]byte, error) {
 
 // readResults reads results/<name>/measurement.json of every server that
 // has one (this tool's or mcp-context-cost's).
-func readResults(dir string, servers []sweep.Server) (map[string]*measure.File, error) {
+func readResults(dir *outFolder, servers []sweep.Server) (map[string]*measure.File, error) {
 	out := map[string]*measure.File{}
 	for _, s := range servers {
-		p := filepath.Join(dir, "results", s.Name, "measurement.json")
-		b, err := readCapped(p, MaxMeasurementFile)
+		rel := filepath.Join("results", s.Name, "measurement.json")
+		p := dir.show(rel)
+		b, err := dir.read(rel, MaxMeasurementFile)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

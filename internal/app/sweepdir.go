@@ -1,0 +1,217 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// outFolder is a sweep's output folder. Below it, a sweep reads and writes
+// only regular files in real folders: what a stale or hostile folder holds
+// in their place (a symbolic link to /etc/passwd, a FIFO, a device) is
+// never followed, opened for writing or waited on. A file is written as a
+// temporary file in its real folder, then renamed over its name, which
+// replaces a link or a FIFO there; a link or anything else that is not a
+// regular file where a sweep reads, and a link or a file where it needs a
+// folder, is refused, naming it. Every access goes through an [os.Root],
+// so that nothing outside the folder is reached even when its content
+// changes meanwhile.
+type outFolder struct {
+	path string
+	root *os.Root // nil while the folder does not exist
+}
+
+// openOutFolder opens dir; create makes it first when it does not exist.
+// A folder that does not exist reads as one that holds nothing.
+func openOutFolder(dir string, create bool) (*outFolder, error) {
+	if create {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	r, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) && !create {
+		return &outFolder{path: dir}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &outFolder{path: dir, root: r}, nil
+}
+
+// Close releases the folder.
+func (o *outFolder) Close() {
+	if o.root != nil {
+		o.root.Close()
+	}
+}
+
+// show is rel as messages name it.
+func (o *outFolder) show(rel string) string { return filepath.Join(o.path, rel) }
+
+// refused is the error of a name below the folder that holds what a sweep
+// does not read or write through.
+func (o *outFolder) refused(rel, what string) error {
+	return WithHint(fmt.Errorf("%s is %s: a sweep reads and writes only regular files and folders in its output folder, and follows no link there", o.show(rel), what),
+		"remove it, or publish to a new folder with --out")
+}
+
+// folders checks each folder of rel (a relative folder, "." for the root)
+// from the top: a real folder, made when create and it does not exist.
+func (o *outFolder) folders(rel string, create bool) error {
+	if rel == "." || rel == "" {
+		return nil
+	}
+	if o.root == nil {
+		return fs.ErrNotExist
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i := range parts {
+		p := filepath.Join(parts[:i+1]...)
+		fi, err := o.root.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) && create {
+			if err = o.root.Mkdir(p, 0o755); err == nil || errors.Is(err, fs.ErrExist) {
+				fi, err = o.root.Lstat(p)
+			}
+		}
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			return fmt.Errorf("%s: %w", o.show(p), unwrapPath(err))
+		}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return o.refused(p, "a symbolic link")
+		case !fi.IsDir():
+			return o.refused(p, "not a folder")
+		}
+	}
+	return nil
+}
+
+// kindOf names what a file that is not regular is.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
+// read reads the regular file rel, at most max bytes; an error that
+// wraps fs.ErrNotExist when it does not exist, and a refusal when
+// something else is in its place. It never waits on a FIFO: what it opens
+// is what it found, a regular file, or it is refused.
+func (o *outFolder) read(rel string, max int64) ([]byte, error) {
+	if o.root == nil {
+		return nil, fs.ErrNotExist
+	}
+	if err := o.folders(filepath.Dir(rel), false); err != nil {
+		return nil, err
+	}
+	fi, err := o.root.Lstat(rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", o.show(rel), unwrapPath(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, o.refused(rel, kindOf(fi.Mode()))
+	}
+	f, err := o.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.show(rel), unwrapPath(err))
+	}
+	defer f.Close()
+	got, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.show(rel), err)
+	}
+	if !got.Mode().IsRegular() || !os.SameFile(fi, got) {
+		// Changed between the look and the open.
+		return nil, o.refused(rel, "no longer the regular file it was")
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.show(rel), err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: larger than %d bytes: not read", o.show(rel), max)
+	}
+	return b, nil
+}
+
+// write puts data at rel (mode 0644), making its folders: a temporary file
+// in the same real folder renamed over rel. A regular file at rel that
+// already holds data is left as it is, so that a re-run that changes
+// nothing changes no file.
+func (o *outFolder) write(rel string, data []byte) error {
+	if err := o.folders(filepath.Dir(rel), true); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("writing %s: %w", o.show(rel), err)
+		}
+		return err
+	}
+	if old, err := o.read(rel, int64(len(data))); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	f, tmp, err := o.createTemp(filepath.Dir(rel))
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", o.show(rel), unwrapPath(err))
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = o.root.Rename(tmp, rel)
+	}
+	if werr != nil {
+		o.root.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", o.show(rel), unwrapPath(werr))
+	}
+	return nil
+}
+
+// createTemp makes a new file of a name of its own in the folder dir.
+func (o *outFolder) createTemp(dir string) (*os.File, string, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, ".mcpcost-"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := o.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		return f, name, err
+	}
+}
+
+// unwrapPath drops a PathError's own naming of the path (the root's
+// relative name), which the caller names whole.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
