@@ -139,7 +139,7 @@ func orDash(s string) string {
 }
 
 func configTitle(c *diff.ConfigDiff) string {
-	s := c.Name()
+	s := name(c.Name())
 	var extra []string
 	if c.Client != "" {
 		extra = append(extra, c.Client)
@@ -151,7 +151,7 @@ func configTitle(c *diff.ConfigDiff) string {
 		s += " (" + strings.Join(extra, ", ") + ")"
 	}
 	if c.BasePath != "" {
-		s += " vs the baseline's " + c.BasePath
+		s += " vs the baseline's " + name(c.BasePath)
 	}
 	return s
 }
@@ -339,7 +339,7 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 	if len(d.Warnings) > 0 {
 		b.WriteString("\n")
 		for _, w := range d.Warnings {
-			fmt.Fprintf(&b, "> %s\n>\n", md(w))
+			fmt.Fprintf(&b, "> %s\n>\n", md(sentence(w)))
 		}
 		s := strings.TrimSuffix(b.String(), ">\n")
 		b.Reset()
@@ -350,7 +350,7 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 		// whole sections.
 		cut := strings.LastIndex(b.String()[:maxMarkdownBytes], "\n</details>\n")
 		if cut < 0 {
-			cut = strings.LastIndex(b.String()[:maxMarkdownBytes], "\n")
+			cut = max(0, strings.LastIndex(b.String()[:maxMarkdownBytes], "\n"))
 		} else {
 			cut += len("\n</details>\n")
 		}
@@ -360,7 +360,7 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 		b.WriteString("\n> The rest of the diff is too long for a comment: see the text or --json output.\n")
 	}
 	fmt.Fprintf(&b, "\n<sub>%s → %s · methodology %s, %s, compared per %s · context window %s tokens</sub>\n",
-		md(d.Base.File), md(d.Current.File), md(orDash(d.Current.MethodologyVersion)), md(orDash(d.Current.Encoding)), d.Detail, num.Int(d.ContextWindow))
+		md(name(d.Base.File)), md(name(d.Current.File)), md(orDash(d.Current.MethodologyVersion)), md(orDash(d.Current.Encoding)), d.Detail, num.Int(d.ContextWindow))
 	return write(w, b.String())
 }
 
@@ -377,7 +377,7 @@ func GateFailureMarkdown(w io.Writer, g *diff.Gate) error {
 
 // issueMarkdown is an issue as a list item: its code, then its message.
 func issueMarkdown(r diff.Issue) string {
-	return "- " + textsafe.Code(r.Code) + " " + md(r.Message) + "\n"
+	return "- " + textsafe.Code(r.Code) + " " + md(sentence(r.Message)) + "\n"
 }
 
 func summaryLine(d *diff.Diff) string {
@@ -437,7 +437,7 @@ func changeWords(d *diff.Diff) string {
 		s = fmt.Sprintf("%s tokens per request (%s → %s", Signed(*worst.Delta), num.Int(*worst.Before), num.Int(*worst.After))
 	}
 	if len(compared) > 1 {
-		s += fmt.Sprintf(" in %s, the largest change of %d configs", worst.Name(), len(compared))
+		s += fmt.Sprintf(" in %s, the largest change of %d configs", md(name(worst.Name())), len(compared))
 	}
 	return s + ")"
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpcost/mcpcost/internal/diff"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 func init() {
@@ -130,5 +131,47 @@ func TestDiffMarkdownLong(t *testing.T) {
 	}
 	if strings.Count(s, "<details>") != strings.Count(s, "</details>") {
 		t.Error("a section was cut in half")
+	}
+}
+
+// A config's path is a stranger's text: the summary line escapes it as
+// the rest of the comment does, and a path of 70,000 bytes is cut to
+// textsafe.MaxName runes wherever it is shown.
+func TestDiffMarkdownHostilePath(t *testing.T) {
+	for _, p := range []string{"<img src=x onerror=alert(1)>[a](https://e.invalid)*b*@team", strings.Repeat("p", 70_000)} {
+		mk := func(name string, tokens int) *diff.Doc {
+			doc := fmt.Sprintf(`{"schema":"mcpcost.audit/v1","methodologyVersion":"1.0","encoding":"o200k_base","configs":[{"client":"cursor","path":%q,"totalTokens":%d,"servers":[{"name":"s","status":"measured","tokens":%d}]},{"client":"cursor","path":"q","totalTokens":1,"servers":[{"name":"s","status":"measured","tokens":1}]}]}`, p, tokens, tokens)
+			d, err := diff.Load(name, []byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		var out bytes.Buffer
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("a path of %d bytes: panic: %v", len(p), r)
+				}
+			}()
+			if err := DiffMarkdown(&out, diff.Compare(mk("b", 10), mk("c", 20))); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		s := out.String()
+		first, _, _ := strings.Cut(s, "\n")
+		if !strings.HasPrefix(first, "**mcpcost**: +10 tokens per request") {
+			t.Errorf("first line %.300q", first)
+		}
+		for _, bad := range []string{"<img", "[a]", "*b*", "@team"} {
+			if strings.Contains(s, bad) {
+				t.Errorf("%q reached the comment unescaped", bad)
+			}
+		}
+		if len(p) > textsafe.MaxName {
+			if strings.Contains(s, strings.Repeat("p", textsafe.MaxName+1)) || !strings.Contains(first, "… (70000 bytes)") {
+				t.Errorf("the path is not cut to %d runes with its mark: first line %.300q…, %d bytes in all", textsafe.MaxName, first, len(s))
+			}
+		}
 	}
 }
