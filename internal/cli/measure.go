@@ -283,7 +283,7 @@ func writeMeasureHTML(path string, rep *measure.Report) error {
 	if err := render.MeasureHTML(&buf, rep); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, buf.Bytes())
+	return writeFileAtomic(path, buf.Bytes(), 0o600)
 }
 
 func isURL(s string) bool {
@@ -314,10 +314,7 @@ func writeFile(path string, f *measure.File) error {
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
-	}
-	return nil
+	return writeFileAtomic(path, b, 0o644)
 }
 
 // commandHint adds, to the error of a file that is missing or is a

@@ -2,9 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/num"
@@ -103,7 +107,7 @@ func runReport(env *Env, args []string) int {
 	case *htmlFile != "":
 		var buf bytes.Buffer
 		if err = render.ReportHTML(&buf, ov); err == nil {
-			err = writeFileAtomic(*htmlFile, buf.Bytes())
+			err = writeFileAtomic(*htmlFile, buf.Bytes(), 0o600)
 		}
 		if err == nil {
 			// A status line: stderr, so that stdout holds only reports.
@@ -136,25 +140,42 @@ func outputFolder(flag, path string) error {
 	return nil
 }
 
-// writeFileAtomic writes data to path through a temporary file in the same
-// folder.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mcpcost-*")
+// writeFileAtomic writes data to path as a new file of mode perm (less the
+// umask) in the same folder, renamed over path: a symbolic link or a FIFO
+// at path is replaced, never written through or waited on.
+func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("writing %s: %w", path, errIsDir)
+	}
+	tmp, err := createTemp(filepath.Dir(path), perm)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
+	if werr == nil {
+		if werr = os.Rename(tmp.Name(), path); werr != nil {
+			werr = werr.(*os.LinkError).Err
+		}
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if werr != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, unwrapPathError(werr))
 	}
 	return nil
+}
+
+// createTemp makes a new file of a name of its own in dir, of mode perm
+// less the umask (os.CreateTemp's are 0600).
+func createTemp(dir string, perm os.FileMode) (*os.File, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, ".mcpcost-"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		return f, err
+	}
 }
