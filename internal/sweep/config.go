@@ -97,7 +97,9 @@ func (e *Error) Error() string {
 
 // CheckName says why name cannot name a server's files, or "" when it can:
 // it must be 1 to MaxNameLen characters of letters, digits, '.', '_' and
-// '-', start with a letter or digit, and hold no "..".
+// '-', start with a letter or digit, hold no "..", and be a file name on
+// Windows too: not ending in '.', and not a device name (CON, PRN, AUX,
+// NUL, COM0 to COM9, LPT0 to LPT9, in any case, with any extension).
 func CheckName(name string) string {
 	switch {
 	case name == "":
@@ -120,6 +122,28 @@ func CheckName(name string) string {
 		default:
 			return fmt.Sprintf("the name holds %q: only letters, digits, '.', '_' and '-', starting with a letter or digit", r)
 		}
+	}
+	if strings.HasSuffix(name, ".") {
+		return fmt.Sprintf("the name %q ends in '.', which Windows drops from a file name", name)
+	}
+	if dev := windowsDevice(name); dev != "" {
+		return fmt.Sprintf("the name %q is a device name on Windows (%s): no file can have it", name, dev)
+	}
+	return ""
+}
+
+// windowsDevice is the device name that name is on Windows, upper case,
+// or "": its part before the first '.' is CON, PRN, AUX, NUL, COM0 to
+// COM9 or LPT0 to LPT9, in any case.
+func windowsDevice(name string) string {
+	base, _, _ := strings.Cut(name, ".")
+	base = strings.ToUpper(base)
+	switch base {
+	case "CON", "PRN", "AUX", "NUL":
+		return base
+	}
+	if len(base) == 4 && (strings.HasPrefix(base, "COM") || strings.HasPrefix(base, "LPT")) && base[3] >= '0' && base[3] <= '9' {
+		return base
 	}
 	return ""
 }
@@ -223,7 +247,7 @@ func entry(item any, path string, idx int) (Server, error) {
 		return s, err
 	}
 	if why := CheckName(name); why != "" {
-		return s, fix(bad("%s", why), fmt.Sprintf("rename the server: 1 to %d letters, digits, '.', '_' or '-', starting with a letter or digit (it names its files)", MaxNameLen))
+		return s, fix(bad("%s", why), fmt.Sprintf("rename the server: 1 to %d letters, digits, '.', '_' or '-', starting with a letter or digit, not ending in '.' and not a Windows device name such as NUL or COM1 (it names its files)", MaxNameLen))
 	}
 	s.Name = name
 	for _, f := range []struct {

@@ -18,6 +18,13 @@ func TestCheckName(t *testing.T) {
 		{"a..b", false}, {".hidden", false}, {"-flag", false}, {"_x", false}, {"a\x00b", false}, {"a\nb", false},
 		{"a\x1b[31m", false}, {"tab\t", false}, {"é", false}, {"a b", false}, {"a\u202eb", false}, {"<script>", false},
 		{"a\xffb", false}, {"con:", false},
+		// Names Windows cannot give a file: a final '.', and its device
+		// names, in any case and with any extension.
+		{"a.", false}, {"mcp.", false}, {"a.b.", false}, {"con", false}, {"CON", false}, {"Prn", false},
+		{"aux", false}, {"nul", false}, {"NUL.txt", false}, {"nul.tar.gz", false}, {"com1", false}, {"COM9", false},
+		{"lpt1", false}, {"Lpt9.md", false}, {"com0", false}, {"lpt0", false},
+		{"console", true}, {"con-1", true}, {"nul_x", true}, {"com10", true}, {"lpt", true}, {"xcon", true},
+		{"a.nul", true}, {"auxiliary", true}, {"a.b", true},
 	} {
 		why := CheckName(c.name)
 		if (why == "") != c.ok {
@@ -108,6 +115,8 @@ func TestParseRefuses(t *testing.T) {
 		{"servers:\n  - name: a\n    url: http://h/\n    transport: ws", "transport"},
 		{"servers:\n  - name: a\n    url: http://h/\n    headers: [\"Bad Header\"]", "not a header name"},
 		{"servers: [\n", "servers.yaml"},
+		{"servers:\n  - name: NUL.json\n    command: x", `servers[1]: the name "NUL.json" is a device name on Windows (NUL)`},
+		{"servers:\n  - name: mcp.\n    command: x", `servers[1]: the name "mcp." ends in '.'`},
 	} {
 		_, err := Parse([]byte(c.src), "servers.yaml")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "servers.yaml") {
