@@ -69,6 +69,9 @@ type SweepResult struct {
 	Guard    sweep.Verdict
 	// Written lists the files written, relative to Out, sorted.
 	Written []string
+	// Warnings name each measurement.json found in Out that was not
+	// trusted, and why, in the file's order.
+	Warnings []string
 }
 
 // SweptServer is one server measured by a sweep.
@@ -110,10 +113,16 @@ func (m *Machine) Sweep(ctx context.Context, o SweepOptions) (*SweepResult, erro
 	if err != nil {
 		return nil, err
 	}
-	prior, err := readResults(in, o.Servers)
+	prior, untrusted, err := readResults(in, o.Servers)
 	in.Close()
 	if err != nil {
 		return nil, err
+	}
+	var warnings []string
+	for _, s := range o.Servers {
+		if why, ok := untrusted[s.Name]; ok {
+			warnings = append(warnings, fmt.Sprintf("%s %s", in.show(resultFile(s.Name)), why))
+		}
 	}
 	var todo []sweep.Server
 	for _, s := range o.Servers {
@@ -154,7 +163,7 @@ func (m *Machine) Sweep(ctx context.Context, o SweepOptions) (*SweepResult, erro
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("the sweep was interrupted: nothing written")
 	}
-	res := &SweepResult{}
+	res := &SweepResult{Warnings: warnings}
 	before, after := map[string]string{}, map[string]string{}
 	for name, f := range prior {
 		before[name] = f.Status
@@ -168,11 +177,11 @@ func (m *Machine) Sweep(ctx context.Context, o SweepOptions) (*SweepResult, erro
 	if res.Guard.Fault {
 		return res, nil
 	}
-	return res, m.publish(o, prior, todo, files, res)
+	return res, m.publish(o, prior, untrusted, todo, files, res)
 }
 
 // publish writes everything a sweep makes.
-func (m *Machine) publish(o SweepOptions, prior map[string]*measure.File, todo []sweep.Server, files []*measure.File, res *SweepResult) error {
+func (m *Machine) publish(o SweepOptions, prior map[string]*measure.File, untrusted map[string]string, todo []sweep.Server, files []*measure.File, res *SweepResult) error {
 	out := map[string][]byte{}
 	current := map[string]*measure.File{}
 	for k, v := range prior {
@@ -185,7 +194,7 @@ func (m *Machine) publish(o SweepOptions, prior map[string]*measure.File, todo [
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.Name, err)
 		}
-		out[filepath.Join("results", s.Name, "measurement.json")] = b
+		out[resultFile(s.Name)] = b
 		// Read back as any reader will.
 		var g measure.File
 		if err := json.Unmarshal(b, &g); err != nil {
@@ -216,6 +225,11 @@ func (m *Machine) publish(o SweepOptions, prior map[string]*measure.File, todo [
 	history = sweep.Upsert(history, rows)
 	out["history.csv"] = sweep.HistoryCSV(history)
 	entries := sweep.Entries(o.Servers, current, history)
+	for i, e := range entries {
+		if why, ok := untrusted[e.Server.Name]; ok && e.File == nil {
+			entries[i].Note = filepath.ToSlash(resultFile(e.Server.Name)) + " " + why
+		}
+	}
 	for _, e := range entries {
 		var tokens *int
 		if e.Measured() {
@@ -268,30 +282,56 @@ func readCapped(path string, max int64) ([]byte, error) {
 	return b, nil
 }
 
+// resultFile is where a server's measurement.json is in a sweep's folder.
+func resultFile(name string) string { return filepath.Join("results", name, "measurement.json") }
+
 // readResults reads results/<name>/measurement.json of every server that
-// has one (this tool's or mcp-context-cost's).
-func readResults(dir *outFolder, servers []sweep.Server) (map[string]*measure.File, error) {
-	out := map[string]*measure.File{}
+// has one (this tool's or mcp-context-cost's). A file is trusted when it
+// passes verify's check, or records a failure with nothing to re-derive:
+// untrusted says why each other one is not, and it is left out.
+func readResults(dir *outFolder, servers []sweep.Server) (files map[string]*measure.File, untrusted map[string]string, err error) {
+	files, untrusted = map[string]*measure.File{}, map[string]string{}
 	for _, s := range servers {
-		rel := filepath.Join("results", s.Name, "measurement.json")
-		p := dir.show(rel)
+		rel := resultFile(s.Name)
 		b, err := dir.read(rel, MaxMeasurementFile)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		var f measure.File
-		if err := json.Unmarshal(b, &f); err != nil {
-			return nil, fmt.Errorf("%s: not a measurement.json: %v", p, err)
+		f, why := trusted(rel, b)
+		if why != "" {
+			untrusted[s.Name] = "does not pass verify (" + why + "): not trusted, taken as never measured"
+			continue
 		}
-		if f.Status == "" {
-			return nil, fmt.Errorf("%s: not a measurement.json: no status", p)
-		}
-		out[s.Name] = &f
+		files[s.Name] = f
 	}
-	return out, nil
+	return files, untrusted, nil
+}
+
+// trusted is the measurement.json b, or why it is not trusted: what
+// 'mcpcost verify' finds wrong with it.
+func trusted(name string, b []byte) (*measure.File, string) {
+	v, err := measure.Verify(name, b, nil)
+	if err != nil {
+		return nil, strings.TrimPrefix(err.Error(), name+": ")
+	}
+	if !v.OK && !v.Skipped {
+		why := textsafe.Cut(v.Problems[0], textsafe.MaxProse)
+		if n := len(v.Problems) - 1; n > 0 {
+			why += fmt.Sprintf(", and %s", num.Count(n, "more problem"))
+		}
+		return nil, why
+	}
+	var f measure.File
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, "not a measurement.json: " + err.Error()
+	}
+	if f.Status == "" {
+		return nil, "not a measurement.json: no status"
+	}
+	return &f, ""
 }
 
 func checkIsolation(mode string) error {

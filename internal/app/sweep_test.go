@@ -566,3 +566,69 @@ func TestSandboxBinds(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepPriorVerified: a measurement.json found in the folder is
+// trusted only when it passes verify's check (or records a failure, with
+// nothing to re-derive): one whose figures do not match its capture, or
+// that is not a measurement at all, is named in a warning, and the pages,
+// the badges and the harness guard take the server as never measured.
+func TestSweepPriorVerified(t *testing.T) {
+	pub := filepath.Join(testpeers.Shared(t), "published")
+	out := t.TempDir()
+	put := func(name string, b []byte) {
+		t.Helper()
+		os.MkdirAll(filepath.Join(out, "results", name), 0o755)
+		if err := os.WriteFile(filepath.Join(out, "results", name, "measurement.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	good, err := os.ReadFile(filepath.Join(pub, "time", "measurement.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	put("time", good)
+	// memory's number made smaller than its capture, as a hand or a
+	// stranger could.
+	b, err := os.ReadFile(filepath.Join(pub, "memory", "measurement.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	put("memory", bytes.Replace(b, []byte(`"totalTokens": 2378`), []byte(`"totalTokens": 12`), 1))
+	put("notjson", []byte("{not json"))
+	put("nocapture", []byte(`{"methodologyVersion":"1.0","status":"measured","totalTokens":5,"toolCount":1}`))
+	put("failed", []byte(`{"methodologyVersion":"1.0","status":"startup-failure","totalTokens":null,"toolCount":null,"notes":"exited"}`))
+	var servers []sweep.Server
+	for _, n := range []string{"time", "memory", "notjson", "nocapture", "failed"} {
+		servers = append(servers, sweep.Server{Name: n, Command: "npx", Args: []string{n}, CommandLine: "npx " + n})
+	}
+	res, err := sweepMachine(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)).Sweep(context.Background(), SweepOptions{Servers: servers, Swept: map[string]bool{}, Out: out, Date: "2026-12-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := strings.Join(res.Warnings, "\n")
+	for _, n := range []string{"memory", "notjson", "nocapture"} {
+		p := filepath.Join(out, "results", n, "measurement.json")
+		if !strings.Contains(warned, p+" does not pass verify") {
+			t.Errorf("no warning names %s:\n%s", p, warned)
+		}
+	}
+	if !strings.Contains(warned, "token mismatch: re-derived 2378, stored 12") {
+		t.Errorf("the warning does not say what failed:\n%s", warned)
+	}
+	for _, n := range []string{"time", "failed"} {
+		if strings.Contains(warned, filepath.Join("results", n)) {
+			t.Errorf("%s verifies (or records a failure), yet: %s", n, warned)
+		}
+	}
+	lb, _ := os.ReadFile(filepath.Join(out, "leaderboard.md"))
+	if !strings.Contains(string(lb), "| 1 | [time](servers/time.md) | 293 |") || strings.Contains(string(lb), "| 12 |") || strings.Contains(string(lb), "[memory](servers/memory.md) | 12") {
+		t.Errorf("leaderboard.md:\n%s", lb)
+	}
+	if !strings.Contains(string(lb), "| [memory](servers/memory.md) | not-yet-run | results/memory/measurement.json does not pass verify") {
+		t.Errorf("leaderboard.md does not say why memory is not on it:\n%s", lb)
+	}
+	badge, _ := os.ReadFile(filepath.Join(out, "badges", "memory.json"))
+	if !strings.Contains(string(badge), `"message":"unknown"`) {
+		t.Errorf("memory's badge %s", badge)
+	}
+}

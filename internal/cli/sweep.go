@@ -159,6 +159,9 @@ func runSweep(env *Env, args []string) int {
 	if err != nil {
 		return failCall(env, "sweep", err)
 	}
+	for _, w := range res.Warnings {
+		warnf(env, "%s", w)
+	}
 	measured := 0
 	for _, s := range res.Measured {
 		if s.Tokens != nil {
