@@ -114,6 +114,12 @@ func (m *Machine) Sweep(ctx context.Context, o SweepOptions) (*SweepResult, erro
 		return nil, err
 	}
 	prior, untrusted, err := readResults(in, o.Servers)
+	var history []sweep.HistoryRow
+	if err == nil {
+		// Before any launch: a history that cannot be read stops the
+		// sweep before it has run for an hour.
+		history, err = readHistory(in)
+	}
 	in.Close()
 	if err != nil {
 		return nil, err
@@ -177,11 +183,11 @@ func (m *Machine) Sweep(ctx context.Context, o SweepOptions) (*SweepResult, erro
 	if res.Guard.Fault {
 		return res, nil
 	}
-	return res, m.publish(o, prior, untrusted, todo, files, res)
+	return res, m.publish(o, prior, untrusted, history, todo, files, res)
 }
 
 // publish writes everything a sweep makes.
-func (m *Machine) publish(o SweepOptions, prior map[string]*measure.File, untrusted map[string]string, todo []sweep.Server, files []*measure.File, res *SweepResult) error {
+func (m *Machine) publish(o SweepOptions, prior map[string]*measure.File, untrusted map[string]string, history []sweep.HistoryRow, todo []sweep.Server, files []*measure.File, res *SweepResult) error {
 	out := map[string][]byte{}
 	current := map[string]*measure.File{}
 	for k, v := range prior {
@@ -214,14 +220,6 @@ func (m *Machine) publish(o SweepOptions, prior map[string]*measure.File, untrus
 		return err
 	}
 	defer dir.Close()
-	var history []sweep.HistoryRow
-	if b, err := dir.read("history.csv", 64<<20); err == nil {
-		if history, err = sweep.ReadHistory(b, dir.show("history.csv")); err != nil {
-			return err
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
 	history = sweep.Upsert(history, rows)
 	out["history.csv"] = sweep.HistoryCSV(history)
 	entries := sweep.Entries(o.Servers, current, history)
@@ -280,6 +278,25 @@ func readCapped(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than %d bytes: not read", path, max)
 	}
 	return b, nil
+}
+
+// MaxHistoryFile caps the history.csv read from a sweep's folder.
+const MaxHistoryFile = 64 << 20
+
+// readHistory reads the folder's history.csv, none when there is none.
+func readHistory(dir *outFolder) ([]sweep.HistoryRow, error) {
+	b, err := dir.read("history.csv", MaxHistoryFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	h, err := sweep.ReadHistory(b, dir.show("history.csv"))
+	if err != nil {
+		return nil, WithHint(err, "fix or remove that row: a history holds date,server,tokens,toolCount,status,isolation rows of measured or dynamic servers, as a sweep writes them")
+	}
+	return h, nil
 }
 
 // resultFile is where a server's measurement.json is in a sweep's folder.

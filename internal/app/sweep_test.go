@@ -632,3 +632,31 @@ func TestSweepPriorVerified(t *testing.T) {
 		t.Errorf("memory's badge %s", badge)
 	}
 }
+
+// TestSweepHistoryFirst: the history is read, and a bad one refused,
+// before any server is launched.
+func TestSweepHistoryFirst(t *testing.T) {
+	const head = "date,server,tokens,toolCount,status,isolation\n2026-08-19,a,1,1,measured,host\n"
+	for _, tt := range []struct{ row, want string }{
+		{"2026-08-20,a,1,1,startup-failure,host\n", `line 3: the status "startup-failure"`},
+		{"2026-13-01,a,1,1,measured,host\n", `line 3: the date "2026-13-01"`},
+	} {
+		out := t.TempDir()
+		marker := filepath.Join(t.TempDir(), "launched")
+		hist := head + tt.row
+		if err := os.WriteFile(filepath.Join(out, "history.csv"), []byte(hist), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		servers := []sweep.Server{{Name: "a", Command: "sh", Args: []string{"-c", "touch " + marker}, CommandLine: "sh -c touch"}}
+		_, err := sweepMachine(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)).Sweep(context.Background(), SweepOptions{Servers: servers, Out: out, Date: "2026-12-01"})
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(out, "history.csv")+": "+tt.want) {
+			t.Errorf("got %v, want the history's %s refused", err, tt.want)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Errorf("%s: a server was launched before the history was read", tt.want)
+		}
+		if b, _ := os.ReadFile(filepath.Join(out, "history.csv")); string(b) != hist {
+			t.Errorf("the history was rewritten: %q", b)
+		}
+	}
+}

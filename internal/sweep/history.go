@@ -8,6 +8,9 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/mcpcost/mcpcost/internal/status"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // HistoryHeader is history.csv's header, mcp-context-cost's.
@@ -22,7 +25,7 @@ type HistoryRow struct {
 	Server    string
 	Tokens    int
 	ToolCount int
-	Status    string // measured or dynamic
+	Status    string // measured or dynamic: no other row is read or written
 	Isolation string // host, sandbox, docker, or "" (not recorded)
 }
 
@@ -61,6 +64,9 @@ func ReadHistory(data []byte, name string) ([]HistoryRow, error) {
 		}
 		if _, err := time.Parse(time.DateOnly, row.Date); err != nil {
 			return nil, fmt.Errorf("%s: line %d: the date %q is not YYYY-MM-DD", name, line, row.Date)
+		}
+		if !status.Status(row.Status).OK() {
+			return nil, fmt.Errorf("%s: line %d: the status %s is not measured or dynamic, the only rows a history holds", name, line, textsafe.Quote(row.Status))
 		}
 		if why := CheckName(row.Server); why != "" {
 			return nil, fmt.Errorf("%s: line %d: %s", name, line, why)

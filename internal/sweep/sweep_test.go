@@ -226,6 +226,24 @@ func TestHistoryUpsert(t *testing.T) {
 	}
 }
 
+// TestHistoryStatus: a history holds measured and dynamic rows only (the
+// only ones a sweep writes); a row of another status is an error naming
+// its line and status.
+func TestHistoryStatus(t *testing.T) {
+	const head = "date,server,tokens,toolCount,status,isolation\n"
+	rows, err := ReadHistory([]byte(head+"2026-08-01,a,5,1,measured,host\n2026-08-02,a,6,1,dynamic,host\n"), "history.csv")
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("%v %v", rows, err)
+	}
+	for _, st := range []string{"startup-failure", "timeout", "not-yet-run", "", "Measured", "=HYPERLINK(\"x\")"} {
+		src := head + "2026-08-01,a,5,1,measured,host\n" + `2026-08-02,a,6,1,"` + strings.ReplaceAll(st, `"`, `""`) + `",host` + "\n"
+		_, err := ReadHistory([]byte(src), "history.csv")
+		if err == nil || !strings.HasPrefix(err.Error(), "history.csv: line 3: the status ") || !strings.Contains(err.Error(), "measured or dynamic") {
+			t.Errorf("status %q: %v", st, err)
+		}
+	}
+}
+
 func TestTrend(t *testing.T) {
 	h := []HistoryRow{
 		{"2026-08-01", "a", 1, 1, "measured", "docker"},
