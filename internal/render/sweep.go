@@ -36,9 +36,10 @@ func intCell(p *int) string {
 // no formula.
 var npmName = regexp.MustCompile(`^@[a-z0-9._~-]+/[a-z0-9._~-]+$`)
 
-// csvCell keeps a spreadsheet from reading a stranger's text as a formula.
+// csvCell keeps a spreadsheet from reading a stranger's text as a
+// formula, and bounds it as a sentence (see csvName for a name).
 func csvCell(s string) string {
-	s = textsafe.Text(s)
+	s = textsafe.Text(sentence(s))
 	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) && !npmName.MatchString(s) {
 		if _, err := strconv.ParseFloat(s, 64); err != nil {
 			return "'" + s
@@ -46,6 +47,9 @@ func csvCell(s string) string {
 	}
 	return s
 }
+
+// csvName is csvCell of a name, bounded as a name.
+func csvName(s string) string { return csvCell(name(s)) }
 
 // LeaderboardCSV is leaderboard.csv: one row per entry, in the file's
 // order, empty cells where a value is unknown.
@@ -65,7 +69,7 @@ func LeaderboardCSV(entries []sweep.Entry) []byte {
 		if fig.SessionStart != nil {
 			floor = strconv.FormatBool(fig.Floor)
 		}
-		row = append(row, e.Server.Name, tokens, tools, e.Status, csvCell(e.Server.Category), csvCell(e.Server.Metric), csvCell(e.Server.MetricSource),
+		row = append(row, e.Server.Name, tokens, tools, name(e.Status), csvCell(e.Server.Category), csvCell(e.Server.Metric), csvCell(e.Server.MetricSource),
 			intCell(fig.Claude), csvCell(fig.ClaudeModel), intCell(fig.SessionStart), floor, intCell(fig.NameTokens), intCell(fig.Instructions))
 		if f == nil {
 			row = append(row, csvCell(e.Server.Package), "", "", "", "", "", "", "", csvCell(e.Server.CommandLine), csvCell(e.Note))
@@ -82,7 +86,7 @@ func LeaderboardCSV(entries []sweep.Entry) []byte {
 			if pkg == "" {
 				pkg = e.Server.Package
 			}
-			row = append(row, csvCell(pkg), csvCell(f.PackageVersion), csvCell(f.ServerName), csvCell(f.ServerVersion), sha, f.MeasuredAt, iso, timeout, csvCell(f.LaunchCommand), csvCell(clipRunes(f.Notes, 700)))
+			row = append(row, csvName(pkg), csvName(f.PackageVersion), csvName(f.ServerName), csvName(f.ServerVersion), name(sha), name(f.MeasuredAt), name(iso), timeout, csvCell(f.LaunchCommand), csvCell(clipRunes(f.Notes, 700)))
 		}
 		w.Write(row)
 	}
@@ -162,9 +166,9 @@ func LeaderboardMarkdown(entries []sweep.Entry, date string) []byte {
 		fig := e.Figures()
 		lt := "—"
 		if n, t := largestTool(e.File); t >= 0 {
-			lt = md(n) + " (" + num.Int(t) + ")"
+			lt = md(name(n)) + " (" + num.Int(t) + ")"
 		}
-		fmt.Fprintf(&b, "| %d | [%s](servers/%s.md) | %s | %s | %s | %s | %s | %s | %s |\n", i+1, md(e.Server.Name), e.Server.Name, num.Int(e.Tokens()), sessionWord(fig), dash(fig.Claude), dash(e.File.ToolCount), lt, md(e.Status), md(e.Server.Category))
+		fmt.Fprintf(&b, "| %d | [%s](servers/%s.md) | %s | %s | %s | %s | %s | %s | %s |\n", i+1, md(e.Server.Name), e.Server.Name, num.Int(e.Tokens()), sessionWord(fig), dash(fig.Claude), dash(e.File.ToolCount), lt, md(name(e.Status)), md(name(e.Server.Category)))
 	}
 	if len(measured) == 0 {
 		b.WriteString("\nNo server was measured.\n")
@@ -175,7 +179,7 @@ func LeaderboardMarkdown(entries []sweep.Entry, date string) []byte {
 	} else {
 		b.WriteString("| server | status | note |\n|---|---|---|\n")
 		for _, e := range not {
-			fmt.Fprintf(&b, "| [%s](servers/%s.md) | %s | %s |\n", md(e.Server.Name), e.Server.Name, md(e.Status), mdNote(e.Note))
+			fmt.Fprintf(&b, "| [%s](servers/%s.md) | %s | %s |\n", md(e.Server.Name), e.Server.Name, md(name(e.Status)), mdNote(e.Note))
 		}
 	}
 	return []byte(b.String())
@@ -274,7 +278,7 @@ func SweepIndexHTML(entries []sweep.Entry, date string) []byte {
 			num1(fig.Claude, dash(fig.Claude)),
 			NumCell(int64(tools)),
 			TextCell(bandOf(e).Label),
-			TextCell(e.Server.Category),
+			TextCell(name(e.Server.Category)),
 			{Raw: Sparkline(trendValues(e.Trend), e.Server.Name+" tokens over time")},
 		})
 	}
@@ -312,7 +316,7 @@ func SweepIndexHTML(entries []sweep.Entry, date string) []byte {
 	} else {
 		nt := HTMLTable{ID: "not-measured-table", Columns: []Column{{Head: "server"}, {Head: "status"}, {Head: "note"}}, Sortable: true}
 		for _, e := range not {
-			nt.Rows = append(nt.Rows, []Cell{{Text: e.Server.Name, Href: "servers/" + e.Server.Name + ".html"}, TextCell(e.Status), TextCell(clipRunes(e.Note, 300))})
+			nt.Rows = append(nt.Rows, []Cell{{Text: e.Server.Name, Href: "servers/" + e.Server.Name + ".html"}, TextCell(name(e.Status)), TextCell(clipRunes(e.Note, 300))})
 		}
 		WriteTable(&b, nt)
 	}

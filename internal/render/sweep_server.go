@@ -10,13 +10,24 @@ import (
 	"github.com/mcpcost/mcpcost/internal/sweep"
 )
 
-// serverFacts are a server page's facts, label and value, in order.
+// serverFacts are a server page's facts, label and value, in order, each
+// name in them cut to textsafe.MaxName characters and each value to
+// textsafe.MaxProse: what a server sent, or a measurement.json holds, can
+// be a megabyte.
 func serverFacts(e sweep.Entry) [][2]string {
+	facts := rawFacts(e)
+	for i := range facts {
+		facts[i][1] = sentence(facts[i][1])
+	}
+	return facts
+}
+
+func rawFacts(e sweep.Entry) [][2]string {
 	s, f := e.Server, e.File
-	facts := [][2]string{{"status", e.Status}}
+	facts := [][2]string{{"status", name(e.Status)}}
 	if f != nil {
-		facts = append(facts, [2]string{"self-reported server", strings.TrimSpace(f.ServerName + " " + f.ServerVersion)})
-		facts = append(facts, [2]string{"tokenizer", f.Provider + " " + f.Encoding + ", methodology " + f.MethodologyVersion})
+		facts = append(facts, [2]string{"self-reported server", strings.TrimSpace(name(f.ServerName) + " " + name(f.ServerVersion))})
+		facts = append(facts, [2]string{"tokenizer", name(f.Provider) + " " + name(f.Encoding) + ", methodology " + name(f.MethodologyVersion)})
 	}
 	launch := s.CommandLine
 	if s.URL != "" {
@@ -37,15 +48,15 @@ func serverFacts(e sweep.Entry) [][2]string {
 			if v == "" {
 				v = "unknown"
 			}
-			facts = append(facts, [2]string{"package", pkg + " " + v})
+			facts = append(facts, [2]string{"package", name(pkg) + " " + name(v)})
 		}
 		if len(f.EnvVarNames) > 0 {
-			facts = append(facts, [2]string{"env vars (dummy values)", strings.Join(f.EnvVarNames, ", ")})
+			facts = append(facts, [2]string{"env vars (dummy values)", listNames(f.EnvVarNames)})
 		}
 		if f.CanonicalSha256 != nil {
-			facts = append(facts, [2]string{"canonical sha256", *f.CanonicalSha256})
+			facts = append(facts, [2]string{"canonical sha256", name(*f.CanonicalSha256)})
 		}
-		facts = append(facts, [2]string{"measured at", f.MeasuredAt})
+		facts = append(facts, [2]string{"measured at", name(f.MeasuredAt)})
 		if f.TimeoutMs > 0 {
 			facts = append(facts, [2]string{"timeout", num.Int(f.TimeoutMs) + " ms"})
 		}
@@ -68,19 +79,19 @@ func isolationText(i *measure.Isolation) string {
 	if i == nil {
 		return "not recorded"
 	}
-	w := isolationWord(i)
+	w := name(isolationWord(i))
 	if i.Network != "" {
-		w += ", network " + i.Network
+		w += ", network " + name(i.Network)
 	}
 	if i.Note != "" {
-		w += " (" + i.Note + ")"
+		w += " (" + sentence(i.Note) + ")"
 	}
 	return w
 }
 
 func headline(e sweep.Entry) string {
 	if !e.Measured() {
-		return e.Server.Name + ": not measured (" + e.Status + ")"
+		return e.Server.Name + ": not measured (" + name(e.Status) + ")"
 	}
 	tools := 0
 	if e.File.ToolCount != nil {
@@ -125,7 +136,7 @@ func SweepServerHTML(e sweep.Entry, date string) []byte {
 		Treemap(&b, ServerTree(e.Server.Name, e.Status, e.File.TotalTokens, fileTools(e.File)), TreemapOptions{ID: "tm", Title: "Definitions of " + e.Server.Name, Depth: 2, ZoomKinds: []string{"tool"}, HueKind: "tool"})
 		tt := HTMLTable{ID: "tools-table", Sortable: true, Columns: []Column{{Head: "tool"}, {Head: "tokens", Num: true}, {Head: "share", Num: true}, {Head: "description", Num: true}, {Head: "inputSchema", Num: true}}}
 		for _, t := range toolRows(e.File) {
-			tt.Rows = append(tt.Rows, []Cell{TextCell(t.Name), NumCell(int64(t.Tokens)), {Text: share(t.Tokens, total), Sort: float64(t.Tokens)}, NumCell(int64(t.DescriptionTokens)), NumCell(int64(t.InputSchemaTokens))})
+			tt.Rows = append(tt.Rows, []Cell{TextCell(name(t.Name)), NumCell(int64(t.Tokens)), {Text: share(t.Tokens, total), Sort: float64(t.Tokens)}, NumCell(int64(t.DescriptionTokens)), NumCell(int64(t.InputSchemaTokens))})
 		}
 		WriteTable(&b, tt)
 	}
@@ -142,7 +153,7 @@ func SweepServerHTML(e sweep.Entry, date string) []byte {
 			if iso == "" {
 				iso = "not recorded"
 			}
-			ht.Rows = append(ht.Rows, []Cell{TextCell(r.Date), NumCell(int64(r.Tokens)), NumCell(int64(r.ToolCount)), TextCell(r.Status), TextCell(iso)})
+			ht.Rows = append(ht.Rows, []Cell{TextCell(r.Date), NumCell(int64(r.Tokens)), NumCell(int64(r.ToolCount)), TextCell(name(r.Status)), TextCell(name(iso))})
 		}
 		WriteTable(&b, ht)
 	}
@@ -172,7 +183,7 @@ func SweepServerMarkdown(e sweep.Entry, date string) []byte {
 				fmt.Fprintf(&b, "\n%s more in the HTML page and measurement.json.\n", num.Count(len(rows)-30, "tool"))
 				break
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", md(t.Name), num.Int(t.Tokens), share(t.Tokens, total), num.Int(t.DescriptionTokens), num.Int(t.InputSchemaTokens))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", md(name(t.Name)), num.Int(t.Tokens), share(t.Tokens, total), num.Int(t.DescriptionTokens), num.Int(t.InputSchemaTokens))
 		}
 	}
 	b.WriteString("\n## Over time\n\n")
@@ -185,7 +196,7 @@ func SweepServerMarkdown(e sweep.Entry, date string) []byte {
 			if iso == "" {
 				iso = "not recorded"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", md(r.Date), num.Int(r.Tokens), num.Int(r.ToolCount), md(r.Status), md(iso))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", md(r.Date), num.Int(r.Tokens), num.Int(r.ToolCount), md(name(r.Status)), md(name(iso)))
 		}
 	}
 	if fig := e.Figures(); fig.Claude != nil {

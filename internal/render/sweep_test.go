@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/sweep"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 func sweepGolden(t *testing.T, name string, got []byte) {
@@ -157,4 +158,69 @@ func TestSparkline(t *testing.T) {
 		t.Errorf("a flat line %s", flat)
 	}
 	checkSVGs(t, s)
+}
+
+// TestSweepHostileSizes: what a server sent or a measurement.json holds
+// can be a megabyte: a server's name and version, a tool's name, a
+// package, a launch command, an isolation, a note. The leaderboard (CSV
+// and Markdown), the dashboard and the server's pages cut a name to 512
+// characters and a note or other sentence to 2,048, with the mark naming
+// the length, and stay small.
+func TestSweepHostileSizes(t *testing.T) {
+	const n = 1 << 20
+	big := func(c string) string { return strings.Repeat(c, n) }
+	mark := "… (1048576 bytes)"
+	servers := []sweep.Server{{Name: "measured", CommandLine: "x"}, {Name: "failed", CommandLine: "y"}}
+	files := map[string]*measure.File{
+		"measured": {MethodologyVersion: "1.0", Provider: "tiktoken", Encoding: "o200k_base", Status: "measured", TotalTokens: ip(81), ToolCount: ip(1),
+			Tools:      []measure.FileTool{{Name: big("t"), Tokens: 81}},
+			ServerName: big("n"), ServerVersion: big("v"), LaunchCommand: big("l"), Package: big("p"), PackageVersion: big("q"), MeasuredAt: big("m"),
+			CanonicalSha256: sp(big("s")), Isolation: &measure.Isolation{Mode: "docker", Image: big("i"), Network: big("w"), Note: big("o")}},
+		"failed": {MethodologyVersion: "1.0", Status: "startup-failure", ServerName: big("n"), Notes: big("e")},
+	}
+	history := []sweep.HistoryRow{{Date: "2026-12-01", Server: "measured", Tokens: 81, ToolCount: 1, Status: "measured", Isolation: big("h")}}
+	entries := sweep.Entries(servers, files, history)
+	outs := map[string]string{
+		"leaderboard.csv": string(LeaderboardCSV(entries)),
+		"leaderboard.md":  string(LeaderboardMarkdown(entries, "2026-12-01")),
+		"index.html":      string(SweepIndexHTML(entries, "2026-12-01")),
+	}
+	for _, e := range entries {
+		outs[e.Server.Name+".html"] = string(SweepServerHTML(e, "2026-12-01"))
+		outs[e.Server.Name+".md"] = string(SweepServerMarkdown(e, "2026-12-01"))
+	}
+	for name, s := range outs {
+		if len(s) > 200_000 {
+			t.Errorf("%s: %d bytes", name, len(s))
+		}
+		for _, c := range "ntvlpqmsiwoeh" {
+			if strings.Contains(s, strings.Repeat(string(c), textsafe.MaxProse+1)) {
+				t.Errorf("%s: a run of %d %c, not cut", name, textsafe.MaxProse+1, c)
+			}
+		}
+	}
+	for _, name := range []string{"leaderboard.csv", "measured.html", "measured.md", "failed.html"} {
+		if !strings.Contains(outs[name], mark) {
+			t.Errorf("%s: no mark of a cut", name)
+		}
+	}
+	if !strings.Contains(outs["measured.html"], strings.Repeat("n", textsafe.MaxName)+mark) {
+		t.Error("measured.html: the server's name is not cut to 512 characters")
+	}
+	r := csv.NewReader(strings.NewReader(outs["leaderboard.csv"]))
+	rows, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, c := range rows[0] {
+		col[c] = i
+	}
+	if got := rows[1][col["serverName"]]; got != strings.Repeat("n", textsafe.MaxName)+mark {
+		t.Errorf("leaderboard.csv's serverName: %d bytes: %.40q…", len(got), got)
+	}
+	// Notes keep mcp-context-cost's cap, 700 characters.
+	if got := rows[2][col["notes"]]; !strings.HasSuffix(got, "…") || len([]rune(got)) > 700 {
+		t.Errorf("leaderboard.csv's notes: %d bytes: %.40q…", len(got), got)
+	}
 }
