@@ -33,17 +33,22 @@ func intCell(p *int) string {
 }
 
 // npmName is a scoped npm package name, which starts with '@' and is
-// no formula.
+// no formula: no parenthesis, operator or '|' can follow.
 var npmName = regexp.MustCompile(`^@[a-z0-9._~-]+/[a-z0-9._~-]+$`)
 
-// csvCell keeps a spreadsheet from reading a stranger's text as a
-// formula, and bounds it as a sentence (see csvName for a name).
+// negative is a plain negative number, which a spreadsheet reads as the
+// number it is.
+var negative = regexp.MustCompile(`^-[0-9]+(\.[0-9]+)?$`)
+
+// csvCell keeps a spreadsheet from reading a stranger's text as a formula,
+// as OWASP advises: text that starts with = + - @ (or a tab or a carriage
+// return, which textsafe.Text escapes first) gets a leading quote, but a
+// plain negative number or a scoped npm package name does not. It bounds
+// the text as a sentence (see csvName for a name).
 func csvCell(s string) string {
 	s = textsafe.Text(sentence(s))
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) && !npmName.MatchString(s) {
-		if _, err := strconv.ParseFloat(s, 64); err != nil {
-			return "'" + s
-		}
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) && !npmName.MatchString(s) && !negative.MatchString(s) {
+		return "'" + s
 	}
 	return s
 }
@@ -69,7 +74,7 @@ func LeaderboardCSV(entries []sweep.Entry) []byte {
 		if fig.SessionStart != nil {
 			floor = strconv.FormatBool(fig.Floor)
 		}
-		row = append(row, e.Server.Name, tokens, tools, name(e.Status), csvCell(e.Server.Category), csvCell(e.Server.Metric), csvCell(e.Server.MetricSource),
+		row = append(row, e.Server.Name, tokens, tools, csvName(e.Status), csvCell(e.Server.Category), csvCell(e.Server.Metric), csvCell(e.Server.MetricSource),
 			intCell(fig.Claude), csvCell(fig.ClaudeModel), intCell(fig.SessionStart), floor, intCell(fig.NameTokens), intCell(fig.Instructions))
 		if f == nil {
 			row = append(row, csvCell(e.Server.Package), "", "", "", "", "", "", "", csvCell(e.Server.CommandLine), csvCell(e.Note))
@@ -86,7 +91,7 @@ func LeaderboardCSV(entries []sweep.Entry) []byte {
 			if pkg == "" {
 				pkg = e.Server.Package
 			}
-			row = append(row, csvName(pkg), csvName(f.PackageVersion), csvName(f.ServerName), csvName(f.ServerVersion), name(sha), name(f.MeasuredAt), name(iso), timeout, csvCell(f.LaunchCommand), csvCell(clipRunes(f.Notes, 700)))
+			row = append(row, csvName(pkg), csvName(f.PackageVersion), csvName(f.ServerName), csvName(f.ServerVersion), csvName(sha), csvName(f.MeasuredAt), csvName(iso), timeout, csvCell(f.LaunchCommand), csvCell(clipRunes(f.Notes, 700)))
 		}
 		w.Write(row)
 	}

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -222,5 +223,41 @@ func TestSweepHostileSizes(t *testing.T) {
 	// Notes keep mcp-context-cost's cap, 700 characters.
 	if got := rows[2][col["notes"]]; !strings.HasSuffix(got, "…") || len([]rune(got)) > 700 {
 		t.Errorf("leaderboard.csv's notes: %d bytes: %.40q…", len(got), got)
+	}
+}
+
+// TestLeaderboardCSVFormulas: no cell of leaderboard.csv starts a
+// spreadsheet formula: text starting with = + - @ gets a leading quote
+// (OWASP's advice), tabs and carriage returns are escaped; a plain
+// negative number and a scoped npm package name stay as they are.
+func TestLeaderboardCSVFormulas(t *testing.T) {
+	hostile := []string{"=1+1", "+1", "-1+1", "@SUM(1)", "-Inf", "+Inf", "-0x1p3", "-1e5", "+5", "=cmd|' /C calc'!A0", "\t=1", "\r=1", "-", "@"}
+	var servers []sweep.Server
+	files := map[string]*measure.File{}
+	for i, h := range hostile {
+		n := fmt.Sprintf("s%d", i)
+		servers = append(servers, sweep.Server{Name: n, CommandLine: h, Metric: h, MetricSource: h, Package: h})
+		files[n] = &measure.File{MethodologyVersion: "1.0", Status: h, TotalTokens: ip(-5), ToolCount: ip(1), Tools: []measure.FileTool{{Name: "t", Tokens: 1}},
+			ServerName: h, ServerVersion: h, PackageVersion: h, LaunchCommand: h, MeasuredAt: h, CanonicalSha256: sp(h), Notes: h, Isolation: &measure.Isolation{Mode: h}}
+	}
+	servers = append(servers, sweep.Server{Name: "plain", CommandLine: "x", Package: "@scope/pkg", Metric: "-12.5"})
+	rows, err := csv.NewReader(bytes.NewReader(LeaderboardCSV(sweep.Entries(servers, files, nil)))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows[1:] {
+		for i, c := range row {
+			if c == "" || !strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+				continue
+			}
+			if c == "-5" || c == "-12.5" || c == "@scope/pkg" {
+				continue
+			}
+			t.Errorf("%s's %s starts a formula: %q", row[0], rows[0][i], c)
+		}
+	}
+	last := rows[len(rows)-1]
+	if last[13] != "@scope/pkg" || last[5] != "-12.5" {
+		t.Errorf("a package name or a negative number was changed: %q", last)
 	}
 }

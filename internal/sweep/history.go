@@ -68,6 +68,11 @@ func ReadHistory(data []byte, name string) ([]HistoryRow, error) {
 		if !status.Status(row.Status).OK() {
 			return nil, fmt.Errorf("%s: line %d: the status %s is not measured or dynamic, the only rows a history holds", name, line, textsafe.Quote(row.Status))
 		}
+		switch row.Isolation {
+		case "", IsolationHost, IsolationSandbox, IsolationDocker:
+		default:
+			return nil, fmt.Errorf("%s: line %d: the isolation %s is not host, sandbox, docker or empty", name, line, textsafe.Quote(row.Isolation))
+		}
 		if why := CheckName(row.Server); why != "" {
 			return nil, fmt.Errorf("%s: line %d: %s", name, line, why)
 		}

@@ -322,3 +322,26 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestHistoryIsolation: a row's isolation is one a sweep records (host,
+// sandbox, docker) or empty (mcp-context-cost's older rows); anything
+// else, such as a formula a spreadsheet would run when history.csv is
+// written back, is an error naming its line.
+func TestHistoryIsolation(t *testing.T) {
+	const head = "date,server,tokens,toolCount,status,isolation\n"
+	for _, iso := range []string{"", "host", "sandbox", "docker"} {
+		if _, err := ReadHistory([]byte(head+"2026-08-01,a,5,1,measured,"+iso+"\n"), "history.csv"); err != nil {
+			t.Errorf("isolation %q: %v", iso, err)
+		}
+	}
+	if _, err := ReadHistory([]byte(head+"2026-08-01,a,5,1,measured\n"), "history.csv"); err != nil {
+		t.Errorf("no isolation column: %v", err)
+	}
+	for _, iso := range []string{"=HYPERLINK(\"http://x\")", "+1", "@SUM(1)", "-1", "Docker", "docker:node", "chroot"} {
+		src := head + `2026-08-01,a,5,1,measured,"` + strings.ReplaceAll(iso, `"`, `""`) + `"` + "\n"
+		_, err := ReadHistory([]byte(src), "history.csv")
+		if err == nil || !strings.HasPrefix(err.Error(), "history.csv: line 2: the isolation ") {
+			t.Errorf("isolation %q: %v", iso, err)
+		}
+	}
+}
