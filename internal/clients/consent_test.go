@@ -2,6 +2,7 @@ package clients
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -377,5 +378,45 @@ func TestCopilotFolderTrust(t *testing.T) {
 				t.Fatalf("p is %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestCwdAndEnvFileAsWritten: a variable in a server's cwd or envFile is
+// shown as written, never as expanded (a cloned repository's
+// "cwd": "${env:SECRET}" printed the secret in the JSON of clients and
+// audit, and in the note on an envFile that cannot be read); a server
+// that needs approval keeps both as written, and a launched one has them
+// expanded and their values among its secrets.
+func TestCwdAndEnvFileAsWritten(t *testing.T) {
+	const proj = "/home/me/proj/.vscode/mcp.json"
+	body := `{"servers": {"p": {"command": "p-mcp", "cwd": "/w/${env:SECRET}/d", "envFile": "/e/${env:SECRET}/f"}}}`
+	for _, trust := range []bool{false, true} {
+		sys := consentSystem(map[string]string{proj: body})
+		sys.TrustProject = trust
+		configs, _ := Discover(sys, []string{VSCode})
+		s := statuses(configs, "workspace")["p"]
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown := string(b) + strings.Join(s.Notes, " ") + s.Display()
+		if strings.Contains(shown, "canary") {
+			t.Errorf("trust %v: the expanded value is shown: %s", trust, shown)
+		}
+		if !strings.Contains(string(b), `"cwd":"/w/${env:SECRET}/d"`) || !strings.Contains(string(b), `"envFile":"/e/${env:SECRET}/f"`) {
+			t.Errorf("trust %v: cwd and envFile not as written: %s", trust, b)
+		}
+		if !trust {
+			if s.Status() != StatusNeedsApproval || strings.Contains(s.Cwd+s.EnvFile+s.Dir, "canary") {
+				t.Errorf("needs approval yet expanded: %s, cwd %q, envFile %q, dir %q", s.Status(), s.Cwd, s.EnvFile, s.Dir)
+			}
+			continue
+		}
+		if s.Cwd != "/w/canary-7f3a9c/d" || s.EnvFile != "/e/canary-7f3a9c/f" {
+			t.Errorf("launched with cwd %q, envFile %q", s.Cwd, s.EnvFile)
+		}
+		if !contains(s.Secrets(), "canary-7f3a9c") {
+			t.Errorf("the value is not among the secrets: %q", s.Secrets())
+		}
 	}
 }

@@ -36,7 +36,7 @@ func (s Server) Display() string {
 
 // Secrets returns the secret values of the server's launch: the values of
 // its env and headers, the values of the variables expanded into its
-// command, arguments and URL (the predefined paths of VS Code and Cursor
+// command, arguments, URL, cwd and envFile (the predefined paths of VS Code and Cursor
 // aside), and what the launch rule hides in them, as written and as
 // expanded. Launchers give them to a redact.Scrubber, so that a server
 // that repeats one in its stderr or an error message shows the marker.
@@ -52,6 +52,8 @@ func (s Server) Secrets() []string {
 		}
 	}
 	add(s.rawURL, s.URL)
+	add(s.rawCwd, s.Cwd)
+	add(s.rawEnvFile, s.EnvFile)
 	// As written, the secrets of the launch rule; a bare ${VAR} is not one
 	// (its value is, above).
 	var written []string

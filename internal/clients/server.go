@@ -94,6 +94,8 @@ type Server struct {
 	rawCommand string
 	rawArgs    []string
 	rawURL     string
+	// cwd and envFile as written: what the JSON form and notes show.
+	rawCwd, rawEnvFile string
 	// The values of env and headers before expansion.
 	rawEnv, rawHeaders map[string]string
 }
@@ -123,12 +125,13 @@ func (s Server) Launchable() bool { return s.Status() == StatusEnabled }
 
 // withhold marks the server as needing approval (why says how to give
 // it) and puts back what expanding its variables put into its command,
-// arguments, URL, env and headers: a value of the user's environment never
+// arguments, URL, cwd, envFile, env and headers: a value of the user's environment never
 // goes to a server the user has not approved, not even into the launch
 // spec that is not launched.
 func (s *Server) withhold(why string) {
 	s.NeedsApproval = why
 	s.Command, s.URL = s.rawCommand, s.rawURL
+	s.Cwd, s.EnvFile = s.rawCwd, s.rawEnvFile
 	s.Args = append([]string(nil), s.rawArgs...)
 	for k := range s.Env {
 		if v, ok := s.rawEnv[k]; ok {
@@ -213,11 +216,19 @@ func (s Server) MarshalJSON() ([]byte, error) {
 	return json.Marshal(serverJSON{
 		Name: s.Name, Client: s.Client, Scope: s.Scope, Source: s.Source,
 		Transport: s.Transport, Launch: s.Display(), Status: s.Status(),
-		EnvNames: list(s.EnvNames()), EnvFile: s.EnvFile, ClientEnv: list(sortedKeys(s.ClientEnv)), HeaderNames: list(s.HeaderNames()),
-		Cwd: s.Cwd, Disabled: s.Disabled, DisabledBy: s.DisabledBy,
+		EnvNames: list(s.EnvNames()), EnvFile: written(s.rawEnvFile, s.EnvFile), ClientEnv: list(sortedKeys(s.ClientEnv)), HeaderNames: list(s.HeaderNames()),
+		Cwd: written(s.rawCwd, s.Cwd), Disabled: s.Disabled, DisabledBy: s.DisabledBy,
 		OverriddenBy: s.OverriddenBy, NeedsInput: list(s.NeedsInput), Unset: list(s.Unset),
 		Filter: filter, AlwaysLoad: s.AlwaysLoad, Problem: s.Problem, Approval: approval, Notes: list(s.Notes),
 	})
+}
+
+// written is a field as its config writes it (raw), else as set.
+func written(raw, set string) string {
+	if raw != "" {
+		return raw
+	}
+	return set
 }
 
 // A ToolFilter is a client's per-tool filter for one server: a tool is
@@ -396,6 +407,7 @@ func (r *entryReader) finish(s *Server, typ string) {
 		return r.expand(v, &x)
 	}
 	s.rawEnv, s.rawHeaders = copyMap(s.Env), copyMap(s.Headers)
+	s.rawCwd, s.rawEnvFile = s.Cwd, s.EnvFile
 	s.Command = exp(s.rawCommand)
 	if s.rawArgs != nil {
 		s.Args = make([]string, len(s.rawArgs))
@@ -441,7 +453,7 @@ func (r *entryReader) loadEnvFile(s *Server) {
 	}
 	data, err := r.sys.FS.ReadFile(path)
 	if err != nil {
-		s.Notes = append(s.Notes, fmt.Sprintf("envFile %s cannot be read, so the variables it holds are missing", s.EnvFile))
+		s.Notes = append(s.Notes, fmt.Sprintf("envFile %s cannot be read, so the variables it holds are missing", written(s.rawEnvFile, s.EnvFile)))
 		return
 	}
 	for name, value := range parseDotenv(data) {
