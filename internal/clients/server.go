@@ -125,19 +125,18 @@ func (s Server) Launchable() bool { return s.Status() == StatusEnabled }
 
 // withhold marks the server as needing approval (why says how to give
 // it) and puts back what expanding its variables put into its command,
-// arguments, URL, cwd, envFile, env and headers: a value of the user's environment never
-// goes to a server the user has not approved, not even into the launch
-// spec that is not launched.
+// arguments, URL, cwd, envFile, env (its envFile's variables too) and
+// headers: a value of the user's environment never goes to a server the
+// user has not approved, not even into the launch spec that is not
+// launched.
 func (s *Server) withhold(why string) {
 	s.NeedsApproval = why
 	s.Command, s.URL = s.rawCommand, s.rawURL
 	s.Cwd, s.EnvFile = s.rawCwd, s.rawEnvFile
 	s.Args = append([]string(nil), s.rawArgs...)
-	for k := range s.Env {
-		if v, ok := s.rawEnv[k]; ok {
-			s.Env[k] = v
-		}
-	}
+	// Env as written: without the variables of its envFile, a file the
+	// project names (a key of ~/.ssh, say), whose names would be shown.
+	s.Env = copyMap(s.rawEnv)
 	for k := range s.Headers {
 		if v, ok := s.rawHeaders[k]; ok {
 			s.Headers[k] = v
