@@ -306,19 +306,32 @@ func buildSessions(ctx context.Context, configs []clients.Config, caps map[strin
 			stackKeys = append(stackKeys, keys[i]...)
 		}
 		sess := Session{Config: buildConfig(ctx, stack, caps, stackKeys, opts, true), Files: []SessionFile{}}
+		// What each file adds, summed in one pass over the session's
+		// servers: a project's .continue/mcpServers may hold tens of
+		// thousands of files.
+		type place struct{ path, scope string }
+		adds := map[place]*SessionFile{}
+		for _, s := range sess.Servers {
+			if !s.Counted {
+				continue
+			}
+			f := adds[place{s.Source, s.Scope}]
+			if f == nil {
+				f = &SessionFile{}
+				adds[place{s.Source, s.Scope}] = f
+			}
+			f.Counted++
+			if s.Tokens == nil {
+				f.LowerBound = true
+			} else {
+				f.TotalTokens += *s.Tokens
+			}
+		}
 		for _, i := range byClient[client] {
 			cfg := configs[i]
 			f := SessionFile{Path: cfg.Path, Scope: cfg.Scope, Servers: len(cfg.Servers)}
-			for _, s := range sess.Servers {
-				if s.Source != cfg.Path || s.Scope != cfg.Scope || !s.Counted {
-					continue
-				}
-				f.Counted++
-				if s.Tokens == nil {
-					f.LowerBound = true
-				} else {
-					f.TotalTokens += *s.Tokens
-				}
+			if a := adds[place{cfg.Path, cfg.Scope}]; a != nil {
+				f.Counted, f.LowerBound, f.TotalTokens = a.Counted, a.LowerBound, a.TotalTokens
 			}
 			sess.Files = append(sess.Files, f)
 		}

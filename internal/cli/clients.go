@@ -131,6 +131,18 @@ func clientsText(w *strings.Builder, rep *app.Clients, scr render.Screen, all bo
 			continue
 		}
 		fmt.Fprintf(w, "\n%s (%s)\n", esc(c.Title), esc(c.Name))
+		// The configs read at each place, in order, and the first of each
+		// path: a project's .continue/mcpServers may hold tens of thousands
+		// of files, each a place.
+		type place struct{ path, scope string }
+		at := map[place][]clients.Config{}
+		first := map[string]clients.Config{}
+		for _, cfg := range c.Configs {
+			at[place{cfg.Path, cfg.Scope}] = append(at[place{cfg.Path, cfg.Scope}], cfg)
+			if _, ok := first[cfg.Path]; !ok {
+				first[cfg.Path] = cfg
+			}
+		}
 		t := render.Table{Indent: "  ", Min: []int{0, 16, 12}, Width: scr.Width, Screen: scr}
 		t.Tint = func(_, col int, cell string) render.Tint {
 			if col == 2 && !strings.HasPrefix(cell, clients.StateFound+":") && cell != clients.StateNotFound {
@@ -146,7 +158,7 @@ func clientsText(w *strings.Builder, rep *app.Clients, scr render.Screen, all bo
 			case l.State == clients.StateFound:
 				state += fmt.Sprintf(": %d server%s", l.Servers, num.Plural(l.Servers, "", "s"))
 			case l.State == clients.StateInvalid:
-				state = "found, not readable as " + formatOf(c.Configs, l)
+				state = "found, not readable as " + formatOf(first, l)
 			}
 			t.Add(l.Scope, l.Path, state)
 		}
@@ -158,8 +170,8 @@ func clientsText(w *strings.Builder, rep *app.Clients, scr render.Screen, all bo
 			if l.Error != "" {
 				para(w, scr, "      error: ", l.Error, "        ")
 			}
-			for _, cfg := range c.Configs {
-				if cfg.Path == l.Path && cfg.Scope == l.Scope && cfg.Error == "" {
+			for _, cfg := range at[place{l.Path, l.Scope}] {
+				if cfg.Error == "" {
 					writeClientServers(w, cfg, scr)
 				}
 			}
@@ -317,17 +329,16 @@ func clientFilterText(f *clients.ToolFilter) string {
 	return s + " (" + f.Source + ")"
 }
 
-func formatOf(configs []clients.Config, l clients.Location) string {
-	for _, c := range configs {
-		if c.Path == l.Path {
-			switch c.Format {
-			case clients.FormatJSON:
-				return "strict JSON"
-			case clients.FormatJSONC:
-				return "JSON with comments"
-			}
-			return strings.ToUpper(c.Format)
-		}
+func formatOf(first map[string]clients.Config, l clients.Location) string {
+	c, ok := first[l.Path]
+	if !ok {
+		return "its format"
 	}
-	return "its format"
+	switch c.Format {
+	case clients.FormatJSON:
+		return "strict JSON"
+	case clients.FormatJSONC:
+		return "JSON with comments"
+	}
+	return strings.ToUpper(c.Format)
 }

@@ -431,15 +431,16 @@ func Discover(sys System, names []string) (configs []Config, looked []Location) 
 			sys.settleDirs(&got[i], sys.Cwd)
 		}
 		// Count servers per location after settling (a file may yield two
-		// scopes).
+		// scopes), by a map: a project's .continue/mcpServers may hold
+		// tens of thousands of files.
+		type place struct{ path, scope string }
+		counts := make(map[place]int, len(got))
+		for _, cfg := range got {
+			counts[place{cfg.Path, cfg.Scope}] = len(cfg.Servers)
+		}
 		for i := range looked {
-			if looked[i].Client != c.name {
-				continue
-			}
-			for _, cfg := range got {
-				if cfg.Path == looked[i].Path && cfg.Scope == looked[i].Scope {
-					looked[i].Servers = len(cfg.Servers)
-				}
+			if n, ok := counts[place{looked[i].Path, looked[i].Scope}]; ok && looked[i].Client == c.name {
+				looked[i].Servers = n
 			}
 		}
 		configs = append(configs, got...)
