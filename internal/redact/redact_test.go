@@ -31,6 +31,9 @@ func TestArgs(t *testing.T) {
 		{[]string{"srv", "postgresql://${PGUSER}:${PGPASSWORD}@db/x"}, []string{"srv", "postgresql://${PGUSER}:***@db/x"}},
 		{[]string{"srv", "API_KEY=hunter2"}, []string{"srv", "API_KEY=***"}},
 		{[]string{"srv", "EMPTY="}, []string{"srv", "EMPTY="}},
+		// "pass" as a word of its own is a password; inside a word it is not.
+		{[]string{"srv", "--pass=hunter2", "--db-pass", "pw-7", "DB_PASS=pw-8"}, []string{"srv", "--pass=***", "--db-pass", "***", "DB_PASS=***"}},
+		{[]string{"srv", "--bypass=cache", "--passthrough=1", "--compass", "north"}, []string{"srv", "--bypass=cache", "--passthrough=1", "--compass", "north"}},
 	}
 	for _, c := range cases {
 		got := Args(c.in)
@@ -155,6 +158,8 @@ func TestText(t *testing.T) {
 		{"unknown ghp_16C7e42F292c6912E7710c838347Ae178B4a", "unknown ***"},
 		{"task-abcdefghij and compat-layer12", "task-abcdefghij and compat-layer12"},
 		{"see my-token abc123", "see my-token abc123"},
+		{"login --pass=hunter2 failed", "login --pass=*** failed"},
+		{"bypass=cache", "bypass=cache"},
 	}
 	for _, c := range cases {
 		got := Text(c.in)

@@ -114,10 +114,12 @@ func replaceValue(s string, re *regexp.Regexp, named bool) string {
 	})
 }
 
-// secretWords are the words of secretWord, in lower case.
-var secretWords = []string{"token", "key", "secret", "passw", "pwd", "auth", "credential", "bearer", "cookie", "session", "signature"}
+// secretWords are the words of secretWord, in lower case ("pass" for
+// the word pass, which secretWord takes only on its own).
+var secretWords = []string{"token", "key", "secret", "pass", "pwd", "auth", "credential", "bearer", "cookie", "session", "signature"}
 
-// hasSecretWord is secretWord().MatchString(s), faster.
+// hasSecretWord is true wherever secretWord().MatchString(s) is, faster: a
+// line without it needs no secret word's pattern.
 func hasSecretWord(s string) bool {
 	l := strings.ToLower(s)
 	for _, w := range secretWords {
