@@ -69,6 +69,10 @@ page (an Origin header) is refused unless it comes from the server's own
 loopback origin or one named with --allow-origin. Idle sessions end after
 10 minutes, and at most 64 are open at once.
 
+At most 8 tool calls run at once (over HTTP, of every session together)
+and 64 more wait; a call beyond those is answered with a tool error that
+starts "busy:".
+
 Flags:
   --http ADDR          serve Streamable HTTP on ADDR (such as 127.0.0.1:8765)
   --token-env NAME     the bearer token is the value of the environment

@@ -163,7 +163,7 @@ func New(o Options) *mcp.Server {
 	s.addBlocks(srv)
 	s.addFindings(srv)
 	s.addPrompts(srv)
-	srv.AddReceivingMiddleware(recoverPanics, escapeText, unknownToolAsToolError)
+	srv.AddReceivingMiddleware(recoverPanics, escapeText, unknownToolAsToolError, newCallLimit().middleware)
 	return srv
 }
 
