@@ -67,7 +67,8 @@ or connecting to URLs (measure_server, launch: true) is refused unless
 --allow-launch, since it runs commands as you. A request from a browser
 page (an Origin header) is refused unless it comes from the server's own
 loopback origin or one named with --allow-origin. Idle sessions end after
-10 minutes, and at most 64 are open at once.
+10 minutes, and at most 64 are open at once; a request body is at most
+4 MiB (413), and those held at once at most 64 MiB (503, Retry-After).
 
 At most 8 tool calls run at once (over HTTP, of every session together)
 and 64 more wait; a call beyond those is answered with a tool error that

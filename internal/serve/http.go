@@ -1,12 +1,10 @@
 package serve
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -70,6 +68,12 @@ func Handler(o Options, h HTTPOptions) (http.Handler, error) {
 }
 
 func handler(srv *mcp.Server, h HTTPOptions) (http.Handler, error) {
+	return handlerHolding(srv, h, new(bodyBudget))
+}
+
+// handlerHolding is handler, with the room of the request bodies it reads
+// held in bodies.
+func handlerHolding(srv *mcp.Server, h HTTPOptions, bodies *bodyBudget) (http.Handler, error) {
 	if h.Token == "" {
 		return nil, errors.New("serving over HTTP needs a bearer token")
 	}
@@ -87,7 +91,7 @@ func handler(srv *mcp.Server, h HTTPOptions) (http.Handler, error) {
 		}
 		origins[n] = true
 	}
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{SessionTimeout: h.SessionTimeout})
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{SessionTimeout: h.SessionTimeout, MaxRequestBodyBytes: MaxBodyBytes})
 	want := sha256.Sum256([]byte(h.Token))
 	var starting atomic.Int64 // new sessions being set up
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -110,17 +114,31 @@ func handler(srv *mcp.Server, h HTTPOptions) (http.Handler, error) {
 			}
 			return
 		}
-		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
-			// A new session. Its body is read first (within the
-			// server's ReadTimeout), so that a slow one holds no place;
-			// then it is counted while it is set up, so that concurrent
-			// ones cannot pass the cap together.
-			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
-			if err != nil {
+		if r.Method == http.MethodPost {
+			// A body is read whole first (within the server's
+			// ReadTimeout), its room held until the end of its request:
+			// the bodies held at once are bounded.
+			body, held, err := bodies.read(w, r)
+			defer bodies.give(held)
+			var tooLarge *http.MaxBytesError
+			switch {
+			case errors.As(err, &tooLarge):
+				http.Error(w, fmt.Sprintf("Request Entity Too Large: a request body is at most %d bytes", MaxBodyBytes), http.StatusRequestEntityTooLarge)
+				return
+			case errors.Is(err, errBodiesFull):
+				w.Header().Set("Retry-After", strconv.Itoa(int(BodyRetryAfter.Seconds())))
+				http.Error(w, fmt.Sprintf("Service Unavailable: the request bodies being served take %d MiB, the most this server holds at once; retry shortly", MaxHeldBodyBytes>>20), http.StatusServiceUnavailable)
+				return
+			case err != nil:
 				http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
 				return
 			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.Body, r.ContentLength = &heldBody{body}, int64(len(body))
+		}
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+			// A new session. Its body was read first, so that a slow one
+			// holds no place; it is counted while it is set up, so that
+			// concurrent ones cannot pass the cap together.
 			n := starting.Add(1)
 			defer starting.Add(-1)
 			if open := sessions(srv); open+int(n)-1 >= h.MaxSessions {
