@@ -77,7 +77,8 @@ starts "busy:".
 Flags:
   --http ADDR          serve Streamable HTTP on ADDR (such as 127.0.0.1:8765)
   --token-env NAME     the bearer token is the value of the environment
-                       variable NAME (default on loopback: the token file)
+                       variable NAME (default on loopback: the token file):
+                       at least 16 characters of printable ASCII, no spaces
   --allow-launch       let HTTP callers launch programs and open URLs
   --allow-origin O     let browser pages of origin O (such as
                        https://app.example) call; repeatable
@@ -146,6 +147,10 @@ func runServe(env *Env, args []string) int {
 	if *tokenEnv != "" {
 		if token = env.Getenv(*tokenEnv); token == "" {
 			return usageError(env, "serve", "--token-env %s: %s is not set or empty", *tokenEnv, *tokenEnv)
+		}
+		if err := serve.CheckToken(token); err != nil {
+			return fail(env, withHint(fmt.Errorf("--token-env %s: %w", *tokenEnv, err),
+				fmt.Sprintf("choose a long random token, such as: export %s=\"$(openssl rand -hex 32)\"", *tokenEnv)))
 		}
 		tokenFrom = "from $" + *tokenEnv
 	}

@@ -53,3 +53,36 @@ func TokenFile(path string) (token string, created bool, err error) {
 	}
 	return token, true, nil
 }
+
+// MinTokenLength is the shortest bearer token [CheckToken] takes.
+const MinTokenLength = 16
+
+// CheckToken refuses a bearer token chosen by the operator that is shorter
+// than MinTokenLength, or that holds anything but printable ASCII without
+// spaces (what an Authorization header carries whole, with nothing a
+// client or proxy could trim or fold). Its errors never quote the token.
+func CheckToken(token string) error {
+	if len(token) < MinTokenLength {
+		return fmt.Errorf("the token is shorter than %d characters", MinTokenLength)
+	}
+	for i := 0; i < len(token); i++ {
+		if c := token[i]; c <= ' ' || c > '~' {
+			what := "a character outside ASCII"
+			switch {
+			case c == ' ':
+				what = "a space"
+			case c < ' ' || c == 0x7f:
+				what = "a control character"
+			}
+			where := fmt.Sprintf("at byte %d", i+1)
+			switch i {
+			case 0:
+				where = "at its start"
+			case len(token) - 1:
+				where = "at its end"
+			}
+			return fmt.Errorf("the token holds %s (%s); a token is printable ASCII without spaces", what, where)
+		}
+	}
+	return nil
+}
