@@ -53,6 +53,11 @@ type FindingsOptions struct {
 	Progress Progress
 	Auditing func(configs int)
 	Store    StoreOptions
+	// Remote says the caller is not the user (an MCP caller over HTTP):
+	// Project is looked up among the store's projects alone, never on the
+	// disk (nor its configs read), so that the answer tells nothing of
+	// the machine's folders.
+	Remote bool
 }
 
 // Findings are the findings with what they were computed from.
@@ -99,9 +104,9 @@ func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, e
 	}
 
 	// The project whose project configs are read: Project when it is a
-	// folder, else Folder.
+	// folder (and the caller is the user), else Folder.
 	dir := o.Folder
-	if p := o.Project; p != "" && isDir(p) {
+	if p := o.Project; p != "" && !o.Remote && isDir(p) {
 		dir = p
 		if abs, err := filepath.Abs(p); err == nil {
 			fo.Project = abs // a relative folder filters by its full path
@@ -119,7 +124,7 @@ func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, e
 		fo.Thresholds.OutputLimit, from = n, at
 	}
 
-	if fo.Project, err = m.projectFilter(fo.Project); err != nil {
+	if fo.Project, err = m.projectFilter(fo.Project, o.Remote); err != nil {
 		return nil, err
 	}
 	st, ingested, err := m.openStore(ctx, o.Store)
@@ -127,7 +132,7 @@ func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, e
 		return nil, err
 	}
 	defer st.Close()
-	if err := m.checkProject(ctx, st, fo.Project, o.Project); err != nil {
+	if err := m.checkProject(ctx, st, fo.Project, o.Project, o.Remote); err != nil {
 		return nil, err
 	}
 

@@ -292,9 +292,9 @@ func (m *Machine) CheckMachine() error {
 
 // projectFilter is a --project filter as the store names projects: with
 // a shared store and RedactProjects, a project's path (a folder's full
-// path) by its keyed hash, the name --by project lists; a hash stays as
-// it is.
-func (m *Machine) projectFilter(project string) (string, error) {
+// path; for a remote caller, the path as given) by its keyed hash, the
+// name --by project lists; a hash stays as it is.
+func (m *Machine) projectFilter(project string, remote bool) (string, error) {
 	if project == "" || !m.RedactProjects || strings.HasPrefix(project, "p:") {
 		return project, nil
 	}
@@ -305,7 +305,7 @@ func (m *Machine) projectFilter(project string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if isDir(project) {
+	if !remote && isDir(project) {
 		if abs, err := filepath.Abs(project); err == nil {
 			project = abs
 		}

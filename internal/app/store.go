@@ -188,10 +188,11 @@ func isDir(p string) bool {
 // checkProject refuses a --project that names neither a folder nor the
 // project of any session in the store, with the nearest project's name
 // when one is close: a filter that matches nothing is a typo far more often
-// than a question.
+// than a question. For a remote caller, a folder is no project: only those
+// of the store are, and the folder is not looked at.
 // shown is the project as the user named it (project may be its hash).
-func (m *Machine) checkProject(ctx context.Context, st *store.Store, project, shown string) error {
-	if project == "" || isDir(project) {
+func (m *Machine) checkProject(ctx context.Context, st *store.Store, project, shown string, remote bool) error {
+	if project == "" || (!remote && isDir(project)) {
 		return nil
 	}
 	ss, err := st.Sessions(ctx)
@@ -203,15 +204,21 @@ func (m *Machine) checkProject(ctx context.Context, st *store.Store, project, sh
 			return nil
 		}
 	}
-	hint := m.flag("project") + " takes a project's folder, or the path or folder name of a project in the usage store ('mcpcost usage --by project' lists them)"
-	if len(ss) == 0 {
-		hint = "the usage store holds no session yet; " + m.flag("project") + " takes a project's folder"
-	}
 	what := textsafe.Short(shown)
 	if shown != project {
 		what += " (" + textsafe.Short(project) + ")"
 	}
-	return WithHint(fmt.Errorf("%s %s: no such folder, and no session of such a project in the usage store", m.flag("project"), what), hint)
+	why := "no such folder, and no session of such a project in the usage store"
+	hint := m.flag("project") + " takes a project's folder, or the path or folder name of a project in the usage store ('mcpcost usage --by project' lists them)"
+	switch {
+	case remote && len(ss) == 0:
+		why, hint = "no session of such a project in the usage store", "the usage store holds no session yet"
+	case remote:
+		why, hint = "no session of such a project in the usage store", m.flag("project")+" takes the path or folder name of a project in the usage store (by project lists them)"
+	case len(ss) == 0:
+		hint = "the usage store holds no session yet; " + m.flag("project") + " takes a project's folder"
+	}
+	return WithHint(fmt.Errorf("%s %s: %s", m.flag("project"), what, why), hint)
 }
 
 // IngestOptions configure [Machine.Ingest].

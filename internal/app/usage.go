@@ -44,6 +44,10 @@ type UsageOptions struct {
 	// PricesFile is a price table instead of the embedded one.
 	PricesFile string
 	Store      StoreOptions
+	// Remote says the caller is not the user (an MCP caller over HTTP):
+	// Project is looked up among the store's projects alone, never on the
+	// disk, so that the answer tells nothing of the machine's folders.
+	Remote bool
 }
 
 // Usage reads what is new in the transcripts into the usage store (unless
@@ -82,7 +86,7 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 	if uo.Prices, err = m.Prices(o.PricesFile); err != nil {
 		return nil, nil, err
 	}
-	if uo.Project, err = m.projectFilter(uo.Project); err != nil {
+	if uo.Project, err = m.projectFilter(uo.Project, o.Remote); err != nil {
 		return nil, nil, err
 	}
 	st, ingested, err := m.openStore(ctx, o.Store)
@@ -90,7 +94,7 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 		return nil, nil, err
 	}
 	defer st.Close()
-	if err := m.checkProject(ctx, st, uo.Project, o.Project); err != nil {
+	if err := m.checkProject(ctx, st, uo.Project, o.Project, o.Remote); err != nil {
 		return nil, nil, err
 	}
 	if rep, err = usage.Build(ctx, st, uo); err != nil {

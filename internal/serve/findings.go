@@ -103,6 +103,7 @@ func (s *server) findings(ctx context.Context, req *mcp.CallToolRequest, in find
 		Progress: p.events(true),
 		Auditing: func(n int) { p.step("auditing " + num.Count(n, "config")) },
 		Store:    s.store(req, &notes),
+		Remote:   s.o.Remote,
 	})
 	if err != nil {
 		return nil, nil, queryError(err)

@@ -99,7 +99,9 @@ type Options struct {
 	NoLaunch bool
 	// Remote says the callers are not the serving user ([Handler] sets
 	// it): audit_config tells them nothing about a path they name beyond
-	// that it is no config, or the position of its parse error.
+	// that it is no config, or the position of its parse error, and a
+	// project they name is looked up among the usage store's projects
+	// alone, never on the disk.
 	Remote bool
 }
 

@@ -229,7 +229,7 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	var notes []string
 	rep, _, err := s.m.Usage(ctx, app.UsageOptions{Window: usage.WindowArgs{Days: in.Days}, Location: s.o.Location,
-		By: in.By, Project: in.Project, Machine: in.Machine, User: in.User, Source: "all", Mode: in.Mode, Store: s.store(req, &notes)})
+		By: in.By, Project: in.Project, Machine: in.Machine, User: in.User, Source: "all", Mode: in.Mode, Store: s.store(req, &notes), Remote: s.o.Remote})
 	if err != nil {
 		return nil, nil, queryError(err)
 	}
@@ -383,7 +383,7 @@ func (s *server) recentSessions(ctx context.Context, req *mcp.CallToolRequest, i
 		return nil, nil, err
 	}
 	var notes []string
-	rep, _, err := s.m.Usage(ctx, app.UsageOptions{Location: time.UTC, By: "session", Project: in.Project, Source: "all", Store: s.store(req, &notes)})
+	rep, _, err := s.m.Usage(ctx, app.UsageOptions{Location: time.UTC, By: "session", Project: in.Project, Source: "all", Store: s.store(req, &notes), Remote: s.o.Remote})
 	if err != nil {
 		return nil, nil, queryError(err)
 	}
