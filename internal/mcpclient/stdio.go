@@ -173,6 +173,16 @@ func (p *proc) exitStatus() string {
 	}
 }
 
+// exitedOK says whether the server has exited, with status 0.
+func (p *proc) exitedOK() bool {
+	select {
+	case <-p.exited:
+		return p.cmd.ProcessState.Success()
+	default:
+		return false
+	}
+}
+
 // shutdown ends the server and all its descendants within grace: stdin is
 // closed; a server still running a quarter of grace later gets SIGTERM
 // (its whole process group), and one still running at the end of grace
@@ -605,6 +615,14 @@ func captureStdio(ctx context.Context, t Target, o Options, protocolVersion stri
 		},
 	}
 	out := runSession(ctx, l, o, protocolVersion)
+	if out.discoverUnanswered && p.exitedOK() {
+		// A server that exits with status 0 before answering
+		// server/discover ended of its own accord: a legacy server
+		// refusing a request it does not know fails, or hangs up while
+		// it runs. Launching it again would take as long again for the
+		// same end (sh -c "sleep 3" took 6 s).
+		out.discoverUnanswered = false
+	}
 	if out.fail != nil && out.fail.stderrTail == "" {
 		out.fail.stderrTail = p.stderrTail()
 	}

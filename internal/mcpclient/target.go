@@ -25,10 +25,11 @@ func transportOf(t Target) string {
 	return "http"
 }
 
-// captureTarget takes one capture of t. When a server exits or hangs up on
+// captureTarget takes one capture of t. When a server fails or hangs up on
 // server/discover (a legacy server strict about requests it does not
-// know) and no protocol version was asked for, it relaunches with the
-// legacy initialize handshake, as a dual-era client falls back; when a
+// know; one that exits with status 0 is not) and no protocol version was
+// asked for, it relaunches with the legacy initialize handshake, as a
+// dual-era client falls back; when a
 // server answered server/discover only after the measurement had gone on
 // with initialize, and initialize failed, it relaunches speaking
 // 2026-07-28 alone.
