@@ -874,8 +874,23 @@ func (s *Store) parseLine(p transcript.Parser, line []byte, count func(string) i
 }
 
 // finishRecord counts a record's tool results' tokens and hashes its
-// calls' arguments, dropping the texts and the arguments.
+// calls' arguments, dropping the texts and the arguments. Its names are
+// shortened to transcript.MaxName: the working folder is carried to the
+// lines after it, and each name is written into the rows of its requests
+// and calls.
 func (s *Store) finishRecord(rec *transcript.Record, count func(string) int) (hashes [][]byte) {
+	bound := transcript.BoundName
+	rec.SessionID, rec.AgentID, rec.Cwd = bound(rec.SessionID), bound(rec.AgentID), bound(rec.Cwd)
+	if rec.Request != nil {
+		rec.Request.Model = bound(rec.Request.Model)
+	}
+	for i := range rec.More {
+		rec.More[i].Model = bound(rec.More[i].Model)
+	}
+	for i := range rec.Calls {
+		c := &rec.Calls[i]
+		c.Name, c.Tool.Name, c.Tool.Server, c.Tool.Plugin = bound(c.Name), bound(c.Tool.Name), bound(c.Tool.Server), bound(c.Tool.Plugin)
+	}
 	for i := range rec.Results {
 		rec.Results[i].Count(count)
 		rec.Results[i].Texts = nil

@@ -2,10 +2,14 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/mcpcost/mcpcost/internal/transcript"
 )
 
 // TestUsageLimits: Claude Code's placeholders for a request refused at the
@@ -59,4 +63,70 @@ func TestUsageLimits(t *testing.T) {
 	write(request + limit("2026-11-20T12:10:00.000Z", "1795000002"))
 	ingest(t, s, home)
 	check(UsageLimit{1795176600000, 1795000002000})
+}
+
+// TestLongNamesBounded: a name over transcript.MaxName (a rollout's
+// working folder, session and model, carried from its session_meta and
+// turn_context to every line after them; a Claude Code line's folder,
+// carried to the lines that name none) is stored shortened in every row
+// and in the saved reader state, and two such names that differ only
+// past the cut stay two.
+func TestLongNamesBounded(t *testing.T) {
+	home := t.TempDir()
+	long := func(c string) string { return "/" + strings.Repeat(c, 1<<20) }
+	rollout := func(name, cwd string) {
+		t.Helper()
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"timestamp":"2026-11-03T10:00:00Z","type":"session_meta","payload":{"id":%q,"cwd":%q}}`+"\n", long("i")+name, cwd)
+		fmt.Fprintf(&b, `{"timestamp":"2026-11-03T10:00:00Z","type":"turn_context","payload":{"model":%q}}`+"\n", "gpt-"+long("m"))
+		for i := range 50 {
+			fmt.Fprintf(&b, `{"timestamp":"2026-11-03T10:00:01Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c%d"}}`+"\n", i)
+			fmt.Fprintf(&b, `{"timestamp":"2026-11-03T10:00:02Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":%d,"output_tokens":1,"total_tokens":%d}}}}`+"\n", 10*(i+1), 10*(i+1)+1)
+		}
+		dir := filepath.Join(home, ".codex", "sessions", "2026", "11", "03")
+		os.MkdirAll(dir, 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rollout("rollout-2026-11-03T10-00-00-0199aaaa-bbbb-cccc-dddd-eeeeffff0001.jsonl", long("a")+"x")
+	rollout("rollout-2026-11-03T10-00-00-0199aaaa-bbbb-cccc-dddd-eeeeffff0002.jsonl", long("a")+"y")
+	claude := filepath.Join(home, ".claude", "projects", "-p")
+	os.MkdirAll(claude, 0o755)
+	line := func(cwd string, i int) string {
+		return fmt.Sprintf(`{"type":"assistant","cwd":%q,"sessionId":"s1","timestamp":"2026-11-20T10:00:%02d.000Z","requestId":"r%d","message":{"id":"m%d","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":{}}],"usage":{"input_tokens":10,"output_tokens":5}}}`+"\n", cwd, i, i, i, i)
+	}
+	text := line(long("c"), 0)
+	for i := 1; i < 50; i++ {
+		text += line("", i)
+	}
+	if err := os.WriteFile(filepath.Join(claude, "s1.jsonl"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	st := ingest(t, s, home)
+	if st.Requests != 150 { // 50 a file
+		t.Errorf("%d requests, want 150", st.Requests)
+	}
+	for _, q := range []string{
+		`SELECT max(length(CAST(project AS BLOB))) FROM tool_calls`,
+		`SELECT max(length(CAST(session_id AS BLOB))) FROM tool_calls`,
+		`SELECT max(length(CAST(project AS BLOB))) FROM requests`,
+		`SELECT max(length(CAST(model AS BLOB))) FROM requests`,
+		`SELECT max(length(CAST(session_id AS BLOB))) FROM requests`,
+		`SELECT max(length(CAST(project AS BLOB))) FROM sessions`,
+		`SELECT max(length(state)) / 4 FROM files`,
+	} {
+		var n int
+		if err := s.db.QueryRow(q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > transcript.MaxName {
+			t.Errorf("%s: %d bytes, over %d", q, n, transcript.MaxName)
+		}
+	}
+	var projects int
+	if err := s.db.QueryRow(`SELECT count(DISTINCT project) FROM tool_calls WHERE source = 'codex'`).Scan(&projects); err != nil || projects != 2 {
+		t.Errorf("%d projects (%v), want 2", projects, err)
+	}
 }

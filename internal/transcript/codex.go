@@ -140,18 +140,18 @@ func (p *CodexParser) ParseLine(line []byte) (*Record, error) {
 	switch {
 	case l.Type == "session_meta":
 		if pl.ID != "" {
-			st.SessionID = pl.ID
+			st.SessionID = BoundName(pl.ID)
 		}
 		if pl.Cwd != "" {
-			st.Cwd = pl.Cwd
+			st.Cwd = BoundName(pl.Cwd)
 		}
 		return nil, nil
 	case l.Type == "turn_context":
 		if pl.Model != "" {
-			st.Model = pl.Model
+			st.Model = BoundName(pl.Model)
 		}
 		if pl.Cwd != "" {
-			st.Cwd = pl.Cwd
+			st.Cwd = BoundName(pl.Cwd)
 		}
 		return nil, nil
 	case l.Type == "compacted" || (l.Type == "event_msg" && pl.Type == "context_compacted"):

@@ -146,7 +146,7 @@ func (p *CopilotParser) ParseLine(line []byte) (*Record, error) {
 	switch l.Type {
 	case "session.start":
 		if d.Context != nil && d.Context.Cwd != "" {
-			st.Cwd = d.Context.Cwd
+			st.Cwd = BoundName(d.Context.Cwd)
 		}
 		return nil, nil
 	case "session.compaction_complete":
@@ -246,10 +246,11 @@ func (st *CopilotState) shutdown(d *copilotData) ([]Request, error) {
 		}
 		// inputTokens counts the cached input too.
 		u.Input = max(0, u.Input-u.CacheRead-u.CacheWrite)
-		now[m] = u
+		now[BoundName(m)] = u
 	}
 	var reqs []Request
 	for _, m := range models {
+		m = BoundName(m)
 		u, old := now[m], st.Seen[m]
 		add := CopilotUsage{
 			Input: max(0, u.Input-old.Input), Output: max(0, u.Output-old.Output),

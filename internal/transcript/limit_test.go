@@ -3,6 +3,7 @@ package transcript_test
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcpcost/mcpcost/internal/transcript"
 )
@@ -79,5 +80,27 @@ func TestClaudeUsageLimitReset(t *testing.T) {
 				t.Errorf("a record for a line that carries nothing: %+v", rec)
 			}
 		})
+	}
+}
+
+// TestBoundName: a name up to MaxName bytes is kept; a longer one is cut
+// at a character's start to at most MaxName bytes, valid UTF-8, the same
+// each time, and names that differ past the cut stay apart.
+func TestBoundName(t *testing.T) {
+	short := strings.Repeat("a", transcript.MaxName)
+	if got := transcript.BoundName(short); got != short {
+		t.Errorf("a name of MaxName bytes changed to %q", got)
+	}
+	for _, s := range []string{short + "b", strings.Repeat("é", transcript.MaxName), strings.Repeat("€", 1<<16), strings.Repeat("x", 1<<20)} {
+		got := transcript.BoundName(s)
+		if len(got) > transcript.MaxName || !utf8.ValidString(got) || got != transcript.BoundName(s) {
+			t.Errorf("%d bytes: %d bytes, valid %v", len(s), len(got), utf8.ValidString(got))
+		}
+		if !strings.HasPrefix(s, strings.TrimRight(got[:len(got)-len("…")-16], "…")) {
+			t.Errorf("%d bytes: %q is not its start", len(s), got[:20])
+		}
+		if other := transcript.BoundName(s + "z"); other == got {
+			t.Errorf("%d bytes: two names, one %q", len(s), got[len(got)-20:])
+		}
 	}
 }

@@ -24,6 +24,8 @@ package transcript
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +33,7 @@ import (
 	"runtime"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Source names the agent that wrote a transcript.
@@ -77,6 +80,32 @@ type Usage struct {
 // before about a thousand such lines, and readers add them saturating at
 // the largest int64 (see usage.Tokens).
 const MaxTokens = 1<<53 - 1
+
+// MaxName is the longest name kept as written: a session id, an agent
+// id, a working folder, a model, a tool's or a
+// server's name. A reader carries some of them from line to line (the
+// session, folder and model a line names, in its saved state too), and
+// the store writes them into every row of a request or tool call: a
+// longer name is shortened by BoundName, so that one line's bytes are
+// not stored again for every line after it.
+const MaxName = 1024
+
+// BoundName returns s when it is at most MaxName bytes long, and
+// otherwise its first bytes (whole UTF-8 sequences) followed by "…" and
+// the first 16 hex digits of its SHA-256: at most MaxName bytes, the
+// same for the same s, and two long names that differ stay apart.
+func BoundName(s string) string {
+	if len(s) <= MaxName {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	suffix := "…" + hex.EncodeToString(sum[:8])
+	cut := MaxName - len(suffix)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + suffix
+}
 
 // errTokens is a line's count outside [0, MaxTokens].
 var errTokens = errors.New("a token count is negative or over 2^53-1")
