@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -85,6 +86,11 @@ func ExportGoose(path string) ([]byte, error) {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
+	for _, table := range []string{"sessions", "messages"} {
+		if err := plainTable(context.Background(), db, table); err != nil {
+			return nil, err
+		}
+	}
 	var out bytes.Buffer
 	if err := exportGooseSessions(db, &out); err != nil {
 		return nil, fmt.Errorf("not a Goose session database: %w", err)

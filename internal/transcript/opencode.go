@@ -279,6 +279,11 @@ func ReadOpencodeDB(ctx context.Context, path string) ([]Item, error) {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
+	for _, table := range []string{"message", "part"} {
+		if err := plainTable(ctx, db, table); err != nil {
+			return nil, err
+		}
+	}
 	var items []Item
 	line := 0
 	rows, err := db.QueryContext(ctx, `SELECT id, session_id, data FROM message ORDER BY time_created, id`)

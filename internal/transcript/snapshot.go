@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -43,4 +45,26 @@ func copySnapshot(from, to string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// plainTable returns an error unless the table name of db, where it
+// exists, is an ordinary one: a view, a virtual table or a generated
+// column computes its rows as they are read, as many and as large as it
+// likes (a recursive view has no end), where an ordinary table's rows
+// are bytes of the file. An agent's database read from the user's disk
+// may be anyone's.
+func plainTable(ctx context.Context, db *sql.DB, name string) error {
+	var bad int
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE lower(name) = lower(?)
+		AND (type <> 'table' OR upper(ltrim(sql)) NOT LIKE 'CREATE TABLE%')`, name).Scan(&bad)
+	if err == nil && bad == 0 {
+		err = db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_xinfo(?) WHERE hidden NOT IN (0, 1)`, name).Scan(&bad)
+	}
+	switch {
+	case err != nil:
+		return err
+	case bad > 0:
+		return fmt.Errorf("its %s is a view, a virtual table or a table of computed columns, whose rows could have no end; not read", name)
+	}
+	return nil
 }
