@@ -26,7 +26,11 @@ func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan
 	}
 	var items []transcript.Item
 	var size int64
+	var hash []byte
 	if j.file.Source == transcript.Opencode && strings.HasSuffix(j.file.Path, ".db") {
+		// Taken before the read: a write while it reads changes the
+		// database's time since, and the next ingest reads it again.
+		hash = changeHash(j.file, j.size)
 		var err error
 		items, err = s.readDBGuarded(ctx, j.file.Path)
 		if err != nil {
@@ -42,6 +46,7 @@ func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan
 		}
 		size = int64(len(data))
 		items = s.readWholeGuarded(j.file, data, mtime)
+		hash = changeHash(j.file, size)
 	}
 	reset := j.row != nil
 	newBatch := func(first bool) *batch {
@@ -57,7 +62,7 @@ func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan
 			b.bytes = size
 			// Read again whole whenever it changed: only its edges (and
 			// a database's log) tell that.
-			b.edgeHash = changeHash(j.file, size)
+			b.edgeHash = hash
 		}
 		select {
 		case out <- b:
@@ -144,16 +149,24 @@ func (s *Store) readDBGuarded(ctx context.Context, path string) (items []transcr
 }
 
 // changeHash is what tells that a file read whole changed: its edges (see
-// edgeHash) and, for a database, the size and time of its write-ahead log,
-// which holds what was written since the last checkpoint.
+// edgeHash) and, for a database, its modification time and the size and
+// time of its write-ahead log, which holds what was written since the
+// last checkpoint. A database's pages are rewritten in place, a row in
+// the middle of the file as well as anywhere else, and in WAL mode its
+// header stays as it was: its edges alone cannot tell.
 func changeHash(f transcript.File, offset int64) []byte {
 	h := edgeHash(f.Path, offset)
 	if h == nil || !strings.HasSuffix(f.Path, ".db") {
 		return h
 	}
-	if fi, err := os.Stat(f.Path + "-wal"); err == nil {
-		sum := sha256.Sum256(fmt.Appendf(h, "\x00%d\x00%d", fi.Size(), fi.ModTime().UnixNano()))
-		return sum[:]
+	fi, err := os.Stat(f.Path)
+	if err != nil {
+		return nil
 	}
-	return h
+	h = fmt.Appendf(h, "\x00%d", fi.ModTime().UnixNano())
+	if fi, err := os.Stat(f.Path + "-wal"); err == nil {
+		h = fmt.Appendf(h, "\x00%d\x00%d", fi.Size(), fi.ModTime().UnixNano())
+	}
+	sum := sha256.Sum256(h)
+	return sum[:]
 }

@@ -1,12 +1,15 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpcost/mcpcost/internal/token"
 	"github.com/mcpcost/mcpcost/internal/transcript/transcripttest"
@@ -127,4 +130,70 @@ func dirState(t *testing.T, dir string) string {
 		return nil
 	})
 	return b.String()
+}
+
+// TestOpencodeDBRewrittenInPlace: a message of an opencode.db updated in
+// place, its page in the middle of the file, after opencode checkpointed
+// and removed its write-ahead log (the file's size and edges as before,
+// its time later), is read again.
+func TestOpencodeDBRewrittenInPlace(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "opencode.db")
+	msg := func(i, tokens int) string {
+		return fmt.Sprintf(`{"role":"assistant","time":{"created":%d},"modelID":"claude-sonnet-4-5","path":{"cwd":"/p"},"tokens":{"input":%d,"output":%d,"reasoning":0,"cache":{"read":0,"write":0}}}`,
+			1764000000000+i, tokens, tokens)
+	}
+	write := func(stmts func(db *sql.DB)) {
+		t.Helper()
+		db, err := sql.Open("sqlite", path+"?_pragma=journal_mode(wal)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmts(db)
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(path + "-wal"); err == nil {
+			t.Fatal("the write-ahead log is still there")
+		}
+	}
+	write(func(db *sql.DB) {
+		db.Exec(`CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, data TEXT)`)
+		for i := range 100 {
+			if _, err := db.Exec(`INSERT INTO message VALUES (?, 'ses_1', ?, ?)`, fmt.Sprintf("msg_%03d", i), 1764000000000+i, msg(i, 100)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	o := IngestOptions{OpencodeRoots: []string{root}, Count: token.O200k().Count}
+	output := func() int64 {
+		t.Helper()
+		if _, err := s.Ingest(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		if err := s.db.QueryRow(`SELECT sum(output) FROM requests`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if got := output(); got != 100*100 {
+		t.Fatalf("first read: %d output tokens", got)
+	}
+	before, _ := os.ReadFile(path)
+	write(func(db *sql.DB) {
+		if _, err := db.Exec(`UPDATE message SET data = ? WHERE id = 'msg_050'`, msg(50, 900)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	after, _ := os.ReadFile(path)
+	if len(after) != len(before) || !bytes.Equal(after[:4096], before[:4096]) || !bytes.Equal(after[len(after)-4096:], before[len(before)-4096:]) {
+		t.Fatal("the update changed the file's size or edges: the test tests nothing")
+	}
+	later := time.Now().Add(2 * time.Second)
+	os.Chtimes(path, later, later)
+	if got := output(); got != 99*100+900 {
+		t.Errorf("after an update in place: %d output tokens, want %d", got, 99*100+900)
+	}
 }
