@@ -1,6 +1,11 @@
 package transcript
 
-import "testing"
+import (
+	"encoding/json"
+	"runtime"
+	"strings"
+	"testing"
+)
 
 // TestClaudeLineAllocs bounds the allocations of a line like Claude
 // Code's usual ones, parsed after one of the same response: the record,
@@ -22,6 +27,29 @@ func TestClaudeLineAllocs(t *testing.T) {
 		}
 		if n := testing.AllocsPerRun(100, func() { p.ParseLine(line) }); n > tt.max {
 			t.Errorf("%.60s: %v allocations a line, want at most %v", line, n, tt.max)
+		}
+	}
+}
+
+// TestGeminiNestedResultBytes bounds the bytes a tool result nested to
+// geminiMaxDepth lists costs to read (Gemini CLI's, opencode's): its
+// text once, not a copy of it at each level.
+func TestGeminiNestedResultBytes(t *testing.T) {
+	const size = 4 << 20
+	nest := func(levels int) string {
+		return strings.Repeat("[", levels) + `"` + strings.Repeat("a ", size/2) + `"` + strings.Repeat("]", levels)
+	}
+	for _, doc := range []string{nest(geminiMaxDepth), `{"functionResponse":{"response":{"output":` + nest(geminiMaxDepth-3) + `}}}`} {
+		var r ToolResult
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		geminiParts(&r, json.RawMessage(doc), 0)
+		runtime.ReadMemStats(&after)
+		if r.Bytes != size || r.NonText != 0 {
+			t.Fatalf("%.30s: %d bytes of text, %d other blocks", doc, r.Bytes, r.NonText)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 3*size {
+			t.Errorf("%.30s: %d MB allocated for %d MB of text", doc, got>>20, size>>20)
 		}
 	}
 }

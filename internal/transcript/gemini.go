@@ -444,7 +444,9 @@ const geminiMaxDepth = 64
 // geminiParts adds what a result (a PartListUnion: a string, a Part or a
 // list of them) showed the model: text parts, a functionResponse's
 // output or error, an MCP result's content blocks; inline data and
-// anything else is estimated (see addOther).
+// anything else is estimated (see addOther). raw is valid JSON (a value
+// of a document decoded before), walked through views of its bytes: a
+// copy at each level would hold the result up to geminiMaxDepth times.
 func geminiParts(r *ToolResult, raw json.RawMessage, depth int) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
@@ -460,8 +462,8 @@ func geminiParts(r *ToolResult, raw json.RawMessage, depth int) {
 			r.addText(s)
 		}
 	case '[':
-		var parts []json.RawMessage
-		if json.Unmarshal(raw, &parts) != nil {
+		var parts [][]byte
+		if splitArray(raw, nil, func(p []byte) error { parts = append(parts, p); return nil }) != nil {
 			r.addOther(raw)
 			return
 		}
@@ -469,8 +471,8 @@ func geminiParts(r *ToolResult, raw json.RawMessage, depth int) {
 			geminiParts(r, p, depth+1)
 		}
 	case '{':
-		var part map[string]json.RawMessage
-		if json.Unmarshal(raw, &part) != nil {
+		part, ok := members(raw)
+		if !ok {
 			r.addOther(raw)
 			return
 		}
@@ -478,14 +480,24 @@ func geminiParts(r *ToolResult, raw json.RawMessage, depth int) {
 		case len(part["text"]) > 0 && part["text"][0] == '"':
 			r.addText(rawString(part["text"]))
 		case part["functionResponse"] != nil:
-			var fr struct {
-				Response json.RawMessage `json:"response"`
+			fr := bytes.TrimSpace(part["functionResponse"])
+			if string(fr) == "null" {
+				return
 			}
-			if json.Unmarshal(part["functionResponse"], &fr) != nil {
+			if len(fr) == 0 || fr[0] != '{' {
 				r.addOther(raw)
 				return
 			}
-			geminiResponse(r, fr.Response, depth+1)
+			// Matched as encoding/json matches a struct's field: any
+			// case, the last one written.
+			var resp []byte
+			splitObject(fr, func(k string, v []byte) error {
+				if strings.EqualFold(k, "response") {
+					resp = v
+				}
+				return nil
+			})
+			geminiResponse(r, resp, depth+1)
 		case part["inlineData"] != nil:
 			var d struct {
 				MimeType string `json:"mimeType"`
@@ -506,11 +518,28 @@ func geminiParts(r *ToolResult, raw json.RawMessage, depth int) {
 	}
 }
 
+// members are the members of the JSON object raw by key, views of raw
+// (of a key written twice, the last, as encoding/json takes it); false
+// when raw is not an object.
+func members(raw []byte) (map[string][]byte, bool) {
+	m := map[string][]byte{}
+	err := splitObject(raw, func(k string, v []byte) error {
+		m[strings.Clone(k)] = v
+		return nil
+	})
+	return m, err == nil
+}
+
 // geminiResponse adds a functionResponse's response: {"output": ...},
 // {"error": ...}, an MCP result's {"content": [...]}, or other JSON.
 func geminiResponse(r *ToolResult, raw json.RawMessage, depth int) {
-	var resp map[string]json.RawMessage
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &resp) != nil {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		geminiParts(r, raw, depth)
+		return
+	}
+	resp, ok := members(raw)
+	if !ok {
 		geminiParts(r, raw, depth)
 		return
 	}

@@ -260,6 +260,8 @@ func FuzzGeminiDocument(f *testing.F) {
 	f.Add(big.Bytes(), false)
 	deep := strings.Repeat(`[`, 5000) + `{"text":"x"}` + strings.Repeat(`]`, 5000)
 	f.Add([]byte(`{"messages":[{"type":"gemini","model":"m","tokens":{"input":1},"toolCalls":[{"id":"c","name":"n","result":`+deep+`}]}]}`), false)
+	// Responses within responses, keys in other cases and written twice.
+	f.Add([]byte(`{"messages":[{"type":"gemini","model":"m","tokens":{"input":1},"toolCalls":[{"id":"c","name":"n","result":[{"functionResponse":{"RESPONSE":{"output":[{"functionResponse":{"response":{"error":{"text":"e"},"content":[{"type":"text","text":"t"}]}}}]},"response":{"output":"last"}}},{"te\u0078t":"q","text":"r"},{"functionResponse":null},{"functionResponse":"s"}]}]}]}`), false)
 	for _, s := range boundaryInputs() {
 		f.Add([]byte(`{"messages":[{"type":"gemini","model":"m","tokens":`+string(s)+`,"toolCalls":[{"id":"c","name":"n","args":`+string(s)+`,"result":`+string(s)+`}]}]}`), false)
 	}
