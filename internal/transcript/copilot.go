@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sort"
 )
 
@@ -52,6 +53,12 @@ type CopilotState struct {
 	// Shutdowns counts the shutdowns that added tokens.
 	Shutdowns int `json:"shutdowns,omitempty"`
 }
+
+// CopilotMaxModels is the most models a session's figures are kept for
+// (Seen): a shutdown's figures for further models are not counted, and
+// the line is reported. The state is saved with every batch of lines
+// read after it; a session uses a few models.
+const CopilotMaxModels = 1000
 
 // CopilotUsage is one model's figures at a shutdown, the input already
 // net of cache reads and writes.
@@ -196,15 +203,20 @@ func (p *CopilotParser) ParseLine(line []byte) (*Record, error) {
 		if _, err := parseTime(l.Timestamp); err != nil {
 			return nil, err // before the figures are taken in
 		}
-		reqs, err := st.shutdown(&d)
+		reqs, dropped, err := st.shutdown(&d)
 		if err != nil {
 			return nil, err
 		}
-		if len(reqs) == 0 {
+		if dropped > 0 {
+			rec.Warning = fmt.Sprintf("the figures of %d models not counted: over %d models in a session", dropped, CopilotMaxModels)
+		}
+		if len(reqs) == 0 && dropped == 0 {
 			return nil, nil
 		}
-		rec.Request = &reqs[0]
-		rec.More = reqs[1:]
+		if len(reqs) > 0 {
+			rec.Request = &reqs[0]
+			rec.More = reqs[1:]
+		}
 	default:
 		return nil, nil
 	}
@@ -222,8 +234,9 @@ func (p *CopilotParser) ParseLine(line []byte) (*Record, error) {
 }
 
 // shutdown takes what a shutdown adds to the largest figures seen, per
-// model, and returns it as requests, models in name order.
-func (st *CopilotState) shutdown(d *copilotData) ([]Request, error) {
+// model, and returns it as requests, models in name order, with the
+// number of models left out for want of room in Seen.
+func (st *CopilotState) shutdown(d *copilotData) (reqs []Request, dropped int, err error) {
 	models := make([]string, 0, len(d.ModelMetrics))
 	for m := range d.ModelMetrics {
 		models = append(models, m)
@@ -242,16 +255,19 @@ func (st *CopilotState) shutdown(d *copilotData) ([]Request, error) {
 		}
 		if err := (Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheCreation: u.CacheWrite,
 			Reasoning: u.Reasoning, WebSearch: u.Requests}).check(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		// inputTokens counts the cached input too.
 		u.Input = max(0, u.Input-u.CacheRead-u.CacheWrite)
 		now[BoundName(m)] = u
 	}
-	var reqs []Request
 	for _, m := range models {
 		m = BoundName(m)
 		u, old := now[m], st.Seen[m]
+		if _, ok := st.Seen[m]; !ok && len(st.Seen) >= CopilotMaxModels {
+			dropped++
+			continue
+		}
 		add := CopilotUsage{
 			Input: max(0, u.Input-old.Input), Output: max(0, u.Output-old.Output),
 			CacheRead: max(0, u.CacheRead-old.CacheRead), CacheWrite: max(0, u.CacheWrite-old.CacheWrite),
@@ -280,5 +296,5 @@ func (st *CopilotState) shutdown(d *copilotData) ([]Request, error) {
 			reqs[i].Turn = st.Shutdowns
 		}
 	}
-	return reqs, nil
+	return reqs, dropped, nil
 }

@@ -170,3 +170,35 @@ func FuzzCopilotLine(f *testing.F) {
 		}
 	})
 }
+
+// TestCopilotModelsBounded: a session's figures are kept for at most
+// CopilotMaxModels models, so that its saved state, written with every
+// batch of lines after it, stays small; the models past them are not
+// counted and the line says so, and those kept go on counting.
+func TestCopilotModelsBounded(t *testing.T) {
+	shutdown := func(models, tokens int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"type":"session.shutdown","timestamp":"2026-11-03T10:01:00.000Z","data":{"modelMetrics":{`)
+		for i := range models {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"m%05d":{"requests":{"count":1},"usage":{"inputTokens":%d,"outputTokens":1}}`, i, tokens)
+		}
+		b.WriteString(`}}}`)
+		return []byte(b.String())
+	}
+	p, _ := transcript.NewParser(transcript.File{Source: transcript.Copilot, SessionID: "s"}, nil)
+	n := transcript.CopilotMaxModels
+	rec, err := p.ParseLine(shutdown(n+500, 10))
+	if err != nil || rec == nil || rec.Request == nil || len(rec.More) != n-1 || !strings.Contains(rec.Warning, "500 models not counted") {
+		t.Fatalf("%d models: %v, %d requests, warning %q", n+500, err, len(rec.More)+1, rec.Warning)
+	}
+	if state := transcript.SaveState(p); len(state) > 200*n {
+		t.Errorf("state of %d bytes", len(state))
+	}
+	rec, err = p.ParseLine(shutdown(n+500, 20))
+	if err != nil || rec == nil || len(rec.More) != n-1 || rec.Request.Usage.Input != 10 || rec.Warning == "" {
+		t.Fatalf("again: %v, %+v", err, rec)
+	}
+}
