@@ -19,6 +19,24 @@ import (
 // AuditSchema versions audit_config's structured result.
 const AuditSchema = "mcpcost.serve.audit/v1"
 
+// An answer of audit_config lists at most maxConfigs configs, heaviest
+// first (the audit's order), maxServers servers of a config or a session,
+// in their order, maxEntries servers in all, sessions first, and
+// maxProblems problems; moreConfigs, moreServers and moreProblems count
+// the rest, and the totals are of everything. A cloned repository's
+// .continue/mcpServers can hold 40,000 files, and the answer goes into a
+// model's context; a machine's tens of configs and hundreds of servers
+// are listed whole.
+const (
+	maxConfigs  = 100
+	maxServers  = 200
+	maxEntries  = 1_000
+	maxProblems = 20
+)
+
+// allOf is what the text says of a list it cuts.
+const allOf = "run `mcpcost audit` in a terminal for all"
+
 type auditIn struct {
 	Path   string `json:"path,omitempty" jsonschema:"config file; default: every config found"`
 	Client string `json:"client,omitempty" jsonschema:"only this client's configs"`
@@ -48,9 +66,14 @@ type AuditResult struct {
 	// folder (Path is the folder; each server names its scope and file);
 	// empty when a path was given.
 	Sessions []AuditSession `json:"sessions"`
-	Configs  []AuditConfig  `json:"configs"`
-	// Problems name config files that could not be read.
-	Problems []string `json:"problems"`
+	// Configs, heaviest first: maxConfigs at most; MoreConfigs counts the
+	// rest.
+	Configs     []AuditConfig `json:"configs"`
+	MoreConfigs int           `json:"moreConfigs,omitempty"`
+	// Problems name config files that could not be read: maxProblems at
+	// most; MoreProblems counts the rest.
+	Problems     []string `json:"problems"`
+	MoreProblems int      `json:"moreProblems,omitempty"`
 	// Partial is set when a server could not be measured (or was not in
 	// the cache): the totals are lower bounds.
 	Partial bool `json:"partial"`
@@ -68,6 +91,9 @@ type AuditConfig struct {
 	UpFrontTokens *int          `json:"upFrontTokens"`
 	ContextShare  float64       `json:"contextShare"`
 	Servers       []AuditServer `json:"servers"`
+	// MoreServers counts the servers not listed (see maxServers); Tokens
+	// is of every one.
+	MoreServers int `json:"moreServers,omitempty"`
 	// Heaviest are the heaviest tools, "server/tool tokens".
 	Heaviest []string `json:"heaviest"`
 }
@@ -81,6 +107,7 @@ type AuditSession struct {
 	Tokens        int             `json:"tokens"`
 	UpFrontTokens *int            `json:"upFrontTokens"`
 	Servers       []SessionServer `json:"servers"`
+	MoreServers   int             `json:"moreServers,omitempty"`
 }
 
 // SessionServer is one server entry of a session.
@@ -159,26 +186,46 @@ func (s *server) audit(ctx context.Context, p *progress, in auditIn) (*audit.Rep
 
 func auditResult(rep *audit.Report) *AuditResult {
 	out := &AuditResult{Schema: AuditSchema, ContextWindow: rep.ContextWindow, Sessions: []AuditSession{}, Configs: []AuditConfig{}, Problems: []string{}, Partial: rep.Partial}
-	for _, p := range rep.Problems {
+	problems := rep.Problems
+	if len(problems) > maxProblems {
+		problems, out.MoreProblems = problems[:maxProblems], len(problems)-maxProblems
+	}
+	for _, p := range problems {
 		out.Problems = append(out.Problems, prose(p.Error))
+	}
+	left := maxEntries // servers the answer may still list
+	listed := func(servers []audit.Server) ([]audit.Server, int) {
+		n := min(len(servers), maxServers, left)
+		left -= n
+		return servers[:n], len(servers) - n
 	}
 	for _, s := range rep.Sessions {
 		as := AuditSession{Client: s.Client, Path: s.Path, Tokens: s.TotalTokens, UpFrontTokens: s.UpFrontTokens, Servers: []SessionServer{}}
-		for _, sv := range s.Servers {
+		servers, more := listed(s.Servers)
+		as.MoreServers = more
+		for _, sv := range servers {
 			as.Servers = append(as.Servers, SessionServer{Name: name(sv.Name), Scope: sv.Scope, Status: sv.Status, Tokens: sv.Tokens})
 		}
 		out.Sessions = append(out.Sessions, as)
 	}
-	for _, c := range rep.Configs {
-		out.Configs = append(out.Configs, auditConfigOf(c))
+	configs := rep.Configs
+	if len(configs) > maxConfigs {
+		configs, out.MoreConfigs = configs[:maxConfigs], len(configs)-maxConfigs
+	}
+	for _, c := range configs {
+		servers, more := listed(c.Servers)
+		ac := auditConfigOf(c, servers)
+		ac.MoreServers = more
+		out.Configs = append(out.Configs, ac)
 	}
 	return out
 }
 
-func auditConfigOf(c audit.Config) AuditConfig {
+// auditConfigOf is c with the servers listed.
+func auditConfigOf(c audit.Config, servers []audit.Server) AuditConfig {
 	ac := AuditConfig{Client: c.Client, Path: c.Path, Scope: c.Scope, Tokens: c.TotalTokens, UpFrontTokens: c.UpFrontTokens,
 		ContextShare: c.ContextShare, Servers: []AuditServer{}, Heaviest: []string{}}
-	for _, sv := range c.Servers {
+	for _, sv := range servers {
 		ac.Servers = append(ac.Servers, AuditServer{Name: name(sv.Name), Status: sv.Status, Tokens: sv.Tokens, Tools: sv.ToolCount, Detail: prose(sv.Detail), Hint: prose(sv.Hint)})
 	}
 	for i, t := range c.HeaviestTools {
@@ -199,7 +246,27 @@ func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 		}
 		b.WriteString("\n")
 	}
+	// What is to measure or approve is counted over every server, listed
+	// or not: the sessions', else the configs'.
 	notCached, approval := 0, 0
+	counted := rep.Configs
+	if len(rep.Sessions) > 0 {
+		counted = nil
+		for _, s := range rep.Sessions {
+			counted = append(counted, s.Config)
+		}
+	}
+	for _, c := range counted {
+		for _, sv := range c.Servers {
+			switch {
+			case sv.Tokens != nil:
+			case sv.Status == audit.StatusNotCached:
+				notCached++
+			case sv.Status == audit.StatusNeedsApproval:
+				approval++
+			}
+		}
+	}
 	for _, c := range out.Sessions {
 		fmt.Fprintf(&b, "%s session in %s: %s tokens", clients.Title(c.Client), textsafe.Text(c.Path), render.Int(c.Tokens))
 		if c.UpFrontTokens != nil && *c.UpFrontTokens != c.Tokens {
@@ -211,14 +278,9 @@ func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 				fmt.Fprintf(&b, "  %s (%s): %s tokens\n", textsafe.Text(sv.Name), textsafe.Text(sv.Scope), render.Int(*sv.Tokens))
 				continue
 			}
-			switch sv.Status {
-			case audit.StatusNotCached:
-				notCached++
-			case audit.StatusNeedsApproval:
-				approval++
-			}
 			fmt.Fprintf(&b, "  %s (%s): %s\n", textsafe.Text(sv.Name), textsafe.Text(sv.Scope), sv.Status)
 		}
+		moreText(&b, "  ", c.MoreServers, "server")
 	}
 	for _, c := range out.Configs {
 		if len(out.Sessions) > 0 {
@@ -234,21 +296,22 @@ func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 				fmt.Fprintf(&b, "  %s: %s tokens, %s\n", textsafe.Text(sv.Name), render.Int(*sv.Tokens), num.Count(*sv.Tools, "tool"))
 				continue
 			}
-			switch sv.Status {
-			case audit.StatusNotCached:
-				notCached++
-			case audit.StatusNeedsApproval:
-				approval++
-			}
 			fmt.Fprintf(&b, "  %s: %s\n", textsafe.Text(sv.Name), sv.Status)
 		}
+		moreText(&b, "  ", c.MoreServers, "server")
 		if len(c.Heaviest) > 0 {
 			fmt.Fprintf(&b, "  heaviest: %s\n", textsafe.Text(strings.Join(c.Heaviest, ", ")))
 		}
 	}
+	if len(out.Sessions) == 0 {
+		moreText(&b, "", out.MoreConfigs, "config")
+	} else if out.MoreConfigs > 0 {
+		fmt.Fprintf(&b, "the structured result lists the %d heaviest of %s; %s\n", len(out.Configs), num.Count(len(out.Configs)+out.MoreConfigs, "config"), allOf)
+	}
 	for _, p := range out.Problems {
 		fmt.Fprintf(&b, "problem: %s\n", textsafe.Text(p))
 	}
+	moreText(&b, "", out.MoreProblems, "problem")
 	if approval > 0 {
 		fmt.Fprintf(&b, "%s of the project's own config files not launched: their client has no approval of them (each hint says how to give it); trust_project: true launches them, on the user's explicit word only\n", num.Count(approval, "server"))
 	}
@@ -258,4 +321,11 @@ func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 		b.WriteString("partial: some servers could not be measured; totals are lower bounds\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// moreText says, on a line of its own, that n more of what was not listed.
+func moreText(b *strings.Builder, indent string, n int, what string) {
+	if n > 0 {
+		fmt.Fprintf(b, "%s… and %s; %s\n", indent, num.Count(n, "more "+what), allOf)
+	}
 }

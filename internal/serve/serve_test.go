@@ -669,8 +669,11 @@ func TestBadInput(t *testing.T) {
 // to the report's top level, audit_config's trust_project said shorter
 // and usage_summary's by naming week, month and block, 2,286 in all.
 // Dropping the output schemas' lists of required keys would have saved
-// 261 tokens, and told a client that validates a result less: they stay.)
-const definitionsBudget = 2350
+// 261 tokens, and told a client that validates a result less: they stay.
+// 2,350 until audit_config's lists were bounded: moreConfigs, moreProblems
+// and the moreServers of a config and of a session cost 32 tokens, 2,366
+// in all.)
+const definitionsBudget = 2400
 
 func TestDefinitionsBudget(t *testing.T) {
 	// Measured as "mcpcost measure" and "mcpcost audit" measure any server:
