@@ -200,7 +200,7 @@ func auditResult(rep *audit.Report) *AuditResult {
 		return servers[:n], len(servers) - n
 	}
 	for _, s := range rep.Sessions {
-		as := AuditSession{Client: s.Client, Path: s.Path, Tokens: s.TotalTokens, UpFrontTokens: s.UpFrontTokens, Servers: []SessionServer{}}
+		as := AuditSession{Client: s.Client, Path: name(s.Path), Tokens: s.TotalTokens, UpFrontTokens: s.UpFrontTokens, Servers: []SessionServer{}}
 		servers, more := listed(s.Servers)
 		as.MoreServers = more
 		for _, sv := range servers {
@@ -223,7 +223,7 @@ func auditResult(rep *audit.Report) *AuditResult {
 
 // auditConfigOf is c with the servers listed.
 func auditConfigOf(c audit.Config, servers []audit.Server) AuditConfig {
-	ac := AuditConfig{Client: c.Client, Path: c.Path, Scope: c.Scope, Tokens: c.TotalTokens, UpFrontTokens: c.UpFrontTokens,
+	ac := AuditConfig{Client: c.Client, Path: name(c.Path), Scope: c.Scope, Tokens: c.TotalTokens, UpFrontTokens: c.UpFrontTokens,
 		ContextShare: c.ContextShare, Servers: []AuditServer{}, Heaviest: []string{}}
 	for _, sv := range servers {
 		ac.Servers = append(ac.Servers, AuditServer{Name: name(sv.Name), Status: sv.Status, Tokens: sv.Tokens, Tools: sv.ToolCount, Detail: prose(sv.Detail), Hint: prose(sv.Hint)})

@@ -145,3 +145,32 @@ func TestManyConfigs(t *testing.T) {
 		t.Errorf("the text does not say %q:\n%.1000s", want, text)
 	}
 }
+
+// TestAuditLongPath: a config's path, and a session's folder, are cut to
+// maxName runes in audit_config's answer, as a name is: the answer lists
+// a hundred of them.
+func TestAuditLongPath(t *testing.T) {
+	root := t.TempDir()
+	project := root
+	for range 4 {
+		project = filepath.Join(project, strings.Repeat("d", 200))
+	}
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(project, ".mcp.json")
+	if err := os.WriteFile(cfg, []byte(`{"mcpServers": {"x": {"command": "srv"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := connect(t, withDefaults(Options{Version: "test", Getenv: func(k string) string { return map[string]string{"HOME": root}[k] }, Project: project, CacheDir: filepath.Join(root, "cache")}))
+	var a AuditResult
+	call(t, cs, toolAudit, map[string]any{"client": "claude-code"}, &a)
+	if len(a.Sessions) != 1 || len(a.Configs) != 1 {
+		t.Fatalf("%d sessions and %d configs, want 1 and 1", len(a.Sessions), len(a.Configs))
+	}
+	for _, got := range []struct{ path, want string }{{a.Sessions[0].Path, project}, {a.Configs[0].Path, cfg}} {
+		if want := name(got.want); got.path != want || !strings.HasSuffix(want, fmt.Sprintf("… (%d bytes)", len(got.want))) {
+			t.Errorf("path %q, want %q", got.path, want)
+		}
+	}
+}
