@@ -87,8 +87,10 @@ const MaxTokens = 1<<53 - 1
 // session, folder and model a line names, in its saved state too), and
 // the store writes them into every row of a request or tool call: a
 // longer name is shortened by BoundName, so that one line's bytes are
-// not stored again for every line after it.
-const MaxName = 1024
+// not stored again for every line after it. 4 KiB keeps every path Linux
+// and macOS allow (PATH_MAX) as written, so that a folder a user names
+// (--project) matches the rows of its sessions.
+const MaxName = 4096
 
 // BoundName returns s when it is at most MaxName bytes long, and
 // otherwise its first bytes (whole UTF-8 sequences) followed by "…" and
