@@ -140,12 +140,24 @@ func outputFolder(flag, path string) error {
 	return nil
 }
 
+// deviceFolder holds the devices a FILE may name (/dev/null, /dev/stdout).
+var deviceFolder = "/dev"
+
 // writeFileAtomic writes data to path as a new file of mode perm (less the
 // umask) in the same folder, renamed over path: a symbolic link or a FIFO
-// at path is replaced, never written through or waited on.
+// at path is replaced, never written through or waited on. A path below
+// deviceFolder is written through: the user sends the output there
+// (/dev/null, /dev/stdout), where a file renamed would replace the device
+// (as root) or could not be made.
 func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("writing %s: %w", path, errIsDir)
+	}
+	if belowDevices(path) {
+		if err := os.WriteFile(path, data, perm); err != nil {
+			return fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
+		}
+		return nil
 	}
 	tmp, err := createTemp(filepath.Dir(path), perm)
 	if err != nil {
@@ -165,6 +177,16 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("writing %s: %w", path, unwrapPathError(werr))
 	}
 	return nil
+}
+
+// belowDevices says whether path, made absolute, is below deviceFolder.
+func belowDevices(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(deviceFolder, abs)
+	return err == nil && rel != "." && filepath.IsLocal(rel)
 }
 
 // createTemp makes a new file of a name of its own in dir, of mode perm
