@@ -20,8 +20,9 @@
 //
 //   - an argument --NAME=VALUE, -NAME=VALUE or NAME:VALUE whose NAME
 //     mentions token, key, secret, password, passwd, pwd, auth, credential,
-//     bearer, cookie, session or signature, or has pass as a word of its
-//     own (--pass, DB_PASS, not --bypass), keeps NAME and loses VALUE; so
+//     bearer, cookie, session or signature, or ends in pass as a word of
+//     its own (--pass, DB_PASS; not --bypass, nor --pass-environment,
+//     where pass is the verb), keeps NAME and loses VALUE; so
 //     does the argument after such a --NAME given alone;
 //   - an argument NAME=VALUE with an environment-style NAME (capitals,
 //     digits, underscores, as passed with docker -e) loses VALUE;
@@ -57,7 +58,7 @@ const Marker = "***"
 const MinSecret = 3
 
 var (
-	secretWord = lazyRegexp(`(?i)(token|key|secret|passw|pwd|auth|credential|bearer|cookie|session|signature|(?:^|[^a-z])pass(?:$|[^a-z]))`)
+	secretWord = lazyRegexp(`(?i)(token|key|secret|passw|pwd|auth|credential|bearer|cookie|session|signature|(?:^|[^a-z])pass$)`)
 	envAssign  = lazyRegexp(`^[A-Z_][A-Z0-9_]*=`)
 	authScheme = lazyRegexp(`(?i)\b(bearer|basic|token)\s+\S+`)
 	tokenish   = lazyRegexp(`^[A-Za-z0-9_\-+=.]{20,}$`)

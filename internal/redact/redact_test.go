@@ -34,6 +34,9 @@ func TestArgs(t *testing.T) {
 		// "pass" as a word of its own is a password; inside a word it is not.
 		{[]string{"srv", "--pass=hunter2", "--db-pass", "pw-7", "DB_PASS=pw-8"}, []string{"srv", "--pass=***", "--db-pass", "***", "DB_PASS=***"}},
 		{[]string{"srv", "--bypass=cache", "--passthrough=1", "--compass", "north"}, []string{"srv", "--bypass=cache", "--passthrough=1", "--compass", "north"}},
+		// pass followed by another word is the verb: what it passes is
+		// named, not hidden (mcp-proxy --pass-environment COMMAND).
+		{[]string{"mcp-proxy", "--pass-environment", "uvx", "--pass-through=stdio", "--pass-file", "/run/db.pw"}, []string{"mcp-proxy", "--pass-environment", "uvx", "--pass-through=stdio", "--pass-file", "/run/db.pw"}},
 	}
 	for _, c := range cases {
 		got := Args(c.in)
@@ -52,6 +55,10 @@ func TestArgSecrets(t *testing.T) {
 	}
 	if slices.Contains(got, "80") || slices.Contains(got, "srv") {
 		t.Errorf("ArgSecrets holds a value that is not hidden: %q", got)
+	}
+	// A value no one hid is not scrubbed from what the server prints.
+	if got := ArgSecrets([]string{"mcp-proxy", "--pass-environment", "uvx", "mcp-server-fetch"}); len(got) != 0 {
+		t.Errorf("ArgSecrets of mcp-proxy --pass-environment uvx: %q, want none", got)
 	}
 }
 
@@ -160,6 +167,7 @@ func TestText(t *testing.T) {
 		{"see my-token abc123", "see my-token abc123"},
 		{"login --pass=hunter2 failed", "login --pass=*** failed"},
 		{"bypass=cache", "bypass=cache"},
+		{"pass-through=yes --db-pass hunter2-x", "pass-through=yes --db-pass ***"},
 	}
 	for _, c := range cases {
 		got := Text(c.in)

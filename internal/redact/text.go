@@ -115,7 +115,7 @@ func replaceValue(s string, re *regexp.Regexp, named bool) string {
 }
 
 // secretWords are the words of secretWord, in lower case ("pass" for
-// the word pass, which secretWord takes only on its own).
+// the word pass, which secretWord takes only on its own, at a name's end).
 var secretWords = []string{"token", "key", "secret", "pass", "pwd", "auth", "credential", "bearer", "cookie", "session", "signature"}
 
 // hasSecretWord is true wherever secretWord().MatchString(s) is, faster: a
