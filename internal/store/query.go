@@ -144,13 +144,14 @@ func (f Filter) agentFile(fileCol string) string {
 }
 
 // ProjectMatch reports whether a project path matches a --project filter:
-// the full path, or the folder's name.
+// the full path (a path over transcript.MaxName as the store holds it,
+// shortened), or the folder's name.
 func ProjectMatch(filter, project string) bool {
 	if filter == "" {
 		return true
 	}
 	f := strings.TrimRight(filter, `/\`)
-	return project == f || filepath.Base(project) == f || strings.HasSuffix(project, "/"+f) || strings.HasSuffix(project, `\`+f)
+	return project == f || project == transcript.BoundName(f) || filepath.Base(project) == f || strings.HasSuffix(project, "/"+f) || strings.HasSuffix(project, `\`+f)
 }
 
 // A Session is one agent session: where it ran, and when (milliseconds

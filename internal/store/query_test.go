@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpcost/mcpcost/internal/transcript"
 	"github.com/mcpcost/mcpcost/internal/transcript/transcripttest"
 )
 
 func TestProjectMatch(t *testing.T) {
+	long := "/home/u/" + strings.Repeat("d/", transcript.MaxName) + "app"
 	tests := []struct {
 		filter, project string
 		want            bool
@@ -24,10 +27,15 @@ func TestProjectMatch(t *testing.T) {
 		{"pp", "/home/u/app", false},
 		{"app", `C:\work\app`, true},
 		{"app", "/home/u/app2", false},
+		// A folder over transcript.MaxName is stored shortened: named
+		// in full, it is the project still.
+		{long, transcript.BoundName(long), true},
+		{long + "/", transcript.BoundName(long), true},
+		{long + "x", transcript.BoundName(long), false},
 	}
 	for _, tt := range tests {
 		if got := ProjectMatch(tt.filter, tt.project); got != tt.want {
-			t.Errorf("ProjectMatch(%q, %q) = %v, want %v", tt.filter, tt.project, got, tt.want)
+			t.Errorf("ProjectMatch(%.80q, %.80q) = %v, want %v", tt.filter, tt.project, got, tt.want)
 		}
 	}
 }
