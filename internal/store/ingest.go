@@ -707,22 +707,22 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 		s.readWhole(ctx, j, o, out)
 		return
 	}
-	var f interface {
-		io.Reader
-		io.ReaderAt
-		io.Seeker
-	}
+	var f io.Reader
+	var file *os.File
 	if j.file.Source == transcript.Goose {
 		// A database is read through its rows as lines (see
-		// transcript.ExportGoose), always whole.
-		data, err := transcript.ExportGoose(j.file.Path)
+		// transcript.OpenGoose), always whole, each line made as it is
+		// read: none is held after its batch.
+		exp, err := transcript.OpenGoose(j.file.Path)
 		if err != nil {
 			out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
 			return
 		}
-		f = bytes.NewReader(data)
+		defer exp.Close()
+		f = exp
 	} else {
-		file, err := os.Open(j.file.Path)
+		var err error
+		file, err = os.Open(j.file.Path)
 		if err != nil {
 			out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
 			return
@@ -763,8 +763,14 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 	// After a last line read without its newline, the newline written
 	// since belongs to that line: reading goes on past it, while the
 	// batch still starts (and checks the stored offset) at start.
-	from := transcript.SkipNewline(f, start)
-	if _, err := f.Seek(from, io.SeekStart); err != nil {
+	from := start
+	if file != nil {
+		from = transcript.SkipNewline(file, start)
+		_, err = file.Seek(from, io.SeekStart)
+	} else {
+		_, err = io.CopyN(io.Discard, f, from) // a database's lines start at 0
+	}
+	if err != nil {
 		out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
 		return
 	}
@@ -847,6 +853,13 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 		}
 		return nil
 	})
+	if err != nil && err != stop && file == nil {
+		// A database's rows that could not be read through: it is read
+		// again, whole, by the next ingest (the batches sent before left
+		// its row without a size, as a run killed part way).
+		out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
+		return
+	}
 	if err != nil && err != stop {
 		b.warnings = append(b.warnings, fmt.Sprintf("%s: %v", j.file.Path, err))
 	}

@@ -24,36 +24,14 @@ func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan
 	fail := func(err error) {
 		out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
 	}
-	var items []transcript.Item
-	var size int64
-	var hash []byte
-	if j.file.Source == transcript.Opencode && strings.HasSuffix(j.file.Path, ".db") {
-		// Taken before the read: a write while it reads changes the
-		// database's time since, and the next ingest reads it again.
-		hash = changeHash(j.file, j.size)
-		var err error
-		items, err = s.readDBGuarded(ctx, j.file.Path)
-		if err != nil {
-			fail(err)
-			return
-		}
-		size = j.size
-	} else {
-		data, mtime, err := readAll(j.file.Path)
-		if err != nil {
-			fail(err)
-			return
-		}
-		size = int64(len(data))
-		items = s.readWholeGuarded(j.file, data, mtime)
-		hash = changeHash(j.file, size)
-	}
 	reset := j.row != nil
 	newBatch := func(first bool) *batch {
 		return &batch{job: j, first: first, reset: first && reset, calls: map[string]*toolRow{}}
 	}
 	b := newBatch(true)
 	lines := 0
+	var size int64
+	var hash []byte
 	send := func(last bool) bool {
 		b.last = last
 		b.lines = lines
@@ -71,12 +49,13 @@ func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan
 		}
 		return !j.abort.Load()
 	}
-	for _, it := range items {
+	stop := errors.New("stop")
+	add := func(it transcript.Item) error {
 		lines = max(lines, it.Line)
 		if it.Err != nil {
 			b.corrupt++
 			b.warnings = append(b.warnings, (&transcript.LineError{Path: j.file.Path, Line: it.Line, Err: it.Err}).Error())
-			continue
+			return nil
 		}
 		rec := it.Rec
 		if rec.Warning != "" {
@@ -92,9 +71,42 @@ func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan
 		}
 		if len(b.recs)+len(b.calls) >= batchRecords {
 			if !send(false) {
-				return
+				return stop
 			}
 			b = newBatch(false)
+		}
+		return nil
+	}
+	if j.file.Source == transcript.Opencode && strings.HasSuffix(j.file.Path, ".db") {
+		// Taken before the read: a write while it reads changes the
+		// database's time since, and the next ingest reads it again.
+		hash = changeHash(j.file, j.size)
+		// Its rows are batched as they are read, none held after its
+		// batch: a database is as large as its history. A read that
+		// fails part way leaves the file to be read again, whole, by the
+		// next ingest (its row has no size), as a run killed part way.
+		err := s.scanDBGuarded(ctx, j.file.Path, add)
+		if err == stop {
+			return
+		}
+		if err != nil {
+			fail(err)
+			return
+		}
+		size = j.size
+	} else {
+		data, mtime, err := readAll(j.file.Path)
+		if err != nil {
+			fail(err)
+			return
+		}
+		size = int64(len(data))
+		items := s.readWholeGuarded(j.file, data, mtime)
+		hash = changeHash(j.file, size)
+		for _, it := range items {
+			if add(it) == stop {
+				return
+			}
 		}
 	}
 	send(true)
@@ -138,14 +150,15 @@ func (s *Store) readWholeGuarded(f transcript.File, data []byte, mtime time.Time
 	return transcript.ReadGemini(data, f.Path, f.SessionID, mtime)
 }
 
-// readDBGuarded reads an agent's database, a panic being its error.
-func (s *Store) readDBGuarded(ctx context.Context, path string) (items []transcript.Item, err error) {
+// scanDBGuarded reads an agent's database, passing its items to fn, a
+// panic being its error.
+func (s *Store) scanDBGuarded(ctx context.Context, path string, fn func(transcript.Item) error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			items, err = nil, panicError(v)
+			err = panicError(v)
 		}
 	}()
-	return transcript.ReadOpencodeDB(ctx, path)
+	return transcript.ScanOpencodeDB(ctx, path, fn)
 }
 
 // changeHash is what tells that a file read whole changed: its edges (see

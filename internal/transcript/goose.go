@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -49,11 +50,12 @@ import (
 // (and Reasoning's), so Total equals ccusage's. Sessions without a model
 // name, a readable time or any token are not counted.
 //
-// The database is never opened where Goose keeps it: ExportGoose copies
+// The database is never opened where Goose keeps it: OpenGoose copies
 // it (and its write-ahead log) to a temporary folder and reads the copy,
 // so no lock is taken on Goose's file and nothing is ever written to it.
 // The rows become lines of JSON, one per session and one per message (the
-// sessions first), which GooseParser reads like any transcript's lines.
+// sessions first), made as they are read, which GooseParser reads like
+// any transcript's lines.
 
 // GooseDB is the name of Goose's session database.
 const GooseDB = "sessions.db"
@@ -65,14 +67,51 @@ var gooseSessionColumns = []string{"id", "working_dir", "created_at", "model_con
 	"accumulated_total_tokens", "accumulated_input_tokens", "accumulated_output_tokens"}
 
 // ExportGoose reads the Goose database at path, through a copy, into
-// lines of JSON for GooseParser.
+// lines of JSON for GooseParser, all of them (see OpenGoose).
 func ExportGoose(path string) ([]byte, error) {
+	e, err := OpenGoose(path)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	data, err := io.ReadAll(e)
+	if err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// A GooseExport is the lines of JSON for GooseParser that a Goose
+// database's rows make, read as they are made: one row at a time,
+// whatever the size of the database, in rowid order (the sessions
+// first). Close removes its copy of the database.
+type GooseExport struct {
+	dir  string
+	db   *sql.DB
+	rows *sql.Rows
+	// messages is whether rows are the messages' (else the sessions').
+	messages bool
+	vals     []any
+	ptrs     []any
+	line     []byte // what is left of the line made last
+	err      error  // once set, every Read's
+}
+
+// OpenGoose copies the Goose database at path (and its write-ahead log)
+// to a temporary folder and opens the copy for its lines. An error
+// reading the rows after it has opened comes from Read.
+func OpenGoose(path string) (_ *GooseExport, err error) {
 	tmpdir.CleanStale("mcpcost-goose-")
 	dir, err := tmpdir.Make("mcpcost-goose-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	e := &GooseExport{dir: dir}
+	defer func() {
+		if err != nil {
+			e.Close()
+		}
+	}()
 	cp := filepath.Join(dir, GooseDB)
 	if err := copySnapshot(path, cp); err != nil {
 		return nil, err
@@ -80,25 +119,91 @@ func ExportGoose(path string) ([]byte, error) {
 	if err := copySnapshot(path+"-wal", cp+"-wal"); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", sqliteuri.Of(cp)+"?_pragma=busy_timeout(2000)")
+	e.db, err = sql.Open("sqlite", sqliteuri.Of(cp)+"?_pragma=busy_timeout(2000)")
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
+	e.db.SetMaxOpenConns(1)
 	for _, table := range []string{"sessions", "messages"} {
-		if err := plainTable(context.Background(), db, table); err != nil {
+		if err := plainTable(context.Background(), e.db, table); err != nil {
 			return nil, err
 		}
 	}
-	var out bytes.Buffer
-	if err := exportGooseSessions(db, &out); err != nil {
+	if err := e.querySessions(); err != nil {
 		return nil, fmt.Errorf("not a Goose session database: %w", err)
 	}
-	if err := exportGooseMessages(db, &out); err != nil {
-		return nil, fmt.Errorf("reading its messages: %w", err)
+	return e, nil
+}
+
+// Close implements io.Closer.
+func (e *GooseExport) Close() error {
+	if e.rows != nil {
+		e.rows.Close()
 	}
-	return out.Bytes(), nil
+	if e.db != nil {
+		e.db.Close()
+	}
+	return os.RemoveAll(e.dir)
+}
+
+// Read implements io.Reader.
+func (e *GooseExport) Read(p []byte) (int, error) {
+	for len(e.line) == 0 {
+		if e.err != nil {
+			return 0, e.err
+		}
+		e.err = e.next()
+	}
+	n := copy(p, e.line)
+	e.line = e.line[n:]
+	return n, nil
+}
+
+// next makes the next line, or returns io.EOF after the last.
+func (e *GooseExport) next() error {
+	if e.rows == nil {
+		return io.EOF
+	}
+	if !e.messages {
+		if e.rows.Next() {
+			if err := e.sessionLine(); err != nil {
+				return fmt.Errorf("not a Goose session database: %w", err)
+			}
+			return nil
+		}
+		err := errors.Join(e.rows.Err(), e.rows.Close())
+		e.rows = nil
+		if err != nil {
+			return fmt.Errorf("not a Goose session database: %w", err)
+		}
+		e.messages = true
+		if err := e.queryMessages(); err != nil {
+			return fmt.Errorf("reading its messages: %w", err)
+		}
+		return nil
+	}
+	if e.rows.Next() {
+		if err := e.messageLine(); err != nil {
+			return fmt.Errorf("reading its messages: %w", err)
+		}
+		return nil
+	}
+	err := errors.Join(e.rows.Err(), e.rows.Close())
+	e.rows = nil
+	if err != nil {
+		return fmt.Errorf("reading its messages: %w", err)
+	}
+	return io.EOF
+}
+
+// putLine makes the next line of v.
+func (e *GooseExport) putLine(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	e.line = append(b, '\n')
+	return nil
 }
 
 // columns lists a table's columns.
@@ -122,8 +227,8 @@ func columns(db *sql.DB, table string) (map[string]bool, error) {
 	return have, rows.Err()
 }
 
-func exportGooseSessions(db *sql.DB, out *bytes.Buffer) error {
-	have, err := columns(db, "sessions")
+func (e *GooseExport) querySessions() error {
+	have, err := columns(e.db, "sessions")
 	if err != nil {
 		return err
 	}
@@ -138,67 +243,57 @@ func exportGooseSessions(db *sql.DB, out *bytes.Buffer) error {
 			sel = append(sel, "NULL")
 		}
 	}
-	rows, err := db.Query(`SELECT ` + strings.Join(sel, ", ") + ` FROM sessions ORDER BY rowid`)
+	e.rows, err = e.db.Query(`SELECT ` + strings.Join(sel, ", ") + ` FROM sessions ORDER BY rowid`)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	vals := make([]any, len(sel))
-	ptrs := make([]any, len(sel))
-	for i := range vals {
-		ptrs[i] = &vals[i]
+	e.vals = make([]any, len(sel))
+	e.ptrs = make([]any, len(sel))
+	for i := range e.vals {
+		e.ptrs[i] = &e.vals[i]
 	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return err
-		}
-		line := map[string]any{"kind": "session", "row": vals[0]}
-		for i, c := range gooseSessionColumns {
-			line[c] = sqlValue(vals[i+1])
-		}
-		b, err := json.Marshal(line)
-		if err != nil {
-			return err
-		}
-		out.Write(b)
-		out.WriteByte('\n')
-	}
-	return rows.Err()
+	return nil
 }
 
-func exportGooseMessages(db *sql.DB, out *bytes.Buffer) error {
-	have, err := columns(db, "messages")
+func (e *GooseExport) sessionLine() error {
+	if err := e.rows.Scan(e.ptrs...); err != nil {
+		return err
+	}
+	line := map[string]any{"kind": "session", "row": e.vals[0]}
+	for i, c := range gooseSessionColumns {
+		line[c] = sqlValue(e.vals[i+1])
+	}
+	return e.putLine(line)
+}
+
+// queryMessages starts the read of the messages; a database without
+// them (or without the columns read) has none: its sessions' tokens
+// still count.
+func (e *GooseExport) queryMessages() error {
+	have, err := columns(e.db, "messages")
 	if err != nil {
-		return nil // a database without messages: its sessions' tokens still count
+		return nil
 	}
 	for _, c := range []string{"session_id", "content_json", "created_timestamp"} {
 		if !have[c] {
 			return nil
 		}
 	}
-	rows, err := db.Query(`SELECT rowid, session_id, content_json, created_timestamp FROM messages ORDER BY rowid`)
-	if err != nil {
+	e.rows, err = e.db.Query(`SELECT rowid, session_id, content_json, created_timestamp FROM messages ORDER BY rowid`)
+	return err
+}
+
+func (e *GooseExport) messageLine() error {
+	var row, session, content, created any
+	if err := e.rows.Scan(&row, &session, &content, &created); err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var row, session, content, created any
-		if err := rows.Scan(&row, &session, &content, &created); err != nil {
-			return err
-		}
-		c := sqlValue(content)
-		if s, ok := c.(string); ok && !strings.Contains(s, `"toolRe`) {
-			c = nil // neither calls nor results: not needed
-		}
-		b, err := json.Marshal(map[string]any{"kind": "message", "row": row, "session_id": sqlValue(session), "content_json": c,
-			"created_timestamp": sqlValue(created)})
-		if err != nil {
-			return err
-		}
-		out.Write(b)
-		out.WriteByte('\n')
+	c := sqlValue(content)
+	if s, ok := c.(string); ok && !strings.Contains(s, `"toolRe`) {
+		c = nil // neither calls nor results: not needed
 	}
-	return rows.Err()
+	return e.putLine(map[string]any{"kind": "message", "row": row, "session_id": sqlValue(session), "content_json": c,
+		"created_timestamp": sqlValue(created)})
 }
 
 // sqlValue is a column's value as JSON takes it: text as a string (bytes

@@ -250,97 +250,123 @@ func ReadOpencodeFile(data []byte, path string) []Item {
 	return []Item{{Line: 1, Rec: rec}}
 }
 
-// ReadOpencodeDB reads an opencode.db: its messages, then its tool parts,
-// each row an item whose Line is its number in that order (messages
-// first). The agent's database is never written to and no lock is taken
-// on it: without a write-ahead log it is read in SQLite's immutable
-// mode; with one, a copy of both (in the temporary folder) is read, so
-// that what the log holds counts and opencode, writing meanwhile, is
-// never kept waiting. A copy taken while opencode checkpoints may be
-// torn: the read fails with an error, and the next one reads it again.
+// ReadOpencodeDB reads an opencode.db whole into its items (see
+// ScanOpencodeDB).
 func ReadOpencodeDB(ctx context.Context, path string) ([]Item, error) {
+	var items []Item
+	err := ScanOpencodeDB(ctx, path, func(it Item) error {
+		items = append(items, it)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+// ScanOpencodeDB reads an opencode.db: its messages, then its tool parts,
+// each row an item passed to fn as it is read, whose Line is its number
+// in that order (messages first); none is kept once fn returns. An error
+// of fn ends the read and is returned as it is. The agent's database is
+// never written to and no lock is taken on it: without a write-ahead log
+// it is read in SQLite's immutable mode; with one, a copy of both (in
+// the temporary folder) is read, so that what the log holds counts and
+// opencode, writing meanwhile, is never kept waiting. A copy taken while
+// opencode checkpoints may be torn: the read fails with an error (after
+// the items read until then), and the next one reads it again.
+func ScanOpencodeDB(ctx context.Context, path string, fn func(Item) error) error {
 	dsn := sqliteuri.Of(path) + "?mode=ro&immutable=1&_pragma=query_only(1)"
 	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
 		dir, err := os.MkdirTemp("", "mcpcost-opencode-")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		defer os.RemoveAll(dir)
 		for _, suffix := range []string{"", "-wal"} {
 			if err := copySnapshot(path+suffix, filepath.Join(dir, "opencode.db"+suffix)); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		dsn = sqliteuri.Of(filepath.Join(dir, "opencode.db")) + "?_pragma=busy_timeout(5000)"
 	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 	for _, table := range []string{"message", "part"} {
 		if err := plainTable(ctx, db, table); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	var items []Item
 	line := 0
-	rows, err := db.QueryContext(ctx, `SELECT id, session_id, data FROM message ORDER BY time_created, id`)
-	if err != nil {
-		return nil, fmt.Errorf("reading its messages: %w", err)
+	errFn := errors.New("stopped")
+	var fnErr error
+	call := func(it Item) error {
+		if fnErr = fn(it); fnErr != nil {
+			return errFn
+		}
+		return nil
 	}
-	for rows.Next() {
-		line++
+	scan := func(query, what string, row func(rows *sql.Rows) error) error {
+		rows, err := db.QueryContext(ctx, query)
+		if err != nil {
+			return fmt.Errorf("reading its %s: %w", what, err)
+		}
+		for rows.Next() {
+			line++
+			if err := row(rows); err != nil {
+				rows.Close()
+				return fnErr
+			}
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return fmt.Errorf("reading its %s: %w", what, err)
+		}
+		return nil
+	}
+	err = scan(`SELECT id, session_id, data FROM message ORDER BY time_created, id`, "messages", func(rows *sql.Rows) error {
 		var id, session string
 		var data []byte
 		if err := rows.Scan(&id, &session, &data); err != nil {
-			items = append(items, Item{Line: line, Err: errors.New("a row that is not text")})
-			continue
+			return call(Item{Line: line, Err: errors.New("a row that is not text")})
 		}
 		rec, err := ParseOpencodeMessage(data, id, session)
 		switch {
 		case err != nil:
-			items = append(items, Item{Line: line, Err: err})
+			return call(Item{Line: line, Err: err})
 		case rec != nil:
-			items = append(items, Item{Line: line, Rec: rec})
+			return call(Item{Line: line, Rec: rec})
 		}
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return nil, fmt.Errorf("reading its messages: %w", err)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	var hasPart int
 	if db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'part'`).Scan(&hasPart) != nil || hasPart == 0 {
-		return items, nil
+		return nil
 	}
-	rows, err = db.QueryContext(ctx, `SELECT session_id, data FROM part ORDER BY time_created, id`)
-	if err != nil {
-		return nil, fmt.Errorf("reading its parts: %w", err)
-	}
-	for rows.Next() {
-		line++
+	return scan(`SELECT session_id, data FROM part ORDER BY time_created, id`, "parts", func(rows *sql.Rows) error {
 		var session string
 		var data []byte
 		if err := rows.Scan(&session, &data); err != nil {
-			items = append(items, Item{Line: line, Err: errors.New("a row that is not text")})
-			continue
+			return call(Item{Line: line, Err: errors.New("a row that is not text")})
 		}
-		call, res, err := ParseOpencodePart(data, session)
+		c, res, err := ParseOpencodePart(data, session)
 		switch {
 		case err != nil:
-			items = append(items, Item{Line: line, Err: err})
-		case call != nil:
-			it := Item{Line: line, Rec: call}
+			return call(Item{Line: line, Err: err})
+		case c != nil:
+			it := Item{Line: line, Rec: c}
 			if res != nil {
 				it.More = []*Record{res}
 			}
-			items = append(items, it)
+			return call(it)
 		}
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return nil, fmt.Errorf("reading its parts: %w", err)
-	}
-	return items, nil
+		return nil
+	})
 }
 
 // OpencodeDepth bounds the walk of an opencode folder:
