@@ -50,10 +50,12 @@ func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Optio
 		r.Notes = append(r.Notes, "no price table: costs are not computed")
 	}
 	if !o.Since.IsZero() {
-		r.Window.Since = o.Since.In(o.Location).Format(time.RFC3339)
+		s := o.Since.In(o.Location).Format(time.RFC3339)
+		r.Window.Since = &s
 	}
 	if !o.Until.IsZero() {
-		r.Window.Until = o.Until.In(o.Location).Format(time.RFC3339)
+		s := o.Until.In(o.Location).Format(time.RFC3339)
+		r.Window.Until = &s
 	}
 	var d *data
 	if st != nil {

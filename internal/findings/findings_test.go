@@ -735,3 +735,29 @@ func TestOverriddenEntryHasNoCalls(t *testing.T) {
 		t.Errorf("%d calls over the configs, want 12", calls)
 	}
 }
+
+// TestWindowBounds: the window's since and until are written whether or
+// not the window is open at that end, null where it is.
+func TestWindowBounds(t *testing.T) {
+	h := newHome(t)
+	since := now.Add(-7 * 24 * time.Hour)
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{}, `"since":null,"until":null`},
+		{Options{Since: since}, `"since":"` + since.UTC().Format(time.RFC3339) + `","until":null`},
+	} {
+		c.o.Location = time.UTC
+		r := compute(t, h, nil, c.o)
+		for name, v := range map[string]any{"findings": r, "report": NewOverview(r, nil)} {
+			b, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), `"window":{`+c.want) {
+				t.Errorf("%s: window %s, want %s", name, b[strings.Index(string(b), `"window"`):][:80], c.want)
+			}
+		}
+	}
+}
