@@ -222,7 +222,10 @@ version it was built with, or devel for a build from a checkout.
 Exit status: 0 done, 2 an argument was given.`,
 		Run: func(env *Env, args []string) int {
 			if len(args) > 0 {
-				return usageError(env, "version", "version takes no arguments")
+				if a := args[0]; len(a) > 1 && a[0] == '-' && a != "--" {
+					return usageError(env, "version", "unknown flag %s for version: version takes no flags", a)
+				}
+				return usageError(env, "version", "version takes no arguments (got %q)", args[0])
 			}
 			fmt.Fprintf(env.Stdout, "mcpcost %s\n", Version())
 			return ExitOK
