@@ -125,10 +125,11 @@ func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Optio
 	var fs []Finding
 	fs = append(fs, idleServers(r.Configs, static, t, o.ConfigModified)...)
 	mcp := mcpCalls(d.calls)
-	fs = append(fs, oversized(mcp, t)...)
+	big := oversized(mcp, t)
+	fs = append(fs, big...)
 	fs = append(fs, repeated(mcp, t)...)
 	fs = append(fs, slow(mcp, t, o.PreApproved)...)
-	fs = append(fs, expensiveSessions(d, t)...)
+	fs = append(fs, expensiveSessions(d, t, big)...)
 	fs = append(fs, cacheInefficiency(d, o, t)...)
 	if static != nil {
 		fs = append(fs, heavyDefinitions(static, r.Configs, o, t)...)
