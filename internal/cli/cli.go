@@ -222,7 +222,10 @@ version it was built with, or devel for a build from a checkout.
 Exit status: 0 done, 2 an argument was given.`,
 		Run: func(env *Env, args []string) int {
 			if len(args) > 0 {
-				return usageError(env, "version", "version takes no arguments")
+				if a := args[0]; len(a) > 1 && a[0] == '-' && a != "--" {
+					return usageError(env, "version", "unknown flag %s for version: version takes no flags", a)
+				}
+				return usageError(env, "version", "version takes no arguments (got %q)", args[0])
 			}
 			fmt.Fprintf(env.Stdout, "mcpcost %s\n", Version())
 			return ExitOK
@@ -253,6 +256,38 @@ func errorf(env *Env, format string, a ...any) { diagnostic(env, "error", format
 
 // hintf prints "mcpcost: hint: ..." to stderr.
 func hintf(env *Env, format string, a ...any) { diagnostic(env, "hint", format, a) }
+
+// noTranscriptsHint says where transcripts are looked for when none was
+// found, one "mcpcost: hint:" line per 80 columns.
+func noTranscriptsHint(env *Env) {
+	for _, l := range wrapWords("no Claude Code, Codex, Gemini CLI, opencode, Copilot CLI or Goose transcripts were found; "+
+		"name their folders with --claude-dir, --codex-dir, --gemini-dir, --opencode-dir, --copilot-dir or --goose-dir",
+		80-len("mcpcost: hint: ")) {
+		hintf(env, "%s", l)
+	}
+}
+
+// wrapWords breaks s at spaces into lines of at most width bytes (a word
+// longer than width has a line of its own).
+func wrapWords(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case len(line)+1+len(w) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
 
 // warnf prints "mcpcost: warning: ..." to stderr.
 func warnf(env *Env, format string, a ...any) { diagnostic(env, "warning", format, a) }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/findings"
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/usage"
 )
@@ -130,13 +131,27 @@ func runFindings(env *Env, args []string) int {
 		return fail(env, err)
 	}
 	if in.Ingest != nil && in.Ingest.Files == 0 && rep.Window.Requests == 0 {
-		hintf(env, "no Claude Code, Codex, Copilot CLI or Goose transcripts were found; name their folders with --claude-dir, --codex-dir, --copilot-dir or --goose-dir")
+		noTranscriptsHint(env)
 	}
 	if *failOn != "" {
 		if n := rep.AtOrAbove(*failOn); n > 0 {
-			errorf(env, "%d findings at %s or above (--fail-on %s)", n, *failOn, *failOn)
+			errorf(env, "%s at %s or above (--fail-on %s)", num.Count(n, "finding"), *failOn, *failOn)
+			hintf(env, "%s", failOnHint(*failOn))
 			return ExitFail
 		}
 	}
 	return ExitOK
+}
+
+// failOnHint is what to do when --fail-on LEVEL failed: read the
+// findings, and gate on a higher level where there is one.
+func failOnHint(level string) string {
+	h := "see the findings listed; 'mcpcost findings show ID' explains one and what to do"
+	switch level {
+	case findings.LevelInfo:
+		h += ", and --fail-on warn or high gates on fewer"
+	case findings.LevelWarn:
+		h += ", and --fail-on high gates on high findings alone"
+	}
+	return h
 }

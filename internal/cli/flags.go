@@ -61,7 +61,7 @@ func (f *flags) Set(name string) bool {
 func (f *flags) Parse(args []string) (pos, rest []string, err error) {
 	for {
 		if err := f.fs.Parse(args); err != nil {
-			return nil, nil, f.explain(err)
+			return nil, nil, f.explain(err, args)
 		}
 		// flag stops at the first non-flag or at "--"; it consumes "--".
 		consumed := len(args) - f.fs.NArg()
@@ -77,14 +77,16 @@ func (f *flags) Parse(args []string) (pos, rest []string, err error) {
 	}
 }
 
-func (f *flags) explain(err error) error {
+// explain words a flag package error the way mcpcost's errors read; args
+// are those parsed, where an unknown flag is named as it was typed.
+func (f *flags) explain(err error, args []string) error {
 	msg := err.Error()
 	switch {
 	case strings.HasPrefix(msg, "flag provided but not defined: "):
 		name := strings.TrimLeft(strings.TrimPrefix(msg, "flag provided but not defined: "), "-")
 		var names []string
 		f.fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
-		e := &flagError{msg: fmt.Sprintf("unknown flag --%s for %s", name, f.cmd)}
+		e := &flagError{msg: fmt.Sprintf("unknown flag %s for %s", typed(name, args), f.cmd)}
 		if near := nearest(name, names); near != "" {
 			e.near = "--" + near
 		}
@@ -103,6 +105,21 @@ func (f *flags) explain(err error) error {
 		return errors.New(strings.Replace(msg, "flag -", "flag --", 1))
 	}
 	return err
+}
+
+// typed is the flag name as args spell it ("-x" or "--x"), "--name" when
+// none does.
+func typed(name string, args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		lead, _, _ := strings.Cut(a, "=")
+		if d := strings.TrimLeft(lead, "-"); d == name && len(lead)-len(d) <= 2 && len(d) < len(lead) {
+			return lead
+		}
+	}
+	return "--" + name
 }
 
 func ensureDashes(name string) string {

@@ -30,6 +30,7 @@ type runtimeFlags struct {
 	idleMin, resultAvg, outLim  *int
 	repeatMin, toolTokens       *int
 	repeatWindow, slowP50       *time.Duration
+	timeout                     *time.Duration
 	sessionUSD, cacheRatio, hiU *float64
 }
 
@@ -46,6 +47,7 @@ func addRuntimeFlags(f *flags) *runtimeFlags {
 		mode:         f.String("mode", "auto", ""),
 		noIngest:     f.Bool("no-ingest", ""),
 		launch:       f.Bool("launch", ""),
+		timeout:      f.fs.Duration("timeout", app.DefaultTimeout, ""),
 		trustProject: f.Bool("trust-project", ""),
 		claudeDirs:   f.Strings("claude-dir", ""),
 		codexDirs:    f.Strings("codex-dir", ""),
@@ -102,6 +104,8 @@ const runtimeFlagsUsage = `Window and data:
   --client NAME          only this client's configs (repeatable)
   --launch               measure servers missing from the measurement cache
                          (default: launch nothing, use the cache)
+  --timeout DURATION     with --launch, the whole measurement of each server
+                         (default 60s)
   --trust-project        also judge the servers of the project's own config
                          files that their client has no approval of
                          (needs-approval otherwise)
@@ -140,6 +144,9 @@ func compute(env *Env, cmd string, f *flags, rf *runtimeFlags) (out *app.Finding
 	if *rf.repeatWindow <= 0 || *rf.slowP50 <= 0 {
 		return nil, usageError(env, cmd, "--repeat-window and --slow must be positive durations, such as 10m or 30s"), false
 	}
+	if *rf.timeout <= 0 {
+		return nil, usageError(env, cmd, "--timeout must be a positive duration, such as 30s or 2m"), false
+	}
 	if !slices.Contains(usage.Modes, *rf.mode) {
 		// Checked before anything is read or audited, as a flag is.
 		return nil, usageError(env, cmd, "--mode must be one of %s, not %q", strings.Join(usage.Modes, ", "), *rf.mode), false
@@ -169,6 +176,7 @@ func compute(env *Env, cmd string, f *flags, rf *runtimeFlags) (out *app.Finding
 		Clients:      *rf.clientsWant,
 		TrustProject: *rf.trustProject,
 		Launch:       *rf.launch,
+		Timeout:      *rf.timeout,
 		Progress:     env.Progress(),
 		Store:        app.StoreOptions{NoIngest: *rf.noIngest, Progress: env.Progress()},
 	})

@@ -120,7 +120,7 @@ func runReport(env *Env, args []string) int {
 		return fail(env, err)
 	}
 	if in.Ingest != nil && in.Ingest.Files == 0 && rep.Window.Requests == 0 {
-		hintf(env, "no Claude Code, Codex, Copilot CLI or Goose transcripts were found; name their folders with --claude-dir, --codex-dir, --copilot-dir or --goose-dir")
+		noTranscriptsHint(env)
 	}
 	return ExitOK
 }

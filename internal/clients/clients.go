@@ -367,6 +367,11 @@ func Title(name string) string {
 	return name
 }
 
+// ExplicitWords is how text names the client of a file given with
+// --config whose client could not be told (Explicit), which stays the
+// machine value of JSON.
+const ExplicitWords = "given with --config"
+
 // Known reports whether name is a known client.
 func Known(name string) bool {
 	_, ok := registry[name]

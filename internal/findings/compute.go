@@ -12,6 +12,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/audit"
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/num"
+	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/store"
 )
 
@@ -50,10 +51,12 @@ func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Optio
 		r.Notes = append(r.Notes, "no price table: costs are not computed")
 	}
 	if !o.Since.IsZero() {
-		r.Window.Since = o.Since.In(o.Location).Format(time.RFC3339)
+		s := o.Since.In(o.Location).Format(time.RFC3339)
+		r.Window.Since = &s
 	}
 	if !o.Until.IsZero() {
-		r.Window.Until = o.Until.In(o.Location).Format(time.RFC3339)
+		s := o.Until.In(o.Location).Format(time.RFC3339)
+		r.Window.Until = &s
 	}
 	var d *data
 	if st != nil {
@@ -107,7 +110,7 @@ func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Optio
 		r.Notes = append(r.Notes, "no MCP config with servers was found: idle servers and heavy definitions are not judged (name one with --config)")
 	} else if static.Partial {
 		r.Partial = true
-		r.Notes = append(r.Notes, "some configured servers could not be measured (not in the measurement cache, or failed): they are not judged; measure them with --launch")
+		r.Notes = append(r.Notes, unmeasuredNotes(static)...)
 	}
 	if static != nil {
 		for _, p := range static.Problems {
@@ -123,10 +126,11 @@ func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Optio
 	var fs []Finding
 	fs = append(fs, idleServers(r.Configs, static, t, o.ConfigModified)...)
 	mcp := mcpCalls(d.calls)
-	fs = append(fs, oversized(mcp, t)...)
+	big := oversized(mcp, t)
+	fs = append(fs, big...)
 	fs = append(fs, repeated(mcp, t)...)
 	fs = append(fs, slow(mcp, t, o.PreApproved)...)
-	fs = append(fs, expensiveSessions(d, t)...)
+	fs = append(fs, expensiveSessions(d, t, big)...)
 	fs = append(fs, cacheInefficiency(d, o, t)...)
 	if static != nil {
 		fs = append(fs, heavyDefinitions(static, r.Configs, o, t)...)
@@ -755,4 +759,46 @@ func fewerThan(n float64) string {
 		return "less than twice"
 	}
 	return fmt.Sprintf("fewer than %g times", n)
+}
+
+// unmeasuredNotes say why some configured servers were not judged: not
+// in the cache, where nothing was launched (static.Offline); else timed
+// out or failed when launched, each with what to do.
+func unmeasuredNotes(static *audit.Report) []string {
+	if static.Offline {
+		return []string{"some configured servers could not be measured (not in the measurement cache, or failed): they are not judged; measure them with --launch"}
+	}
+	var timedOut []string
+	failed := 0
+	seen := map[string]bool{}
+	for _, c := range static.Configs {
+		for _, s := range c.Servers {
+			st := status.Status(s.Status)
+			if st.OK() || st.Off() || seen[c.Path+"\x00"+s.Name] {
+				continue
+			}
+			seen[c.Path+"\x00"+s.Name] = true
+			if st == status.Timeout {
+				if !slices.Contains(timedOut, s.Name) {
+					timedOut = append(timedOut, s.Name)
+				}
+			} else if st != status.NeedsApproval && st != status.Problem {
+				failed++
+			}
+		}
+	}
+	var notes []string
+	if len(timedOut) > 0 {
+		sort.Strings(timedOut)
+		if len(timedOut) == 1 {
+			notes = append(notes, "the configured server "+timedOut[0]+" timed out when launched: it is not judged; try a longer --timeout")
+		} else {
+			notes = append(notes, fmt.Sprintf("%s configured servers timed out when launched (%s): they are not judged; try a longer --timeout",
+				num.Int(len(timedOut)), strings.Join(timedOut, ", ")))
+		}
+	}
+	if failed > 0 || len(timedOut) == 0 {
+		notes = append(notes, "some configured servers could not be measured when launched: they are not judged; 'mcpcost audit' says why")
+	}
+	return notes
 }

@@ -235,8 +235,10 @@ type Counts struct {
 
 // Window is what the run-time half covers.
 type Window struct {
-	Since string `json:"since,omitempty"`
-	Until string `json:"until,omitempty"`
+	// Since and Until are the window's RFC 3339 start and exclusive end,
+	// null where it is open.
+	Since *string `json:"since"`
+	Until *string `json:"until"`
 	// Period words the window as it was asked for ("the last 7 days
 	// (from 2026-11-25)", "from 2026-01-01 to 2026-01-31 inclusive").
 	Period  string `json:"period"`

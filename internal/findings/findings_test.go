@@ -735,3 +735,66 @@ func TestOverriddenEntryHasNoCalls(t *testing.T) {
 		t.Errorf("%d calls over the configs, want 12", calls)
 	}
 }
+
+// TestWindowBounds: the window's since and until are written whether or
+// not the window is open at that end, null where it is.
+func TestWindowBounds(t *testing.T) {
+	h := newHome(t)
+	since := now.Add(-7 * 24 * time.Hour)
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{}, `"since":null,"until":null`},
+		{Options{Since: since}, `"since":"` + since.UTC().Format(time.RFC3339) + `","until":null`},
+	} {
+		c.o.Location = time.UTC
+		r := compute(t, h, nil, c.o)
+		for name, v := range map[string]any{"findings": r, "report": NewOverview(r, nil)} {
+			b, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), `"window":{`+c.want) {
+				t.Errorf("%s: window %s, want %s", name, b[strings.Index(string(b), `"window"`):][:80], c.want)
+			}
+		}
+	}
+}
+
+// TestExpensiveSessionRefersToPresentFindings: a costly session whose MCP
+// results were many but none oversized names no oversized-results
+// finding; one whose server has such a finding names it.
+func TestExpensiveSessionRefersToPresentFindings(t *testing.T) {
+	build := func(result int) *home {
+		h := newHome(t)
+		s := h.session("sess-expensive-2", proj, start)
+		s.request(model, use{in: 1000, out: 2_000_000, cr: 0})
+		for i := range 20 {
+			s.request(model, cached, tcall{name: "mcp__github__search_code", args: map[string]any{"q": fmt.Sprint(i)}, result: words(t, result)})
+		}
+		return h
+	}
+	for _, c := range []struct {
+		result int
+		want   string
+	}{
+		{3_000, "MCP results added 60,000 tokens to the context, github the most."},
+		{6_000, "MCP results added 120,000 tokens to the context, github the most: see the oversized-results finding of github."},
+	} {
+		r := compute(t, build(c.result), nil, Options{})
+		seen := false
+		for _, f := range r.Findings {
+			if f.Type != TypeExpensiveSession {
+				continue
+			}
+			seen = true
+			if !strings.HasSuffix(f.Recommendation, " "+c.want) {
+				t.Errorf("results of %d tokens: recommendation %q, want it to end %q", c.result, f.Recommendation, c.want)
+			}
+		}
+		if !seen {
+			t.Errorf("results of %d tokens: no expensive-session finding", c.result)
+		}
+	}
+}

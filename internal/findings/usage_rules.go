@@ -47,7 +47,13 @@ type SessionEvidence struct {
 // expensiveSessions: the SessionTop costliest sessions of the window that
 // cost at least SessionUSD. Level: warn from four times SessionUSD, info
 // below.
-func expensiveSessions(d *data, t Thresholds) []Finding {
+func expensiveSessions(d *data, t Thresholds, big []Finding) []Finding {
+	// bigServers: the servers with an oversized-results finding, which
+	// a session's finding refers to.
+	bigServers := map[string]int{}
+	for _, f := range big {
+		bigServers[f.Subject.Server]++
+	}
 	type sess struct {
 		source, id, project string
 		ev                  SessionEvidence
@@ -191,7 +197,19 @@ func expensiveSessions(d *data, t Thresholds) []Finding {
 			f.Recommendation = "Most of the cost is uncached input: check that prompt caching applies (a changing prefix defeats it)."
 		}
 		if len(ev.TopServers) > 0 && ev.MCPResultTokens >= 50_000 {
-			f.Recommendation += fmt.Sprintf(" MCP results added %s tokens to the context, %s the most: see the oversized-results findings.", num.Int(ev.MCPResultTokens), ev.TopServers[0].Server)
+			f.Recommendation += fmt.Sprintf(" MCP results added %s tokens to the context, %s the most", num.Int(ev.MCPResultTokens), ev.TopServers[0].Server)
+			var see []string
+			n := 0
+			for _, st := range ev.TopServers {
+				if bigServers[st.Server] > 0 {
+					see = append(see, st.Server)
+					n += bigServers[st.Server]
+				}
+			}
+			if len(see) > 0 {
+				f.Recommendation += ": see the oversized-results " + num.Plural(n, "finding", "findings") + " of " + joinAnd(see)
+			}
+			f.Recommendation += "."
 		}
 		if ev.Cost >= 4*t.SessionUSD {
 			f.Level = LevelWarn
@@ -472,4 +490,12 @@ func heavyDefinitions(static *audit.Report, uses []ConfigUse, o Options, t Thres
 		}
 	}
 	return out
+}
+
+// joinAnd lists names as prose: "a", "a and b", "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/diff"
 	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
@@ -141,10 +142,13 @@ func orDash(s string) string {
 func configTitle(c *diff.ConfigDiff) string {
 	s := name(c.Name())
 	var extra []string
-	if c.Client != "" {
+	switch {
+	case c.Client == clients.Explicit:
+		extra = append(extra, clients.ExplicitWords)
+	case c.Client != "":
 		extra = append(extra, c.Client)
 	}
-	if c.Scope != "" {
+	if c.Scope != "" && c.Scope != clients.Explicit {
 		extra = append(extra, c.Scope)
 	}
 	if len(extra) > 0 {

@@ -122,12 +122,12 @@ func periodWords(w findings.Window) string {
 	switch {
 	case w.Period != "":
 		s = w.Period
-	case w.Since != "" && w.Until != "":
-		s = "from " + w.Since + " to " + w.Until
-	case w.Since != "":
-		s = "since " + w.Since
-	case w.Until != "":
-		s = "until " + w.Until
+	case w.Since != nil && w.Until != nil:
+		s = "from " + *w.Since + " to " + *w.Until
+	case w.Since != nil:
+		s = "since " + *w.Since
+	case w.Until != nil:
+		s = "until " + *w.Until
 	}
 	if w.Project != "" {
 		s += ", project " + w.Project

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/findings"
 	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/status"
@@ -91,6 +92,9 @@ func writeTable(b *strings.Builder, t *Table) error {
 }
 
 func configHeading(c findings.ConfigUse) string {
+	if c.Client == clients.Explicit {
+		return c.Path + " (" + clients.ExplicitWords + ")"
+	}
 	s := c.ClientTitle
 	if s == "" {
 		s = c.Client

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/findings"
 	"github.com/mcpcost/mcpcost/internal/num"
 )
@@ -154,6 +155,9 @@ func configLabel(c findings.ConfigUse) string {
 	s := c.ClientTitle
 	if s == "" {
 		s = c.Client
+	}
+	if c.Client == clients.Explicit {
+		return filepath.Base(c.Path) + " (" + clients.ExplicitWords + ")"
 	}
 	if c.Scope == "" {
 		// A client's session in a folder.

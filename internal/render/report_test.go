@@ -28,7 +28,7 @@ func overview() *findings.Overview {
 	r := &findings.Report{
 		Schema:        findings.Schema,
 		GeneratedAt:   time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC),
-		Window:        findings.Window{Since: "2026-11-01T00:00:00Z", Requests: 24, MainRequests: 24, Sessions: 3, ToolCalls: 30, MCPCalls: 26, Cost: 0.3151},
+		Window:        findings.Window{Since: new("2026-11-01T00:00:00Z"), Requests: 24, MainRequests: 24, Sessions: 3, ToolCalls: 30, MCPCalls: 26, Cost: 0.3151},
 		PricesUpdated: "2026-11-29",
 		Counts:        findings.Counts{Warn: 1, Info: 1},
 		Notes:         []string{"models without a price (claude-mystery-9) count no cost: USD figures are lower bounds"},

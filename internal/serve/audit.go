@@ -286,7 +286,11 @@ func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 		if len(out.Sessions) > 0 {
 			break // the files are the sessions' breakdown, in the structured result
 		}
-		fmt.Fprintf(&b, "%s (%s): %s tokens, %s of %s", textsafe.Text(c.Path), clients.Title(c.Client), render.Int(c.Tokens), render.Percent(c.ContextShare), render.Int(out.ContextWindow))
+		who := clients.Title(c.Client)
+		if c.Client == clients.Explicit {
+			who = "given by path" // no client could be told from the file
+		}
+		fmt.Fprintf(&b, "%s (%s): %s tokens, %s of %s", textsafe.Text(c.Path), who, render.Int(c.Tokens), render.Percent(c.ContextShare), render.Int(out.ContextWindow))
 		if c.UpFrontTokens != nil && *c.UpFrontTokens != c.Tokens {
 			fmt.Fprintf(&b, "; %s loaded up front", render.Int(*c.UpFrontTokens))
 		}

@@ -174,3 +174,22 @@ func TestAuditLongPath(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditExplicitWords: a file given by path whose client cannot be
+// told is "given by path" in the text, "explicit" in the result.
+func TestAuditExplicitWords(t *testing.T) {
+	root := t.TempDir()
+	cfg := filepath.Join(root, "servers.json")
+	if err := os.WriteFile(cfg, []byte(`{"mcpServers": {"x": {"command": "srv"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := connect(t, withDefaults(Options{Version: "test", Getenv: func(k string) string { return map[string]string{"HOME": root}[k] }, Project: root, CacheDir: filepath.Join(root, "cache")}))
+	var a AuditResult
+	text := call(t, cs, toolAudit, map[string]any{"path": cfg}, &a)
+	if len(a.Configs) != 1 || a.Configs[0].Client != "explicit" {
+		t.Fatalf("configs %+v, want one of client explicit", a.Configs)
+	}
+	if strings.Contains(text, "explicit") || !strings.Contains(text, "(given by path)") {
+		t.Errorf("text %q, want the file given by path and no internal label", text)
+	}
+}

@@ -233,9 +233,12 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, nil, queryError(err)
 	}
-	out := &UsageResult{Schema: UsageSchema, By: rep.By, Since: rep.Since, Requests: rep.Totals.Requests, Sessions: rep.Totals.Sessions,
+	out := &UsageResult{Schema: UsageSchema, By: rep.By, Requests: rep.Totals.Requests, Sessions: rep.Totals.Sessions,
 		Tokens: rep.Totals.Tokens.Total, Cost: roundCost(rep.Totals.Cost), ToolCalls: rep.Totals.ToolCalls,
 		ResultTokens: rep.Totals.ResultTokens, MCPResultTokens: rep.Totals.MCPResultTokens, Rows: []Row{}, Notes: notes}
+	if rep.Since != nil {
+		out.Since = *rep.Since
+	}
 	if len(rep.Unpriced) > 0 {
 		out.Notes = append(out.Notes, "no price for "+joinNames(rep.Unpriced)+": not in the cost")
 	}

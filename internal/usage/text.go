@@ -255,12 +255,12 @@ func (r *Report) period() string {
 	switch {
 	case r.Period != "":
 		return r.Period
-	case r.Since != "" && r.Until != "":
-		return "from " + r.Since + " to " + r.Until
-	case r.Since != "":
-		return "since " + r.Since
-	case r.Until != "":
-		return "until " + r.Until
+	case r.Since != nil && r.Until != nil:
+		return "from " + *r.Since + " to " + *r.Until
+	case r.Since != nil:
+		return "since " + *r.Since
+	case r.Until != nil:
+		return "until " + *r.Until
 	}
 	return "all history"
 }

@@ -186,8 +186,10 @@ type Report struct {
 	Schema      string    `json:"schema"`
 	GeneratedAt time.Time `json:"generatedAt"`
 	By          string    `json:"by"`
-	Since       string    `json:"since,omitempty"`
-	Until       string    `json:"until,omitempty"`
+	// Since and Until are the window's RFC 3339 start and exclusive end,
+	// null where it is open.
+	Since *string `json:"since"`
+	Until *string `json:"until"`
 	// Period words the window as it was asked for: "all history", "the
 	// last 7 days (from 2026-11-25)", "from 2026-01-01 to 2026-01-31
 	// inclusive".
@@ -418,10 +420,12 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Report, error) {
 		r.Order = "desc"
 	}
 	if !o.Since.IsZero() {
-		r.Since = o.Since.In(o.Location).Format(time.RFC3339)
+		s := o.Since.In(o.Location).Format(time.RFC3339)
+		r.Since = &s
 	}
 	if !o.Until.IsZero() {
-		r.Until = o.Until.In(o.Location).Format(time.RFC3339)
+		s := o.Until.In(o.Location).Format(time.RFC3339)
+		r.Until = &s
 	}
 	// The sessions' projects and spans name the rows by session alone:
 	// the other reports do not read them.
