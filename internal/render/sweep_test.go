@@ -261,3 +261,21 @@ func TestLeaderboardCSVFormulas(t *testing.T) {
 		t.Errorf("a package name or a negative number was changed: %q", last)
 	}
 }
+
+// TestSweepIndexBandsAndMedian: the figures under the band chart are
+// headed by the band, and the median of an even count says which middle
+// it is.
+func TestSweepIndexBandsAndMedian(t *testing.T) {
+	index := string(SweepIndexHTML(sweepEntries(), "2026-12-01"))
+	_, figures, ok := strings.Cut(index, `<summary>The figures (servers)</summary>`)
+	if !ok {
+		t.Fatal("index.html has no figures of the bands")
+	}
+	figures, _, _ = strings.Cut(figures, "</thead>")
+	if !strings.Contains(figures, ">band</th>") || strings.Contains(figures, ">day</th>") {
+		t.Errorf("the bands' figures are not headed by the band:\n%s", figures)
+	}
+	if !strings.Contains(index, `<span class="big">81</span><span class="what">median tokens (the lower middle of 2, by nearest rank)</span>`) {
+		t.Error("the median of two servers does not say it is the lower middle")
+	}
+}
