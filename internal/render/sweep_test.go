@@ -34,6 +34,15 @@ func sweepGolden(t *testing.T, name string, got []byte) {
 
 var pageLink = regexp.MustCompile(`\[([A-Za-z0-9._-]+)\]\(servers/[A-Za-z0-9._-]+\.md\)`)
 
+// fileLink is a server page's link to a file the sweep publishes.
+var fileLink = regexp.MustCompile(`\[([A-Za-z. ()]+)\]\(\.\./(?:results/[A-Za-z0-9._-]+/measurement\.json|badges/[A-Za-z0-9._-]+\.(?:svg|json))\)`)
+
+// publishedFile reports whether href, on servers/<server>.html, is a file
+// the sweep publishes for that server.
+func publishedFile(server, href string) bool {
+	return href == "../results/"+server+"/measurement.json" || href == "../badges/"+server+".svg" || href == "../badges/"+server+".json"
+}
+
 func ip(n int) *int { return &n }
 
 func sp(s string) *string { return &s }
@@ -103,7 +112,7 @@ func TestLeaderboardGolden(t *testing.T) {
 	for _, e := range entries {
 		sm := SweepServerMarkdown(e, "2026-12-01")
 		sweepGolden(t, "server-"+e.Server.Name+".md", sm)
-		checkMarkdown(t, e.Server.Name+".md", string(sm))
+		checkMarkdown(t, e.Server.Name+".md", fileLink.ReplaceAllString(string(sm), "$1"))
 	}
 }
 
@@ -134,7 +143,7 @@ func TestSweepPages(t *testing.T) {
 	}
 	for _, e := range entries {
 		page := string(SweepServerHTML(e, "2026-12-01"))
-		checkPage(t, page, toPage(""))
+		checkPage(t, page, toPage(""), func(h string) bool { return publishedFile(e.Server.Name, h) })
 		if strings.Contains(page, "<img src=x") || strings.Contains(page, "<script>") && strings.Count(page, "<script>") != 1 {
 			t.Errorf("%s: a stranger's text became markup", e.Server.Name)
 		}
@@ -277,5 +286,29 @@ func TestSweepIndexBandsAndMedian(t *testing.T) {
 	}
 	if !strings.Contains(index, `<span class="big">81</span><span class="what">median tokens (the lower middle of 2, by nearest rank)</span>`) {
 		t.Error("the median of two servers does not say it is the lower middle")
+	}
+}
+
+// TestSweepServerFiles: a server's page links, relative to servers/, the
+// measurement.json and badge the sweep publishes for it, and a server
+// that did not start has no self-reported name.
+func TestSweepServerFiles(t *testing.T) {
+	for _, e := range sweepEntries() {
+		page := string(SweepServerHTML(e, "2026-12-01"))
+		mdPage := string(SweepServerMarkdown(e, "2026-12-01"))
+		n := e.Server.Name
+		for _, f := range []string{"../badges/" + n + ".svg", "../badges/" + n + ".json"} {
+			if !strings.Contains(page, `href="`+f+`"`) || !strings.Contains(mdPage, "]("+f+")") {
+				t.Errorf("%s: no link to %s", n, f)
+			}
+		}
+		m := "../results/" + n + "/measurement.json"
+		if linked := strings.Contains(page, `href="`+m+`"`) && strings.Contains(mdPage, "]("+m+")"); linked != (e.File != nil) {
+			t.Errorf("%s: linked to its measurement.json %v, has one %v", n, linked, e.File != nil)
+		}
+	}
+	broken := string(SweepServerMarkdown(sweepEntries()[2], "2026-12-01"))
+	if !strings.Contains(broken, "| self-reported server | none: the server did not start (startup-failure) |") {
+		t.Errorf("broken.md shows a self-reported name it never sent:\n%s", broken)
 	}
 }
