@@ -90,6 +90,24 @@ func selfReported(e sweep.Entry) string {
 	return "none: the measurement failed (" + name(e.File.Status) + ")"
 }
 
+// failedRun says that the server's last run failed, and when: the
+// history keeps only measured and dynamic rows, so that without it a
+// failure reads as nothing run, or as the last row still standing.
+func failedRun(e sweep.Entry) string {
+	if e.File == nil || status.Status(e.File.Status).OK() {
+		return ""
+	}
+	day := e.File.MeasuredAt
+	if len(day) >= 10 {
+		day = day[:10]
+	}
+	when := "when last run"
+	if day != "" {
+		when = "on " + name(day)
+	}
+	return "The measurement failed " + when + " (" + name(e.File.Status) + "); the history keeps measurements only."
+}
+
 // serverFiles are the files the sweep publishes for a server, label and
 // link from its page in servers/: its measurement.json, where it has
 // one, and its badge.
@@ -175,6 +193,9 @@ func SweepServerHTML(e sweep.Entry, date string) []byte {
 		WriteTable(&b, tt)
 	}
 	b.WriteString(`<h2 id="over-time">Over time</h2>` + "\n")
+	if why := failedRun(e); why != "" {
+		b.WriteString("<p>" + esc(why) + "</p>\n")
+	}
 	if len(e.Trend) == 0 {
 		b.WriteString("<p>No measurement in the history yet.</p>\n")
 	} else {
@@ -229,6 +250,9 @@ func SweepServerMarkdown(e sweep.Entry, date string) []byte {
 		}
 	}
 	b.WriteString("\n## Over time\n\n")
+	if why := failedRun(e); why != "" {
+		b.WriteString(md(why) + "\n\n")
+	}
 	if len(e.Trend) == 0 {
 		b.WriteString("No measurement in the history yet.\n")
 	} else {

@@ -312,3 +312,23 @@ func TestSweepServerFiles(t *testing.T) {
 		t.Errorf("broken.md shows a self-reported name it never sent:\n%s", broken)
 	}
 }
+
+// TestSweepServerFailedRun: the history holds measurements only, so the
+// page of a server that failed says it failed, and when, over its
+// history or the lack of one.
+func TestSweepServerFailedRun(t *testing.T) {
+	entries := sweepEntries()
+	broken := entries[2]
+	want := "The measurement failed on 2026-12-01 (startup-failure); the history keeps measurements only."
+	if !strings.Contains(string(SweepServerMarkdown(broken, "2026-12-01")), "## Over time\n\n"+want+"\n\nNo measurement in the history yet.") {
+		t.Errorf("broken.md does not say that it failed")
+	}
+	if !strings.Contains(string(SweepServerHTML(broken, "2026-12-01")), "<p>"+want+"</p>") {
+		t.Errorf("broken.html does not say that it failed")
+	}
+	for _, e := range []sweep.Entry{entries[0], entries[3], entries[4]} {
+		if strings.Contains(string(SweepServerMarkdown(e, "2026-12-01")), "measurement failed") {
+			t.Errorf("%s: says a measurement failed", e.Server.Name)
+		}
+	}
+}
