@@ -117,7 +117,7 @@ func Wrap(head, text, indent string, width int) []string {
 		lines = append(lines, strings.TrimRight(line, " "))
 		line, lw, empty = indent, Width(indent), true
 	}
-	for _, word := range strings.Fields(text) {
+	for _, word := range wrapWords(text) {
 		ww := Width(word)
 		if !empty && lw+1+ww > width {
 			flush()
@@ -156,6 +156,45 @@ func Wrap(head, text, indent string, width int) []string {
 		lines = append(lines, strings.TrimRight(line, " "))
 	}
 	return lines
+}
+
+// units are the units Wrap keeps on the line of the number before them:
+// "2 KB" is never "2" at a line's end and "KB" at the next one's start.
+var units = map[string]bool{
+	"B": true, "KB": true, "MB": true, "GB": true, "TB": true, "KiB": true, "MiB": true, "GiB": true, "TiB": true,
+	"bytes": true, "ms": true, "s": true, "min": true, "h": true, "%": true, "×": true,
+}
+
+// wrapWords are text's words, a number and the unit after it one word.
+func wrapWords(text string) []string {
+	words := strings.Fields(text)
+	out := words[:0]
+	for i := 0; i < len(words); i++ {
+		if i+1 < len(words) && isNumber(words[i]) && units[strings.TrimRight(words[i+1], ",.;:)]")] {
+			out = append(out, words[i]+" "+words[i+1])
+			i++
+			continue
+		}
+		out = append(out, words[i])
+	}
+	return out
+}
+
+// isNumber reports whether w is written as a number: digits with their
+// separators, after a sign or bracket ("1,234", "0.5", "(2", "≥51").
+func isNumber(w string) bool {
+	w = strings.TrimLeft(w, "([~≈≥≤<>+-−$")
+	digits := false
+	for _, r := range w {
+		switch {
+		case r >= '0' && r <= '9':
+			digits = true
+		case r == ',' || r == '.':
+		default:
+			return false
+		}
+	}
+	return digits
 }
 
 // cutWidth splits s after its first w columns.

@@ -33,3 +33,25 @@ func TestWrapLongWord(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapNumberUnit: a number and its unit stay on one line, wherever
+// the line would break between them.
+func TestWrapNumberUnit(t *testing.T) {
+	text := "As an Anthropic request (name, description cut to 2 KB, input_schema; no annotations) the same tools count 1,234 tokens, in 3.5 s (2 MB)."
+	for width := 20; width <= 140; width++ {
+		lines := Wrap("  ", text, "  ", width)
+		for i, l := range lines {
+			for _, n := range []string{"2", "3.5", "(2"} {
+				if strings.HasSuffix(l, " "+n) && i+1 < len(lines) {
+					t.Errorf("width %d: line %d ends with the number %q, its unit on the next line:\n%s", width, i, n, strings.Join(lines, "\n"))
+				}
+			}
+			if Width(l) > width {
+				t.Errorf("width %d: line %d is %d columns", width, i, Width(l))
+			}
+		}
+		if got := strings.Join(strings.Fields(strings.Join(lines, " ")), " "); got != text {
+			t.Errorf("width %d: the words are not the text again: %q", width, got)
+		}
+	}
+}
