@@ -99,6 +99,43 @@ func Truncate(s string, w int) string {
 	return b.String()
 }
 
+// TruncateLeft cuts s to at most w columns ([Width]) from the left,
+// starting a cut text with an ellipsis: the end of a path stays, from a
+// folder's separator where what is kept holds one. Marks
+// stay with the character they follow, or go with it.
+func TruncateLeft(s string, w int) string {
+	if Width(s) <= w {
+		return s
+	}
+	if w <= 0 {
+		return ""
+	}
+	n, start := 0, len(s)
+	for start > 0 {
+		r, size := utf8.DecodeLastRuneInString(s[:start])
+		rw := runeWidth(r)
+		if n+rw > w-1 {
+			break
+		}
+		n += rw
+		start -= size
+	}
+	// A mark whose character was cut off goes with it.
+	for start < len(s) {
+		r, size := utf8.DecodeRuneInString(s[start:])
+		if runeWidth(r) != 0 {
+			break
+		}
+		start += size
+	}
+	// Start at a folder where one is in what is kept: "…/api-server",
+	// not "…v/src/api-server".
+	if i := strings.IndexAny(s[start:], "/\\"); i > 0 && start+i+1 < len(s) {
+		start += i
+	}
+	return "…" + s[start:]
+}
+
 // padRight fills s with spaces to w columns.
 func padRight(s string, w int) string { return s + strings.Repeat(" ", max(0, w-Width(s))) }
 

@@ -55,3 +55,28 @@ func TestWrapNumberUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncateLeft: a path cut to a width keeps its end, from a folder's
+// separator where it keeps one, and never more columns than asked.
+func TestTruncateLeft(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		w    int
+		want string
+	}{
+		{"/home/dev/src/api-server", 30, "/home/dev/src/api-server"},
+		{"/home/dev/src/api-server", 13, "…/api-server"},
+		{"/home/dev/src/api-server", 17, "…/src/api-server"},
+		{"/home/dev/src/api-server", 11, "…api-server"},
+		{"/home/dev/src/api-server", 1, "…"},
+		{"/home/dev/src/api-server", 0, ""},
+		{`C:\Users\dev\api`, 8, `…\api`},
+		{"/a/中文件夹", 6, "…件夹"},
+		{"/a/e\u0301tude", 5, "…tude"},
+	} {
+		got := TruncateLeft(c.s, c.w)
+		if got != c.want || Width(got) > max(c.w, 0) {
+			t.Errorf("TruncateLeft(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
+		}
+	}
+}
