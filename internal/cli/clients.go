@@ -143,7 +143,7 @@ func clientsText(w *strings.Builder, rep *app.Clients, scr render.Screen, all bo
 				first[cfg.Path] = cfg
 			}
 		}
-		t := render.Table{Indent: "  ", Min: []int{0, 16, 12}, Width: scr.Width, Screen: scr}
+		t := render.Table{Indent: "  ", Min: []int{0, 16, 12}, CutLeft: render.PathColumns(1), Width: scr.Width, Screen: scr}
 		t.Tint = func(_, col int, cell string) render.Tint {
 			if col == 2 && !strings.HasPrefix(cell, clients.StateFound+":") && cell != clients.StateNotFound {
 				return render.Bad

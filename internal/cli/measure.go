@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/num"
@@ -212,7 +214,13 @@ func runMeasure(env *Env, args []string) int {
 		debug.FreeOSMemory()
 	}
 	src := &measure.Source{Kind: capture.Kind, File: displayName(target), Pages: capture.Pages}
-	rep := measure.NewReport(name, "measured", src, result)
+	rec := carried(capture.Recorded, result)
+	rep := measure.NewReport(name, rec.status, src, result)
+	rep.ServerVersion, rep.Extras, rep.ChangedTools, rep.Detail = rec.ServerVersion, rec.Extras, rec.ChangedTools, rec.detail
+	rep.Warnings = append(rep.Warnings, rec.Warnings...)
+	if rec.warning != "" {
+		rep.Warnings = append(rep.Warnings, rec.warning)
+	}
 	if capture.Skipped > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d JSON-RPC %s that %s not tools/list responses skipped", capture.Skipped, num.Plural(capture.Skipped, "message", "messages"), num.Plural(capture.Skipped, "was", "were")))
 	}
@@ -220,8 +228,9 @@ func runMeasure(env *Env, args []string) int {
 		rep.Warnings = append(rep.Warnings, w)
 	}
 	if *outFlag != "" {
-		file := measure.NewFile(result, "measured", name, "mcpcost "+Version(), env.Now())
+		file := measure.NewFile(result, rec.status, name, "mcpcost "+Version(), env.Now())
 		file.Source = src
+		rec.onto(file)
 		if err := writeFile(*outFlag, file); err != nil {
 			return fail(env, err)
 		}
@@ -231,7 +240,7 @@ func runMeasure(env *Env, args []string) int {
 	if large {
 		debug.FreeOSMemory()
 	}
-	if err := addClaude(env, rep, name, from, capture.Tools, nil, spans, live); err != nil {
+	if err := addClaude(env, rep, name, from, capture.Tools, rec.instructions(), spans, live); err != nil {
 		warnf(env, "%v", err)
 	}
 	v.apply(rep)
@@ -242,6 +251,67 @@ func runMeasure(env *Env, args []string) int {
 		return v.code(bl.finishMeasure(env, rep, *jsonFlag), rep)
 	}
 	return v.code(writeMeasureReport(env, rep, *jsonFlag), rep)
+}
+
+// carry is what a measurement.json read by measure records beside its
+// capture, carried into the report and the file measure writes, so that
+// measuring a measurement.json again loses nothing of it. The counts are
+// derived again. What belongs to the capture itself (when it was taken,
+// dynamic, the extras, the notes and warnings) is carried only while the
+// capture is the one recorded (the same canonical sha256).
+type carry struct {
+	measure.File
+	status  status.Status
+	detail  string
+	warning string
+}
+
+func carried(rec *measure.File, r *measure.Result) carry {
+	c := carry{status: status.Measured}
+	if rec == nil {
+		return c
+	}
+	same := rec.CanonicalSha256 != nil && *rec.CanonicalSha256 == r.CanonicalSha256
+	c.ServerVersion, c.LaunchCommand, c.EnvVarNames = rec.ServerVersion, rec.LaunchCommand, rec.EnvVarNames
+	c.ServerInstructions, c.Isolation, c.TimeoutMs = rec.ServerInstructions, rec.Isolation, rec.TimeoutMs
+	c.Package, c.PackageVersion = rec.Package, rec.PackageVersion
+	if !same {
+		if rec.CanonicalSha256 != nil {
+			c.warning = "the capture is not the one the file records (its canonical sha256 differs): counts derived again, measuredAt is now, and the extras, notes and warnings recorded are left out"
+		}
+		return c
+	}
+	if _, err := time.Parse("2006-01-02T15:04:05.000Z", rec.MeasuredAt); err == nil {
+		c.MeasuredAt = rec.MeasuredAt
+	}
+	c.Extras, c.ChangedTools, c.Warnings, c.Notes, c.Source = rec.Extras, rec.ChangedTools, rec.Warnings, rec.Notes, rec.Source
+	if status.Status(rec.Status) == status.Dynamic {
+		c.status, c.detail = status.Dynamic, rec.Notes
+	}
+	return c
+}
+
+// onto sets on f what c carries.
+func (c carry) onto(f *measure.File) {
+	f.ServerVersion, f.LaunchCommand, f.EnvVarNames = c.ServerVersion, c.LaunchCommand, c.EnvVarNames
+	f.ServerInstructions, f.Isolation, f.TimeoutMs = c.ServerInstructions, c.Isolation, c.TimeoutMs
+	f.Package, f.PackageVersion = c.Package, c.PackageVersion
+	f.Extras, f.ChangedTools, f.Warnings, f.Notes = c.Extras, c.ChangedTools, c.Warnings, c.Notes
+	if c.MeasuredAt != "" {
+		f.MeasuredAt = c.MeasuredAt
+	}
+	if c.Source != nil {
+		f.Source = c.Source
+	}
+}
+
+// instructions are the server's instructions as recorded, nil for none.
+func (c carry) instructions() *string {
+	var s string
+	if len(c.ServerInstructions) == 0 || json.Unmarshal(c.ServerInstructions, &s) != nil {
+		return nil
+	}
+	return &s
 }
 
 // measureView is how a measurement is shown and gated: --sort, --top and

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -36,6 +37,10 @@ type Capture struct {
 	// ServerName is a measurement.json's serverName ("" for other kinds,
 	// or when it holds none).
 	ServerName string
+	// Recorded is what a measurement.json records beside its capture
+	// (every field but tools and rawToolsCapture), nil for other kinds. A
+	// field of the wrong type is left out, not an error.
+	Recorded *File
 }
 
 // An InputError is a problem with an input, naming where it is.
@@ -110,6 +115,7 @@ func fromValue(name string, line int, v *canon.Value) (*Capture, error) {
 			if sn := v.Get("serverName"); sn != nil && sn.Kind() == canon.String {
 				c.ServerName = sn.Str()
 			}
+			c.Recorded = recorded(v)
 			return c, nil
 		}
 		t := v.Get("tools")
@@ -126,6 +132,24 @@ func fromValue(name string, line int, v *canon.Value) (*Capture, error) {
 		return &Capture{Kind: KindToolsResult, Pages: 1, Tools: tools}, nil
 	}
 	return nil, ierr("expected a tools/list result, a JSON-RPC response or an array of tools, found %s", kindName(v))
+}
+
+// recorded reads a measurement.json's fields other than its tools, each
+// on its own, so that one of the wrong type loses only itself.
+func recorded(v *canon.Value) *File {
+	f := &File{}
+	for _, m := range v.Members() {
+		if m.Key == "rawToolsCapture" || m.Key == "tools" {
+			continue
+		}
+		doc := canon.AppendString([]byte("{"), m.Key)
+		doc = append(canon.Append(append(doc, ':'), m.Value), '}')
+		var one File
+		if json.Unmarshal(doc, &one) == nil {
+			_ = json.Unmarshal(doc, f)
+		}
+	}
+	return f
 }
 
 // rpcTools reads a JSON-RPC message. isTools reports whether it is a

@@ -30,7 +30,7 @@ func auditSessionText(b *strings.Builder, r *audit.Report, s audit.Session, scr 
 			joinAnd(names), num.Plural(len(names), "it", "them"), num.Int(s.Trim.RecoverableTokens), Percent(s.Trim.RecoverableShare)), "  ", prose(scr))
 	}
 	auditUncountedText(b, s.Config)
-	ft := Table{Align: []Align{Left, Left, Left, Right}, Indent: "  ", Min: []int{0, 0, 16}}
+	ft := Table{Align: []Align{Left, Left, Left, Right}, Indent: "  ", Min: []int{0, 0, 16}, CutLeft: PathColumns(2)}
 	ft.Fit(scr)
 	for i, f := range s.Files {
 		n := num.Int(f.TotalTokens)

@@ -182,6 +182,8 @@ type BarChart struct {
 	Format func(float64) string
 	// Unit is the values' unit in the table's heading ("tokens", "USD").
 	Unit string
+	// LabelHead heads the table's column of labels: "day" when empty.
+	LabelHead string
 }
 
 const (
@@ -265,7 +267,11 @@ func WriteBarChart(b *strings.Builder, c BarChart) {
 		b.WriteString("</ul>\n")
 	}
 	// The same figures as a table: a row per bar, a column per series.
-	t := HTMLTable{Columns: []Column{{Head: "day"}}}
+	head := c.LabelHead
+	if head == "" {
+		head = "day"
+	}
+	t := HTMLTable{Columns: []Column{{Head: head}}}
 	for _, s := range c.Series {
 		t.Columns = append(t.Columns, Column{Head: s.Name, Num: true})
 	}

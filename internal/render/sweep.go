@@ -255,7 +255,14 @@ func SweepIndexHTML(entries []sweep.Entry, date string) []byte {
 	}
 	card(num.Int(len(measured)), "servers measured of "+num.Int(len(entries)))
 	if len(measured) > 0 {
-		card(num.Int(measured[len(measured)/2].Tokens()), "median tokens")
+		// The median by nearest rank, as mcp-context-cost's figures are
+		// (its p90 of 11,836 over 69 servers is the 63rd value, not an
+		// interpolation): of an even count, the lower of the two middle.
+		what := "median tokens"
+		if len(measured)%2 == 0 {
+			what = "median tokens (the lower middle of " + num.Int(len(measured)) + ", by nearest rank)"
+		}
+		card(num.Int(measured[len(measured)/2].Tokens()), what)
 		card(num.Int(measured[0].Tokens()), "most tokens: "+measured[0].Server.Name)
 	}
 	card(num.Int(len(not)), "not measured")
@@ -303,7 +310,7 @@ func SweepIndexHTML(entries []sweep.Entry, date string) []byte {
 			}
 		}
 	}
-	WriteBarChart(&b, BarChart{ID: "bands", Title: "Servers by band of tokens (<1,000 lean, <5,000 light, <15,000 moderate, <30,000 heavy, more very heavy)", Labels: labels, Series: []Series{{Name: "servers", Values: counts}}, Unit: "servers"})
+	WriteBarChart(&b, BarChart{ID: "bands", Title: "Servers by band of tokens (<1,000 lean, <5,000 light, <15,000 moderate, <30,000 heavy, more very heavy)", Labels: labels, Series: []Series{{Name: "servers", Values: counts}}, Unit: "servers", LabelHead: "band"})
 	if len(measured) > 0 {
 		b.WriteString(`<p class="muted">Each box's area is a server's tokens; click one to see its tools.</p>` + "\n")
 		root := TreeNode{Label: "all servers", Kind: "root"}

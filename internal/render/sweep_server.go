@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/num"
+	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/sweep"
 )
 
@@ -26,7 +27,7 @@ func rawFacts(e sweep.Entry) [][2]string {
 	s, f := e.Server, e.File
 	facts := [][2]string{{"status", name(e.Status)}}
 	if f != nil {
-		facts = append(facts, [2]string{"self-reported server", strings.TrimSpace(name(f.ServerName) + " " + name(f.ServerVersion))})
+		facts = append(facts, [2]string{"self-reported server", selfReported(e)})
 		facts = append(facts, [2]string{"tokenizer", name(f.Provider) + " " + name(f.Encoding) + ", methodology " + name(f.MethodologyVersion)})
 	}
 	launch := s.CommandLine
@@ -73,6 +74,49 @@ func rawFacts(e sweep.Entry) [][2]string {
 		facts = append(facts, [2]string{"notes", e.Note})
 	}
 	return facts
+}
+
+// selfReported is the name and version the server sent. A failed
+// measurement records the sweep's own name for the server, which it
+// never sent: the page says why there is none.
+func selfReported(e sweep.Entry) string {
+	st := status.Status(e.File.Status)
+	switch {
+	case st.OK():
+		return strings.TrimSpace(name(e.File.ServerName) + " " + name(e.File.ServerVersion))
+	case st == status.StartupFailure:
+		return "none: the server did not start (" + name(e.File.Status) + ")"
+	}
+	return "none: the measurement failed (" + name(e.File.Status) + ")"
+}
+
+// failedRun says that the server's last run failed, and when: the
+// history keeps only measured and dynamic rows, so that without it a
+// failure reads as nothing run, or as the last row still standing.
+func failedRun(e sweep.Entry) string {
+	if e.File == nil || status.Status(e.File.Status).OK() {
+		return ""
+	}
+	day := e.File.MeasuredAt
+	if len(day) >= 10 {
+		day = day[:10]
+	}
+	when := "when last run"
+	if day != "" {
+		when = "on " + name(day)
+	}
+	return "The measurement failed " + when + " (" + name(e.File.Status) + "); the history keeps measurements only."
+}
+
+// serverFiles are the files the sweep publishes for a server, label and
+// link from its page in servers/: its measurement.json, where it has
+// one, and its badge.
+func serverFiles(e sweep.Entry) [][2]string {
+	var out [][2]string
+	if e.File != nil {
+		out = append(out, [2]string{"measurement.json", "../results/" + e.Server.Name + "/measurement.json"})
+	}
+	return append(out, [2]string{"badge (SVG)", "../badges/" + e.Server.Name + ".svg"}, [2]string{"badge (shields endpoint)", "../badges/" + e.Server.Name + ".json"})
 }
 
 func isolationText(i *measure.Isolation) string {
@@ -129,6 +173,14 @@ func SweepServerHTML(e sweep.Entry, date string) []byte {
 		ft.Rows = append(ft.Rows, []Cell{TextCell(f[0]), TextCell(f[1])})
 	}
 	WriteTable(&b, ft)
+	b.WriteString("<p>Files:")
+	for i, l := range serverFiles(e) {
+		if i > 0 {
+			b.WriteString(" ·")
+		}
+		b.WriteString(` <a href="` + esc(l[1]) + `">` + esc(l[0]) + "</a>")
+	}
+	b.WriteString("</p>\n")
 	if e.Measured() {
 		total := e.Tokens()
 		b.WriteString(`<h2 id="tools">Tools</h2>` + "\n")
@@ -141,6 +193,9 @@ func SweepServerHTML(e sweep.Entry, date string) []byte {
 		WriteTable(&b, tt)
 	}
 	b.WriteString(`<h2 id="over-time">Over time</h2>` + "\n")
+	if why := failedRun(e); why != "" {
+		b.WriteString("<p>" + esc(why) + "</p>\n")
+	}
 	if len(e.Trend) == 0 {
 		b.WriteString("<p>No measurement in the history yet.</p>\n")
 	} else {
@@ -174,6 +229,14 @@ func SweepServerMarkdown(e sweep.Entry, date string) []byte {
 	for _, f := range serverFacts(e) {
 		b.WriteString("| " + md(f[0]) + " | " + mdNote(f[1]) + " |\n")
 	}
+	b.WriteString("\nFiles:")
+	for i, l := range serverFiles(e) {
+		if i > 0 {
+			b.WriteString(" ·")
+		}
+		b.WriteString(" [" + md(l[0]) + "](" + l[1] + ")")
+	}
+	b.WriteString("\n")
 	if e.Measured() {
 		total := e.Tokens()
 		b.WriteString("\n## Tools\n\nEach tool counted alone; the parts do not sum exactly to the whole.\n\n| tool | tokens | share | description | inputSchema |\n|---|---:|---:|---:|---:|\n")
@@ -187,6 +250,9 @@ func SweepServerMarkdown(e sweep.Entry, date string) []byte {
 		}
 	}
 	b.WriteString("\n## Over time\n\n")
+	if why := failedRun(e); why != "" {
+		b.WriteString(md(why) + "\n\n")
+	}
 	if len(e.Trend) == 0 {
 		b.WriteString("No measurement in the history yet.\n")
 	} else {

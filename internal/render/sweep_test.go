@@ -34,6 +34,15 @@ func sweepGolden(t *testing.T, name string, got []byte) {
 
 var pageLink = regexp.MustCompile(`\[([A-Za-z0-9._-]+)\]\(servers/[A-Za-z0-9._-]+\.md\)`)
 
+// fileLink is a server page's link to a file the sweep publishes.
+var fileLink = regexp.MustCompile(`\[([A-Za-z. ()]+)\]\(\.\./(?:results/[A-Za-z0-9._-]+/measurement\.json|badges/[A-Za-z0-9._-]+\.(?:svg|json))\)`)
+
+// publishedFile reports whether href, on servers/<server>.html, is a file
+// the sweep publishes for that server.
+func publishedFile(server, href string) bool {
+	return href == "../results/"+server+"/measurement.json" || href == "../badges/"+server+".svg" || href == "../badges/"+server+".json"
+}
+
 func ip(n int) *int { return &n }
 
 func sp(s string) *string { return &s }
@@ -103,7 +112,7 @@ func TestLeaderboardGolden(t *testing.T) {
 	for _, e := range entries {
 		sm := SweepServerMarkdown(e, "2026-12-01")
 		sweepGolden(t, "server-"+e.Server.Name+".md", sm)
-		checkMarkdown(t, e.Server.Name+".md", string(sm))
+		checkMarkdown(t, e.Server.Name+".md", fileLink.ReplaceAllString(string(sm), "$1"))
 	}
 }
 
@@ -134,7 +143,7 @@ func TestSweepPages(t *testing.T) {
 	}
 	for _, e := range entries {
 		page := string(SweepServerHTML(e, "2026-12-01"))
-		checkPage(t, page, toPage(""))
+		checkPage(t, page, toPage(""), func(h string) bool { return publishedFile(e.Server.Name, h) })
 		if strings.Contains(page, "<img src=x") || strings.Contains(page, "<script>") && strings.Count(page, "<script>") != 1 {
 			t.Errorf("%s: a stranger's text became markup", e.Server.Name)
 		}
@@ -259,5 +268,67 @@ func TestLeaderboardCSVFormulas(t *testing.T) {
 	last := rows[len(rows)-1]
 	if last[13] != "@scope/pkg" || last[5] != "-12.5" {
 		t.Errorf("a package name or a negative number was changed: %q", last)
+	}
+}
+
+// TestSweepIndexBandsAndMedian: the figures under the band chart are
+// headed by the band, and the median of an even count says which middle
+// it is.
+func TestSweepIndexBandsAndMedian(t *testing.T) {
+	index := string(SweepIndexHTML(sweepEntries(), "2026-12-01"))
+	_, figures, ok := strings.Cut(index, `<summary>The figures (servers)</summary>`)
+	if !ok {
+		t.Fatal("index.html has no figures of the bands")
+	}
+	figures, _, _ = strings.Cut(figures, "</thead>")
+	if !strings.Contains(figures, ">band</th>") || strings.Contains(figures, ">day</th>") {
+		t.Errorf("the bands' figures are not headed by the band:\n%s", figures)
+	}
+	if !strings.Contains(index, `<span class="big">81</span><span class="what">median tokens (the lower middle of 2, by nearest rank)</span>`) {
+		t.Error("the median of two servers does not say it is the lower middle")
+	}
+}
+
+// TestSweepServerFiles: a server's page links, relative to servers/, the
+// measurement.json and badge the sweep publishes for it, and a server
+// that did not start has no self-reported name.
+func TestSweepServerFiles(t *testing.T) {
+	for _, e := range sweepEntries() {
+		page := string(SweepServerHTML(e, "2026-12-01"))
+		mdPage := string(SweepServerMarkdown(e, "2026-12-01"))
+		n := e.Server.Name
+		for _, f := range []string{"../badges/" + n + ".svg", "../badges/" + n + ".json"} {
+			if !strings.Contains(page, `href="`+f+`"`) || !strings.Contains(mdPage, "]("+f+")") {
+				t.Errorf("%s: no link to %s", n, f)
+			}
+		}
+		m := "../results/" + n + "/measurement.json"
+		if linked := strings.Contains(page, `href="`+m+`"`) && strings.Contains(mdPage, "]("+m+")"); linked != (e.File != nil) {
+			t.Errorf("%s: linked to its measurement.json %v, has one %v", n, linked, e.File != nil)
+		}
+	}
+	broken := string(SweepServerMarkdown(sweepEntries()[2], "2026-12-01"))
+	if !strings.Contains(broken, "| self-reported server | none: the server did not start (startup-failure) |") {
+		t.Errorf("broken.md shows a self-reported name it never sent:\n%s", broken)
+	}
+}
+
+// TestSweepServerFailedRun: the history holds measurements only, so the
+// page of a server that failed says it failed, and when, over its
+// history or the lack of one.
+func TestSweepServerFailedRun(t *testing.T) {
+	entries := sweepEntries()
+	broken := entries[2]
+	want := "The measurement failed on 2026-12-01 (startup-failure); the history keeps measurements only."
+	if !strings.Contains(string(SweepServerMarkdown(broken, "2026-12-01")), "## Over time\n\n"+want+"\n\nNo measurement in the history yet.") {
+		t.Errorf("broken.md does not say that it failed")
+	}
+	if !strings.Contains(string(SweepServerHTML(broken, "2026-12-01")), "<p>"+want+"</p>") {
+		t.Errorf("broken.html does not say that it failed")
+	}
+	for _, e := range []sweep.Entry{entries[0], entries[3], entries[4]} {
+		if strings.Contains(string(SweepServerMarkdown(e, "2026-12-01")), "measurement failed") {
+			t.Errorf("%s: says a measurement failed", e.Server.Name)
+		}
 	}
 }

@@ -43,6 +43,11 @@ type Table struct {
 	// Min is, per column, the narrowest its cells may be cut to; 0 (or a
 	// missing entry) is never cut. Cut cells end in an ellipsis.
 	Min []int
+	// CutLeft reports whether a cell, given its row (as Tint's) and
+	// column, is cut from the left, keeping its end: a path, whose last
+	// folders tell rows apart ("…/api-server", not "/home/dev/sr…"). Nil
+	// cuts every cell from the right. [PathColumns] makes one.
+	CutLeft func(row, col int) bool
 	// Wrap is, per column, whether a cell too wide for its column goes on
 	// over more lines (a finding's title) rather than being cut.
 	Wrap []bool
@@ -51,6 +56,12 @@ type Table struct {
 	// Screen.Color is set.
 	Tint   func(row, col int, cell string) Tint
 	Screen Screen
+}
+
+// PathColumns is a CutLeft that cuts from the left every cell of the
+// columns named.
+func PathColumns(cols ...int) func(row, col int) bool {
+	return func(_, col int) bool { return slices.Contains(cols, col) }
 }
 
 // Add appends a row.
@@ -226,6 +237,8 @@ func (t *Table) writeColumns(emit func(int, string), l layout, header []string, 
 				parts[j] = []string{strings.Repeat("-", l.width[j])}
 			case row >= 0 && at(t.Wrap, c) && Width(cell) > l.width[j]:
 				parts[j] = Wrap("", cell, "", l.width[j])
+			case row >= 0 && t.CutLeft != nil && t.CutLeft(row, c):
+				parts[j] = []string{TruncateLeft(cell, l.width[j])}
 			default:
 				parts[j] = []string{Truncate(cell, l.width[j])}
 			}

@@ -99,6 +99,43 @@ func Truncate(s string, w int) string {
 	return b.String()
 }
 
+// TruncateLeft cuts s to at most w columns ([Width]) from the left,
+// starting a cut text with an ellipsis: the end of a path stays, from a
+// folder's separator where what is kept holds one. Marks
+// stay with the character they follow, or go with it.
+func TruncateLeft(s string, w int) string {
+	if Width(s) <= w {
+		return s
+	}
+	if w <= 0 {
+		return ""
+	}
+	n, start := 0, len(s)
+	for start > 0 {
+		r, size := utf8.DecodeLastRuneInString(s[:start])
+		rw := runeWidth(r)
+		if n+rw > w-1 {
+			break
+		}
+		n += rw
+		start -= size
+	}
+	// A mark whose character was cut off goes with it.
+	for start < len(s) {
+		r, size := utf8.DecodeRuneInString(s[start:])
+		if runeWidth(r) != 0 {
+			break
+		}
+		start += size
+	}
+	// Start at a folder where one is in what is kept: "…/api-server",
+	// not "…v/src/api-server".
+	if i := strings.IndexAny(s[start:], "/\\"); i > 0 && start+i+1 < len(s) {
+		start += i
+	}
+	return "…" + s[start:]
+}
+
 // padRight fills s with spaces to w columns.
 func padRight(s string, w int) string { return s + strings.Repeat(" ", max(0, w-Width(s))) }
 
@@ -117,7 +154,7 @@ func Wrap(head, text, indent string, width int) []string {
 		lines = append(lines, strings.TrimRight(line, " "))
 		line, lw, empty = indent, Width(indent), true
 	}
-	for _, word := range strings.Fields(text) {
+	for _, word := range wrapWords(text) {
 		ww := Width(word)
 		if !empty && lw+1+ww > width {
 			flush()
@@ -156,6 +193,45 @@ func Wrap(head, text, indent string, width int) []string {
 		lines = append(lines, strings.TrimRight(line, " "))
 	}
 	return lines
+}
+
+// units are the units Wrap keeps on the line of the number before them:
+// "2 KB" is never "2" at a line's end and "KB" at the next one's start.
+var units = map[string]bool{
+	"B": true, "KB": true, "MB": true, "GB": true, "TB": true, "KiB": true, "MiB": true, "GiB": true, "TiB": true,
+	"bytes": true, "ms": true, "s": true, "min": true, "h": true, "%": true, "×": true,
+}
+
+// wrapWords are text's words, a number and the unit after it one word.
+func wrapWords(text string) []string {
+	words := strings.Fields(text)
+	out := words[:0]
+	for i := 0; i < len(words); i++ {
+		if i+1 < len(words) && isNumber(words[i]) && units[strings.TrimRight(words[i+1], ",.;:)]")] {
+			out = append(out, words[i]+" "+words[i+1])
+			i++
+			continue
+		}
+		out = append(out, words[i])
+	}
+	return out
+}
+
+// isNumber reports whether w is written as a number: digits with their
+// separators, after a sign or bracket ("1,234", "0.5", "(2", "≥51").
+func isNumber(w string) bool {
+	w = strings.TrimLeft(w, "([~≈≥≤<>+-−$")
+	digits := false
+	for _, r := range w {
+		switch {
+		case r >= '0' && r <= '9':
+			digits = true
+		case r == ',' || r == '.':
+		default:
+			return false
+		}
+	}
+	return digits
 }
 
 // cutWidth splits s after its first w columns.

@@ -33,3 +33,50 @@ func TestWrapLongWord(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapNumberUnit: a number and its unit stay on one line, wherever
+// the line would break between them.
+func TestWrapNumberUnit(t *testing.T) {
+	text := "As an Anthropic request (name, description cut to 2 KB, input_schema; no annotations) the same tools count 1,234 tokens, in 3.5 s (2 MB)."
+	for width := 20; width <= 140; width++ {
+		lines := Wrap("  ", text, "  ", width)
+		for i, l := range lines {
+			for _, n := range []string{"2", "3.5", "(2"} {
+				if strings.HasSuffix(l, " "+n) && i+1 < len(lines) {
+					t.Errorf("width %d: line %d ends with the number %q, its unit on the next line:\n%s", width, i, n, strings.Join(lines, "\n"))
+				}
+			}
+			if Width(l) > width {
+				t.Errorf("width %d: line %d is %d columns", width, i, Width(l))
+			}
+		}
+		if got := strings.Join(strings.Fields(strings.Join(lines, " ")), " "); got != text {
+			t.Errorf("width %d: the words are not the text again: %q", width, got)
+		}
+	}
+}
+
+// TestTruncateLeft: a path cut to a width keeps its end, from a folder's
+// separator where it keeps one, and never more columns than asked.
+func TestTruncateLeft(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		w    int
+		want string
+	}{
+		{"/home/dev/src/api-server", 30, "/home/dev/src/api-server"},
+		{"/home/dev/src/api-server", 13, "…/api-server"},
+		{"/home/dev/src/api-server", 17, "…/src/api-server"},
+		{"/home/dev/src/api-server", 11, "…api-server"},
+		{"/home/dev/src/api-server", 1, "…"},
+		{"/home/dev/src/api-server", 0, ""},
+		{`C:\Users\dev\api`, 8, `…\api`},
+		{"/a/中文件夹", 6, "…件夹"},
+		{"/a/e\u0301tude", 5, "…tude"},
+	} {
+		got := TruncateLeft(c.s, c.w)
+		if got != c.want || Width(got) > max(c.w, 0) {
+			t.Errorf("TruncateLeft(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
+		}
+	}
+}

@@ -26,6 +26,11 @@ type table struct {
 	// compact is the lowest of the ranks that --compact leaves out at
 	// any width (render.Table's Compact); 0 where it leaves out none.
 	compact int
+	// path is the column of paths, cut from the left to keep their end
+	// (render.Table's CutLeft), -1 for none; sub marks the rows of a
+	// breakdown, whose models are cut from the right.
+	path int
+	sub  map[int]bool
 	// total is the TOTAL row, under the tables of days, sessions,
 	// projects and models.
 	total []string
@@ -36,7 +41,7 @@ type table struct {
 // cost: the columns a narrow terminal leaves out last.
 func (r *Report) table() table {
 	R, L := render.Right, render.Left
-	var t table
+	t := table{path: -1, sub: map[int]bool{}}
 	switch r.By {
 	case "server", "tool":
 		first := []string{"SERVER"}
@@ -88,6 +93,9 @@ func (r *Report) table() table {
 		t.drop = []int{0, 4, 1, 0, 6, 5, 0, 0, 2, 3}
 		t.compact = 2
 		t.min = []int{20}
+		if r.By == "project" {
+			t.path = 0
+		}
 		if r.By == "model" {
 			t.header = t.header[:8]
 			t.drop = t.drop[:8]
@@ -97,6 +105,7 @@ func (r *Report) table() table {
 			t.align = append([]render.Align{L, L, L}, t.align[1:]...)
 			t.drop = append([]int{0, 0, 0}, t.drop[1:]...)
 			t.min = []int{0, 0, 12}
+			t.path = 2
 		}
 		// Reasoning, a part of output, where the agent records it (Codex).
 		reasoning := r.Totals.Tokens.Reasoning > 0
@@ -147,6 +156,7 @@ func (r *Report) table() table {
 				cells = append(cells, render.Int(int(b.Tokens.CacheWrite5m+b.Tokens.CacheWrite1h)), render.Int(int(b.Tokens.CacheRead)),
 					render.Int(int(b.Tokens.Total)), cost(b.Cost, b.CostPartial))
 				copy(mrow[at:], cells)
+				t.sub[len(t.rows)] = true
 				t.rows = append(t.rows, mrow)
 			}
 		}
@@ -396,6 +406,9 @@ func (r *Report) writeText(w io.Writer, s render.Screen, compact bool) error {
 		b.WriteString("Nothing in this period.\n")
 	} else {
 		tb := render.Table{Header: t.header, Align: t.align, Rows: t.rows, Drop: t.drop, Min: t.min}
+		if t.path >= 0 {
+			tb.CutLeft = func(row, col int) bool { return col == t.path && !t.sub[row] }
+		}
 		if compact {
 			tb.Compact = t.compact
 		}
