@@ -379,3 +379,68 @@ func TestOpenNewStoreOwnerOnlyThroughLink(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenOldStoreOwnerOnly: a store made before new stores were made
+// private, readable by every local user (0644, 0640), is made readable by
+// its owner alone when it is opened for writing, and so is a log beside
+// it; a store of another user's is left as it is, and opening for reading
+// changes nothing.
+func TestOpenOldStoreOwnerOnly(t *testing.T) {
+	for _, mode := range []os.FileMode{0o644, 0o640, 0o666} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "usage.db")
+		s, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := OpenReadOnly(path); err == nil {
+			r.Close()
+		}
+		if fi, _ := os.Stat(path); fi.Mode().Perm() != mode {
+			t.Errorf("%v: opening for reading changed the mode to %v", mode, fi.Mode().Perm())
+		}
+		s, err = Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{path, path + "-wal", path + "-shm"} {
+			fi, err := os.Stat(p)
+			if err != nil {
+				if p == path {
+					t.Fatal(err)
+				}
+				continue
+			}
+			if fi.Mode().Perm() != 0o600 {
+				t.Errorf("%v: %s: mode %v, want 0600", mode, filepath.Base(p), fi.Mode().Perm())
+			}
+		}
+		s.Close()
+	}
+	if os.Getuid() != 0 {
+		return
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "theirs.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(path, 65534, 65534); err != nil {
+		t.Skip(err)
+	}
+	if s, err := Open(path); err == nil {
+		s.Close()
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+		t.Errorf("another user's store: mode changed to %v", fi.Mode().Perm())
+	}
+}

@@ -104,6 +104,7 @@ func Open(path string) (*Store, error) {
 	// users can read (SQLite would make it 0644 under the usual umask).
 	// SQLite gives its log and shared-memory files the mode of the store.
 	createPrivate(path)
+	keepPrivate(path)
 	// The journal mode is set by setWAL, not here: see there. The log is
 	// copied into the database (and both synced) every walPages pages
 	// written rather than SQLite's 1,000: an ingest rewrites the same
