@@ -11,20 +11,30 @@ import (
 	_ "modernc.org/sqlite" // to write the databases
 )
 
+// freshDB opens a new database at path, in place of any there, on one
+// connection.
+func freshDB(path string) (*sql.DB, error) {
+	os.Remove(path)
+	os.Remove(path + "-wal")
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
 // LargeOpencodeDB writes an opencode.db at path of about size bytes of
 // message and part rows, deterministically from seed: each assistant
 // message has one tool part whose output is a few KB of text, the
 // messages and parts in time order. It returns the number of messages.
 func LargeOpencodeDB(path string, seed uint64, size int64) (int, error) {
 	r := rand.New(rand.NewPCG(seed, seed^0x0c0de))
-	os.Remove(path)
-	os.Remove(path + "-wal")
-	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path))
+	db, err := freshDB(path)
 	if err != nil {
 		return 0, err
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1)
 	stmts := []string{
 		`CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL)`,
 		`CREATE INDEX message_session_idx ON message (session_id, time_created, id)`,
@@ -36,7 +46,6 @@ func LargeOpencodeDB(path string, seed uint64, size int64) (int, error) {
 			return 0, err
 		}
 	}
-	words := strings.Fields("the of and to in is that for it with as was on be at by this had not are but from or have an they which one you were her all she there would their we him been has when who will more no if out so said what up its about into than them can only other new some could time these two may then do first any my now such like our over man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three")
 	text := func(n int) string {
 		var b strings.Builder
 		for b.Len() < n {
@@ -85,14 +94,11 @@ func LargeOpencodeDB(path string, seed uint64, size int64) (int, error) {
 // the number of messages.
 func LargeGooseDB(path string, seed uint64, size int64) (int, error) {
 	r := rand.New(rand.NewPCG(seed, seed^0x6005e))
-	os.Remove(path)
-	os.Remove(path + "-wal")
-	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path))
+	db, err := freshDB(path)
 	if err != nil {
 		return 0, err
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1)
 	if _, err := db.Exec(GooseSchema); err != nil {
 		return 0, err
 	}
