@@ -196,9 +196,16 @@ func (o *outFolder) write(rel string, data []byte) error {
 
 // createTemp makes a new file of a name of its own in the folder dir.
 func (o *outFolder) createTemp(dir string) (*os.File, string, error) {
+	return CreateTemp(dir, 0o600, o.root.OpenFile)
+}
+
+// CreateTemp makes a new file ".mcpcost-" + random in dir, of mode perm
+// (less the umask), through open (os.OpenFile, or an os.Root's), and
+// returns it and its name.
+func CreateTemp(dir string, perm os.FileMode, open func(string, int, os.FileMode) (*os.File, error)) (*os.File, string, error) {
 	for try := 0; ; try++ {
 		name := filepath.Join(dir, ".mcpcost-"+strconv.FormatUint(rand.Uint64(), 36))
-		f, err := o.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := open(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) && try < 100 {
 			continue
 		}

@@ -2,15 +2,12 @@ package cli
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
+	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
@@ -159,7 +156,7 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 		}
 		return nil
 	}
-	tmp, err := createTemp(filepath.Dir(path), perm)
+	tmp, _, err := app.CreateTemp(filepath.Dir(path), perm, os.OpenFile) // perm, not os.CreateTemp's 0600
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
 	}
@@ -187,17 +184,4 @@ func belowDevices(path string) bool {
 	}
 	rel, err := filepath.Rel(deviceFolder, abs)
 	return err == nil && rel != "." && filepath.IsLocal(rel)
-}
-
-// createTemp makes a new file of a name of its own in dir, of mode perm
-// less the umask (os.CreateTemp's are 0600).
-func createTemp(dir string, perm os.FileMode) (*os.File, error) {
-	for try := 0; ; try++ {
-		name := filepath.Join(dir, ".mcpcost-"+strconv.FormatUint(rand.Uint64(), 36))
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-		if errors.Is(err, fs.ErrExist) && try < 100 {
-			continue
-		}
-		return f, err
-	}
 }
