@@ -52,8 +52,12 @@ func childEnv(t Target) []string {
 	return out
 }
 
-// lookPath finds command in the PATH the child will see.
-func lookPath(command string, env []string) (string, error) {
+// lookPath finds command in the PATH the child will see, as the clients'
+// spawn does after changing to the server's folder cwd: a relative entry
+// of the PATH (an empty one is ".") names a folder below cwd, not below
+// mcpcost's own. The file found is returned as an absolute path, so that
+// the file run is the file checked here.
+func lookPath(command string, env []string, cwd string) (string, error) {
 	if strings.ContainsRune(command, os.PathSeparator) || strings.Contains(command, "/") || runtime.GOOS == "windows" {
 		return command, nil
 	}
@@ -67,8 +71,14 @@ func lookPath(command string, env []string) (string, error) {
 		if dir == "" {
 			dir = "."
 		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
 		p := filepath.Join(dir, command)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			if abs, err := filepath.Abs(p); err == nil {
+				p = abs
+			}
 			return p, nil
 		}
 	}
@@ -91,7 +101,7 @@ type proc struct {
 
 func startProc(t Target, o Options) (*proc, error) {
 	env := childEnv(t)
-	path, err := lookPath(t.Command, env)
+	path, err := lookPath(t.Command, env, t.Cwd)
 	if err != nil {
 		return nil, err
 	}
