@@ -34,6 +34,11 @@ var pgMigrations embed.FS
 // syncMirror). Every write of the shared store takes it first.
 const pgLock = 0x6d6370636f7374 // "mcpcost"
 
+// pgRemovedMin is how many removals the shared store's log keeps at the
+// least, however few rows the store holds (see pruneRemoved): a small
+// store's mirrors are then not built again for every few rows dropped.
+var pgRemovedMin int64 = 10000
+
 // PushOptions configure [Store.Push].
 type PushOptions struct {
 	// Machine names the machine the rows come from; User is the OS user
@@ -433,6 +438,9 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 					return nil, fail(err)
 				}
 			}
+			if err := pruneRemoved(ctx, tx); err != nil {
+				return nil, fail(err)
+			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -453,6 +461,47 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 		return nil, fmt.Errorf("the shared store took the push, but recording it in the local store failed (the next push sends it again): %w", err)
 	}
 	return st, nil
+}
+
+// pruneRemoved bounds the shared store's log of removals, which every
+// push that removes rows adds to: once it holds more entries than both
+// pgRemovedMin and the store's rows, the oldest go, so that it keeps as
+// many as the larger of the two, and store_info.removed_pruned is raised
+// to the highest seq pruned. A mirror reading the log from a seq below
+// that point would miss a removal: it is built again instead (see
+// syncMirror), which reads no more rows than the entries it would have
+// read. Called under the advisory lock, in the push's transaction.
+func pruneRemoved(ctx context.Context, tx *sql.Tx) error {
+	var logged int64
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM removed`).Scan(&logged); err != nil {
+		return fmt.Errorf("pruning the removals: %w", err)
+	}
+	if logged <= pgRemovedMin {
+		return nil
+	}
+	counts := make([]string, len(pushTables))
+	for i, t := range pushTables {
+		counts[i] = `(SELECT count(*) FROM ` + t.name + `)`
+	}
+	var live int64
+	if err := tx.QueryRowContext(ctx, `SELECT `+strings.Join(counts, " + ")).Scan(&live); err != nil {
+		return fmt.Errorf("pruning the removals: %w", err)
+	}
+	keep := max(live, pgRemovedMin)
+	if logged <= keep {
+		return nil
+	}
+	var cut int64
+	if err := tx.QueryRowContext(ctx, `SELECT seq FROM removed ORDER BY seq DESC OFFSET $1 LIMIT 1`, keep).Scan(&cut); err != nil {
+		return fmt.Errorf("pruning the removals: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM removed WHERE seq <= $1`, cut); err != nil {
+		return fmt.Errorf("pruning the removals: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE store_info SET removed_pruned = greatest(removed_pruned, $1)`, cut); err != nil {
+		return fmt.Errorf("pruning the removals: %w", err)
+	}
+	return nil
 }
 
 // pushBatch is how many rows go in one INSERT (a statement takes at most
