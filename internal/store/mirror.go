@@ -217,6 +217,7 @@ var (
 		"estimated_tokens", "is_error", "spilled", "duration_ms", "args_hash", "copied"}
 	mirrorSessionCols    = []string{"machine", "os_user", "source", "session_id", "project", "first_ts", "last_ts"}
 	mirrorCompactionCols = []string{"machine", "os_user", "source", "session_id", "agent_id", "file_id", "line", "ts", "trigger", "pre_tokens", "copied"}
+	mirrorLimitCols      = []string{"machine", "os_user", "source", "session_id", "file_id", "line", "ts", "reset_ts"}
 )
 
 var mirrorTables = []mirrorTable{
@@ -252,6 +253,14 @@ var mirrorTables = []mirrorTable{
 		`UPDATE compactions SET ` + setPlaceholders(mirrorCompactionCols) + ` WHERE id = ?`,
 		func(m *mirrorSync, seq int64, v []any) ([]any, error) {
 			return append(append(v[:5:5], int64(0), seq), v[5:]...), nil
+		}},
+	// A placeholder's file and line: none, and its seq (unique, as the
+	// local store's file and line are).
+	{5, "usage_limits", []string{"machine", "os_user", "source", "session_id", "ts", "reset_ts"},
+		`INSERT INTO usage_limits (` + strings.Join(mirrorLimitCols, ", ") + `) VALUES (` + placeholders(len(mirrorLimitCols)) + `)`,
+		`UPDATE usage_limits SET ` + setPlaceholders(mirrorLimitCols) + ` WHERE id = ?`,
+		func(m *mirrorSync, seq int64, v []any) ([]any, error) {
+			return append(append(v[:4:4], int64(0), seq), v[4:]...), nil
 		}},
 }
 
@@ -316,7 +325,7 @@ func (s *Store) syncMirror(ctx context.Context, db *sql.DB, o MirrorOptions) (*M
 			if err := deferRollups(tx); err != nil {
 				return err
 			}
-			for _, t := range []string{"requests", "tool_calls", "sessions", "compactions", "files", "mirror_rows", "request_rollup", "tool_rollup"} {
+			for _, t := range []string{"requests", "tool_calls", "sessions", "compactions", "usage_limits", "files", "mirror_rows", "request_rollup", "tool_rollup"} {
 				if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
 					return err
 				}

@@ -203,6 +203,13 @@ var pushTables = []pushTable{
 		func(v []any) []any { return v[:6] },
 		`ON CONFLICT (key) DO NOTHING`,
 		func(a, b []any) bool { return false }},
+	// A usage-limit placeholder is one per source, session, time and
+	// reset: the copies several files or machines hold are one.
+	{5, "usage_limits", "l.id", `l.source, l.session_id, l.ts, l.reset_ts`, "usage_limits l WHERE 1 = 1",
+		[]string{"source", "session_id", "ts", "reset_ts"}, -1,
+		func(v []any) []any { return v[:4] },
+		`ON CONFLICT (key) DO NOTHING`,
+		func(a, b []any) bool { return false }},
 }
 
 func agentFileSQL(fileCol string) string {
@@ -259,7 +266,7 @@ func projectKeyFingerprint(key []byte) string {
 // machine (a push_state row): the high-water row id of each table, of
 // push_dirty, and the generation pushed.
 type pushMark struct {
-	ids        [4]int64
+	ids        [5]int64
 	dirty      int64
 	generation int64
 	pushed     int64
@@ -355,9 +362,16 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 	}
 	defer ltx.Rollback()
 	last := pushMark{pushed: -1}
-	if err := ltx.QueryRowContext(ctx, `SELECT requests, tool_calls, sessions, compactions, dirty, generation, pushed_generation
-		FROM push_state WHERE store = ?`, stateKey).Scan(&last.ids[0], &last.ids[1], &last.ids[2], &last.ids[3],
-		&last.dirty, &last.generation, &last.pushed); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	// push_state has a column of each table's high-water id, named
+	// after it.
+	marks := make([]string, len(pushTables))
+	lastPtrs := make([]any, 0, len(pushTables)+3)
+	for i, t := range pushTables {
+		marks[i] = t.name
+		lastPtrs = append(lastPtrs, &last.ids[i])
+	}
+	if err := ltx.QueryRowContext(ctx, `SELECT `+strings.Join(marks, ", ")+`, dirty, generation, pushed_generation
+		FROM push_state WHERE store = ?`, stateKey).Scan(append(lastPtrs, &last.dirty, &last.generation, &last.pushed)...); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("reading the local store: %w", err)
 	}
 	next := pushMark{generation: last.generation, pushed: last.generation}
@@ -454,8 +468,12 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 	// failure here sends the same rows again next time, which changes
 	// nothing there.
 	if err := s.tx(ctx, func(ltx *sql.Tx) error {
-		_, err := ltx.ExecContext(ctx, `UPDATE push_state SET requests = ?, tool_calls = ?, sessions = ?, compactions = ?, dirty = ?,
-			pushed_generation = ? WHERE store = ?`, next.ids[0], next.ids[1], next.ids[2], next.ids[3], next.dirty, next.pushed, stateKey)
+		args := make([]any, 0, len(pushTables)+3)
+		for i := range pushTables {
+			args = append(args, next.ids[i])
+		}
+		_, err := ltx.ExecContext(ctx, `UPDATE push_state SET `+strings.Join(marks, " = ?, ")+` = ?, dirty = ?,
+			pushed_generation = ? WHERE store = ?`, append(args, next.dirty, next.pushed, stateKey)...)
 		return err
 	}); err != nil {
 		return nil, fmt.Errorf("the shared store took the push, but recording it in the local store failed (the next push sends it again): %w", err)
