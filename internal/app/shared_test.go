@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -344,5 +345,61 @@ func TestBlocksSharedLimits(t *testing.T) {
 	}
 	if got := resets(b, BlocksOptions{Machine: "laptop-b", Store: noIngest}); !slices.Equal(got, []string{"2026-11-02T10:00:00Z none", "2026-11-03T10:00:00Z none"}) {
 		t.Errorf("laptop-b's blocks: %q, want its two blocks unmarked (a's placeholder is not b's)", got)
+	}
+}
+
+// TestRedactedLongProject: with --redact-projects, a project folder over
+// transcript.MaxName (which the store keeps shortened, and a push hashes
+// as kept) is found by its whole path, as the user and as a remote
+// caller (serve's project argument) give it, by usage and by findings.
+func TestRedactedLongProject(t *testing.T) {
+	server, err := testpeers.PostgresServer()
+	if err != nil {
+		if os.Getenv("MCPCOST_REQUIRE_PEERS") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	url, drop, err := testpeers.PostgresDatabase(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { drop() })
+	long := "/home/u/" + strings.Repeat("long-folder/", 416) + "p" // 5,001 bytes
+	if len(long) < 5000 {
+		t.Fatalf("a %d-byte path", len(long))
+	}
+	m := home(t, t.TempDir(), url, "laptop-a")
+	p := filepath.Join(m.ClaudeDirs[0], "projects", "-long", "s-long.jsonl")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.NewReplacer("%s", "s-long", "%d", "1").Replace(sessionLine)
+	line = strings.Replace(line, `"cwd":"/home/u/s-long"`, `"cwd":`+strconv.Quote(long), 1)
+	if err := os.WriteFile(p, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.RedactProjects = true
+	m.Warn = func(string) {}
+	for _, c := range []struct {
+		name, project string
+		remote        bool
+	}{
+		{"path", long, false},
+		{"path with a trailing slash", long + "/", false},
+		{"remote", long, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep, _, err := m.Usage(context.Background(), UsageOptions{By: "session", Source: "all", Project: c.project, Remote: c.remote})
+			if err != nil {
+				t.Fatalf("usage --project (%d bytes) --redact-projects: %v", len(c.project), err)
+			}
+			if rep.Totals.Requests != 1 {
+				t.Errorf("usage --project (%d bytes) --redact-projects: %d requests, want 1", len(c.project), rep.Totals.Requests)
+			}
+			if _, err := m.Findings(context.Background(), FindingsOptions{Project: c.project, Remote: c.remote, Store: StoreOptions{NoIngest: true}}); err != nil {
+				t.Errorf("findings --project (%d bytes) --redact-projects: %v", len(c.project), err)
+			}
+		})
 	}
 }
