@@ -16,6 +16,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/store"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
+	"github.com/mcpcost/mcpcost/internal/transcript"
 )
 
 // A storeSpec is the usage store a command reports from: the local
@@ -292,8 +293,9 @@ func (m *Machine) CheckMachine() error {
 
 // projectFilter is a --project filter as the store names projects: with
 // a shared store and RedactProjects, a project's path (a folder's full
-// path; for a remote caller, the path as given) by its keyed hash, the
-// name --by project lists; a hash stays as it is.
+// path; for a remote caller, the path as given; either shortened as the
+// store keeps it) by its keyed hash, the name --by project lists; a hash
+// stays as it is.
 func (m *Machine) projectFilter(project string, remote bool) (string, error) {
 	if project == "" || !m.RedactProjects || strings.HasPrefix(project, "p:") {
 		return project, nil
@@ -310,7 +312,9 @@ func (m *Machine) projectFilter(project string, remote bool) (string, error) {
 			project = abs
 		}
 	}
-	return store.ProjectHash(key, strings.TrimRight(project, `/\`)), nil
+	// The store keeps a path over transcript.MaxName shortened, and a
+	// push hashes it as kept: so is the filter's.
+	return store.ProjectHash(key, transcript.BoundName(strings.TrimRight(project, `/\`))), nil
 }
 
 // sharedStore is the shared store a query with o reads (its URL without

@@ -3,10 +3,14 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpcost/mcpcost/internal/store"
 	"github.com/mcpcost/mcpcost/internal/testpeers"
@@ -263,4 +267,139 @@ func TestOpenStoreUnreachable(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestBlocksSharedLimits: Claude Code's usage-limit placeholders are
+// pushed with the requests, so that the blocks report of a shared store
+// marks the blocks the local store marks, with the same reset times,
+// and a machine's blocks only with its own placeholders.
+func TestBlocksSharedLimits(t *testing.T) {
+	server, err := testpeers.PostgresServer()
+	if err != nil {
+		if os.Getenv("MCPCOST_REQUIRE_PEERS") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	url, drop, err := testpeers.PostgresDatabase(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { drop() })
+	cache := t.TempDir()
+	a := home(t, cache, url, "laptop-a", "s-a", "shared")
+	b := home(t, cache, url, "laptop-b", "s-b")
+	// A placeholder after each of a's requests; b has none.
+	limit := `{"type":"assistant","sessionId":"%s","cwd":"/home/u/%s","timestamp":"2026-11-0%dT10:30:00.000Z","isApiErrorMessage":true,"message":{"id":"e-%s","model":"<synthetic>","content":[{"type":"text","text":"Claude AI usage limit reached|179%d000000"}],"usage":{"input_tokens":0,"output_tokens":0}}}` + "\n"
+	for s, day := range map[string]int{"s-a": 1, "shared": 2} {
+		p := filepath.Join(a.ClaudeDirs[0], "projects", "-home-u-"+s, s+".jsonl")
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, strings.ReplaceAll(limit, "%s", s), day, day)
+		f.Close()
+	}
+	// b has a request in the hour of a's second placeholder too.
+	p := filepath.Join(b.ClaudeDirs[0], "projects", "-home-u-s-b", "s-b.jsonl")
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(f, strings.NewReplacer("%s", "s-b2", "%d", "2").Replace(sessionLine))
+	f.Close()
+	resets := func(m *Machine, o BlocksOptions) []string {
+		t.Helper()
+		rep, _, err := m.Blocks(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, bl := range rep.Blocks {
+			if bl.IsGap {
+				continue
+			}
+			r := "none"
+			if bl.UsageLimitResetTime != nil {
+				r = bl.UsageLimitResetTime.Format(time.RFC3339)
+			}
+			out = append(out, bl.StartTime.Format(time.RFC3339)+" "+r)
+		}
+		return out
+	}
+	a.Store = ""
+	want := resets(a, BlocksOptions{})
+	if !slices.Equal(want, []string{"2026-11-01T10:00:00Z 2026-10-03T04:00:00Z", "2026-11-02T10:00:00Z 2026-10-14T17:46:40Z"}) {
+		t.Fatalf("the local store's blocks: %q, want each marked with its reset", want)
+	}
+	a.Store = url
+	if got := resets(a, BlocksOptions{}); !slices.Equal(got, want) {
+		t.Errorf("the shared store's blocks after a's push: %q, want the local store's %q", got, want)
+	}
+	if _, err := b.Sync(context.Background(), IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	noIngest := StoreOptions{NoIngest: true}
+	if got := resets(b, BlocksOptions{Machine: "laptop-a", Store: noIngest}); !slices.Equal(got, want) {
+		t.Errorf("laptop-a's blocks read by b: %q, want %q", got, want)
+	}
+	if got := resets(b, BlocksOptions{Machine: "laptop-b", Store: noIngest}); !slices.Equal(got, []string{"2026-11-02T10:00:00Z none", "2026-11-03T10:00:00Z none"}) {
+		t.Errorf("laptop-b's blocks: %q, want its two blocks unmarked (a's placeholder is not b's)", got)
+	}
+}
+
+// TestRedactedLongProject: with --redact-projects, a project folder over
+// transcript.MaxName (which the store keeps shortened, and a push hashes
+// as kept) is found by its whole path, as the user and as a remote
+// caller (serve's project argument) give it, by usage and by findings.
+func TestRedactedLongProject(t *testing.T) {
+	server, err := testpeers.PostgresServer()
+	if err != nil {
+		if os.Getenv("MCPCOST_REQUIRE_PEERS") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	url, drop, err := testpeers.PostgresDatabase(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { drop() })
+	long := "/home/u/" + strings.Repeat("long-folder/", 416) + "p" // 5,001 bytes
+	if len(long) < 5000 {
+		t.Fatalf("a %d-byte path", len(long))
+	}
+	m := home(t, t.TempDir(), url, "laptop-a")
+	p := filepath.Join(m.ClaudeDirs[0], "projects", "-long", "s-long.jsonl")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.NewReplacer("%s", "s-long", "%d", "1").Replace(sessionLine)
+	line = strings.Replace(line, `"cwd":"/home/u/s-long"`, `"cwd":`+strconv.Quote(long), 1)
+	if err := os.WriteFile(p, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.RedactProjects = true
+	m.Warn = func(string) {}
+	for _, c := range []struct {
+		name, project string
+		remote        bool
+	}{
+		{"path", long, false},
+		{"path with a trailing slash", long + "/", false},
+		{"remote", long, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep, _, err := m.Usage(context.Background(), UsageOptions{By: "session", Source: "all", Project: c.project, Remote: c.remote})
+			if err != nil {
+				t.Fatalf("usage --project (%d bytes) --redact-projects: %v", len(c.project), err)
+			}
+			if rep.Totals.Requests != 1 {
+				t.Errorf("usage --project (%d bytes) --redact-projects: %d requests, want 1", len(c.project), rep.Totals.Requests)
+			}
+			if _, err := m.Findings(context.Background(), FindingsOptions{Project: c.project, Remote: c.remote, Store: StoreOptions{NoIngest: true}}); err != nil {
+				t.Errorf("findings --project (%d bytes) --redact-projects: %v", len(c.project), err)
+			}
+		})
+	}
 }

@@ -36,8 +36,9 @@ What is sent is what the local store holds, and nothing else: per request
 the session id, agent, model, project folder, time, token counts and the
 cost recorded; per tool call its name, server, times, result size in
 tokens and bytes and an HMAC of its arguments under the local store's own
-key. No prompt, response, tool argument or result text is stored locally,
-so none is sent.
+key; per usage-limit placeholder (blocks marks a block with it) its
+session, time and reset. No prompt, response, tool argument or result text
+is stored locally, so none is sent.
 
 With --redact-projects, project folders are sent as keyed hashes
 (HMAC-SHA256) instead of paths. The key is MCPCOST_PROJECT_KEY, else the

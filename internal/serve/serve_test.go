@@ -463,7 +463,7 @@ func TestUsageTools(t *testing.T) {
 	}
 	var byDay UsageResult
 	call(t, cs, toolUsage, map[string]any{"by": "day", "days": usage.MaxDays}, &byDay)
-	if byDay.Since == "" || byDay.Requests != u.Requests {
+	if byDay.Since == nil || byDay.Requests != u.Requests {
 		t.Errorf("by day over all days: %+v", byDay)
 	}
 	// By week (from Monday) and by month, as the command line's: the rows

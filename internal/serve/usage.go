@@ -61,7 +61,11 @@ func or(s, def string) string {
 type UsageResult struct {
 	Schema string `json:"schema"`
 	By     string `json:"by"`
-	Since  string `json:"since,omitempty"`
+	// Since and Until are the window's RFC 3339 start and exclusive end,
+	// null where it is open, as usage --json has them (by block: the
+	// first block's start with days, and no end).
+	Since *string `json:"since"`
+	Until *string `json:"until"`
 	// Requests, Tokens and Cost (USD) total the period; ToolCalls and
 	// ResultTokens count every tool call and the o200k_base tokens of its
 	// result, MCPResultTokens those of MCP tools.
@@ -236,9 +240,7 @@ func (s *server) usageSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 	out := &UsageResult{Schema: UsageSchema, By: rep.By, Requests: rep.Totals.Requests, Sessions: rep.Totals.Sessions,
 		Tokens: rep.Totals.Tokens.Total, Cost: roundCost(rep.Totals.Cost), ToolCalls: rep.Totals.ToolCalls,
 		ResultTokens: rep.Totals.ResultTokens, MCPResultTokens: rep.Totals.MCPResultTokens, Rows: []Row{}, Notes: notes}
-	if rep.Since != nil {
-		out.Since = *rep.Since
-	}
+	out.Since, out.Until = rep.Since, rep.Until
 	if len(rep.Unpriced) > 0 {
 		out.Notes = append(out.Notes, "no price for "+joinNames(rep.Unpriced)+": not in the cost")
 	}
@@ -286,7 +288,8 @@ func (s *server) blockSummary(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	out := &UsageResult{Schema: UsageSchema, By: "block", Rows: []Row{}, Notes: notes}
 	if len(rep.Blocks) > 0 && in.Days > 0 {
-		out.Since = rep.Blocks[len(rep.Blocks)-1].StartTime.Format(time.RFC3339)
+		since := rep.Blocks[len(rep.Blocks)-1].StartTime.Format(time.RFC3339)
+		out.Since = &since
 	}
 	var total float64
 	for _, b := range rep.Blocks {
@@ -354,8 +357,8 @@ func usd(c *float64) string {
 func usageText(u *UsageResult) string {
 	var b strings.Builder
 	period := "all history"
-	if u.Since != "" {
-		period = "since " + u.Since
+	if u.Since != nil {
+		period = "since " + *u.Since
 	}
 	fmt.Fprintf(&b, "%s: %s requests in %s, %s tokens, %s; %s tool calls, results %s tokens (MCP %s)\n",
 		period, render.Int(u.Requests), num.Count(u.Sessions, "session"), render.Int(int(u.Tokens)), usd(u.Cost),

@@ -130,3 +130,92 @@ func TestLongNamesBounded(t *testing.T) {
 		t.Errorf("%d projects (%v), want 2", projects, err)
 	}
 }
+
+// TestPushUsageLimits: the usage-limit placeholders are pushed and
+// mirrored, so that a mirror lists those the local store lists, by
+// machine too; a store that pushed before they were sends them on its
+// next push, incrementally; one rewritten from the top takes its old
+// placeholders out of the shared store and the mirror.
+func TestPushUsageLimits(t *testing.T) {
+	u := pgDatabase(t)
+	home := t.TempDir()
+	dir := filepath.Join(home, ".claude", "projects", "-home-u-p")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	request := `{"type":"assistant","cwd":"/home/u/p","sessionId":"s1","timestamp":"2026-11-20T10:00:00.000Z","requestId":"r1","message":{"id":"m1","model":"claude-sonnet-4-5","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":10,"output_tokens":5}}}` + "\n"
+	limit := func(ts, reset string) string {
+		return `{"type":"assistant","cwd":"/home/u/p","sessionId":"s1","timestamp":"` + ts + `","isApiErrorMessage":true,"message":{"id":"e` + ts + `","model":"<synthetic>","content":[{"type":"text","text":"Claude AI usage limit reached|` + reset + `"}],"usage":{"input_tokens":0,"output_tokens":0}}}` + "\n"
+	}
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "s1.jsonl"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	s.SetSelf("laptop", "dev")
+	path := filepath.Join(t.TempDir(), "mirror.db")
+	check := func(step string, n int) {
+		t.Helper()
+		m, _ := mirror(t, u, path)
+		defer m.Close()
+		for _, f := range []Filter{{Source: "claude"}, {Source: "claude", Machine: "laptop"}, {Source: "claude", Machine: "desk"}} {
+			want, err := s.UsageLimits(context.Background(), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := m.UsageLimits(context.Background(), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: %+v: the mirror lists %v, the local store %v", step, f, got, want)
+			}
+			if f.Machine != "desk" && len(want) != n {
+				t.Errorf("%s: %+v: the local store lists %v, want %d", step, f, want, n)
+			}
+		}
+	}
+	write(request + limit("2026-11-20T12:00:00.000Z", "1795000000") + limit("2026-11-20T12:30:00.000Z", "1795000001"))
+	ingest(t, s, home)
+	if _, err := s.Push(context.Background(), u, pushOpts("laptop")); err != nil {
+		t.Fatal(err)
+	}
+	check("first push", 2)
+
+	// As if pushed by an mcpcost that did not send them.
+	db, err := OpenShared(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{`DELETE FROM usage_limits`, `DELETE FROM held WHERE tbl = 5`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.db.Exec(`UPDATE push_state SET usage_limits = 0`); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path)
+	st, err := s.Push(context.Background(), u, pushOpts("laptop"))
+	if err != nil || st.Full || st.Rows != 2 || st.Added != 2 {
+		t.Errorf("the next push of a store that pushed none: %+v, %v; want its 2 placeholders sent incrementally", st, err)
+	}
+	check("pushed after", 2)
+
+	// Rewritten from the top: the old placeholders go.
+	write(request + limit("2026-11-20T12:10:00.000Z", "1795000002"))
+	ingest(t, s, home)
+	st, err = s.Push(context.Background(), u, pushOpts("laptop"))
+	if err != nil || !st.Full || st.Dropped == 0 {
+		t.Errorf("push after a rewrite: %+v, %v; want a full push that drops rows", st, err)
+	}
+	m, mst := mirror(t, u, path)
+	if mst.Full || mst.Removed == 0 {
+		t.Errorf("the mirror after the rewrite: %+v, want removals read incrementally", mst)
+	}
+	m.Close()
+	check("rewritten", 1)
+}

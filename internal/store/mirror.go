@@ -28,8 +28,9 @@ type MirrorStats struct {
 	// when the shared store was recreated.
 	StoreID string
 	// Full is set when the mirror was built from an empty store (a first
-	// open, MirrorOptions.Rebuild, or Rebuilt); Rebuilt when the shared
-	// store was recreated since the mirror was last brought up to date.
+	// open, MirrorOptions.Rebuild, Rebuilt or Behind); Rebuilt when the
+	// shared store was recreated since the mirror was last brought up to
+	// date.
 	Full, Rebuilt bool
 	// Rows is how many rows were read from the shared store (0 when
 	// nothing changed since the last open), Removed how many it said were
@@ -49,6 +50,11 @@ type MirrorStats struct {
 	NegativeTokens int
 	// Seq is the shared store's change sequence the mirror holds.
 	Seq int64
+	// Behind is set when the mirror was built from an empty store
+	// because it held a seq below the shared store's pruned point: the
+	// shared store no longer logs every removal after it (see
+	// pruneRemoved).
+	Behind bool
 }
 
 // mirrorTimeCols are the columns of the shared store's rows that hold a
@@ -104,7 +110,8 @@ func MirrorFile(dir, url string) string {
 // naming the machine and OS user that pushed it first), its rollups kept
 // by the local store's triggers. Only what changed since the mirror was
 // last brought up to date is read (see pgmigrations/002); a shared store
-// recreated since is mirrored again from the start. Processes may open
+// recreated since, or one that pruned removals the mirror had not read
+// (see pruneRemoved), is mirrored again from the start. Processes may open
 // one mirror at once: each brings it up to date in one transaction, and
 // one that waits for another finds nothing left to read. An error leaves
 // the mirror as it was. The mirror holds nothing of the URL. Close the
@@ -210,6 +217,7 @@ var (
 		"estimated_tokens", "is_error", "spilled", "duration_ms", "args_hash", "copied"}
 	mirrorSessionCols    = []string{"machine", "os_user", "source", "session_id", "project", "first_ts", "last_ts"}
 	mirrorCompactionCols = []string{"machine", "os_user", "source", "session_id", "agent_id", "file_id", "line", "ts", "trigger", "pre_tokens", "copied"}
+	mirrorLimitCols      = []string{"machine", "os_user", "source", "session_id", "file_id", "line", "ts", "reset_ts"}
 )
 
 var mirrorTables = []mirrorTable{
@@ -245,6 +253,14 @@ var mirrorTables = []mirrorTable{
 		`UPDATE compactions SET ` + setPlaceholders(mirrorCompactionCols) + ` WHERE id = ?`,
 		func(m *mirrorSync, seq int64, v []any) ([]any, error) {
 			return append(append(v[:5:5], int64(0), seq), v[5:]...), nil
+		}},
+	// A placeholder's file and line: none, and its seq (unique, as the
+	// local store's file and line are).
+	{5, "usage_limits", []string{"machine", "os_user", "source", "session_id", "ts", "reset_ts"},
+		`INSERT INTO usage_limits (` + strings.Join(mirrorLimitCols, ", ") + `) VALUES (` + placeholders(len(mirrorLimitCols)) + `)`,
+		`UPDATE usage_limits SET ` + setPlaceholders(mirrorLimitCols) + ` WHERE id = ?`,
+		func(m *mirrorSync, seq int64, v []any) ([]any, error) {
+			return append(append(v[:4:4], int64(0), seq), v[4:]...), nil
 		}},
 }
 
@@ -293,11 +309,15 @@ func (s *Store) syncMirror(ctx context.Context, db *sql.DB, o MirrorOptions) (*M
 			return err
 		}
 		defer ptx.Rollback()
-		if err := ptx.QueryRowContext(ctx, `SELECT id FROM store_info`).Scan(&st.StoreID); err != nil {
+		var pruned int64
+		if err := ptx.QueryRowContext(ctx, `SELECT id, removed_pruned FROM store_info`).Scan(&st.StoreID, &pruned); err != nil {
 			return fmt.Errorf("reading the shared store: %w", err)
 		}
 		st.Rebuilt = have != "" && have != st.StoreID
-		if o.Rebuild || st.Rebuilt {
+		// Behind the pruned point, a removal after seq may be gone from
+		// the log; at or above it, none is.
+		st.Behind = !o.Rebuild && !st.Rebuilt && seq > 0 && seq < pruned
+		if o.Rebuild || st.Rebuilt || st.Behind {
 			seq = 0
 		}
 		st.Full = seq == 0
@@ -305,7 +325,7 @@ func (s *Store) syncMirror(ctx context.Context, db *sql.DB, o MirrorOptions) (*M
 			if err := deferRollups(tx); err != nil {
 				return err
 			}
-			for _, t := range []string{"requests", "tool_calls", "sessions", "compactions", "files", "mirror_rows", "request_rollup", "tool_rollup"} {
+			for _, t := range []string{"requests", "tool_calls", "sessions", "compactions", "usage_limits", "files", "mirror_rows", "request_rollup", "tool_rollup"} {
 				if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
 					return err
 				}

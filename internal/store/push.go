@@ -34,6 +34,11 @@ var pgMigrations embed.FS
 // syncMirror). Every write of the shared store takes it first.
 const pgLock = 0x6d6370636f7374 // "mcpcost"
 
+// pgRemovedMin is how many removals the shared store's log keeps at the
+// least, however few rows the store holds (see pruneRemoved): a small
+// store's mirrors are then not built again for every few rows dropped.
+var pgRemovedMin int64 = 10000
+
 // PushOptions configure [Store.Push].
 type PushOptions struct {
 	// Machine names the machine the rows come from; User is the OS user
@@ -198,6 +203,13 @@ var pushTables = []pushTable{
 		func(v []any) []any { return v[:6] },
 		`ON CONFLICT (key) DO NOTHING`,
 		func(a, b []any) bool { return false }},
+	// A usage-limit placeholder is one per source, session, time and
+	// reset: the copies several files or machines hold are one.
+	{5, "usage_limits", "l.id", `l.source, l.session_id, l.ts, l.reset_ts`, "usage_limits l WHERE 1 = 1",
+		[]string{"source", "session_id", "ts", "reset_ts"}, -1,
+		func(v []any) []any { return v[:4] },
+		`ON CONFLICT (key) DO NOTHING`,
+		func(a, b []any) bool { return false }},
 }
 
 func agentFileSQL(fileCol string) string {
@@ -254,7 +266,7 @@ func projectKeyFingerprint(key []byte) string {
 // machine (a push_state row): the high-water row id of each table, of
 // push_dirty, and the generation pushed.
 type pushMark struct {
-	ids        [4]int64
+	ids        [5]int64
 	dirty      int64
 	generation int64
 	pushed     int64
@@ -350,9 +362,16 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 	}
 	defer ltx.Rollback()
 	last := pushMark{pushed: -1}
-	if err := ltx.QueryRowContext(ctx, `SELECT requests, tool_calls, sessions, compactions, dirty, generation, pushed_generation
-		FROM push_state WHERE store = ?`, stateKey).Scan(&last.ids[0], &last.ids[1], &last.ids[2], &last.ids[3],
-		&last.dirty, &last.generation, &last.pushed); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	// push_state has a column of each table's high-water id, named
+	// after it.
+	marks := make([]string, len(pushTables))
+	lastPtrs := make([]any, 0, len(pushTables)+3)
+	for i, t := range pushTables {
+		marks[i] = t.name
+		lastPtrs = append(lastPtrs, &last.ids[i])
+	}
+	if err := ltx.QueryRowContext(ctx, `SELECT `+strings.Join(marks, ", ")+`, dirty, generation, pushed_generation
+		FROM push_state WHERE store = ?`, stateKey).Scan(append(lastPtrs, &last.dirty, &last.generation, &last.pushed)...); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("reading the local store: %w", err)
 	}
 	next := pushMark{generation: last.generation, pushed: last.generation}
@@ -433,6 +452,9 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 					return nil, fail(err)
 				}
 			}
+			if err := pruneRemoved(ctx, tx); err != nil {
+				return nil, fail(err)
+			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -446,13 +468,58 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 	// failure here sends the same rows again next time, which changes
 	// nothing there.
 	if err := s.tx(ctx, func(ltx *sql.Tx) error {
-		_, err := ltx.ExecContext(ctx, `UPDATE push_state SET requests = ?, tool_calls = ?, sessions = ?, compactions = ?, dirty = ?,
-			pushed_generation = ? WHERE store = ?`, next.ids[0], next.ids[1], next.ids[2], next.ids[3], next.dirty, next.pushed, stateKey)
+		args := make([]any, 0, len(pushTables)+3)
+		for i := range pushTables {
+			args = append(args, next.ids[i])
+		}
+		_, err := ltx.ExecContext(ctx, `UPDATE push_state SET `+strings.Join(marks, " = ?, ")+` = ?, dirty = ?,
+			pushed_generation = ? WHERE store = ?`, append(args, next.dirty, next.pushed, stateKey)...)
 		return err
 	}); err != nil {
 		return nil, fmt.Errorf("the shared store took the push, but recording it in the local store failed (the next push sends it again): %w", err)
 	}
 	return st, nil
+}
+
+// pruneRemoved bounds the shared store's log of removals, which every
+// push that removes rows adds to: once it holds more entries than both
+// pgRemovedMin and the store's rows, the oldest go, so that it keeps as
+// many as the larger of the two, and store_info.removed_pruned is raised
+// to the highest seq pruned. A mirror reading the log from a seq below
+// that point would miss a removal: it is built again instead (see
+// syncMirror), which reads no more rows than the entries it would have
+// read. Called under the advisory lock, in the push's transaction.
+func pruneRemoved(ctx context.Context, tx *sql.Tx) error {
+	var logged int64
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM removed`).Scan(&logged); err != nil {
+		return fmt.Errorf("pruning the removals: %w", err)
+	}
+	if logged <= pgRemovedMin {
+		return nil
+	}
+	counts := make([]string, len(pushTables))
+	for i, t := range pushTables {
+		counts[i] = `(SELECT count(*) FROM ` + t.name + `)`
+	}
+	var live int64
+	if err := tx.QueryRowContext(ctx, `SELECT `+strings.Join(counts, " + ")).Scan(&live); err != nil {
+		return fmt.Errorf("pruning the removals: %w", err)
+	}
+	keep := max(live, pgRemovedMin)
+	if logged <= keep {
+		return nil
+	}
+	var cut int64
+	if err := tx.QueryRowContext(ctx, `SELECT seq FROM removed ORDER BY seq DESC OFFSET $1 LIMIT 1`, keep).Scan(&cut); err != nil {
+		return fmt.Errorf("pruning the removals: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM removed WHERE seq <= $1`, cut); err != nil {
+		return fmt.Errorf("pruning the removals: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE store_info SET removed_pruned = greatest(removed_pruned, $1)`, cut); err != nil {
+		return fmt.Errorf("pruning the removals: %w", err)
+	}
+	return nil
 }
 
 // pushBatch is how many rows go in one INSERT (a statement takes at most

@@ -440,11 +440,13 @@ type UsageLimit struct {
 	TS, Reset int64
 }
 
-// UsageLimits lists the usage-limit placeholders of f's period and source,
-// in time order (then file and line).
+// UsageLimits lists the usage-limit placeholders of f's period, source,
+// machine and user, in time order (then reset), each time and reset once
+// however many files, sessions or machines hold it (a placeholder copied
+// into a resumed session is one).
 func (s *Store) UsageLimits(ctx context.Context, f Filter) ([]UsageLimit, error) {
-	where, args := f.where("ts")
-	rows, err := s.db.QueryContext(ctx, `SELECT ts, reset_ts FROM usage_limits`+where+` ORDER BY ts, file_id, line`, args...)
+	where, args := s.rowWhere(f, "ts")
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT ts, reset_ts FROM usage_limits`+where+` ORDER BY ts, reset_ts`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading usage limits: %w", err)
 	}

@@ -8,8 +8,8 @@ import (
 
 // idleTriggers are the triggers that do nothing during a first ingest
 // into an empty store: the rollups' (migrations 006, 007 and 010) while
-// meta holds 'rollups_deferred', and the push's (migration 008) while
-// push_state has no row. Each still fires on every row, and evaluates its
+// meta holds 'rollups_deferred', and the push's (migrations 008 and 011)
+// while push_state has no row. Each still fires on every row, and evaluates its
 // WHEN, so a first ingest drops them with the bulk indexes (their SQL
 // saved in meta under 'dropped_triggers') and creates them again, as
 // they were, in the transaction that fills the rollups (see
@@ -27,7 +27,7 @@ var idleTriggers = []string{
 	"tool_use_rollup_add", "tool_use_rollup_remove", "tool_use_rollup_update_remove", "tool_use_rollup_update_add",
 	"push_dirty_requests", "push_dirty_tool_calls", "push_dirty_sessions", "push_dirty_compactions",
 	"push_rekey_requests",
-	"push_drop_requests", "push_drop_tool_calls", "push_drop_sessions", "push_drop_compactions",
+	"push_drop_requests", "push_drop_tool_calls", "push_drop_sessions", "push_drop_compactions", "push_drop_usage_limits",
 }
 
 // triggerList is idleTriggers as an SQL list.

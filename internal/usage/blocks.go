@@ -249,7 +249,7 @@ func Blocks(ctx context.Context, st *store.Store, o BlocksOptions) (*BlocksRepor
 	if err := blockTools(ctx, st, who, blocks); err != nil {
 		return nil, err
 	}
-	if err := blockLimits(ctx, st, blocks, time.Time{}); err != nil {
+	if err := blockLimits(ctx, st, who, blocks); err != nil {
 		return nil, err
 	}
 	// The limit: the one given, or the most a finished block used.
@@ -392,7 +392,7 @@ func ActiveBlock(ctx context.Context, st *store.Store, o BlocksOptions) (*Block,
 		if last == nil || !last.IsActive {
 			return nil, nil
 		}
-		if err := blockLimits(ctx, st, blocks[li:li+1], last.StartTime); err != nil {
+		if err := blockLimits(ctx, st, store.Filter{Source: "claude", Since: last.StartTime}, blocks[li:li+1]); err != nil {
 			return nil, err
 		}
 		last.BurnRate = burnRate(last)
@@ -531,15 +531,15 @@ func project(b *Block, now time.Time) *Projection {
 }
 
 // blockLimits marks each block with the reset time of the first usage-limit
-// placeholder at a time in it (from since; zero for all), as ccusage marks
+// placeholder at a time in it that f keeps, as ccusage marks
 // the block of its first such entry. A placeholder is no request of
 // mcpcost's: one after the end of every block (where ccusage would start a
 // block with it) marks none.
-func blockLimits(ctx context.Context, st *store.Store, blocks []Block, since time.Time) error {
+func blockLimits(ctx context.Context, st *store.Store, f store.Filter, blocks []Block) error {
 	if len(blocks) == 0 {
 		return nil
 	}
-	limits, err := st.UsageLimits(ctx, store.Filter{Source: "claude", Since: since})
+	limits, err := st.UsageLimits(ctx, f)
 	if err != nil {
 		return err
 	}

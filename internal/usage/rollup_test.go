@@ -308,15 +308,16 @@ func TestMigratedStoreReports(t *testing.T) {
 	}
 	// The schema before the rollups (their migrations are 006, 007,
 	// which leaves out the tool calls' lost copies, and 010, by server and
-	// tool; 008, machines and pushes, and 009, usage limits, are undone
-	// too).
+	// tool; 008, machines and pushes, 009, usage limits, and 011, their
+	// push, are undone too: dropping usage_limits and push_state undoes
+	// 011).
 	var undo008 []string
 	for _, tbl := range []string{"requests", "tool_calls", "sessions", "compactions"} {
 		undo008 = append(undo008, `DROP TRIGGER push_dirty_`+tbl, `DROP TRIGGER push_drop_`+tbl,
 			`ALTER TABLE `+tbl+` DROP COLUMN machine`, `ALTER TABLE `+tbl+` DROP COLUMN os_user`)
 	}
 	undo008 = append(undo008, `DROP TRIGGER push_rekey_requests`, `DROP TABLE push_dirty`, `DROP TABLE push_state`)
-	if store.SchemaVersion() != 10 {
+	if store.SchemaVersion() != 11 {
 		t.Fatalf("schema version %d: undo the migrations after 007 here too", store.SchemaVersion())
 	}
 	for _, q := range append(undo008, []string{
