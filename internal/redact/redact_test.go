@@ -37,6 +37,22 @@ func TestArgs(t *testing.T) {
 		// pass followed by another word is the verb: what it passes is
 		// named, not hidden (mcp-proxy --pass-environment COMMAND).
 		{[]string{"mcp-proxy", "--pass-environment", "uvx", "--pass-through=stdio", "--pass-file", "/run/db.pw"}, []string{"mcp-proxy", "--pass-environment", "uvx", "--pass-through=stdio", "--pass-file", "/run/db.pw"}},
+		// The MySQL and MariaDB clients take a password attached to -p;
+		// -p alone prompts, and what follows it is the database.
+		{[]string{"mysql", "-uroot", "-phunter2", "db"}, []string{"mysql", "-uroot", "-p***", "db"}},
+		{[]string{"/usr/bin/mysqldump", "-phunter2", "shop"}, []string{"/usr/bin/mysqldump", "-p***", "shop"}},
+		{[]string{"mariadb", "-phunter2"}, []string{"mariadb", "-p***"}},
+		{[]string{"mysqladmin", "-p'hunter2'", "status"}, []string{"mysqladmin", "-p***", "status"}},
+		{[]string{`C:\Program Files\MySQL\bin\mysql.exe`, "-phunter2"}, []string{`C:\Program Files\MySQL\bin\mysql.exe`, "-p***"}},
+		{[]string{"mariadb-dump", "-p=hunter2"}, []string{"mariadb-dump", "-p***"}},
+		{[]string{"mysql", "-p", "shop", "-P3306", "-h", "db.internal"}, []string{"mysql", "-p", "shop", "-P3306", "-h", "db.internal"}},
+		{[]string{"mysql", "--password=hunter2", "--user=root"}, []string{"mysql", "--password=***", "--user=root"}},
+		// mycli's -p takes its value attached or as the next argument.
+		{[]string{"mycli", "-phunter2", "-p", "hunter3", "-u", "root"}, []string{"mycli", "-p***", "-p", "***", "-u", "root"}},
+		// Elsewhere -p is no password (a port, a path, a profile).
+		{[]string{"srv", "-p8080", "-p", "9090"}, []string{"srv", "-p8080", "-p", "9090"}},
+		{[]string{"docker", "run", "--name", "mysql", "-p3306:3306", "mysql:8"}, []string{"docker", "run", "--name", "mysql", "-p3306:3306", "mysql:8"}},
+		{[]string{"mysql-mcp-server", "-pdev"}, []string{"mysql-mcp-server", "-pdev"}},
 	}
 	for _, c := range cases {
 		got := Args(c.in)
@@ -55,6 +71,19 @@ func TestArgSecrets(t *testing.T) {
 	}
 	if slices.Contains(got, "80") || slices.Contains(got, "srv") {
 		t.Errorf("ArgSecrets holds a value that is not hidden: %q", got)
+	}
+	for _, c := range []struct {
+		argv []string
+		want []string
+	}{
+		{[]string{"mysql", "-uroot", "-phunter2", "db"}, []string{"hunter2"}},
+		{[]string{"mysqladmin", "-p'hunter2'"}, []string{"'hunter2'", "hunter2"}},
+		{[]string{"mycli", "-p", "hunter3"}, []string{"hunter3"}},
+		{[]string{"srv", "-p8080"}, nil},
+	} {
+		if got := ArgSecrets(c.argv); !slices.Equal(got, c.want) {
+			t.Errorf("ArgSecrets(%q) = %q, want %q", c.argv, got, c.want)
+		}
 	}
 	// A value no one hid is not scrubbed from what the server prints.
 	if got := ArgSecrets([]string{"mcp-proxy", "--pass-environment", "uvx", "mcp-server-fetch"}); len(got) != 0 {
