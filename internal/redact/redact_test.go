@@ -209,6 +209,53 @@ func TestText(t *testing.T) {
 	}
 }
 
+// TestTextPass: pass is a secret's name as the last word of a name
+// (--pass, DB_PASS, db.pass), as a key (pass=x, "pass": "x", pass: x
+// where a key stands: a line's start, a YAML list item, a flow mapping),
+// never as the verb of prose ("tests pass: 3/3" showed "tests pass: ***").
+func TestTextPass(t *testing.T) {
+	cases := []struct{ in, want string }{
+		// Redacted.
+		{"login --pass=hunter2 failed", "login --pass=*** failed"},
+		{"login --pass hunter2-x failed", "login --pass *** failed"},
+		{"pass-through=yes --db-pass hunter2-x", "pass-through=yes --db-pass ***"},
+		{"env DB_PASS=hunter2 MODE=fast", "env DB_PASS=*** MODE=fast"},
+		{"PASS=hunter2", "PASS=***"},
+		{"pass=3/3", "pass=***"},
+		{"pass: hunter2", "pass: ***"},
+		{"  pass: hunter2", "  pass: ***"},
+		{"- pass: hunter2", "- pass: ***"},
+		{"PASS: hunter2", "PASS: ***"},
+		{"{user: root, pass: hunter2, db: shop}", "{user: root, pass: ***, db: shop}"},
+		{"user: root; pass: hunter2", "user: root; pass: ***"},
+		{"db.pass: x1", "db.pass: ***"},
+		{"DB_PASS: hunter2", "DB_PASS: ***"},
+		{"the db-pass: hunter2", "the db-pass: ***"},
+		{`{"pass": "3/3"}`, `{"pass": "***"}`},
+		{"password: hunter2", "password: ***"},
+		{"the password: hunter2", "the password: ***"},
+		{"you pass --pass 3/3", "you pass --pass ***"},
+		// Kept: prose, and pass inside a word or before another.
+		{"tests pass: 3/3", "tests pass: 3/3"},
+		{"all checks pass: ok", "all checks pass: ok"},
+		{"all checks pass: ok2", "all checks pass: ok2"},
+		{"2 tests pass: green-ish", "2 tests pass: green-ish"},
+		{"--- PASS: TestSomethingVeryLongName (0.00s)", "--- PASS: TestSomethingVeryLongName (0.00s)"},
+		{"tests: pass: 3/3", "tests: pass: 3/3"},
+		{"pass is ok", "pass is ok"},
+		{"bypass=cache", "bypass=cache"},
+		{"compass: 3/4", "compass: 3/4"},
+		{"--pass-environment uvx", "--pass-environment uvx"},
+		{"token: expired", "token: expired"},
+		{"error: --token is required", "error: --token is required"},
+	}
+	for _, c := range cases {
+		if got := Text(c.in); got != c.want {
+			t.Errorf("Text(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
 func TestScrubber(t *testing.T) {
 	s := New("abcdef", "ab", "hunter 2", "x")
 	got := s.String("abcdef ab x hunter 2 hunter+2 hunter%202")
