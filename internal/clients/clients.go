@@ -433,6 +433,7 @@ func Discover(sys System, names []string) (configs []Config, looked []Location) 
 			if contains(c.projectScopes, got[i].Scope) && !sys.TrustProject && got[i].trustedBy == "" {
 				withholdProject(&got[i])
 			}
+			sys.loadEnvFiles(&got[i])
 			sys.settleDirs(&got[i], sys.Cwd)
 		}
 		// Count servers per location after settling (a file may yield two
@@ -502,6 +503,7 @@ func LoadAs(sys System, path, client string) (Config, error) {
 		cfg = c.parse(&sys, cand, data)
 	}
 	cfg = capServers(cfg)
+	sys.loadEnvFiles(&cfg)
 	if cfg.noMCP != "" {
 		cfg.Notes = append(cfg.Notes, cfg.noMCP)
 	}

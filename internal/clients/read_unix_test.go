@@ -222,3 +222,94 @@ func TestHostileRepo(t *testing.T) {
 		}
 	}
 }
+
+// touchFS is a filesystem that records every path under under it is asked
+// about.
+type touchFS struct {
+	FS
+	under   string
+	touched *[]string
+}
+
+func (f touchFS) note(name string) {
+	if strings.HasPrefix(name, f.under) {
+		*f.touched = append(*f.touched, name)
+	}
+}
+func (f touchFS) ReadFile(name string) ([]byte, error)  { f.note(name); return f.FS.ReadFile(name) }
+func (f touchFS) ReadDir(name string) ([]string, error) { f.note(name); return f.FS.ReadDir(name) }
+func (f touchFS) IsDir(name string) bool                { f.note(name); return f.FS.IsDir(name) }
+
+// TestWithheldEnvFileNotRead: the envFile of a server that needs approval
+// is neither opened nor asked about, and what is shown of the server is
+// the same whether the file exists, is missing, cannot be read or is a
+// folder: a repository's "envFile" was a probe of the user's files (the
+// note "cannot be read" appeared only for a missing or unreadable one).
+// An approved server's envFile is still read.
+func TestWithheldEnvFileNotRead(t *testing.T) {
+	states := []string{"exists", "missing", "unreadable", "folder"}
+	for _, client := range []string{ClaudeCode, VSCode} {
+		var first string
+		for _, state := range states {
+			if state == "unreadable" && os.Geteuid() == 0 {
+				continue // root reads a file of mode 000
+			}
+			for _, trust := range []bool{false, true} {
+				root := t.TempDir()
+				home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+				envFile := filepath.Join(root, "secrets", "env")
+				entry := fmt.Sprintf(`{"command": "p-mcp", "envFile": %q}`, envFile)
+				scope := "project"
+				if client == ClaudeCode {
+					writeFile(t, filepath.Join(proj, ".mcp.json"), []byte(`{"mcpServers": {"p": `+entry+`}}`))
+				} else {
+					scope = "workspace"
+					writeFile(t, filepath.Join(proj, ".vscode", "mcp.json"), []byte(`{"servers": {"p": `+entry+`}}`))
+				}
+				switch state {
+				case "exists", "unreadable":
+					writeFile(t, envFile, []byte("FROM_FILE=1\n"))
+					if state == "unreadable" {
+						if err := os.Chmod(envFile, 0); err != nil {
+							t.Fatal(err)
+						}
+					}
+				case "folder":
+					if err := os.MkdirAll(envFile, 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var touched []string
+				sys := System{OS: "linux", Home: home, Cwd: proj, TrustProject: trust,
+					FS: touchFS{FS: OSFS{}, under: filepath.Join(root, "secrets"), touched: &touched}, Getenv: func(string) string { return "" }}
+				configs, _ := Discover(sys, []string{client})
+				s, ok := statuses(configs, scope)["p"]
+				if !ok {
+					t.Fatalf("%s %s: no server p in %+v", client, state, configs)
+				}
+				b, err := json.Marshal(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				shown := strings.ReplaceAll(string(b)+"\n"+strings.Join(s.Notes, "\n")+"\n"+s.Display(), root, "ROOT")
+				if trust {
+					if loaded := s.Env["FROM_FILE"] == "1"; loaded != (state == "exists") {
+						t.Errorf("%s %s, trusted: envFile loaded %v: %s", client, state, loaded, shown)
+					}
+					continue
+				}
+				if s.Status() != StatusNeedsApproval {
+					t.Fatalf("%s %s: status %s, want needs approval", client, state, s.Status())
+				}
+				if len(touched) > 0 {
+					t.Errorf("%s %s: the withheld envFile is looked at: %q", client, state, touched)
+				}
+				if first == "" {
+					first = shown
+				} else if shown != first {
+					t.Errorf("%s: a withheld envFile that is %s shows\n%s\nwhere one that exists shows\n%s", client, state, shown, first)
+				}
+			}
+		}
+	}
+}

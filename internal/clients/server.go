@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -98,6 +99,11 @@ type Server struct {
 	rawCwd, rawEnvFile string
 	// The values of env and headers before expansion.
 	rawEnv, rawHeaders map[string]string
+	// envFileAt is where among Notes the note on the envFile goes, which
+	// is read (see loadEnvFiles) once it is known whether the server is
+	// withheld; envFilePending says it is yet to be read.
+	envFileAt      int
+	envFilePending bool
 }
 
 // Status is the server's state in one word: problem, disabled,
@@ -125,17 +131,18 @@ func (s Server) Launchable() bool { return s.Status() == StatusEnabled }
 
 // withhold marks the server as needing approval (why says how to give
 // it) and puts back what expanding its variables put into its command,
-// arguments, URL, cwd, envFile, env (its envFile's variables too) and
-// headers: a value of the user's environment never goes to a server the
-// user has not approved, not even into the launch spec that is not
-// launched.
+// arguments, URL, cwd, envFile, env and headers: a value of the user's
+// environment never goes to a server the user has not approved, not even
+// into the launch spec that is not launched. Its envFile is not read (see
+// loadEnvFiles).
 func (s *Server) withhold(why string) {
 	s.NeedsApproval = why
 	s.Command, s.URL = s.rawCommand, s.rawURL
 	s.Cwd, s.EnvFile = s.rawCwd, s.rawEnvFile
 	s.Args = append([]string(nil), s.rawArgs...)
-	// Env as written: without the variables of its envFile, a file the
-	// project names (a key of ~/.ssh, say), whose names would be shown.
+	// Env as written; the variables of its envFile, a file the project
+	// names (a key of ~/.ssh, say), whose names would be shown, are never
+	// loaded.
 	s.Env = copyMap(s.rawEnv)
 	for k := range s.Headers {
 		if v, ok := s.rawHeaders[k]; ok {
@@ -424,7 +431,7 @@ func (r *entryReader) finish(s *Server, typ string) {
 	s.Cwd = exp(s.Cwd)
 	s.EnvFile = exp(s.EnvFile)
 	if s.EnvFile != "" {
-		r.loadEnvFile(s)
+		s.envFilePending, s.envFileAt = true, len(s.Notes)
 	}
 	sort.Strings(x.unset)
 	sort.Strings(x.needs)
@@ -443,17 +450,41 @@ func copyMap(m map[string]string) map[string]string {
 	return out
 }
 
-// loadEnvFile reads the server's envFile (NAME=value lines) into Env, as
-// VS Code and Cursor do; a value set in env itself wins.
-func (r *entryReader) loadEnvFile(s *Server) {
-	path := s.EnvFile
-	if !r.sys.isAbs(path) {
-		path = r.sys.join(r.sys.Cwd, path)
+// loadEnvFiles reads the envFile of each server of cfg once its consent is
+// settled. The envFile of a server that needs approval is neither read nor
+// looked at, and its note says the same whatever the file is: a
+// repository's config names any path, and whether the file exists or can
+// be read is not its to learn.
+func (sys *System) loadEnvFiles(cfg *Config) {
+	for i := range cfg.Servers {
+		s := &cfg.Servers[i]
+		if !s.envFilePending {
+			continue
+		}
+		s.envFilePending = false
+		var note string
+		if s.NeedsApproval != "" {
+			note = fmt.Sprintf("envFile %s is not read before the server is approved, so the variables it holds are not listed", written(s.rawEnvFile, s.EnvFile))
+		} else {
+			note = sys.loadEnvFile(s)
+		}
+		if note != "" {
+			s.Notes = slices.Insert(s.Notes, min(s.envFileAt, len(s.Notes)), note)
+		}
 	}
-	data, err := r.sys.FS.ReadFile(path)
+}
+
+// loadEnvFile reads the server's envFile (NAME=value lines) into Env, as
+// VS Code and Cursor do; a value set in env itself wins. It returns the
+// note on a file that cannot be read.
+func (sys *System) loadEnvFile(s *Server) string {
+	path := s.EnvFile
+	if !sys.isAbs(path) {
+		path = sys.join(sys.Cwd, path)
+	}
+	data, err := sys.FS.ReadFile(path)
 	if err != nil {
-		s.Notes = append(s.Notes, fmt.Sprintf("envFile %s cannot be read, so the variables it holds are missing", written(s.rawEnvFile, s.EnvFile)))
-		return
+		return fmt.Sprintf("envFile %s cannot be read, so the variables it holds are missing", written(s.rawEnvFile, s.EnvFile))
 	}
 	for name, value := range parseDotenv(data) {
 		if _, set := s.Env[name]; set {
@@ -464,6 +495,7 @@ func (r *entryReader) loadEnvFile(s *Server) {
 		}
 		s.Env[name] = value
 	}
+	return ""
 }
 
 // parseDotenv reads NAME=value lines: blank lines and # comments skipped,

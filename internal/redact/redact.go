@@ -26,6 +26,10 @@
 //     does the argument after such a --NAME given alone;
 //   - an argument NAME=VALUE with an environment-style NAME (capitals,
 //     digits, underscores, as passed with docker -e) loses VALUE;
+//   - after a MySQL or MariaDB client (mysql, mysqldump, mariadb, mycli,
+//     ...; the command itself, not one a wrapper runs), -pVALUE keeps -p
+//     and loses VALUE; -p alone, which prompts, keeps the database after
+//     it (mycli's -p takes the next argument, which is hidden);
 //   - "Bearer X", "Basic X" and "Token X" lose X;
 //   - a value that looks like a credential loses it whole: a known token
 //     prefix (sk-, ghp_, github_pat_, glpat-, xoxb-, AKIA, AIza, eyJ, ...)
@@ -104,6 +108,7 @@ func ArgSecrets(argv []string) []string {
 func args(argv []string) ([]string, []string) {
 	h := &hider{}
 	out := make([]string, len(argv))
+	mysql := len(argv) > 0 && mysqlClients[commandName(argv[0])]
 	hideNext := false
 	for i, a := range argv {
 		switch {
@@ -114,12 +119,53 @@ func args(argv []string) ([]string, []string) {
 		case hideNext:
 			hideNext = false
 		}
+		if i > 0 && mysql && strings.HasPrefix(a, "-p") {
+			if pw := a[2:]; pw != "" {
+				out[i] = "-p" + h.hide(pw)
+				if unq := unquote(pw); unq != pw {
+					h.hide(unq)
+				}
+				continue
+			}
+			// -p alone: the MySQL clients prompt, and what follows is the
+			// database; mycli takes the next argument as the password.
+			hideNext = commandName(argv[0]) == "mycli"
+			out[i] = a
+			continue
+		}
 		out[i] = h.arg(a)
 		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && secretWord().MatchString(a) {
 			hideNext = true
 		}
 	}
 	return out, h.hidden
+}
+
+// mysqlClients are the MySQL and MariaDB clients, which take a password
+// attached to -p (-phunter2).
+var mysqlClients = map[string]bool{
+	"mysql": true, "mysqldump": true, "mysqladmin": true, "mysqlimport": true,
+	"mysqlshow": true, "mysqlcheck": true, "mysqlpump": true, "mysqlsh": true,
+	"mariadb": true, "mariadb-dump": true, "mariadb-admin": true, "mariadb-import": true,
+	"mariadb-show": true, "mariadb-check": true, "mycli": true,
+}
+
+// commandName is the base name of a command, in lower case and without
+// .exe: "mysql" for /usr/bin/mysql and C:\MySQL\bin\mysql.exe.
+func commandName(cmd string) string {
+	if i := strings.LastIndexAny(cmd, `/\`); i >= 0 {
+		cmd = cmd[i+1:]
+	}
+	cmd = strings.ToLower(cmd)
+	return strings.TrimSuffix(cmd, ".exe")
+}
+
+// unquote removes the matching quotes around v ('hunter2', "hunter2").
+func unquote(v string) string {
+	if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	return v
 }
 
 func (h *hider) arg(a string) string {

@@ -37,6 +37,22 @@ func TestArgs(t *testing.T) {
 		// pass followed by another word is the verb: what it passes is
 		// named, not hidden (mcp-proxy --pass-environment COMMAND).
 		{[]string{"mcp-proxy", "--pass-environment", "uvx", "--pass-through=stdio", "--pass-file", "/run/db.pw"}, []string{"mcp-proxy", "--pass-environment", "uvx", "--pass-through=stdio", "--pass-file", "/run/db.pw"}},
+		// The MySQL and MariaDB clients take a password attached to -p;
+		// -p alone prompts, and what follows it is the database.
+		{[]string{"mysql", "-uroot", "-phunter2", "db"}, []string{"mysql", "-uroot", "-p***", "db"}},
+		{[]string{"/usr/bin/mysqldump", "-phunter2", "shop"}, []string{"/usr/bin/mysqldump", "-p***", "shop"}},
+		{[]string{"mariadb", "-phunter2"}, []string{"mariadb", "-p***"}},
+		{[]string{"mysqladmin", "-p'hunter2'", "status"}, []string{"mysqladmin", "-p***", "status"}},
+		{[]string{`C:\Program Files\MySQL\bin\mysql.exe`, "-phunter2"}, []string{`C:\Program Files\MySQL\bin\mysql.exe`, "-p***"}},
+		{[]string{"mariadb-dump", "-p=hunter2"}, []string{"mariadb-dump", "-p***"}},
+		{[]string{"mysql", "-p", "shop", "-P3306", "-h", "db.internal"}, []string{"mysql", "-p", "shop", "-P3306", "-h", "db.internal"}},
+		{[]string{"mysql", "--password=hunter2", "--user=root"}, []string{"mysql", "--password=***", "--user=root"}},
+		// mycli's -p takes its value attached or as the next argument.
+		{[]string{"mycli", "-phunter2", "-p", "hunter3", "-u", "root"}, []string{"mycli", "-p***", "-p", "***", "-u", "root"}},
+		// Elsewhere -p is no password (a port, a path, a profile).
+		{[]string{"srv", "-p8080", "-p", "9090"}, []string{"srv", "-p8080", "-p", "9090"}},
+		{[]string{"docker", "run", "--name", "mysql", "-p3306:3306", "mysql:8"}, []string{"docker", "run", "--name", "mysql", "-p3306:3306", "mysql:8"}},
+		{[]string{"mysql-mcp-server", "-pdev"}, []string{"mysql-mcp-server", "-pdev"}},
 	}
 	for _, c := range cases {
 		got := Args(c.in)
@@ -55,6 +71,19 @@ func TestArgSecrets(t *testing.T) {
 	}
 	if slices.Contains(got, "80") || slices.Contains(got, "srv") {
 		t.Errorf("ArgSecrets holds a value that is not hidden: %q", got)
+	}
+	for _, c := range []struct {
+		argv []string
+		want []string
+	}{
+		{[]string{"mysql", "-uroot", "-phunter2", "db"}, []string{"hunter2"}},
+		{[]string{"mysqladmin", "-p'hunter2'"}, []string{"'hunter2'", "hunter2"}},
+		{[]string{"mycli", "-p", "hunter3"}, []string{"hunter3"}},
+		{[]string{"srv", "-p8080"}, nil},
+	} {
+		if got := ArgSecrets(c.argv); !slices.Equal(got, c.want) {
+			t.Errorf("ArgSecrets(%q) = %q, want %q", c.argv, got, c.want)
+		}
 	}
 	// A value no one hid is not scrubbed from what the server prints.
 	if got := ArgSecrets([]string{"mcp-proxy", "--pass-environment", "uvx", "mcp-server-fetch"}); len(got) != 0 {
@@ -176,6 +205,53 @@ func TestText(t *testing.T) {
 		}
 		if again := Text(got); again != got {
 			t.Errorf("Text is not idempotent on %q: %q", got, again)
+		}
+	}
+}
+
+// TestTextPass: pass is a secret's name as the last word of a name
+// (--pass, DB_PASS, db.pass), as a key (pass=x, "pass": "x", pass: x
+// where a key stands: a line's start, a YAML list item, a flow mapping),
+// never as the verb of prose ("tests pass: 3/3" showed "tests pass: ***").
+func TestTextPass(t *testing.T) {
+	cases := []struct{ in, want string }{
+		// Redacted.
+		{"login --pass=hunter2 failed", "login --pass=*** failed"},
+		{"login --pass hunter2-x failed", "login --pass *** failed"},
+		{"pass-through=yes --db-pass hunter2-x", "pass-through=yes --db-pass ***"},
+		{"env DB_PASS=hunter2 MODE=fast", "env DB_PASS=*** MODE=fast"},
+		{"PASS=hunter2", "PASS=***"},
+		{"pass=3/3", "pass=***"},
+		{"pass: hunter2", "pass: ***"},
+		{"  pass: hunter2", "  pass: ***"},
+		{"- pass: hunter2", "- pass: ***"},
+		{"PASS: hunter2", "PASS: ***"},
+		{"{user: root, pass: hunter2, db: shop}", "{user: root, pass: ***, db: shop}"},
+		{"user: root; pass: hunter2", "user: root; pass: ***"},
+		{"db.pass: x1", "db.pass: ***"},
+		{"DB_PASS: hunter2", "DB_PASS: ***"},
+		{"the db-pass: hunter2", "the db-pass: ***"},
+		{`{"pass": "3/3"}`, `{"pass": "***"}`},
+		{"password: hunter2", "password: ***"},
+		{"the password: hunter2", "the password: ***"},
+		{"you pass --pass 3/3", "you pass --pass ***"},
+		// Kept: prose, and pass inside a word or before another.
+		{"tests pass: 3/3", "tests pass: 3/3"},
+		{"all checks pass: ok", "all checks pass: ok"},
+		{"all checks pass: ok2", "all checks pass: ok2"},
+		{"2 tests pass: green-ish", "2 tests pass: green-ish"},
+		{"--- PASS: TestSomethingVeryLongName (0.00s)", "--- PASS: TestSomethingVeryLongName (0.00s)"},
+		{"tests: pass: 3/3", "tests: pass: 3/3"},
+		{"pass is ok", "pass is ok"},
+		{"bypass=cache", "bypass=cache"},
+		{"compass: 3/4", "compass: 3/4"},
+		{"--pass-environment uvx", "--pass-environment uvx"},
+		{"token: expired", "token: expired"},
+		{"error: --token is required", "error: --token is required"},
+	}
+	for _, c := range cases {
+		if got := Text(c.in); got != c.want {
+			t.Errorf("Text(%q)\n got %q\nwant %q", c.in, got, c.want)
 		}
 	}
 }

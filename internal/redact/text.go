@@ -27,7 +27,9 @@ var (
 // (postgresql://user:PW@host as much as https://host/?token=X),
 // NAME=VALUE and "NAME": "VALUE" where NAME mentions a secret word
 // (API_KEY=X, --token=X, password=X), --NAME VALUE and NAME: VALUE for
-// such a NAME when VALUE is not a plain word, Bearer X, Basic X, and
+// such a NAME when VALUE is not a plain word (a NAME that is pass alone
+// only where a key stands: "pass: x" at a line's start, not the verb of
+// "tests pass: 3/3"), Bearer X, Basic X, and
 // values with a known token prefix (sk-, ghp_, ...). It does not guess at
 // other long values: a Scrubber removes the values a launch is known to
 // carry. Text leaves what it redacted alone when run again on ordinary text
@@ -94,24 +96,52 @@ func textLine(s string) string {
 // by Marker: when named, only for a NAME that mentions a secret word and a
 // VALUE that is not a plain word ("--token is required" stays).
 func replaceValue(s string, re *regexp.Regexp, named bool) string {
-	return re.ReplaceAllStringFunc(s, func(m string) string {
-		sub := re.FindStringSubmatch(m)
-		n := len(sub)
-		prefix := strings.Join(sub[1:n-3], "")
-		name, sep, val := sub[n-3], sub[n-2], sub[n-1]
+	var b strings.Builder
+	done := 0 // s[:done] is in b
+	for _, loc := range re.FindAllStringSubmatchIndex(s, -1) {
+		n := len(loc) / 2
+		group := func(k int) string { return s[loc[2*k]:loc[2*k+1]] }
+		name, val := group(n-3), group(n-1)
 		if val == Marker || strings.HasPrefix(val, Marker) || authParam().MatchString(val) {
-			return m
+			continue
 		}
 		if named {
-			if !secretWord().MatchString(name) || strings.HasPrefix(val, "-") {
-				return m
+			if !secretName(name, s[:loc[2*(n-3)]]) || strings.HasPrefix(val, "-") {
+				continue
 			}
 			if len(val) < 16 && letterOnly().MatchString(val) {
-				return m
+				continue
 			}
 		}
-		return prefix + name + sep + Marker
-	})
+		b.WriteString(s[done:loc[2*(n-1)]])
+		b.WriteString(Marker)
+		done = loc[2*(n-1)+1]
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// secretName reports whether name, written after before on its line,
+// names a secret: it mentions a secret word, and when it is pass alone, it
+// ends a dotted name (db.pass) or stands where a key does (at the start of
+// a line, of a YAML list item, or after "{", "," or ";"), not in prose,
+// where pass is a verb ("tests pass: 3/3").
+func secretName(name, before string) bool {
+	if !secretWord().MatchString(name) {
+		return false
+	}
+	if !strings.EqualFold(name, "pass") || strings.HasSuffix(before, ".") {
+		return true
+	}
+	before = strings.TrimRight(before, " \t")
+	if before == "" || strings.HasSuffix(before, "{") || strings.HasSuffix(before, ",") || strings.HasSuffix(before, ";") {
+		return true
+	}
+	item := strings.TrimLeft(before, " \t")
+	return item == "-"
 }
 
 // secretWords are the words of secretWord, in lower case ("pass" for
