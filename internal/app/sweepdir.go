@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/mcpcost/mcpcost/internal/outfile"
 )
 
 // outFolder is a sweep's output folder. Below it, a sweep reads and writes
@@ -196,21 +196,7 @@ func (o *outFolder) write(rel string, data []byte) error {
 
 // createTemp makes a new file of a name of its own in the folder dir.
 func (o *outFolder) createTemp(dir string) (*os.File, string, error) {
-	return CreateTemp(dir, 0o600, o.root.OpenFile)
-}
-
-// CreateTemp makes a new file ".mcpcost-" + random in dir, of mode perm
-// (less the umask), through open (os.OpenFile, or an os.Root's), and
-// returns it and its name.
-func CreateTemp(dir string, perm os.FileMode, open func(string, int, os.FileMode) (*os.File, error)) (*os.File, string, error) {
-	for try := 0; ; try++ {
-		name := filepath.Join(dir, ".mcpcost-"+strconv.FormatUint(rand.Uint64(), 36))
-		f, err := open(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-		if errors.Is(err, fs.ErrExist) && try < 100 {
-			continue
-		}
-		return f, name, err
-	}
+	return outfile.CreateTemp(o.root, dir, 0o600)
 }
 
 // unwrapPath drops a PathError's own naming of the path (the root's
