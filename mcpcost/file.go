@@ -33,8 +33,9 @@ func (m *Measurement) MarshalFile() ([]byte, error) {
 }
 
 // WriteFile writes m as measurement.json at path (see
-// [Measurement.MarshalFile]), of mode 0644 less the umask, as "mcpcost
-// measure --out" does: a new file in path's folder, synced and renamed
+// [Measurement.MarshalFile]), of mode 0666 less the umask (0644 under the
+// usual umask 022, as os.Create makes it), as "mcpcost measure --out"
+// does: a new file in path's folder, synced and renamed
 // over path, so that path holds the old file or the new one, never a
 // part of one, and a symbolic link at path is replaced, not written
 // through. On an error path is left as it was. A path below /dev
@@ -44,7 +45,7 @@ func (m *Measurement) WriteFile(path string) error {
 	if err != nil {
 		return err
 	}
-	return outfile.Write(path, b, 0o644)
+	return outfile.Write(path, b, outfile.Shared)
 }
 
 // A Verification is what [Verify] found in a measurement.json.

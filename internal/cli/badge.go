@@ -200,5 +200,5 @@ func writeOut(env *Env, path string, data []byte) error {
 		_, err := env.Stdout.Write(data)
 		return err
 	}
-	return outfile.Write(path, data, 0o644)
+	return outfile.Write(path, data, outfile.Shared)
 }

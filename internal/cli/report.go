@@ -104,7 +104,7 @@ func runReport(env *Env, args []string) int {
 	case *htmlFile != "":
 		var buf bytes.Buffer
 		if err = render.ReportHTML(&buf, ov); err == nil {
-			err = outfile.Write(*htmlFile, buf.Bytes(), 0o600)
+			err = outfile.Write(*htmlFile, buf.Bytes(), outfile.Shared)
 		}
 		if err == nil {
 			// A status line: stderr, so that stdout holds only reports.

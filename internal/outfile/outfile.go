@@ -20,6 +20,29 @@ import (
 	"strconv"
 )
 
+// The modes of what mcpcost writes, by one rule: the mode follows who
+// places the file, not what it holds.
+//
+//   - An output is a file the user names on the command line (measure
+//     --out and --html, badge --svg and --shields, report --html) or that
+//     a sweep publishes in its --out folder (results, badges, pages,
+//     leaderboards, history), and the library's WriteFile: Shared (its
+//     folders SharedFolder), less the umask, as the shell's > and
+//     os.Create make a file. An output is made to be read by others
+//     (published, attached, committed); one that holds private data
+//     (report --html: each project's path and spend) gets the mode that
+//     report --json, the same data, gets from the shell when sent to the
+//     same place, since a stricter mode on one of the two protects
+//     nothing. The umask, or the folder named, keeps an output private.
+//   - mcpcost's own files, in the folders it chooses (the usage store,
+//     the measurement cache, the status line's memo, the shared store's
+//     project key, serve's token): 0600 in 0700 folders, where they are
+//     made; they hold what the user never asked to publish.
+const (
+	Shared       os.FileMode = 0o666
+	SharedFolder os.FileMode = 0o777
+)
+
 // FS is where a file is replaced: the machine's file system ([OS]) or an
 // [os.Root], whose methods these are, which keeps every access below its
 // folder.
