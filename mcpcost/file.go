@@ -1,9 +1,8 @@
 package mcpcost
 
 import (
-	"os"
-
 	"github.com/mcpcost/mcpcost/internal/measure"
+	"github.com/mcpcost/mcpcost/internal/outfile"
 	"github.com/mcpcost/mcpcost/internal/status"
 )
 
@@ -34,13 +33,19 @@ func (m *Measurement) MarshalFile() ([]byte, error) {
 }
 
 // WriteFile writes m as measurement.json at path (see
-// [Measurement.MarshalFile]).
+// [Measurement.MarshalFile]), of mode 0666 less the umask (0644 under the
+// usual umask 022, as os.Create makes it), as "mcpcost measure --out"
+// does: a new file in path's folder, synced and renamed
+// over path, so that path holds the old file or the new one, never a
+// part of one, and a symbolic link at path is replaced, not written
+// through. On an error path is left as it was. A path below /dev
+// (/dev/stdout) is written through.
 func (m *Measurement) WriteFile(path string) error {
 	b, err := m.MarshalFile()
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	return outfile.Write(path, b, outfile.Shared)
 }
 
 // A Verification is what [Verify] found in a measurement.json.

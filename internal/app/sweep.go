@@ -89,7 +89,9 @@ type SweptServer struct {
 // a fresh HOME and working folder and only PATH, HOME and its named
 // variables in its environment, then writes DIR's results, badges,
 // leaderboard, history and pages. A harness fault (see [sweep.Guard])
-// writes nothing at all.
+// writes nothing at all. Sweeps into one folder at once each measure
+// their own servers, then write the folder one at a time, each keeping
+// what the others wrote (see publish).
 func (m *Machine) Sweep(ctx context.Context, o SweepOptions) (*SweepResult, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
@@ -113,12 +115,12 @@ func (m *Machine) Sweep(ctx context.Context, o SweepOptions) (*SweepResult, erro
 	if err != nil {
 		return nil, err
 	}
+	// The results before (the harness guard's) and the history are read
+	// before any launch: a history that cannot be read stops the sweep
+	// before it has run for an hour. publish reads both again.
 	prior, untrusted, err := readResults(in, o.Servers)
-	var history []sweep.HistoryRow
 	if err == nil {
-		// Before any launch: a history that cannot be read stops the
-		// sweep before it has run for an hour.
-		history, err = readHistory(in)
+		_, err = readHistory(in)
 	}
 	in.Close()
 	if err != nil {
@@ -183,11 +185,33 @@ func (m *Machine) Sweep(ctx context.Context, o SweepOptions) (*SweepResult, erro
 	if res.Guard.Fault {
 		return res, nil
 	}
-	return res, m.publish(o, prior, untrusted, history, todo, files, res)
+	return res, m.publish(ctx, o, todo, files, res)
 }
 
-// publish writes everything a sweep makes.
-func (m *Machine) publish(o SweepOptions, prior map[string]*measure.File, untrusted map[string]string, history []sweep.HistoryRow, todo []sweep.Server, files []*measure.File, res *SweepResult) error {
+// publish writes everything a sweep makes. It holds the folder's lock
+// from reading the folder again to the last rename: another sweep into
+// the same folder may have written it since this one read it, and what
+// it wrote (its history rows, its results) is kept, not overwritten by
+// what this one read before; a third one waits meanwhile.
+func (m *Machine) publish(ctx context.Context, o SweepOptions, todo []sweep.Server, files []*measure.File, res *SweepResult) error {
+	dir, err := openOutFolder(o.Out, true)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	unlock, err := dir.lock(ctx, sweepLockWait)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	prior, untrusted, err := readResults(dir, o.Servers)
+	var history []sweep.HistoryRow
+	if err == nil {
+		history, err = readHistory(dir)
+	}
+	if err != nil {
+		return err
+	}
 	out := map[string][]byte{}
 	current := map[string]*measure.File{}
 	for k, v := range prior {
@@ -215,11 +239,6 @@ func (m *Machine) publish(o SweepOptions, prior map[string]*measure.File, untrus
 			rows = append(rows, sweep.HistoryRow{Date: o.Date, Server: s.Name, Tokens: *f.TotalTokens, ToolCount: *f.ToolCount, Status: f.Status, Isolation: iso})
 		}
 	}
-	dir, err := openOutFolder(o.Out, true)
-	if err != nil {
-		return err
-	}
-	defer dir.Close()
 	history = sweep.Upsert(history, rows)
 	out["history.csv"] = sweep.HistoryCSV(history)
 	entries := sweep.Entries(o.Servers, current, history)

@@ -109,6 +109,8 @@ func TestSweepOwnFolder(t *testing.T) {
 		{"badges folder link", "badges is a symbolic link", func(out string) { link(filepath.Dir(victim), filepath.Join(out, "badges")) }},
 		{"server folder link", "results/ok is a symbolic link", func(out string) { link(filepath.Dir(victim), filepath.Join(out, "results", "ok")) }},
 		{"folder a file", "servers is not a folder", func(out string) { write(filepath.Join(out, "servers"), "x") }},
+		{"lock link", ".mcpcost-sweep.lock is a symbolic link", func(out string) { link(victim, filepath.Join(out, ".mcpcost-sweep.lock")) }},
+		{"lock FIFO", ".mcpcost-sweep.lock is a named pipe", func(out string) { fifo(filepath.Join(out, ".mcpcost-sweep.lock")) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			os.RemoveAll(filepath.Dir(victim))

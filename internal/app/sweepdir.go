@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/mcpcost/mcpcost/internal/outfile"
 )
 
 // outFolder is a sweep's output folder. Below it, a sweep reads and writes
@@ -33,7 +33,7 @@ type outFolder struct {
 // A folder that does not exist reads as one that holds nothing.
 func openOutFolder(dir string, create bool) (*outFolder, error) {
 	if create {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, outfile.SharedFolder); err != nil {
 			return nil, err
 		}
 	}
@@ -78,7 +78,7 @@ func (o *outFolder) folders(rel string, create bool) error {
 		p := filepath.Join(parts[:i+1]...)
 		fi, err := o.root.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) && create {
-			if err = o.root.Mkdir(p, 0o755); err == nil || errors.Is(err, fs.ErrExist) {
+			if err = o.root.Mkdir(p, outfile.SharedFolder); err == nil || errors.Is(err, fs.ErrExist) {
 				fi, err = o.root.Lstat(p)
 			}
 		}
@@ -159,10 +159,12 @@ func (o *outFolder) read(rel string, max int64) ([]byte, error) {
 	return b, nil
 }
 
-// write puts data at rel (mode 0644), making its folders: a temporary file
-// in the same real folder renamed over rel. A regular file at rel that
-// already holds data is left as it is, so that a re-run that changes
-// nothing changes no file.
+// write puts data at rel, making its folders: a temporary file in the
+// same real folder, synced and renamed over rel (see package outfile),
+// of mode outfile.Shared less the umask, its folders outfile.SharedFolder:
+// a sweep's folder is published. A regular file at rel that already
+// holds data is left as it is, so that a re-run that changes nothing
+// changes no file.
 func (o *outFolder) write(rel string, data []byte) error {
 	if err := o.folders(filepath.Dir(rel), true); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -173,44 +175,10 @@ func (o *outFolder) write(rel string, data []byte) error {
 	if old, err := o.read(rel, int64(len(data))); err == nil && bytes.Equal(old, data) {
 		return nil
 	}
-	f, tmp, err := o.createTemp(filepath.Dir(rel))
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", o.show(rel), unwrapPath(err))
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = o.root.Rename(tmp, rel)
-	}
-	if werr != nil {
-		o.root.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", o.show(rel), unwrapPath(werr))
+	if err := outfile.Replace(o.root, rel, data, outfile.Shared); err != nil {
+		return fmt.Errorf("writing %s: %w", o.show(rel), err)
 	}
 	return nil
-}
-
-// createTemp makes a new file of a name of its own in the folder dir.
-func (o *outFolder) createTemp(dir string) (*os.File, string, error) {
-	return CreateTemp(dir, 0o600, o.root.OpenFile)
-}
-
-// CreateTemp makes a new file ".mcpcost-" + random in dir, of mode perm
-// (less the umask), through open (os.OpenFile, or an os.Root's), and
-// returns it and its name.
-func CreateTemp(dir string, perm os.FileMode, open func(string, int, os.FileMode) (*os.File, error)) (*os.File, string, error) {
-	for try := 0; ; try++ {
-		name := filepath.Join(dir, ".mcpcost-"+strconv.FormatUint(rand.Uint64(), 36))
-		f, err := open(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-		if errors.Is(err, fs.ErrExist) && try < 100 {
-			continue
-		}
-		return f, name, err
-	}
 }
 
 // unwrapPath drops a PathError's own naming of the path (the root's

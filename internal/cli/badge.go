@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/badge"
+	"github.com/mcpcost/mcpcost/internal/outfile"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -199,5 +200,5 @@ func writeOut(env *Env, path string, data []byte) error {
 		_, err := env.Stdout.Write(data)
 		return err
 	}
-	return writeFileAtomic(path, data, 0o644)
+	return outfile.Write(path, data, outfile.Shared)
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpcost/mcpcost/internal/outfile"
 	"github.com/mcpcost/mcpcost/internal/render"
 )
 
@@ -53,8 +54,8 @@ func readInput(env *Env, name string, max int64) ([]byte, error) {
 	return data, nil
 }
 
-// errIsDir is the error of an input that is a folder.
-var errIsDir = errors.New("is a directory")
+// errIsDir is the error of an input, or an output, that is a folder.
+var errIsDir = outfile.ErrIsDir
 
 // hintMissing attaches hint to err when err is an input that does not
 // exist or is a folder, and carries no hint of its own.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/num"
+	"github.com/mcpcost/mcpcost/internal/outfile"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/status"
 )
@@ -353,7 +354,7 @@ func writeMeasureHTML(path string, rep *measure.Report) error {
 	if err := render.MeasureHTML(&buf, rep); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, buf.Bytes(), 0o600)
+	return outfile.Write(path, buf.Bytes(), outfile.Shared)
 }
 
 func isURL(s string) bool {
@@ -384,7 +385,7 @@ func writeFile(path string, f *measure.File) error {
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return writeFileAtomic(path, b, 0o644)
+	return outfile.Write(path, b, outfile.Shared)
 }
 
 // commandHint adds, to the error of a file that is missing or is a

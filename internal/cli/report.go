@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/num"
+	"github.com/mcpcost/mcpcost/internal/outfile"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 	"github.com/mcpcost/mcpcost/internal/usage"
@@ -104,7 +104,7 @@ func runReport(env *Env, args []string) int {
 	case *htmlFile != "":
 		var buf bytes.Buffer
 		if err = render.ReportHTML(&buf, ov); err == nil {
-			err = writeFileAtomic(*htmlFile, buf.Bytes(), 0o600)
+			err = outfile.Write(*htmlFile, buf.Bytes(), outfile.Shared)
 		}
 		if err == nil {
 			// A status line: stderr, so that stdout holds only reports.
@@ -135,53 +135,4 @@ func outputFolder(flag, path string) error {
 		return withHint(fmt.Errorf("%s %s: %s is not a folder", flag, path, dir), "name a file in a folder that exists")
 	}
 	return nil
-}
-
-// deviceFolder holds the devices a FILE may name (/dev/null, /dev/stdout).
-var deviceFolder = "/dev"
-
-// writeFileAtomic writes data to path as a new file of mode perm (less the
-// umask) in the same folder, renamed over path: a symbolic link or a FIFO
-// at path is replaced, never written through or waited on. A path below
-// deviceFolder is written through: the user sends the output there
-// (/dev/null, /dev/stdout), where a file renamed would replace the device
-// (as root) or could not be made.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("writing %s: %w", path, errIsDir)
-	}
-	if belowDevices(path) {
-		if err := os.WriteFile(path, data, perm); err != nil {
-			return fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
-		}
-		return nil
-	}
-	tmp, _, err := app.CreateTemp(filepath.Dir(path), perm, os.OpenFile) // perm, not os.CreateTemp's 0600
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		if werr = os.Rename(tmp.Name(), path); werr != nil {
-			werr = werr.(*os.LinkError).Err
-		}
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, unwrapPathError(werr))
-	}
-	return nil
-}
-
-// belowDevices says whether path, made absolute, is below deviceFolder.
-func belowDevices(path string) bool {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return false
-	}
-	rel, err := filepath.Rel(deviceFolder, abs)
-	return err == nil && rel != "." && filepath.IsLocal(rel)
 }

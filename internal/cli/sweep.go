@@ -46,6 +46,12 @@ Written in DIR:
                                    isolation (upserted)
   servers/NAME.html, NAME.md       a page per server
   index.html                       the dashboard
+  .mcpcost-sweep.lock              empty: held while a sweep writes DIR
+
+Sweeps into one DIR at once (shards, say) each measure their own servers,
+then write DIR one at a time, each reading its results and history again
+first, so that each keeps what the others wrote; one waits up to 10 minutes
+for another to finish writing DIR, then fails.
 
 When at least 5 previously measured servers fail now, and they are at least
 half of those that can be compared, the sweep is a harness fault: nothing

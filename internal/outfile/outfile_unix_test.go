@@ -1,6 +1,6 @@
 //go:build unix
 
-package cli
+package outfile
 
 import (
 	"os"
@@ -8,12 +8,12 @@ import (
 	"testing"
 )
 
-// TestWriteFileDevice: a FILE below the devices folder (/dev/null,
+// TestWriteDevice: a FILE below the devices folder (/dev/null,
 // /dev/stdout) is written through, as the user asked, never replaced by a
 // renamed file nor refused for want of room for one there; a link
 // elsewhere is still replaced. The devices folder is a temporary one, so
 // that a failure replaces nothing of the machine's.
-func TestWriteFileDevice(t *testing.T) {
+func TestWriteDevice(t *testing.T) {
 	dev := t.TempDir()
 	old := deviceFolder
 	deviceFolder = dev
@@ -27,7 +27,7 @@ func TestWriteFileDevice(t *testing.T) {
 	if err := os.Symlink(target, stdout); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFileAtomic(stdout, []byte("badge"), 0o644); err != nil {
+	if err := Write(stdout, []byte("badge"), 0o644); err != nil {
 		t.Fatalf("writing %s: %v", stdout, err)
 	}
 	if fi, err := os.Lstat(stdout); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -46,7 +46,7 @@ func TestWriteFileDevice(t *testing.T) {
 	if err := os.Symlink(target, other); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFileAtomic(other, []byte("x"), 0o644); err != nil {
+	if err := Write(other, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(other); err != nil || !fi.Mode().IsRegular() {
@@ -59,7 +59,7 @@ func TestWriteFileDevice(t *testing.T) {
 	// The real one, where mcpcost may not make a file.
 	deviceFolder = old
 	if os.Geteuid() != 0 {
-		if err := writeFileAtomic(os.DevNull, []byte("x"), 0o644); err != nil {
+		if err := Write(os.DevNull, []byte("x"), 0o644); err != nil {
 			t.Errorf("writing %s: %v", os.DevNull, err)
 		}
 	}
