@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -72,7 +73,7 @@ func lookPath(command string, env []string, cwd string) (string, error) {
 			dir = "."
 		}
 		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(cwd, dir)
+			dir = belowCwd(cwd, dir)
 		}
 		p := filepath.Join(dir, command)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
@@ -83,6 +84,24 @@ func lookPath(command string, env []string, cwd string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s not found on the PATH", command)
+}
+
+// belowCwd is the folder a relative PATH entry dir names for a child
+// started in cwd. The kernel takes each ".." from where the links before
+// it led (a cwd that is a link to deep/proj/sub: ../bin is deep/proj/bin),
+// where filepath.Join would drop the link and its folder (the bin beside
+// the link): a path with ".." is resolved through its links.
+func belowCwd(cwd, dir string) string {
+	raw := dir
+	if cwd != "" {
+		raw = cwd + string(os.PathSeparator) + dir
+	}
+	if slices.Contains(strings.FieldsFunc(raw, func(r rune) bool { return r == filepath.Separator || r == '/' }), "..") {
+		if real, err := filepath.EvalSymlinks(raw); err == nil {
+			return real
+		}
+	}
+	return filepath.Join(cwd, dir)
 }
 
 // proc is a started stdio server: its pipes, its stderr tail and its exit.
