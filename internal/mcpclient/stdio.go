@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,6 +120,19 @@ type proc struct {
 }
 
 func startProc(t Target, o Options) (*proc, error) {
+	// A server folder that is not there fails the start, which says so:
+	// exec says "no such file or directory", as of a missing program, and
+	// a relative PATH entry below it finds nothing ("not found on the
+	// PATH").
+	if t.Cwd != "" {
+		fi, err := os.Stat(t.Cwd)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, errors.New("the folder it starts in (cwd) does not exist")
+		case err == nil && !fi.IsDir():
+			return nil, errors.New("the folder it starts in (cwd) is not a folder")
+		}
+	}
 	env := childEnv(t)
 	path, err := lookPath(t.Command, env, t.Cwd)
 	if err != nil {
