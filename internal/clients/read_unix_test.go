@@ -313,3 +313,78 @@ func TestWithheldEnvFileNotRead(t *testing.T) {
 		}
 	}
 }
+
+// TestUnstartedEnvFileNotRead: the envFile of a server mcpcost does not
+// start because it is disabled or has a problem is not read either, and
+// what is shown of it is the same whatever the file is: a project's
+// server that needs approval but is disabled (Codex's untrusted project,
+// disabledMcpjsonServers in the project's own settings) or has a problem
+// (an unknown type) is never withheld, and its envFile told whether a
+// path exists and listed the names a file holds (AWS_SECRET_ACCESS_KEY
+// of any NAME=value file on the machine).
+func TestUnstartedEnvFileNotRead(t *testing.T) {
+	for _, tt := range []struct {
+		name, client, scope string
+		files               func(envFile string) map[string]string
+	}{
+		{"claude-code problem", ClaudeCode, "project", func(envFile string) map[string]string {
+			return map[string]string{".mcp.json": fmt.Sprintf(`{"mcpServers": {"p": {"type": "bogus", "command": "p-mcp", "envFile": %q}}}`, envFile)}
+		}},
+		{"claude-code disabled by the project", ClaudeCode, "project", func(envFile string) map[string]string {
+			return map[string]string{
+				".mcp.json":             fmt.Sprintf(`{"mcpServers": {"p": {"command": "p-mcp", "envFile": %q}}}`, envFile),
+				".claude/settings.json": `{"disabledMcpjsonServers": ["p"]}`,
+			}
+		}},
+		{"codex untrusted project", Codex, "project", func(envFile string) map[string]string {
+			return map[string]string{".codex/config.toml": fmt.Sprintf("[mcp_servers.p]\ncommand = \"p-mcp\"\nenvFile = %q\n", envFile)}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var first string
+			for _, state := range []string{"exists", "missing", "folder"} {
+				root := t.TempDir()
+				home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+				envFile := filepath.Join(root, "secrets", "env")
+				for name, data := range tt.files(envFile) {
+					writeFile(t, filepath.Join(proj, name), []byte(data))
+				}
+				switch state {
+				case "exists":
+					writeFile(t, envFile, []byte("AWS_SECRET_ACCESS_KEY=x\n"))
+				case "folder":
+					if err := os.MkdirAll(envFile, 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var touched []string
+				sys := System{OS: "linux", Home: home, Cwd: proj,
+					FS: touchFS{FS: OSFS{}, under: filepath.Join(root, "secrets"), touched: &touched}, Getenv: func(string) string { return "" }}
+				configs, _ := Discover(sys, []string{tt.client})
+				s, ok := statuses(configs, tt.scope)["p"]
+				if !ok {
+					t.Fatalf("%s: no server p in %+v", state, configs)
+				}
+				if s.Launchable() {
+					t.Fatalf("%s: server p is launchable", state)
+				}
+				b, err := json.Marshal(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				shown := strings.ReplaceAll(string(b)+"\n"+strings.Join(s.Notes, "\n")+"\n"+s.Display(), root, "ROOT")
+				if len(touched) > 0 {
+					t.Errorf("%s: the envFile of a server not started is looked at: %q", state, touched)
+				}
+				if strings.Contains(shown, "AWS_SECRET_ACCESS_KEY") {
+					t.Errorf("%s: a name the envFile holds is shown: %s", state, shown)
+				}
+				if first == "" {
+					first = shown
+				} else if shown != first {
+					t.Errorf("an envFile that is %s shows\n%s\nwhere one that exists shows\n%s", state, shown, first)
+				}
+			}
+		})
+	}
+}

@@ -451,10 +451,13 @@ func copyMap(m map[string]string) map[string]string {
 }
 
 // loadEnvFiles reads the envFile of each server of cfg once its consent is
-// settled. The envFile of a server that needs approval is neither read nor
+// settled. The envFile of a server that needs approval, or that is not
+// started because it is disabled or has a problem (a project's server is
+// then never withheld: Codex's untrusted project, disabledMcpjsonServers
+// in the project's own settings, an unknown type), is neither read nor
 // looked at, and its note says the same whatever the file is: a
 // repository's config names any path, and whether the file exists or can
-// be read is not its to learn.
+// be read, or which names it holds, is not its to learn.
 func (sys *System) loadEnvFiles(cfg *Config) {
 	for i := range cfg.Servers {
 		s := &cfg.Servers[i]
@@ -463,9 +466,12 @@ func (sys *System) loadEnvFiles(cfg *Config) {
 		}
 		s.envFilePending = false
 		var note string
-		if s.NeedsApproval != "" {
+		switch {
+		case s.NeedsApproval != "":
 			note = fmt.Sprintf("envFile %s is not read before the server is approved, so the variables it holds are not listed", written(s.rawEnvFile, s.EnvFile))
-		} else {
+		case s.Disabled || s.Problem != "":
+			note = fmt.Sprintf("envFile %s is not read for a server that is not started, so the variables it holds are not listed", written(s.rawEnvFile, s.EnvFile))
+		default:
 			note = sys.loadEnvFile(s)
 		}
 		if note != "" {

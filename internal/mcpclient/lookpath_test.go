@@ -58,6 +58,27 @@ func TestLookPathRelativeEntries(t *testing.T) {
 			}
 		})
 	}
+	// A ".." of an entry goes up from where a link led, as the kernel
+	// resolves it in the child: from a server folder that is a link to
+	// deep/proj/sub, ../bin is deep/proj/bin, not the bin beside the link.
+	physical := exe(filepath.Join(server, "deep", "proj", "bin"))
+	if err := os.MkdirAll(filepath.Join(server, "deep", "proj", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(server, "deep", "proj", "sub"), filepath.Join(server, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, cwd string }{
+		{"../bin", filepath.Join(server, "link")},
+		{"link/../bin", server},
+		{"bin", server + string(os.PathSeparator) + "link" + string(os.PathSeparator) + ".."},
+	} {
+		got, err := lookPath("srv", []string{"PATH=" + c.path}, c.cwd)
+		want, _ := os.Stat(physical)
+		if fi, serr := os.Stat(got); err != nil || serr != nil || !os.SameFile(fi, want) || !filepath.IsAbs(got) {
+			t.Errorf("lookPath with PATH=%s from %s = %q, %v; want %q", c.path, c.cwd, got, err, physical)
+		}
+	}
 	// A server folder named relative to mcpcost's is followed the same way.
 	sub := exe(filepath.Join(own, "sub", "bin"))
 	if got, err := lookPath("srv", []string{"PATH=bin"}, "sub"); err != nil || got != sub {

@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -72,7 +74,7 @@ func lookPath(command string, env []string, cwd string) (string, error) {
 			dir = "."
 		}
 		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(cwd, dir)
+			dir = belowCwd(cwd, dir)
 		}
 		p := filepath.Join(dir, command)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
@@ -83,6 +85,24 @@ func lookPath(command string, env []string, cwd string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s not found on the PATH", command)
+}
+
+// belowCwd is the folder a relative PATH entry dir names for a child
+// started in cwd. The kernel takes each ".." from where the links before
+// it led (a cwd that is a link to deep/proj/sub: ../bin is deep/proj/bin),
+// where filepath.Join would drop the link and its folder (the bin beside
+// the link): a path with ".." is resolved through its links.
+func belowCwd(cwd, dir string) string {
+	raw := dir
+	if cwd != "" {
+		raw = cwd + string(os.PathSeparator) + dir
+	}
+	if slices.Contains(strings.FieldsFunc(raw, func(r rune) bool { return r == filepath.Separator || r == '/' }), "..") {
+		if real, err := filepath.EvalSymlinks(raw); err == nil {
+			return real
+		}
+	}
+	return filepath.Join(cwd, dir)
 }
 
 // proc is a started stdio server: its pipes, its stderr tail and its exit.
@@ -100,6 +120,19 @@ type proc struct {
 }
 
 func startProc(t Target, o Options) (*proc, error) {
+	// A server folder that is not there fails the start, which says so:
+	// exec says "no such file or directory", as of a missing program, and
+	// a relative PATH entry below it finds nothing ("not found on the
+	// PATH").
+	if t.Cwd != "" {
+		fi, err := os.Stat(t.Cwd)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, errors.New("the folder it starts in (cwd) does not exist")
+		case err == nil && !fi.IsDir():
+			return nil, errors.New("the folder it starts in (cwd) is not a folder")
+		}
+	}
 	env := childEnv(t)
 	path, err := lookPath(t.Command, env, t.Cwd)
 	if err != nil {

@@ -146,8 +146,11 @@ func args(argv []string) ([]string, []string) {
 var mysqlClients = map[string]bool{
 	"mysql": true, "mysqldump": true, "mysqladmin": true, "mysqlimport": true,
 	"mysqlshow": true, "mysqlcheck": true, "mysqlpump": true, "mysqlsh": true,
+	"mysqlbinlog": true, "mysqlslap": true, "mysql_upgrade": true, "mysql_secure_installation": true,
 	"mariadb": true, "mariadb-dump": true, "mariadb-admin": true, "mariadb-import": true,
-	"mariadb-show": true, "mariadb-check": true, "mycli": true,
+	"mariadb-show": true, "mariadb-check": true, "mariadb-binlog": true, "mariadb-slap": true,
+	"mariadb-upgrade": true, "mariadb-secure-installation": true, "mariadb-backup": true, "mariabackup": true,
+	"mycli": true,
 }
 
 // commandName is the base name of a command, in lower case and without

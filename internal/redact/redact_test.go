@@ -47,6 +47,17 @@ func TestArgs(t *testing.T) {
 		{[]string{"mariadb-dump", "-p=hunter2"}, []string{"mariadb-dump", "-p***"}},
 		{[]string{"mysql", "-p", "shop", "-P3306", "-h", "db.internal"}, []string{"mysql", "-p", "shop", "-P3306", "-h", "db.internal"}},
 		{[]string{"mysql", "--password=hunter2", "--user=root"}, []string{"mysql", "--password=***", "--user=root"}},
+		// The other clients of both that take -p[password] as mysql does.
+		{[]string{"mysqlbinlog", "-phunter2", "binlog.000001"}, []string{"mysqlbinlog", "-p***", "binlog.000001"}},
+		{[]string{"mysqlslap", "-phunter2"}, []string{"mysqlslap", "-p***"}},
+		{[]string{"mysql_upgrade", "-phunter2"}, []string{"mysql_upgrade", "-p***"}},
+		{[]string{"mysql_secure_installation", "-phunter2"}, []string{"mysql_secure_installation", "-p***"}},
+		{[]string{"mariadb-binlog", "-phunter2"}, []string{"mariadb-binlog", "-p***"}},
+		{[]string{"mariadb-slap", "-phunter2"}, []string{"mariadb-slap", "-p***"}},
+		{[]string{"mariadb-upgrade", "-phunter2"}, []string{"mariadb-upgrade", "-p***"}},
+		{[]string{"mariadb-secure-installation", "-phunter2"}, []string{"mariadb-secure-installation", "-p***"}},
+		{[]string{"mariadb-backup", "--backup", "-phunter2"}, []string{"mariadb-backup", "--backup", "-p***"}},
+		{[]string{"mariabackup", "--backup", "-phunter2"}, []string{"mariabackup", "--backup", "-p***"}},
 		// mycli's -p takes its value attached or as the next argument.
 		{[]string{"mycli", "-phunter2", "-p", "hunter3", "-u", "root"}, []string{"mycli", "-p***", "-p", "***", "-u", "root"}},
 		// Elsewhere -p is no password (a port, a path, a profile).
