@@ -27,8 +27,8 @@ var (
 // (postgresql://user:PW@host as much as https://host/?token=X),
 // NAME=VALUE and "NAME": "VALUE" where NAME mentions a secret word
 // (API_KEY=X, --token=X, password=X), --NAME VALUE and NAME: VALUE for
-// such a NAME when VALUE is not a plain word (a NAME that is pass alone
-// only where a key stands: "pass: x" at a line's start, not the verb of
+// such a NAME when VALUE is not a plain word (a NAME that is pass alone,
+// outside the places a key stands, keeps a count for VALUE: the verb of
 // "tests pass: 3/3"), Bearer X, Basic X, and
 // values with a known token prefix (sk-, ghp_, ...). It does not guess at
 // other long values: a Scrubber removes the values a launch is known to
@@ -98,20 +98,26 @@ func textLine(s string) string {
 func replaceValue(s string, re *regexp.Regexp, named bool) string {
 	var b strings.Builder
 	done := 0 // s[:done] is in b
-	for _, loc := range re.FindAllStringSubmatchIndex(s, -1) {
+	for pos := 0; pos < len(s); {
+		loc := re.FindStringSubmatchIndex(s[pos:])
+		if loc == nil {
+			break
+		}
+		for i := range loc {
+			if loc[i] >= 0 {
+				loc[i] += pos
+			}
+		}
 		n := len(loc) / 2
 		group := func(k int) string { return s[loc[2*k]:loc[2*k+1]] }
 		name, val := group(n-3), group(n-1)
-		if val == Marker || strings.HasPrefix(val, Marker) || authParam().MatchString(val) {
+		pos = loc[1]
+		if !hides(s, loc, name, val, named) {
+			if strings.HasSuffix(val, ":") {
+				// "error: pass: X": the value is the next one's name
+				pos = loc[2*(n-1)]
+			}
 			continue
-		}
-		if named {
-			if !secretName(name, s[:loc[2*(n-3)]]) || strings.HasPrefix(val, "-") {
-				continue
-			}
-			if len(val) < 16 && letterOnly().MatchString(val) {
-				continue
-			}
 		}
 		b.WriteString(s[done:loc[2*(n-1)]])
 		b.WriteString(Marker)
@@ -124,12 +130,32 @@ func replaceValue(s string, re *regexp.Regexp, named bool) string {
 	return b.String()
 }
 
-// secretName reports whether name, written after before on its line,
-// names a secret: it mentions a secret word, and when it is pass alone, it
-// ends a dotted name (db.pass) or stands where a key does (at the start of
-// a line, of a YAML list item, or after "{", "," or ";"), not in prose,
-// where pass is a verb ("tests pass: 3/3").
-func secretName(name, before string) bool {
+// hides reports whether replaceValue hides val, the value of a match at
+// loc of s, written after name.
+func hides(s string, loc []int, name, val string, named bool) bool {
+	if val == Marker || strings.HasPrefix(val, Marker) || authParam().MatchString(val) {
+		return false
+	}
+	if named {
+		n := len(loc) / 2
+		if !secretName(name, s[:loc[2*(n-3)]], val) || strings.HasPrefix(val, "-") {
+			return false
+		}
+		if len(val) < 16 && letterOnly().MatchString(val) {
+			return false
+		}
+	}
+	return true
+}
+
+// secretName reports whether name, written after before on its line and
+// followed by val, names a secret: it mentions a secret word; when it is
+// pass alone, written where a key does not stand (the start of a line, of
+// a YAML list item, after "{", "," or ";", or ending a dotted name), val
+// is not a count ("tests pass: 3/3", "checks pass: 100%"), as where pass
+// is a verb. Any other value is hidden, the verb's or not: a log line's
+// "connecting with pass: X" names a password as often as prose does not.
+func secretName(name, before, val string) bool {
 	if !secretWord().MatchString(name) {
 		return false
 	}
@@ -140,9 +166,14 @@ func secretName(name, before string) bool {
 	if before == "" || strings.HasSuffix(before, "{") || strings.HasSuffix(before, ",") || strings.HasSuffix(before, ";") {
 		return true
 	}
-	item := strings.TrimLeft(before, " \t")
-	return item == "-"
+	if strings.TrimLeft(before, " \t") == "-" {
+		return true
+	}
+	return !passCount().MatchString(val)
 }
+
+// passCount is a count of what passed: 3/3, 100%, 99.5%.
+var passCount = lazyRegexp(`^[0-9]+(/[0-9]+|(\.[0-9]+)?%)$`)
 
 // secretWords are the words of secretWord, in lower case ("pass" for
 // the word pass, which secretWord takes only on its own, at a name's end).
