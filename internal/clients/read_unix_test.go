@@ -388,3 +388,78 @@ func TestUnstartedEnvFileNotRead(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvFileGuarded: the envFile of an approved server is read as config
+// files are: a named pipe, a device or a file over MaxConfigSize is
+// refused at once, unread, with a note naming the file and why, and
+// what is not refused is read to the cap (a read that waits on the pipe
+// or takes /dev/zero whole fails here instead of hanging).
+func TestEnvFileGuarded(t *testing.T) {
+	pad := func(size int) []byte {
+		b := bytes.Repeat([]byte("#"), size)
+		copy(b, "FROM_FILE=1\n")
+		b[size-1] = '\n'
+		return b
+	}
+	tests := []struct {
+		state string
+		make  func(t *testing.T, path string)
+		want  string // a part of the note; "" loads the file
+	}{
+		{"fifo", func(t *testing.T, path string) {
+			if err := syscall.Mkfifo(path, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "is refused (a named pipe (FIFO), not a regular file), so the variables it holds are missing"},
+		{"link to a fifo", func(t *testing.T, path string) {
+			if err := syscall.Mkfifo(path+".fifo", 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(path+".fifo", path); err != nil {
+				t.Fatal(err)
+			}
+		}, "is refused (a named pipe (FIFO), not a regular file), so the variables it holds are missing"},
+		{"/dev/zero", func(t *testing.T, path string) {
+			if err := os.Symlink("/dev/zero", path); err != nil {
+				t.Fatal(err)
+			}
+		}, "is refused (a character device, not a regular file), so the variables it holds are missing"},
+		{"over the cap", func(t *testing.T, path string) { writeFile(t, path, pad(MaxConfigSize+1)) },
+			"is refused (4.0 MiB, over the 4 MiB cap on config files), so the variables it holds are missing"},
+		{"at the cap", func(t *testing.T, path string) { writeFile(t, path, pad(MaxConfigSize)) }, ""},
+		{"missing", func(t *testing.T, path string) {}, "cannot be read, so the variables it holds are missing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.state, func(t *testing.T) {
+			root := t.TempDir()
+			home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+			envFile := filepath.Join(root, "secrets", "env")
+			if err := os.MkdirAll(filepath.Dir(envFile), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tt.make(t, envFile)
+			writeFile(t, filepath.Join(proj, ".mcp.json"), []byte(fmt.Sprintf(`{"mcpServers": {"p": {"command": "p-mcp", "envFile": %q}}}`, envFile)))
+			writeFile(t, filepath.Join(home, ".claude", "settings.json"), []byte(`{"enabledMcpjsonServers": ["p"]}`))
+			sys := System{OS: "linux", Home: home, Cwd: proj, FS: OSFS{}, Getenv: func(string) string { return "" }}
+			var configs []Config
+			within(t, 5*time.Second, func() { configs, _ = Discover(sys, []string{ClaudeCode}) })
+			s, ok := statuses(configs, "project")["p"]
+			if !ok {
+				t.Fatalf("no server p in %+v", configs)
+			}
+			notes := strings.Join(s.Notes, "\n")
+			if tt.want == "" {
+				if s.Env["FROM_FILE"] != "1" || notes != "" {
+					t.Fatalf("envFile not loaded: env %q, notes %q", s.EnvNames(), notes)
+				}
+				return
+			}
+			if _, loaded := s.Env["FROM_FILE"]; loaded {
+				t.Errorf("envFile loaded")
+			}
+			if want := "envFile " + envFile + " " + tt.want; notes != want {
+				t.Errorf("notes\n%s\nwant\n%s", notes, want)
+			}
+		})
+	}
+}

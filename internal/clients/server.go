@@ -2,6 +2,7 @@ package clients
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"path"
@@ -481,14 +482,20 @@ func (sys *System) loadEnvFiles(cfg *Config) {
 }
 
 // loadEnvFile reads the server's envFile (NAME=value lines) into Env, as
-// VS Code and Cursor do; a value set in env itself wins. It returns the
-// note on a file that cannot be read.
+// VS Code and Cursor do; a value set in env itself wins. It is read as a
+// config file is (see ReadFileMax): a named pipe, a device, a folder or a
+// file over MaxConfigSize is refused unread. It returns the note on a
+// file refused or that cannot be read.
 func (sys *System) loadEnvFile(s *Server) string {
 	path := s.EnvFile
 	if !sys.isAbs(path) {
 		path = sys.join(sys.Cwd, path)
 	}
-	data, err := sys.FS.ReadFile(path)
+	data, err := sys.readMax(path, MaxConfigSize)
+	if le := (*LimitError)(nil); errors.As(err, &le) {
+		why, _, _ := strings.Cut(le.Msg, ": ")
+		return fmt.Sprintf("envFile %s is refused (%s), so the variables it holds are missing", written(s.rawEnvFile, s.EnvFile), why)
+	}
 	if err != nil {
 		return fmt.Sprintf("envFile %s cannot be read, so the variables it holds are missing", written(s.rawEnvFile, s.EnvFile))
 	}

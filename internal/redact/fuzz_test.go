@@ -69,3 +69,25 @@ func FuzzArgs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzShellArgs: a secret given as --token=X inside a shell's command
+// string is hidden, whatever words stand around it outside quotes, and
+// every command string is redacted without failing.
+func FuzzShellArgs(f *testing.F) {
+	f.Add("my-server", "abc123", "--api-key sk-live-XYZ")
+	f.Add("cd /srv && exec", "hunter2", "2>&1 | tee log; x")
+	f.Add("'open", "k3y", `"`)
+	f.Add("$env:X = 'a''b';", "tok-1", "`\"")
+	f.Fuzz(func(t *testing.T, before, secret, after string) {
+		for _, shell := range [][]string{{"sh", "-c"}, {"cmd", "/c"}, {"pwsh", "-c"}} {
+			_ = Args(append(shell, before+secret+after))
+		}
+		if !tokenChars.MatchString(secret) || strings.ContainsAny(before+after, `'"\`) || strings.Contains(before+after, secret) {
+			return
+		}
+		got := Args([]string{"sh", "-c", before + " --token=" + secret + " " + after})
+		if strings.Contains(got[2], secret) {
+			t.Fatalf("secret %q kept: %q", secret, got[2])
+		}
+	})
+}

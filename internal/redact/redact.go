@@ -30,6 +30,16 @@
 //     ...; the command itself, not one a wrapper runs), -pVALUE keeps -p
 //     and loses VALUE; -p alone, which prompts, keeps the database after
 //     it (mycli's -p takes the next argument, which is hidden);
+//   - the command string a shell runs (sh -c STRING, bash -lc, zsh,
+//     dash, /bin/sh; cmd /c STRING; powershell -Command STRING, pwsh -c),
+//     wherever the shell stands in the command line, is split into words
+//     as its shell would split them (quotes, escapes, operators such as
+//     && ; | and redirections; not expansions), each command's words
+//     follow this rule as arguments would (the assignments before it,
+//     NAME=VALUE cmd, set NAME=VALUE in cmd and $env:NAME = VALUE in
+//     PowerShell, lose VALUE), and the string is shown as written with
+//     each secret replaced by the marker; a string that cannot be split
+//     (a quote left open) is redacted as free text ([Text]);
 //   - "Bearer X", "Basic X" and "Token X" lose X;
 //   - a value that looks like a credential loses it whole: a known token
 //     prefix (sk-, ghp_, github_pat_, glpat-, xoxb-, AKIA, AIza, eyJ, ...)
@@ -107,8 +117,13 @@ func ArgSecrets(argv []string) []string {
 
 func args(argv []string) ([]string, []string) {
 	h := &hider{}
+	return h.args(argv), h.hidden
+}
+
+func (h *hider) args(argv []string) []string {
 	out := make([]string, len(argv))
 	mysql := len(argv) > 0 && mysqlClients[commandName(argv[0])]
+	script, d := shellScript(argv)
 	hideNext := false
 	for i, a := range argv {
 		switch {
@@ -118,6 +133,10 @@ func args(argv []string) ([]string, []string) {
 			continue
 		case hideNext:
 			hideNext = false
+		}
+		if i == script {
+			out[i] = h.script(a, d)
+			continue
 		}
 		if i > 0 && mysql && strings.HasPrefix(a, "-p") {
 			if pw := a[2:]; pw != "" {
@@ -138,7 +157,7 @@ func args(argv []string) ([]string, []string) {
 			hideNext = true
 		}
 	}
-	return out, h.hidden
+	return out
 }
 
 // mysqlClients are the MySQL and MariaDB clients, which take a password

@@ -374,3 +374,86 @@ func TestDSN(t *testing.T) {
 		t.Errorf("DSNSecrets = %q, want the quoted password", got)
 	}
 }
+
+// TestShellArgs: the command string a shell runs (sh -c, bash -lc, cmd
+// /c, powershell -Command, ...) is split as the shell splits it and each
+// word redacted by the launch rule, as the same words given as arguments
+// would be; the string is put back as written, each secret replaced by
+// the marker. A string that cannot be split is redacted as free text.
+func TestShellArgs(t *testing.T) {
+	cases := []struct {
+		in     []string
+		want   string // the command string, redacted
+		hidden []string
+	}{
+		// Hidden: flags, NAME=VALUE, the MySQL -p, URLs, known tokens.
+		{[]string{"sh", "-c", "my-server --token=abc123 --api-key sk-live-XYZ"}, "my-server --token=*** --api-key ***", []string{"abc123", "sk-live-XYZ"}},
+		{[]string{"bash", "-c", "my-server --token=abc123"}, "my-server --token=***", []string{"abc123"}},
+		{[]string{"zsh", "-c", "my-server --api-key sk-live-XYZ"}, "my-server --api-key ***", []string{"sk-live-XYZ"}},
+		{[]string{"dash", "-c", "my-server --password hunter2"}, "my-server --password ***", []string{"hunter2"}},
+		{[]string{"/bin/sh", "-c", "my-server --token=abc123"}, "my-server --token=***", []string{"abc123"}},
+		{[]string{"/usr/bin/env", "bash", "-lc", "GITHUB_TOKEN=ghp_x my-server"}, "GITHUB_TOKEN=*** my-server", []string{"ghp_x"}},
+		{[]string{"bash", "-ic", "mysql -uroot -phunter2 shop"}, "mysql -uroot -p*** shop", []string{"hunter2"}},
+		{[]string{"bash", "--noprofile", "-e", "-o", "pipefail", "-c", "my-server --token=abc123"}, "my-server --token=***", []string{"abc123"}},
+		{[]string{"sh", "-c", "cd /srv && API_KEY=k1-val ./srv --secret=s3 | tee log; DB_PASS=pw9 mysql -pmy-pw"}, "cd /srv && API_KEY=*** ./srv --secret=*** | tee log; DB_PASS=*** mysql -p***", []string{"k1-val", "s3", "pw9", "my-pw"}},
+		{[]string{"sh", "-c", "exec my-server --password 'hunter 2' --port 80"}, "exec my-server --password '***' --port 80", []string{"hunter 2"}},
+		{[]string{"sh", "-c", `srv --token="a b" --verbose`}, `srv --token="***" --verbose`, []string{"a b"}},
+		{[]string{"sh", "-c", `srv --token=ab\ cd --verbose`}, `srv --token=*** --verbose`, []string{"ab cd"}},
+		{[]string{"sh", "-c", "srv --db postgresql://app:pw-1@db/shop"}, "srv --db postgresql://app:***@db/shop", []string{"pw-1"}},
+		{[]string{"sh", "-c", `srv "https://x.example/mcp?token=t0k&lang=en"`}, `srv "https://x.example/mcp?token=***&lang=en"`, []string{"t0k"}},
+		{[]string{"sh", "-c", "srv ghp_16C7e42F292c6912E7710c838347Ae178B4a"}, "srv ***", []string{"ghp_16C7e42F292c6912E7710c838347Ae178B4a"}},
+		{[]string{"sh", "-c", `srv --header "Authorization: Bearer abc.def"`}, `srv --header "Authorization: ***"`, []string{"abc.def"}},
+		{[]string{"sh", "-c", "srv   --token=abc123\n\t--x"}, "srv   --token=***\n\t--x", []string{"abc123"}},
+		{[]string{"bash", "-c", `sh -c 'srv --token=abc123'`}, `sh -c 'srv --token=***'`, []string{"abc123"}},
+		{[]string{"docker", "exec", "ctr", "sh", "-c", "srv --token=abc123"}, "srv --token=***", []string{"abc123"}},
+		{[]string{"cmd", "/c", "my-server --token=abc123 --api-key sk-live-XYZ"}, "my-server --token=*** --api-key ***", []string{"abc123", "sk-live-XYZ"}},
+		{[]string{`C:\Windows\System32\cmd.exe`, "/s", "/C", `"C:\tools\srv.exe" --token abc123`}, `"C:\tools\srv.exe" --token ***`, []string{"abc123"}},
+		{[]string{"cmd", "/c", "set GITHUB_TOKEN=ghp_x&& srv"}, "set GITHUB_TOKEN=***&& srv", []string{"ghp_x"}},
+		{[]string{"powershell", "-NoProfile", "-ExecutionPolicy", "Bypass", "-Command", `& 'C:\srv\srv.exe' --token abc123`}, `& 'C:\srv\srv.exe' --token ***`, []string{"abc123"}},
+		{[]string{"pwsh", "-c", "my-server --api-key sk-live-XYZ"}, "my-server --api-key ***", []string{"sk-live-XYZ"}},
+		{[]string{"pwsh.exe", "-command", `$env:GITHUB_TOKEN='ghp_x'; $env:Api_Key = "k-2"; srv`}, `$env:GITHUB_TOKEN='***'; $env:Api_Key = "***"; srv`, []string{"ghp_x", "k-2"}},
+		// Cannot be split (a quote left open): free text.
+		{[]string{"sh", "-c", "srv --token=abc123 'oops"}, "srv --token=*** 'oops", []string{"abc123"}},
+		// Kept as written.
+		{[]string{"sh", "-c", "npx -y @modelcontextprotocol/server-filesystem /home/me/src"}, "npx -y @modelcontextprotocol/server-filesystem /home/me/src", nil},
+		{[]string{"bash", "-lc", `cd ~/srv && exec uv run server.py --port 8080 2>>"$HOME/log"`}, `cd ~/srv && exec uv run server.py --port 8080 2>>"$HOME/log"`, nil},
+		{[]string{"sh", "-c", `echo "it's" 'a \ b' | srv --bypass=cache -p8080 --mode=fast`}, `echo "it's" 'a \ b' | srv --bypass=cache -p8080 --mode=fast`, nil},
+		{[]string{"sh", "-c", "mysql -p shop"}, "mysql -p shop", nil},
+		{[]string{"cmd", "/c", `C:\tools\srv.exe --port 80 ^& more`}, `C:\tools\srv.exe --port 80 ^& more`, nil},
+		{[]string{"pwsh", "-c", "Get-Item `\"x y`\" | srv"}, "Get-Item `\"x y`\" | srv", nil},
+		{[]string{"sh", "-c", "srv 'open"}, "srv 'open", nil},
+	}
+	for _, c := range cases {
+		got := Args(c.in)
+		if len(got) != len(c.in) || got[len(got)-1] != c.want {
+			t.Errorf("Args(%q)\n got %q\nwant the last %q", c.in, got, c.want)
+		}
+		hidden := ArgSecrets(c.in)
+		for _, v := range c.hidden {
+			if !slices.Contains(hidden, v) {
+				t.Errorf("ArgSecrets(%q) = %q, misses %q", c.in, hidden, v)
+			}
+		}
+		if c.hidden == nil && len(hidden) > 0 {
+			t.Errorf("ArgSecrets(%q) = %q, want none", c.in, hidden)
+		}
+		for _, v := range hidden {
+			if strings.Contains(c.want, v) {
+				t.Errorf("ArgSecrets(%q) holds %q, which is shown", c.in, v)
+			}
+		}
+	}
+	// The words before the command string are redacted as arguments.
+	if got := Args([]string{"sh", "-c", "srv", "--token=abc123"}); got[3] != "--token=***" {
+		t.Errorf("Args after the command string: %q", got)
+	}
+	// What a server repeats of a value hidden in its command string is
+	// scrubbed, and its launch line shows none.
+	l := Launch{Command: "sh", Args: []string{"-c", "my-server --token=abc123 --api-key sk-live-XYZ"}}
+	if got := l.Scrubber().String("bad token abc123 (key sk-live-XYZ)"); strings.Contains(got, "abc123") || strings.Contains(got, "XYZ") {
+		t.Errorf("Scrubber left a secret of the command string: %q", got)
+	}
+	if got, want := l.Display(), `sh -c "my-server --token=*** --api-key ***"`; got != want {
+		t.Errorf("Display = %q, want %q", got, want)
+	}
+}

@@ -35,25 +35,28 @@ var (
 // carry. Text leaves what it redacted alone when run again on ordinary text
 // (a marker is no value); on contrived text one redaction can expose a new
 // shape to the next run.
-func Text(s string) string {
+func Text(s string) string { return (*hider)(nil).text(s) }
+
+// text is Text, recording what it hides.
+func (h *hider) text(s string) string {
 	if s == "" {
 		return s
 	}
 	if !strings.Contains(s, "\n") {
-		return textLine(s)
+		return h.textLine(s)
 	}
 	lines := strings.SplitAfter(s, "\n")
 	for i, l := range lines {
-		lines[i] = textLine(l)
+		lines[i] = h.textLine(l)
 	}
 	return strings.Join(lines, "")
 }
 
-// textLine is Text of one line; the patterns that need a secret word are
+// textLine is text of one line; the patterns that need a secret word are
 // tried only on a line that has one.
-func textLine(s string) string {
+func (h *hider) textLine(s string) string {
 	if strings.Contains(s, "://") {
-		s = textURL().ReplaceAllStringFunc(s, URL)
+		s = textURL().ReplaceAllStringFunc(s, h.url)
 	}
 	if hasSecretWord(s) {
 		if strings.Contains(s, `"`) {
@@ -62,7 +65,7 @@ func textLine(s string) string {
 				if !secretWord().MatchString(sub[1]) || sub[3] == "" || sub[3] == Marker {
 					return m
 				}
-				return `"` + sub[1] + `"` + sub[2] + `"` + Marker + `"`
+				return `"` + sub[1] + `"` + sub[2] + `"` + h.hide(sub[3]) + `"`
 			})
 		}
 		if strings.Contains(s, "=") {
@@ -71,22 +74,22 @@ func textLine(s string) string {
 				if !secretWord().MatchString(name) || val == Marker {
 					return m
 				}
-				return name + "=" + Marker
+				return name + "=" + h.hide(val)
 			})
 		}
 		if strings.Contains(s, "-") {
-			s = replaceValue(s, textFlag(), true)
+			s = h.replaceValue(s, textFlag(), true)
 		}
 		if strings.Contains(s, ":") {
-			s = replaceValue(s, textHeader(), true)
+			s = h.replaceValue(s, textHeader(), true)
 		}
-		s = replaceValue(s, textBearer(), false)
+		s = h.replaceValue(s, textBearer(), false)
 	}
 	if strings.Contains(s, "Basic") {
-		s = replaceValue(s, textBasic(), false)
+		s = h.replaceValue(s, textBasic(), false)
 	}
 	if hasKnownPrefix(s) {
-		s = textKnown().ReplaceAllString(s, Marker)
+		s = textKnown().ReplaceAllStringFunc(s, h.hide)
 	}
 	return s
 }
@@ -95,7 +98,7 @@ func textLine(s string) string {
 // re's matches
 // by Marker: when named, only for a NAME that mentions a secret word and a
 // VALUE that is not a plain word ("--token is required" stays).
-func replaceValue(s string, re *regexp.Regexp, named bool) string {
+func (h *hider) replaceValue(s string, re *regexp.Regexp, named bool) string {
 	var b strings.Builder
 	done := 0 // s[:done] is in b
 	for pos := 0; pos < len(s); {
@@ -120,7 +123,7 @@ func replaceValue(s string, re *regexp.Regexp, named bool) string {
 			continue
 		}
 		b.WriteString(s[done:loc[2*(n-1)]])
-		b.WriteString(Marker)
+		b.WriteString(h.hide(val))
 		done = loc[2*(n-1)+1]
 	}
 	if done == 0 {

@@ -1,0 +1,441 @@
+package redact
+
+import (
+	"strings"
+)
+
+// A shell's command string (sh -c STRING, cmd /c STRING, powershell
+// -Command STRING) holds a whole command line in one argument. It is split
+// into words the way its shell would split them, each command's words are
+// redacted by the launch rule as the same words given as arguments would
+// be, and the string is put back as written, each secret replaced by
+// Marker.
+
+// dialect is how a shell splits its command string.
+type dialect int
+
+const (
+	posix      dialect = iota + 1 // sh, bash, zsh, ...: '...', "...", \
+	cmdExe                        // cmd: "...", ^
+	powerShell                    // powershell, pwsh: '...', "...", `
+)
+
+// posixShells are the shells that run the string after -c (or a group of
+// flags holding c: -lc, -ic, -ec).
+var posixShells = map[string]bool{
+	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
+	"ash": true, "mksh": true, "yash": true, "fish": true,
+}
+
+// shellScript returns the index in argv of the command string a shell
+// runs, wherever the shell stands in argv (sh -c, docker exec CTR sh -c,
+// env bash -lc), and how that shell splits it; -1 when there is none.
+func shellScript(argv []string) (int, dialect) {
+	pwsh := false // a PowerShell was looked at: its look went to the end
+	for i, a := range argv {
+		if strings.HasPrefix(a, "-") || strings.Contains(a, "=") {
+			continue
+		}
+		switch name := commandName(a); {
+		case posixShells[name]:
+			if j := posixScript(argv, i+1); j >= 0 {
+				return j, posix
+			}
+		case name == "cmd":
+			if j := cmdScript(argv, i+1); j >= 0 {
+				return j, cmdExe
+			}
+		case (name == "powershell" || name == "pwsh") && !pwsh:
+			if j := powerShellScript(argv, i+1); j >= 0 {
+				return j, powerShell
+			}
+			pwsh = true
+		}
+	}
+	return -1, 0
+}
+
+// posixScript is the index of the first argument that is no option, after
+// the options from argv[from] when one of them holds c.
+func posixScript(argv []string, from int) int {
+	sawC := false
+	for j := from; j < len(argv); j++ {
+		a := argv[j]
+		switch {
+		case a == "--" || a == "-":
+			if sawC && j+1 < len(argv) {
+				return j + 1
+			}
+			return -1
+		case strings.HasPrefix(a, "--"):
+			switch a {
+			case "--rcfile", "--init-file":
+				j++ // its file
+			case "--command": // fish
+				sawC = true
+			}
+		case len(a) > 1 && (a[0] == '-' || a[0] == '+'):
+			if a[0] == '-' && strings.Contains(a[1:], "c") {
+				sawC = true
+			}
+			if strings.ContainsAny(a[1:], "oO") {
+				j++ // -o OPTION, -O OPTION
+			}
+		default:
+			if sawC {
+				return j
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// cmdScript is the index of the argument after /c (or /k, /r), among the
+// switches from argv[from].
+func cmdScript(argv []string, from int) int {
+	for j := from; j < len(argv); j++ {
+		switch a := strings.ToLower(argv[j]); {
+		case a == "/c" || a == "/k" || a == "/r":
+			if j+1 < len(argv) {
+				return j + 1
+			}
+			return -1
+		case !strings.HasPrefix(a, "/"):
+			return -1
+		}
+	}
+	return -1
+}
+
+// powerShellScript is the index of the argument after -Command (-c, or
+// any start of it from -com, as PowerShell takes it), or -1 after -File.
+func powerShellScript(argv []string, from int) int {
+	for j := from; j < len(argv); j++ {
+		a := strings.ToLower(argv[j])
+		if len(a) < 2 || (a[0] != '-' && a[0] != '/') {
+			continue // the value of an option (-ExecutionPolicy Bypass)
+		}
+		switch name := a[1:]; {
+		case name == "c" || len(name) >= 3 && strings.HasPrefix("command", name):
+			if j+1 < len(argv) {
+				return j + 1
+			}
+			return -1
+		case name == "f" || name == "file":
+			return -1
+		}
+	}
+	return -1
+}
+
+// A token is a word or an operator of a command string.
+type token struct {
+	start, end int // where it is written
+	// value is the word as the shell reads it; at[k] is where value[k] is
+	// written, from[k] where the text writing it starts (its escape).
+	value    []byte
+	at, from []int
+	op       bool // an operator: ; & | ( ) a new line, or a redirection
+	redirect bool // a redirection: < >
+}
+
+// splitter reads a command string into tokens.
+type splitter struct {
+	toks []token
+	in   bool // the last token is a word still being read
+}
+
+// open starts a word at i, unless one is being read.
+func (p *splitter) open(i int) {
+	if !p.in {
+		p.toks = append(p.toks, token{start: i, end: i})
+		p.in = true
+	}
+}
+
+// add adds c, written at at by the text from from, to the word being read.
+func (p *splitter) add(c byte, at, from int) {
+	p.open(from)
+	t := &p.toks[len(p.toks)-1]
+	t.value = append(t.value, c)
+	t.at = append(t.at, at)
+	t.from = append(t.from, from)
+	t.end = at + 1
+}
+
+// close ends what the word being read writes at end.
+func (p *splitter) close(end int) { p.toks[len(p.toks)-1].end = end }
+
+// isOp reports whether c is an operator of the dialect, outside quotes.
+func isOp(c byte, d dialect) bool {
+	switch d {
+	case cmdExe:
+		return strings.IndexByte("&|()<>", c) >= 0
+	case powerShell:
+		return strings.IndexByte(";&|(){}<>", c) >= 0
+	}
+	return strings.IndexByte(";&|()<>", c) >= 0
+}
+
+// split splits a command string as its shell would, simply: quotes,
+// escapes and operators; not expansions. It fails on a quote left open.
+func split(s string, d dialect) ([]token, bool) {
+	p := &splitter{}
+	// escape is the character that takes the next one as written.
+	escape := byte('\\')
+	switch d {
+	case cmdExe:
+		escape = '^'
+	case powerShell:
+		escape = '`'
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r':
+			p.in = false
+			i++
+		case c == '\n' || isOp(c, d):
+			p.in = false
+			j := i + 1
+			for c != '\n' && j < len(s) && isOp(s[j], d) {
+				j++
+			}
+			op := s[i:j]
+			p.toks = append(p.toks, token{start: i, end: j, op: true, redirect: strings.ContainsAny(op, "<>")})
+			i = j
+		case c == escape:
+			switch {
+			case i+1 == len(s):
+				p.add(c, i, i)
+				i++
+			case s[i+1] == '\n': // a line continued
+				i += 2
+			default:
+				p.add(s[i+1], i+1, i)
+				i += 2
+			}
+		case c == '\'' && d != cmdExe:
+			p.open(i)
+			i++
+			for {
+				if i == len(s) {
+					return nil, false
+				}
+				if s[i] == '\'' {
+					if d == powerShell && i+1 < len(s) && s[i+1] == '\'' {
+						p.add('\'', i+1, i) // '' in PowerShell
+						i += 2
+						continue
+					}
+					break
+				}
+				p.add(s[i], i, i)
+				i++
+			}
+			i++
+			p.close(i)
+		case c == '"':
+			p.open(i)
+			i++
+			for {
+				if i == len(s) {
+					return nil, false
+				}
+				c := s[i]
+				if c == '"' {
+					if d == powerShell && i+1 < len(s) && s[i+1] == '"' {
+						p.add('"', i+1, i) // "" in PowerShell
+						i += 2
+						continue
+					}
+					break
+				}
+				switch {
+				case d == posix && c == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0,
+					d == powerShell && c == '`' && i+1 < len(s):
+					if s[i+1] != '\n' {
+						p.add(s[i+1], i+1, i)
+					}
+					i += 2
+				default:
+					p.add(c, i, i)
+					i++
+				}
+			}
+			i++
+			p.close(i)
+		default:
+			p.add(c, i, i)
+			i++
+		}
+	}
+	return p.toks, true
+}
+
+// script redacts a shell's command string.
+func (h *hider) script(s string, d dialect) string {
+	toks, ok := split(s, d)
+	if !ok {
+		return h.freeText(s)
+	}
+	shown := make([]string, len(toks)) // what each word shows
+	var words []int                    // the words of the command being read
+	flush := func() {
+		argv := make([]string, len(words))
+		for k, i := range words {
+			argv[k] = string(toks[i].value)
+		}
+		for k, v := range h.command(argv, d) {
+			shown[words[k]] = v
+		}
+		words = words[:0]
+	}
+	target := false // the word after a redirection, a file
+	for i, t := range toks {
+		switch {
+		case t.redirect:
+			// 2>, 2>&1: the number before is no argument.
+			if n := len(words); n > 0 && words[n-1] == i-1 && toks[i-1].end == t.start && digits(toks[i-1].value) {
+				shown[i-1] = string(toks[i-1].value)
+				words = words[:n-1]
+			}
+			target = true
+		case t.op:
+			flush()
+			target = false
+		case target:
+			shown[i] = h.arg(string(t.value))
+			target = false
+		default:
+			words = append(words, i)
+		}
+	}
+	flush()
+	var b strings.Builder
+	done := 0 // s[:done] is in b
+	for i, t := range toks {
+		b.WriteString(s[done:t.start])
+		if t.op {
+			b.WriteString(s[t.start:t.end])
+		} else {
+			b.WriteString(rewrite(s, t, shown[i]))
+		}
+		done = t.end
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// command redacts the words of one command: the assignments before it
+// (NAME=VALUE cmd; in cmd, set NAME=VALUE; in PowerShell, $env:NAME =
+// VALUE) hide their values, and the command's own words follow the launch
+// rule.
+func (h *hider) command(words []string, d dialect) []string {
+	out := make([]string, len(words))
+	if len(words) == 0 {
+		return out
+	}
+	assign := -1 // the word holding NAME=, whose value is hidden to the end
+	switch {
+	case d == powerShell && psEnv().MatchString(words[0]):
+		assign = 0
+	case d == cmdExe && strings.EqualFold(words[0], "set"):
+		out[0] = words[0]
+		for k := 1; k < len(words) && assign < 0; k++ {
+			if strings.Contains(words[k], "=") {
+				assign = k
+			} else {
+				out[k] = words[k] // set /a, set /p
+			}
+		}
+	}
+	if assign >= 0 {
+		name, val, eq := strings.Cut(words[assign], "=")
+		out[assign] = words[assign]
+		k := assign + 1
+		switch {
+		case eq && val != "":
+			out[assign] = name + "=" + h.hide(val)
+		case !eq && k < len(words) && words[k] == "=":
+			out[k] = words[k]
+			k++
+		}
+		for ; k < len(words); k++ {
+			out[k] = h.hide(words[k])
+		}
+		return out
+	}
+	c := 0
+	for c < len(words) && envAssign().MatchString(words[c]) {
+		out[c] = h.arg(words[c])
+		c++
+	}
+	copy(out[c:], h.args(words[c:]))
+	return out
+}
+
+// psEnv matches PowerShell's assignment of an environment variable.
+var psEnv = lazyRegexp(`(?i)^\$env:[A-Za-z_][A-Za-z0-9_]*(=|$)`)
+
+// rewrite shows the word t of s as shown: the text outside what differs
+// from the word's value is kept as written (quotes included), and what
+// differs is written as shown.
+func rewrite(s string, t token, shown string) string {
+	v := string(t.value)
+	if shown == v {
+		return s[t.start:t.end]
+	}
+	p := 0
+	for p < len(v) && p < len(shown) && v[p] == shown[p] {
+		p++
+	}
+	q := 0
+	for q < len(v)-p && q < len(shown)-p && v[len(v)-1-q] == shown[len(shown)-1-q] {
+		q++
+	}
+	from, to := t.start, t.start
+	switch {
+	case p < len(v)-q:
+		from, to = t.from[p], t.at[len(v)-q-1]+1
+	case p > 0:
+		from, to = t.at[p-1]+1, t.at[p-1]+1
+	}
+	return s[t.start:from] + shown[p:len(shown)-q] + s[to:t.end]
+}
+
+// freeText redacts a command string that cannot be split as free text
+// ([Text]), and hides each word of it that looks like a credential.
+func (h *hider) freeText(s string) string {
+	s = h.text(s)
+	var b strings.Builder
+	done := 0 // s[:done] is in b
+	for i := 0; i < len(s); {
+		if isDSNSpace(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && !isDSNSpace(s[j]) {
+			j++
+		}
+		if LooksSecret(s[i:j]) {
+			b.WriteString(s[done:i])
+			b.WriteString(h.hide(s[i:j]))
+			done = j
+		}
+		i = j
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+func digits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
