@@ -387,11 +387,14 @@ func (m *Machine) openLocal(ctx context.Context, o StoreOptions) (st *store.Stor
 		if _, err := os.Stat(path); err != nil {
 			return nil, nil, &NoStoreError{Path: path, Err: err}
 		}
-		open := store.OpenReadOnly
+		open := store.OpenForReport
 		if o.Write {
 			open = store.Open
 		}
 		st, err := open(path)
+		if older := (*store.OlderSchemaError)(nil); errors.As(err, &older) {
+			return nil, nil, WithHint(err, "run 'mcpcost usage' once without --no-ingest, as a user who can write the store, to bring it up to date")
+		}
 		if err != nil {
 			return nil, nil, damagedHint(path, err)
 		}

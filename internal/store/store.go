@@ -308,13 +308,38 @@ func OpenReadOnly(path string) (*Store, error) {
 	case have > want:
 		return fail(fmt.Errorf("the store has schema version %d, newer than this mcpcost knows (%d); upgrade mcpcost", have, want))
 	case have < want:
-		return fail(fmt.Errorf("the store has schema version %d, older than this mcpcost's (%d): an ingest (without --no-ingest) brings it up to date", have, want))
+		return fail(&OlderSchemaError{Have: have, Want: want})
 	}
 	err = db.QueryRow(`SELECT value FROM meta WHERE key = 'args_hmac_key'`).Scan(&s.key)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fail(err)
 	}
 	return s, nil
+}
+
+// OlderSchemaError is OpenReadOnly's refusal of a store whose schema is
+// older than this mcpcost's.
+type OlderSchemaError struct{ Have, Want int }
+
+func (e *OlderSchemaError) Error() string {
+	return fmt.Sprintf("the store has schema version %d, older than this mcpcost's (%d): an ingest (without --no-ingest) brings it up to date", e.Have, e.Want)
+}
+
+// OpenForReport opens the store at path for a report that reads no
+// transcripts: read-only (see OpenReadOnly), but a store that an older
+// mcpcost made is first brought up to date (Open), as the next ingest
+// would, where it can be written; where it cannot (another user's store,
+// a read-only folder), the error is OpenReadOnly's *OlderSchemaError.
+func OpenForReport(path string) (*Store, error) {
+	st, err := OpenReadOnly(path)
+	var older *OlderSchemaError
+	if !errors.As(err, &older) {
+		return st, err
+	}
+	if w, werr := Open(path); werr == nil {
+		return w, nil
+	}
+	return nil, err
 }
 
 // openRO opens path read-only (with extra DSN parameters) and reads its
