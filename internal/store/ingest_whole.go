@@ -95,59 +95,82 @@ func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan
 		}
 		size = j.size
 	} else {
-		data, mtime, err := readAll(j.file.Path)
+		// A Gemini CLI chat's items are batched as they are read, none
+		// held after its batch, nor its bytes (see transcript.ScanGemini).
+		f, fi, err := openWhole(j.file.Path)
 		if err != nil {
 			fail(err)
 			return
 		}
-		size = int64(len(data))
-		items := s.readWholeGuarded(j.file, data, mtime)
-		hash = changeHash(j.file, size)
-		for _, it := range items {
-			if add(it) == stop {
-				return
-			}
+		defer f.Close()
+		size = fi.Size()
+		err = s.readWholeGuarded(j.file, f, size, fi.ModTime().UTC(), add)
+		if err == stop {
+			return
 		}
+		if err != nil {
+			fail(err)
+			return
+		}
+		hash = changeHash(j.file, size)
 	}
 	send(true)
 }
 
-// readAll reads a file whole, up to transcript.MaxLine bytes.
-func readAll(path string) ([]byte, time.Time, error) {
+// openWhole opens a file to read whole, of at most transcript.MaxLine
+// bytes.
+func openWhole(path string) (*os.File, os.FileInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, time.Time{}, err
+		return nil, nil, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, time.Time{}, err
+		f.Close()
+		return nil, nil, err
 	}
 	if fi.Size() > transcript.MaxLine {
-		return nil, time.Time{}, fmt.Errorf("%d bytes, over the %d read whole; skipped", fi.Size(), int64(transcript.MaxLine))
+		f.Close()
+		return nil, nil, fmt.Errorf("%d bytes, over the %d read whole; skipped", fi.Size(), int64(transcript.MaxLine))
 	}
-	data, err := io.ReadAll(io.LimitReader(f, transcript.MaxLine+1))
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	if int64(len(data)) > transcript.MaxLine {
-		return nil, time.Time{}, fmt.Errorf("over %d bytes, read whole; skipped", int64(transcript.MaxLine))
-	}
-	return data, fi.ModTime().UTC(), nil
+	return f, fi, nil
 }
 
-// readWholeGuarded reads a file's bytes with its source's reader, turning
-// a panic into the file's error rather than the ingest's.
-func (s *Store) readWholeGuarded(f transcript.File, data []byte, mtime time.Time) (items []transcript.Item) {
+// readWholeGuarded reads the first size bytes of a file with its
+// source's reader, passing its items to fn. A panic of the reader is an
+// item's error rather than the ingest's: the read ends there, the items
+// before it kept.
+func (s *Store) readWholeGuarded(f transcript.File, r io.ReaderAt, size int64, mtime time.Time, fn func(transcript.Item) error) (err error) {
+	line, inFn := 0, false
 	defer func() {
 		if v := recover(); v != nil {
-			items = []transcript.Item{{Line: 1, Err: panicError(v)}}
+			if inFn {
+				panic(v) // fn's, not the reader's
+			}
+			err = fn(transcript.Item{Line: line + 1, Err: panicError(v)})
 		}
 	}()
-	if f.Source == transcript.Opencode {
-		return transcript.ReadOpencodeFile(data, f.Path)
+	count := func(it transcript.Item) error {
+		line = max(line, it.Line)
+		inFn = true
+		err := fn(it)
+		inFn = false
+		return err
 	}
-	return transcript.ReadGemini(data, f.Path, f.SessionID, mtime)
+	if f.Source == transcript.Opencode {
+		data := make([]byte, size)
+		n, err := io.ReadFull(io.NewSectionReader(r, 0, size), data)
+		if err != nil && err != io.ErrUnexpectedEOF {
+			return err
+		}
+		for _, it := range transcript.ReadOpencodeFile(data[:n], f.Path) {
+			if err := count(it); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return transcript.ScanGemini(r, size, f.Path, f.SessionID, mtime, count)
 }
 
 // scanDBGuarded reads an agent's database, passing its items to fn, a
