@@ -722,7 +722,7 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 		f = exp
 	} else {
 		var err error
-		file, err = os.Open(j.file.Path)
+		file, err = openFile(j.file.Path)
 		if err != nil {
 			out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
 			return
@@ -999,8 +999,16 @@ func (s *Store) hashArgs(args []byte) []byte {
 // known call.
 func (s *Store) HashArgs(args []byte) []byte { return s.hashArgs(args) }
 
+// openFile opens an agent's file to read: a regular file, opened without
+// waiting (see transcript.OpenFile). Every transcript, chat and hash of
+// one is opened through it.
+func openFile(path string) (*os.File, error) {
+	f, _, err := transcript.OpenFile(path)
+	return f, err
+}
+
 func hashAt(path string, from, to int64) []byte {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil
 	}
@@ -1049,7 +1057,7 @@ func edgeHash(path string, offset int64) []byte {
 // read, so that the newline written after it later does not make the
 // file look replaced.
 func hashHead(path string, limit int64) []byte {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil
 	}
@@ -1077,7 +1085,7 @@ func headMatches(path string, offset int64, want []byte) bool {
 	if want == nil {
 		return true
 	}
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return false
 	}

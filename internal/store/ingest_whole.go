@@ -117,16 +117,11 @@ func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan
 	send(true)
 }
 
-// openWhole opens a file to read whole, of at most transcript.MaxLine
-// bytes.
+// openWhole opens a file to read whole: a regular file (see
+// transcript.OpenFile) of at most transcript.MaxLine bytes.
 func openWhole(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.Open(path)
+	f, fi, err := transcript.OpenFile(path)
 	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, nil, err
 	}
 	if fi.Size() > transcript.MaxLine {
