@@ -165,6 +165,11 @@ type batch struct {
 	callOrder  []string
 	last       bool
 	failed     bool // the file could not be read: only warnings
+	// opened is set, in the last batch of a file read whole, with the
+	// size and time the file had when it was opened: those of what was
+	// read, stored in place of the job's (see readWhole).
+	opened              bool
+	openSize, openMtime int64
 }
 
 type lineRec struct {
@@ -477,6 +482,14 @@ func planJob(f transcript.File, known map[string]*fileRow, size, mtime int64) *j
 	}
 	if row, ok := known[f.Path]; ok {
 		j.row = row
+		// A file read whole is rewritten in place, its middle as well as
+		// anywhere: one whose time moved since it was opened to be read
+		// (as it was read, perhaps) is read again.
+		whole := f.Source == transcript.Gemini || f.Source == transcript.Opencode
+		if whole && row.mtime != j.mtime && row.size == j.size && row.reader >= readerVersion {
+			j.rewritten = true
+			return j
+		}
 		if row.size == j.size && row.reader >= readerVersion {
 			// The same size: unchanged when the edges of what was read
 			// are (a row from before edge hashes: when the modification

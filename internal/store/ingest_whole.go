@@ -19,7 +19,7 @@ import (
 // or database), whole, each time it has
 // changed: the file's rows are dropped and written again in the same
 // transaction as its first batch. An unchanged file is not opened (see
-// Ingest: its size and edges are those stored).
+// Ingest: its size, time and edges are those stored).
 func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan<- *batch) {
 	fail := func(err error) {
 		out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
@@ -32,15 +32,17 @@ func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan
 	lines := 0
 	var size int64
 	var hash []byte
+	opened, openMtime := false, int64(0)
 	send := func(last bool) bool {
 		b.last = last
 		b.lines = lines
 		if last {
 			b.offset = size
 			b.bytes = size
-			// Read again whole whenever it changed: only its edges (and
-			// a database's log) tell that.
+			// Read again whole whenever it changed: only its edges, its
+			// time (and a database's log) tell that.
 			b.edgeHash = hash
+			b.opened, b.openSize, b.openMtime = opened, size, openMtime
 		}
 		select {
 		case out <- b:
@@ -104,7 +106,14 @@ func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan
 		}
 		defer f.Close()
 		size = fi.Size()
+		// What is stored of the file is what it was when it was opened:
+		// its size, its time and its edges. A rewrite while it is read,
+		// or since, changes its time (its edges perhaps), and the next
+		// ingest reads it again.
+		opened, openMtime = true, fi.ModTime().UnixNano()
+		hash = changeHash(j.file, size)
 		err = s.readWholeGuarded(j.file, f, size, fi.ModTime().UTC(), add)
+		testOnlyWhileRead(j.file.Path)
 		if err == stop {
 			return
 		}
@@ -112,10 +121,13 @@ func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan
 			fail(err)
 			return
 		}
-		hash = changeHash(j.file, size)
 	}
 	send(true)
 }
+
+// testOnlyWhileRead is called once a file read whole has been read, for
+// the test of a file rewritten meanwhile.
+var testOnlyWhileRead = func(path string) {}
 
 // openWhole opens a file to read whole: a regular file (see
 // transcript.OpenFile) of at most transcript.MaxLine bytes.
