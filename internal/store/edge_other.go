@@ -2,9 +2,17 @@
 
 package store
 
-import "os"
+import (
+	"os"
+
+	"github.com/mcpcost/mcpcost/internal/transcript"
+)
 
 // edgeFile is a file opened for edgeHash's two reads.
 type edgeFile = *os.File
 
-func openEdge(path string) (edgeFile, error) { return os.Open(path) }
+// openEdge opens a regular file, without waiting (see transcript.OpenFile).
+func openEdge(path string) (edgeFile, error) {
+	f, _, err := transcript.OpenFile(path)
+	return f, err
+}

@@ -3,6 +3,7 @@
 package store
 
 import (
+	"errors"
 	"io"
 	"syscall"
 )
@@ -14,15 +15,29 @@ import (
 // file on every run.
 type edgeFile int
 
+// openEdge opens path without waiting (O_NONBLOCK), and refuses it
+// unless it is a regular file: a FIFO swapped in for the file since it
+// was listed would wait for a writer forever, and a device could read
+// without end. O_NONBLOCK changes nothing of a regular file's reads.
 func openEdge(path string) (edgeFile, error) {
 	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 		if err == syscall.EINTR {
 			continue
 		}
-		return edgeFile(fd), err
+		if err != nil {
+			return -1, err
+		}
+		var st syscall.Stat_t
+		if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+			syscall.Close(fd)
+			return -1, errNotRegular
+		}
+		return edgeFile(fd), nil
 	}
 }
+
+var errNotRegular = errors.New("not a regular file")
 
 // ReadAt reads len(b) bytes from off, as os.File's does: fewer only at
 // the end of the file (io.EOF) or on an error.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpcost/mcpcost/internal/token"
 )
@@ -171,5 +172,83 @@ func TestGeminiHostile(t *testing.T) {
 		if strings.ContainsAny(w, "\x1b\x00\x01") {
 			t.Errorf("a warning holds a control character: %q", w)
 		}
+	}
+}
+
+// TestGeminiRewrittenWhileRead: a chat rewritten in place at the same
+// size while it is read (its middle alone, or its edges too), or since
+// it was read with its edges as they were, is read again by the next
+// ingest, and then as a fresh store reads it; the ingest after that
+// reads nothing. The rewrite sets the file's time one second on (with
+// os.Chtimes: no clock decides the test).
+func TestGeminiRewrittenWhileRead(t *testing.T) {
+	const (
+		doc   = "tmp/9f1c0e5a2b/chats/session-2026-11-28T09-12-3f2a1c9e.json"
+		jsonl = "tmp/4d7e21aa03/chats/session-2026-11-29T14-03-7b9d4c2e.jsonl"
+	)
+	for _, tc := range []struct {
+		name, file, old, new string
+		during               bool
+	}{
+		{"json middle", doc, `"output": 58`, `"output": 88`, true},
+		{"json edges", doc, `"output": 402`, `"output": 702`, true},
+		{"jsonl", jsonl, `"output":230`, `"output":530`, true},
+		{"json middle since", doc, `"output": 58`, `"output": 88`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := geminiTree(t)
+			path := filepath.Join(root, filepath.FromSlash(tc.file))
+			t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+			if err := os.Chtimes(path, t0, t0); err != nil {
+				t.Fatal(err)
+			}
+			rewrite := func() {
+				b, err := os.ReadFile(path)
+				if err != nil || !strings.Contains(string(b), tc.old) || len(tc.old) != len(tc.new) {
+					t.Fatalf("the fixture changed: update the test's edit (%v)", err)
+				}
+				f, err := os.OpenFile(path, os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.WriteAt([]byte(tc.new), int64(strings.Index(string(b), tc.old)))
+				f.Close()
+				if err := os.Chtimes(path, t0.Add(time.Second), t0.Add(time.Second)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+			o := IngestOptions{GeminiRoots: []string{root}, Count: token.O200k().Count}
+			ctx := context.Background()
+			if tc.during {
+				defer func(old func(string)) { testOnlyWhileRead = old }(testOnlyWhileRead)
+				testOnlyWhileRead = func(p string) {
+					if p == path {
+						testOnlyWhileRead = func(string) {}
+						rewrite()
+					}
+				}
+			}
+			if _, err := s.Ingest(ctx, o); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.during {
+				rewrite()
+			}
+			st, err := s.Ingest(ctx, o)
+			if err != nil || st.FilesRead != 1 {
+				t.Fatalf("the ingest after the rewrite read %d files, want 1 (%v)", st.FilesRead, err)
+			}
+			ref := open(t, filepath.Join(t.TempDir(), "ref.db"))
+			if _, err := ref.Ingest(ctx, o); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := geminiSums(t, s), geminiSums(t, ref); got != want {
+				t.Errorf("totals %+v, want a fresh store's %+v", got, want)
+			}
+			if st, err := s.Ingest(ctx, o); err != nil || st.FilesRead != 0 {
+				t.Errorf("the ingest after that read %d files, want none (%v)", st.FilesRead, err)
+			}
+		})
 	}
 }

@@ -165,6 +165,11 @@ type batch struct {
 	callOrder  []string
 	last       bool
 	failed     bool // the file could not be read: only warnings
+	// opened is set, in the last batch of a file read whole, with the
+	// size and time the file had when it was opened: those of what was
+	// read, stored in place of the job's (see readWhole).
+	opened              bool
+	openSize, openMtime int64
 }
 
 type lineRec struct {
@@ -477,6 +482,14 @@ func planJob(f transcript.File, known map[string]*fileRow, size, mtime int64) *j
 	}
 	if row, ok := known[f.Path]; ok {
 		j.row = row
+		// A file read whole is rewritten in place, its middle as well as
+		// anywhere: one whose time moved since it was opened to be read
+		// (as it was read, perhaps) is read again.
+		whole := f.Source == transcript.Gemini || f.Source == transcript.Opencode
+		if whole && row.mtime != j.mtime && row.size == j.size && row.reader >= readerVersion {
+			j.rewritten = true
+			return j
+		}
 		if row.size == j.size && row.reader >= readerVersion {
 			// The same size: unchanged when the edges of what was read
 			// are (a row from before edge hashes: when the modification
@@ -722,7 +735,7 @@ func (s *Store) read(ctx context.Context, j *job, o IngestOptions, out chan<- *b
 		f = exp
 	} else {
 		var err error
-		file, err = os.Open(j.file.Path)
+		file, err = openFile(j.file.Path)
 		if err != nil {
 			out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
 			return
@@ -999,8 +1012,16 @@ func (s *Store) hashArgs(args []byte) []byte {
 // known call.
 func (s *Store) HashArgs(args []byte) []byte { return s.hashArgs(args) }
 
+// openFile opens an agent's file to read: a regular file, opened without
+// waiting (see transcript.OpenFile). Every transcript, chat and hash of
+// one is opened through it.
+func openFile(path string) (*os.File, error) {
+	f, _, err := transcript.OpenFile(path)
+	return f, err
+}
+
 func hashAt(path string, from, to int64) []byte {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil
 	}
@@ -1049,7 +1070,7 @@ func edgeHash(path string, offset int64) []byte {
 // read, so that the newline written after it later does not make the
 // file look replaced.
 func hashHead(path string, limit int64) []byte {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil
 	}
@@ -1077,7 +1098,7 @@ func headMatches(path string, offset int64, want []byte) bool {
 	if want == nil {
 		return true
 	}
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return false
 	}

@@ -19,7 +19,7 @@ import (
 // or database), whole, each time it has
 // changed: the file's rows are dropped and written again in the same
 // transaction as its first batch. An unchanged file is not opened (see
-// Ingest: its size and edges are those stored).
+// Ingest: its size, time and edges are those stored).
 func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan<- *batch) {
 	fail := func(err error) {
 		out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
@@ -32,15 +32,17 @@ func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan
 	lines := 0
 	var size int64
 	var hash []byte
+	opened, openMtime := false, int64(0)
 	send := func(last bool) bool {
 		b.last = last
 		b.lines = lines
 		if last {
 			b.offset = size
 			b.bytes = size
-			// Read again whole whenever it changed: only its edges (and
-			// a database's log) tell that.
+			// Read again whole whenever it changed: only its edges, its
+			// time (and a database's log) tell that.
 			b.edgeHash = hash
+			b.opened, b.openSize, b.openMtime = opened, size, openMtime
 		}
 		select {
 		case out <- b:
@@ -95,59 +97,87 @@ func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan
 		}
 		size = j.size
 	} else {
-		data, mtime, err := readAll(j.file.Path)
+		// A Gemini CLI chat's items are batched as they are read, none
+		// held after its batch, nor its bytes (see transcript.ScanGemini).
+		f, fi, err := openWhole(j.file.Path)
 		if err != nil {
 			fail(err)
 			return
 		}
-		size = int64(len(data))
-		items := s.readWholeGuarded(j.file, data, mtime)
+		defer f.Close()
+		size = fi.Size()
+		// What is stored of the file is what it was when it was opened:
+		// its size, its time and its edges. A rewrite while it is read,
+		// or since, changes its time (its edges perhaps), and the next
+		// ingest reads it again.
+		opened, openMtime = true, fi.ModTime().UnixNano()
 		hash = changeHash(j.file, size)
-		for _, it := range items {
-			if add(it) == stop {
-				return
-			}
+		err = s.readWholeGuarded(j.file, f, size, fi.ModTime().UTC(), add)
+		testOnlyWhileRead(j.file.Path)
+		if err == stop {
+			return
+		}
+		if err != nil {
+			fail(err)
+			return
 		}
 	}
 	send(true)
 }
 
-// readAll reads a file whole, up to transcript.MaxLine bytes.
-func readAll(path string) ([]byte, time.Time, error) {
-	f, err := os.Open(path)
+// testOnlyWhileRead is called once a file read whole has been read, for
+// the test of a file rewritten meanwhile.
+var testOnlyWhileRead = func(path string) {}
+
+// openWhole opens a file to read whole: a regular file (see
+// transcript.OpenFile) of at most transcript.MaxLine bytes.
+func openWhole(path string) (*os.File, os.FileInfo, error) {
+	f, fi, err := transcript.OpenFile(path)
 	if err != nil {
-		return nil, time.Time{}, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, time.Time{}, err
+		return nil, nil, err
 	}
 	if fi.Size() > transcript.MaxLine {
-		return nil, time.Time{}, fmt.Errorf("%d bytes, over the %d read whole; skipped", fi.Size(), int64(transcript.MaxLine))
+		f.Close()
+		return nil, nil, fmt.Errorf("%d bytes, over the %d read whole; skipped", fi.Size(), int64(transcript.MaxLine))
 	}
-	data, err := io.ReadAll(io.LimitReader(f, transcript.MaxLine+1))
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	if int64(len(data)) > transcript.MaxLine {
-		return nil, time.Time{}, fmt.Errorf("over %d bytes, read whole; skipped", int64(transcript.MaxLine))
-	}
-	return data, fi.ModTime().UTC(), nil
+	return f, fi, nil
 }
 
-// readWholeGuarded reads a file's bytes with its source's reader, turning
-// a panic into the file's error rather than the ingest's.
-func (s *Store) readWholeGuarded(f transcript.File, data []byte, mtime time.Time) (items []transcript.Item) {
+// readWholeGuarded reads the first size bytes of a file with its
+// source's reader, passing its items to fn. A panic of the reader is an
+// item's error rather than the ingest's: the read ends there, the items
+// before it kept.
+func (s *Store) readWholeGuarded(f transcript.File, r io.ReaderAt, size int64, mtime time.Time, fn func(transcript.Item) error) (err error) {
+	line, inFn := 0, false
 	defer func() {
 		if v := recover(); v != nil {
-			items = []transcript.Item{{Line: 1, Err: panicError(v)}}
+			if inFn {
+				panic(v) // fn's, not the reader's
+			}
+			err = fn(transcript.Item{Line: line + 1, Err: panicError(v)})
 		}
 	}()
-	if f.Source == transcript.Opencode {
-		return transcript.ReadOpencodeFile(data, f.Path)
+	count := func(it transcript.Item) error {
+		line = max(line, it.Line)
+		inFn = true
+		err := fn(it)
+		inFn = false
+		return err
 	}
-	return transcript.ReadGemini(data, f.Path, f.SessionID, mtime)
+	if f.Source == transcript.Opencode {
+		data := make([]byte, size)
+		n, err := io.ReadFull(io.NewSectionReader(r, 0, size), data)
+		if err != nil && err != io.ErrUnexpectedEOF {
+			return err
+		}
+		for _, it := range transcript.ReadOpencodeFile(data[:n], f.Path) {
+			if err := count(it); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return transcript.ScanGemini(r, size, f.Path, f.SessionID, mtime, count)
 }
 
 // scanDBGuarded reads an agent's database, passing its items to fn, a

@@ -366,7 +366,10 @@ func (w *writer) writeBatch(tx *sql.Tx, b *batch) (newRequests, dups int, err er
 		return 0, 0, err
 	}
 	size, mtime := int64(-1), int64(-1)
-	if b.last {
+	switch {
+	case b.last && b.opened:
+		size, mtime = b.openSize, b.openMtime
+	case b.last:
 		size, mtime = j.size, j.mtime
 	}
 	_, err = w.exec(tx, `UPDATE files SET size = ?, mtime_ns = ?, offset = ?, lines = ?, head_hash = ?, tail_start = ?, tail_hash = ?,

@@ -1,13 +1,18 @@
 package transcript
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"hash/maphash"
+	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Gemini CLI records each chat in $GEMINI_DATA_DIR/tmp/<project-hash>/
@@ -87,11 +92,33 @@ func rawString(v json.RawMessage) string {
 	if len(v) == 0 || v[0] != '"' {
 		return ""
 	}
+	if s, ok := plainString(v); ok {
+		return s
+	}
 	var s string
 	if json.Unmarshal(v, &s) != nil {
 		return ""
 	}
 	return s
+}
+
+// plainString is the value of the JSON string v when it is written
+// without escapes, control characters or bytes that are not UTF-8: what
+// is between its quotes. ok is false for any other v.
+func plainString(v []byte) (s string, ok bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	in := v[1 : len(v)-1]
+	for _, c := range in {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(in) {
+		return "", false
+	}
+	return string(in), true
 }
 
 // nonEmpty is v's string trimmed, "" when it is not a string.
@@ -136,8 +163,9 @@ func tokenValue(v json.RawMessage) (int64, bool, error) {
 	if c := v[0]; c != '-' && (c < '0' || c > '9') {
 		return 0, false, nil
 	}
-	var f float64
-	if err := json.Unmarshal(v, &f); err != nil {
+	// As encoding/json reads a number into a float64.
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil {
 		return 0, false, errTokens // a number too large for a float64
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
@@ -152,15 +180,52 @@ func tokenValue(v json.RawMessage) (int64, bool, error) {
 	return int64(f), true, nil
 }
 
+// geminiTokenKeys are the keys of a tokens object that are read, by
+// their place in geminiTokens' parts: each part's aliases in the order
+// they are tried.
+var geminiTokenKeys = [][]string{
+	{"input", "prompt", "input_tokens", "prompt_tokens"},
+	{"output", "candidates", "output_tokens", "candidates_tokens"},
+	{"cached", "cached_tokens"},
+	{"thoughts", "reasoning", "thoughts_tokens", "reasoning_tokens"},
+	{"tool", "tool_tokens"},
+	{"total"},
+	{"total_tokens"},
+}
+
+// geminiTokenKey is each of geminiTokenKeys' place: part and alias.
+var geminiTokenKey = func() map[string][2]int {
+	m := map[string][2]int{}
+	for i, keys := range geminiTokenKeys {
+		for j, k := range keys {
+			m[k] = [2]int{i, j}
+		}
+	}
+	return m
+}()
+
+// parseGeminiTokens reads a tokens object (valid JSON: a value of a
+// document decoded before) as encoding/json would decode it into a map,
+// a key written twice being its last value, without that map: its
+// members are views of raw.
 func parseGeminiTokens(raw json.RawMessage) (geminiTokens, bool, error) {
-	var m map[string]json.RawMessage
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
+	if len(raw) == 0 || raw[0] != '{' {
+		return geminiTokens{}, false, nil
+	}
+	var vals [7][4][]byte
+	var present [7][4]bool
+	if splitObject(raw, func(k string, v []byte) error {
+		if at, ok := geminiTokenKey[k]; ok {
+			vals[at[0]][at[1]], present[at[0]][at[1]] = v, true
+		}
+		return nil
+	}) != nil {
 		return geminiTokens{}, false, nil
 	}
 	var err error
-	first := func(keys ...string) int64 {
-		for _, k := range keys {
-			n, ok, e := tokenValue(m[k])
+	first := func(part int) int64 {
+		for _, v := range vals[part] {
+			n, ok, e := tokenValue(v)
 			if e != nil {
 				err = e
 			}
@@ -170,16 +235,10 @@ func parseGeminiTokens(raw json.RawMessage) (geminiTokens, bool, error) {
 		}
 		return 0
 	}
-	t := geminiTokens{
-		input:    first("input", "prompt", "input_tokens", "prompt_tokens"),
-		output:   first("output", "candidates", "output_tokens", "candidates_tokens"),
-		cached:   first("cached", "cached_tokens"),
-		thoughts: first("thoughts", "reasoning", "thoughts_tokens", "reasoning_tokens"),
-		tool:     first("tool", "tool_tokens"),
-	}
-	tv, ok := m["total"]
-	if !ok {
-		tv = m["total_tokens"]
+	t := geminiTokens{input: first(0), output: first(1), cached: first(2), thoughts: first(3), tool: first(4)}
+	tv := vals[5][0]
+	if !present[5][0] {
+		tv = vals[6][0]
 	}
 	n, has, e := tokenValue(tv)
 	if e != nil {
@@ -273,17 +332,34 @@ func (p *GeminiParser) ParseLine(line []byte) (*Record, error) {
 	return rec, err
 }
 
-// parse parses a line, with the times its tool results were recorded at.
-func (p *GeminiParser) parse(line []byte) (*Record, []time.Time, error) {
-	var r geminiRecord
-	if err := json.Unmarshal(line, &r); err != nil {
-		return nil, nil, errors.New("not a JSON object")
+// What a line names, of the parser's state (see decode).
+const (
+	namesSession = 1 << iota
+	namesModel
+)
+
+// decode decodes a line into r, taking the session and the model it
+// names (named says which).
+func (p *GeminiParser) decode(line []byte, r *geminiRecord) (named int, err error) {
+	if err := json.Unmarshal(line, r); err != nil {
+		return 0, errors.New("not a JSON object")
 	}
 	if s := r.session(); s != "" {
 		p.SessionID = s
+		named |= namesSession
 	}
 	if m := nonEmpty(r.Model); m != "" {
 		p.model = m
+		named |= namesModel
+	}
+	return named, nil
+}
+
+// parse parses a line, with the times its tool results were recorded at.
+func (p *GeminiParser) parse(line []byte) (*Record, []time.Time, error) {
+	var r geminiRecord
+	if _, err := p.decode(line, &r); err != nil {
+		return nil, nil, err
 	}
 	if r.isGemini() {
 		ts, err := geminiAt(p.FileTime, r.Timestamp, r.CreatedAt)
@@ -304,27 +380,58 @@ func (p *GeminiParser) parse(line []byte) (*Record, []time.Time, error) {
 	return rec, nil, err
 }
 
+// copyID is the message id of a line that parse makes a record with a
+// request of, else "" (a line whose later copies replace it, in a JSONL
+// file), with what the line names of the parser's state, which it takes
+// as parse does. Its tool calls are not read.
+func (p *GeminiParser) copyID(line []byte) (id string, named int) {
+	var r geminiRecord
+	named, err := p.decode(line, &r)
+	if err != nil || !r.isGemini() {
+		return "", named
+	}
+	if id = nonEmpty(r.ID); id == "" {
+		return "", named
+	}
+	if _, err := geminiAt(p.FileTime, r.Timestamp, r.CreatedAt); err != nil {
+		return "", named
+	}
+	if q, err := geminiRequest(&r, p.model); err != nil || q == nil {
+		return "", named
+	}
+	return id, named
+}
+
 // geminiMessage is the record of a response: its request and tool calls,
 // with the times their results were recorded at (zero where none).
 func geminiMessage(r *geminiRecord, model, session string, ts time.Time) (*Record, []time.Time, error) {
 	rec := &Record{Time: ts, SessionID: session, MessageID: nonEmpty(r.ID)}
-	if m := nonEmpty(r.Model); m != "" {
-		model = m
-	}
-	t, ok, err := parseGeminiTokens(r.Tokens)
+	q, err := geminiRequest(r, model)
 	if err != nil {
 		return nil, nil, err
 	}
-	if ok && model != "" {
-		if u, ok := t.usage(geminiTokens.uncached); ok {
-			rec.Request = &Request{Model: model, Usage: u}
-		}
-	}
+	rec.Request = q
 	times := geminiToolCalls(rec, r.ToolCalls)
 	if rec.Request == nil && len(rec.Calls) == 0 {
 		return nil, nil, nil
 	}
 	return rec, times, nil
+}
+
+// geminiRequest is the request of a response, the model named before it
+// standing in for its own; nil when it counts nothing.
+func geminiRequest(r *geminiRecord, model string) (*Request, error) {
+	if m := nonEmpty(r.Model); m != "" {
+		model = m
+	}
+	t, ok, err := parseGeminiTokens(r.Tokens)
+	if err != nil || !ok || model == "" {
+		return nil, err
+	}
+	if u, ok := t.usage(geminiTokens.uncached); ok {
+		return &Request{Model: model, Usage: u}, nil
+	}
+	return nil, nil
 }
 
 // geminiStats is the record of a stats object (gemini -p's totals): one
@@ -608,59 +715,190 @@ type Item struct {
 // missing timestamp. Items come in file order; records without a request
 // or tool calls are left out.
 func ReadGemini(data []byte, name, session string, fileTime time.Time) []Item {
-	if strings.HasSuffix(name, ".jsonl") {
-		return readGeminiJSONL(data, session, fileTime)
-	}
-	return readGeminiJSON(data, session, fileTime)
-}
-
-func readGeminiJSONL(data []byte, session string, fileTime time.Time) []Item {
-	p := &GeminiParser{SessionID: session, FileTime: fileTime}
 	var items []Item
-	at := map[string]int{}
-	for no := 1; len(data) > 0; no++ {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		rec, times, err := p.parse(line)
-		it := Item{Line: no, Rec: rec, More: splitResults(rec, times), Err: err}
-		switch {
-		case err != nil:
-			items = append(items, it)
-		case rec != nil && rec.MessageID != "" && rec.Request != nil:
-			if i, ok := at[rec.MessageID]; ok {
-				items[i] = it
-				continue
-			}
-			at[rec.MessageID] = len(items)
-			items = append(items, it)
-		case rec != nil:
-			items = append(items, it)
-		}
-	}
-	// A message's tool calls are in each of its copies, joined by their
-	// ids. The message ids are dropped: requests are not matched across
-	// files (as ccusage does not).
-	for _, it := range items {
-		if it.Rec != nil {
-			it.Rec.MessageID = ""
-		}
-	}
+	ScanGemini(bytes.NewReader(data), int64(len(data)), name, session, fileTime, func(it Item) error {
+		items = append(items, it)
+		return nil
+	})
 	return items
 }
 
-func readGeminiJSON(data []byte, session string, fileTime time.Time) []Item {
+// ScanGemini is ReadGemini reading the first size bytes of r (fewer if
+// it ends before), each item passed to fn as it is made, none kept once
+// fn returns. A JSONL file is read twice, line by line, its bytes never
+// held: first for where each message's copies are, then for the items
+// (see readGeminiJSONL). A JSON document is read whole. An error of fn
+// ends the read and is returned as it is, as is an error reading r.
+func ScanGemini(r io.ReaderAt, size int64, name, session string, fileTime time.Time, fn func(Item) error) error {
+	if strings.HasSuffix(name, ".jsonl") {
+		return readGeminiJSONL(r, size, session, fileTime, fn)
+	}
+	data := make([]byte, size)
+	n, err := io.ReadFull(io.NewSectionReader(r, 0, size), data)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return err
+	}
+	return readGeminiJSON(data[:n], session, fileTime, fn)
+}
+
+// geminiKey is a hash of a message id (128 bits: two ids that collide are
+// as unlikely as two random 128-bit values that do).
+type geminiKey [2]uint64
+
+// lineRef is where a line is in its file: its offset and its length,
+// newline included (n 0: no line).
+type lineRef struct {
+	off int64
+	n   int
+}
+
+// A geminiCopy is a message of a JSONL file written more than once:
+// where its last copy is, and the lines that named the session and the
+// model in force before it, so that the copy can be read again out of
+// its turn, in the first copy's place.
+type geminiCopy struct {
+	last           int // its line number
+	at             lineRef
+	session, model lineRef
+	done           bool // passed on, in the first copy's place
+}
+
+// geminiLines calls fn with each line of the first size bytes of r,
+// trimmed of spaces (blank lines are counted, not passed), with its
+// number and where it is. A last line without a newline is a line. The
+// line's bytes are reused once fn returns.
+func geminiLines(r io.ReaderAt, size int64, fn func(line []byte, no int, at lineRef) error) error {
+	br := bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10)
+	var long []byte
+	off := int64(0)
+	for no := 1; ; no++ {
+		chunk, err := br.ReadSlice('\n')
+		line := chunk
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], chunk...)
+			for err == bufio.ErrBufferFull {
+				chunk, err = br.ReadSlice('\n')
+				long = append(long, chunk...)
+			}
+			line = long
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if len(line) == 0 {
+			return nil
+		}
+		at := lineRef{off, len(line)}
+		off += int64(len(line))
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			if ferr := fn(t, no, at); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// readLineAt reads the line at at, trimmed of spaces.
+func readLineAt(r io.ReaderAt, at lineRef) []byte {
+	b := make([]byte, at.n)
+	n, _ := r.ReadAt(b, at.off)
+	return bytes.TrimSpace(b[:n])
+}
+
+// readGeminiJSONL reads a JSONL chat file in two passes, holding a few
+// bytes a message rather than the file or its items. The first finds
+// the messages written more than once: of each, the place of its last
+// copy and the lines that named the session and model before it. The
+// second passes the items in file order, each message's last copy read
+// again at its first copy (with the session and model of its own
+// place), its other copies skipped.
+func readGeminiJSONL(r io.ReaderAt, size int64, session string, fileTime time.Time, fn func(Item) error) error {
+	seeds := [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	key := func(id string) geminiKey {
+		return geminiKey{maphash.String(seeds[0], id), maphash.String(seeds[1], id)}
+	}
+	seen := map[geminiKey]struct{}{}
+	copies := map[geminiKey]geminiCopy{} // values, for the collector not to walk
+	p := &GeminiParser{SessionID: session, FileTime: fileTime}
+	var sessionAt, modelAt lineRef
+	err := geminiLines(r, size, func(line []byte, no int, at lineRef) error {
+		before := [2]lineRef{sessionAt, modelAt}
+		id, named := p.copyID(line)
+		if named&namesSession != 0 {
+			sessionAt = at
+		}
+		if named&namesModel != 0 {
+			modelAt = at
+		}
+		if id == "" {
+			return nil
+		}
+		k := key(id)
+		if _, ok := seen[k]; !ok {
+			seen[k] = struct{}{}
+			return nil
+		}
+		copies[k] = geminiCopy{last: no, at: at, session: before[0], model: before[1]}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	seen = nil
+	// The session and model in force at a line, from the lines that named
+	// them before it.
+	stateAt := func(c geminiCopy) *GeminiParser {
+		q := &GeminiParser{SessionID: session, FileTime: fileTime}
+		if c.session.n > 0 {
+			s := &GeminiParser{SessionID: session}
+			s.decode(readLineAt(r, c.session), &geminiRecord{})
+			q.SessionID = s.SessionID
+		}
+		if c.model.n > 0 {
+			m := &GeminiParser{}
+			m.decode(readLineAt(r, c.model), &geminiRecord{})
+			q.model = m.model
+		}
+		return q
+	}
+	p = &GeminiParser{SessionID: session, FileTime: fileTime}
+	return geminiLines(r, size, func(line []byte, no int, _ lineRef) error {
+		rec, times, err := p.parse(line)
+		if err == nil && rec != nil && rec.MessageID != "" && rec.Request != nil {
+			k := key(rec.MessageID)
+			if c, ok := copies[k]; ok {
+				if c.done {
+					return nil
+				}
+				c.done = true
+				copies[k] = c
+				if c.last != no {
+					no = c.last
+					rec, times, err = stateAt(c).parse(readLineAt(r, c.at))
+				}
+			}
+		}
+		if err == nil && rec == nil {
+			return nil
+		}
+		if rec != nil {
+			// A message's tool calls are in each of its copies, joined by
+			// their ids. The message ids are dropped: requests are not
+			// matched across files (as ccusage does not).
+			rec.MessageID = ""
+		}
+		return fn(Item{Line: no, Rec: rec, More: splitResults(rec, times), Err: err})
+	})
+}
+
+func readGeminiJSON(data []byte, session string, fileTime time.Time, fn func(Item) error) error {
 	var r geminiRecord
 	if err := json.Unmarshal(data, &r); err != nil {
 		if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-			return []Item{{Line: lineAt(data, errorOffset(err)), Err: errors.New("not a valid JSON document")}}
+			return fn(Item{Line: lineAt(data, errorOffset(err)), Err: errors.New("not a valid JSON document")})
 		}
 		return nil // a list (logs.json, a checkpoint): no usage
 	}
@@ -674,80 +912,83 @@ func readGeminiJSON(data []byte, session string, fileTime time.Time) []Item {
 		start = fileTime
 	}
 	if len(r.Messages) > 0 && r.Messages[0] == '[' {
-		var items []Item
 		base := messagesOffset(data)
-		eachElement(r.Messages, func(off int, msg json.RawMessage) {
+		lines := lineCounter{data: data}
+		return eachElement(r.Messages, func(off int, msg json.RawMessage) error {
 			var m geminiRecord
 			if len(msg) == 0 || msg[0] != '{' || json.Unmarshal(msg, &m) != nil || !m.isGemini() {
-				return
+				return nil
 			}
-			line := lineAt(data, base+off)
+			line := lines.at(base + off)
 			ts, err := geminiAt(start, m.Timestamp, m.CreatedAt)
 			if err != nil {
-				items = append(items, Item{Line: line, Err: err})
-				return
+				return fn(Item{Line: line, Err: err})
 			}
 			rec, times, err := geminiMessage(&m, "", session, ts)
 			if err != nil {
-				items = append(items, Item{Line: line, Err: err})
-			} else if rec != nil {
-				rec.MessageID = "" // every message of a JSON file counts
-				items = append(items, Item{Line: line, Rec: rec, More: splitResults(rec, times)})
+				return fn(Item{Line: line, Err: err})
 			}
+			if rec == nil {
+				return nil
+			}
+			rec.MessageID = "" // every message of a JSON file counts
+			return fn(Item{Line: line, Rec: rec, More: splitResults(rec, times)})
 		})
-		return items
 	}
 	if r.isGemini() {
 		ts, err := geminiAt(fileTime, r.Timestamp, r.CreatedAt)
 		if err != nil {
-			return []Item{{Line: 1, Err: err}}
+			return fn(Item{Line: 1, Err: err})
 		}
 		rec, times, err := geminiMessage(&r, "", session, ts)
 		if err != nil {
-			return []Item{{Line: 1, Err: err}}
+			return fn(Item{Line: 1, Err: err})
 		}
 		if rec == nil {
 			return nil
 		}
 		rec.MessageID = ""
-		return []Item{{Line: 1, Rec: rec, More: splitResults(rec, times)}}
+		return fn(Item{Line: 1, Rec: rec, More: splitResults(rec, times)})
 	}
 	if st := r.stats(); st != nil {
 		ts, err := geminiAt(fileTime, r.Timestamp)
 		if err != nil {
-			return []Item{{Line: 1, Err: err}}
+			return fn(Item{Line: 1, Err: err})
 		}
 		rec, err := geminiStats(st, nonEmpty(r.Model), session, ts)
 		if err != nil {
-			return []Item{{Line: 1, Err: err}}
+			return fn(Item{Line: 1, Err: err})
 		}
 		if rec != nil {
-			return []Item{{Line: 1, Rec: rec}}
+			return fn(Item{Line: 1, Rec: rec})
 		}
 	}
 	return nil
 }
 
 // eachElement calls fn with each element of a JSON array and its offset
-// in the array's bytes.
-func eachElement(arr json.RawMessage, fn func(off int, v json.RawMessage)) {
+// in the array's bytes, until fn returns an error, which it returns.
+func eachElement(arr json.RawMessage, fn func(off int, v json.RawMessage) error) error {
 	dec := json.NewDecoder(bytes.NewReader(arr))
 	if _, err := dec.Token(); err != nil {
-		return
+		return nil
 	}
 	for dec.More() {
 		off := int(dec.InputOffset())
 		var v json.RawMessage
 		if dec.Decode(&v) != nil {
-			return
+			return nil
 		}
 		// InputOffset is before the separator and spaces that lead to the
 		// element: skip them.
 		for off < len(arr) && (arr[off] == ',' || arr[off] == ' ' || arr[off] == '\n' || arr[off] == '\r' || arr[off] == '\t') {
 			off++
 		}
-		fn(off, v)
+		if err := fn(off, v); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // messagesOffset is where the value of the top-level "messages" key
@@ -783,6 +1024,25 @@ func messagesOffset(data []byte) int {
 func lineAt(data []byte, off int) int {
 	off = max(0, min(off, len(data)))
 	return 1 + bytes.Count(data[:off], []byte{'\n'})
+}
+
+// A lineCounter numbers the lines of data at offsets asked for in
+// increasing order, counting each byte once: counting from the top for
+// each of a document's messages took time in the square of its size.
+type lineCounter struct {
+	data      []byte
+	off, line int // line is the number of the line that holds byte off
+}
+
+// at is the number of the line that holds byte off of data (see lineAt).
+func (c *lineCounter) at(off int) int {
+	off = max(0, min(off, len(c.data)))
+	if c.line == 0 || off < c.off {
+		c.off, c.line = 0, 1
+	}
+	c.line += bytes.Count(c.data[c.off:off], []byte{'\n'})
+	c.off = off
+	return c.line
 }
 
 func errorOffset(err error) int {

@@ -3,8 +3,10 @@ package transcript_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -281,4 +283,129 @@ func FuzzGeminiDocument(f *testing.F) {
 			last = it.Line
 		}
 	})
+}
+
+// TestGeminiCopies: in a JSONL file the last copy of a message counts,
+// in the first one's place, read with the session and model named
+// before it (however far from the first); a copy that has no request, or
+// is an error, is an item of its own.
+func TestGeminiCopies(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		jsonl string
+		want  string
+	}{
+		{"far apart", `{"sessionId":"s1"}
+{"id":"x","type":"gemini","model":"m1","tokens":{"input":1,"output":1}}
+{"id":"y","type":"gemini","tokens":{"input":2,"output":2}}
+{"sessionId":"s2","model":"m2"}
+{"id":"x","type":"gemini","tokens":{"input":1,"output":9}}
+{"id":"y","type":"gemini","model":"m3","tokens":{"input":2,"output":7}}
+{"id":"z","type":"gemini","tokens":{"input":3,"output":3}}`,
+			"5:s2/m2/9 6:s2/m3/7 7:s2/m3/3"},
+		{"three copies", `{"id":"x","type":"gemini","model":"m","tokens":{"input":1,"output":1}}
+{"id":"x","type":"gemini","model":"m","tokens":{"input":1,"output":50}}
+
+  {"id":"w","type":"gemini","model":"m","tokens":{"input":1,"output":4}}  ` + "\r" + `
+{"id":"x","type":"gemini","model":"m","tokens":{"input":1,"output":5}}
+`, "5:f/m/5 4:f/m/4"},
+		{"not copies", `{"id":"x","type":"gemini","tokens":{"input":1,"output":1}}
+{"id":"x","type":"gemini","model":"m","tokens":{"input":1,"output":2}}
+{"id":"x","type":"gemini","toolCalls":[{"id":"c","name":"n"}]}
+{"id":"x","type":"gemini","timestamp":"1999-01-01T00:00:00Z","model":"m","tokens":{"input":1,"output":3}}
+{"id":"x","type":"gemini","model":"m","tokens":{"input":1e400}}
+not json
+{"id":"x","type":"gemini","model":"m","tokens":{"input":1,"output":6}}`,
+			"7:f/m/6 3:f/m/calls 4:err 5:err 6:err"},
+	} {
+		var got []string
+		for _, it := range transcript.ReadGemini([]byte(tc.jsonl), "f.jsonl", "f", geminiFileTime) {
+			s := fmt.Sprint(it.Line, ":")
+			switch {
+			case it.Err != nil:
+				s += "err"
+			case it.Rec.Request == nil:
+				s += fmt.Sprintf("%s/m/calls", it.Rec.SessionID)
+			default:
+				s += fmt.Sprintf("%s/%s/%d", it.Rec.SessionID, it.Rec.Request.Model, it.Rec.Request.Usage.Output)
+			}
+			got = append(got, s)
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, g, tc.want)
+		}
+	}
+}
+
+// TestGeminiHeldBytes bounds what reading a large chat file holds while
+// its items are passed on: a JSONL file is read as it goes, holding
+// neither its bytes nor its items (an ingest sets a soft heap limit of
+// 64 MB, under which a heap that grows with the file made the collector
+// run over all of it, again and again: 133 s for 100 MB of small
+// messages); a JSON document holds its bytes, not its items.
+func TestGeminiHeldBytes(t *testing.T) {
+	const n = 50000
+	var jsonl, doc bytes.Buffer
+	jsonl.WriteString(`{"sessionId":"big"}` + "\n")
+	doc.WriteString(`{"sessionId":"big","messages":[`)
+	for i := range n {
+		// Every fourth message is written again two lines later, and the
+		// first once more at the end.
+		fmt.Fprintf(&jsonl, `{"id":"g-%d","type":"gemini","model":"gemini-2.5-flash","tokens":{"input":10,"output":%d}}`+"\n", i, i%7)
+		if i%4 == 2 {
+			fmt.Fprintf(&jsonl, `{"id":"g-%d","type":"gemini","model":"gemini-2.5-flash","tokens":{"input":10,"output":%d}}`+"\n", i-2, 100+i)
+		}
+		if i > 0 {
+			doc.WriteByte(',')
+		}
+		fmt.Fprintf(&doc, "\n"+`{"id":"g-%d","type":"gemini","model":"m","tokens":{"input":1}}`, i)
+	}
+	jsonl.WriteString(`{"id":"g-0","type":"gemini","model":"gemini-2.5-flash","tokens":{"input":10,"output":9999}}` + "\n")
+	doc.WriteString("\n]}\n")
+	for _, tc := range []struct {
+		name  string
+		data  []byte
+		items int
+		held  int // at most this many times the file's size
+	}{
+		{"c.jsonl", jsonl.Bytes(), n, 0},
+		{"c.json", doc.Bytes(), n, 3},
+	} {
+		path := filepath.Join(t.TempDir(), tc.name)
+		if err := os.WriteFile(path, tc.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := int64(len(tc.data))
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		base, peak := ms.HeapAlloc, uint64(0)
+		items := 0
+		err = transcript.ScanGemini(f, size, path, "c", geminiFileTime, func(it transcript.Item) error {
+			if it.Err != nil || it.Rec == nil {
+				return fmt.Errorf("line %d: %v", it.Line, it.Err)
+			}
+			if items++; items%(n/8) == 0 {
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapAlloc-min(ms.HeapAlloc, base))
+			}
+			return nil
+		})
+		f.Close()
+		if err != nil || items != tc.items {
+			t.Fatalf("%s: %d items, %v", tc.name, items, err)
+		}
+		// A JSONL file's reader holds its buffer and the places of its
+		// messages' copies: a few bytes a line (its message ids' hashes
+		// too, while it looks for the copies).
+		limit := uint64(tc.held)*uint64(size) + uint64(size)/2
+		if peak > limit {
+			t.Errorf("%s: %d KB held while reading %d KB, want at most %d KB", tc.name, peak>>10, size>>10, limit>>10)
+		}
+	}
 }

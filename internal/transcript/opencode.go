@@ -268,26 +268,31 @@ func ReadOpencodeDB(ctx context.Context, path string) ([]Item, error) {
 // each row an item passed to fn as it is read, whose Line is its number
 // in that order (messages first); none is kept once fn returns. An error
 // of fn ends the read and is returned as it is. The agent's database is
-// never written to and no lock is taken on it: without a write-ahead log
-// it is read in SQLite's immutable mode; with one, a copy of both (in
-// the temporary folder) is read, so that what the log holds counts and
-// opencode, writing meanwhile, is never kept waiting. A copy taken while
+// never written to and no lock is taken on it, nor is it opened by
+// SQLite: a copy of it (and of its write-ahead log, if it has one) in
+// the temporary folder is read, so that what the log holds counts,
+// opencode, writing meanwhile, is never kept waiting, and the ingest
+// never waits on a FIFO swapped in for the database since it was listed
+// (copySnapshot opens it without waiting, and only a regular file; SQLite
+// opening its path would wait for a writer forever). A copy taken while
 // opencode checkpoints may be torn: the read fails with an error (after
 // the items read until then), and the next one reads it again.
 func ScanOpencodeDB(ctx context.Context, path string, fn func(Item) error) error {
-	dsn := sqliteuri.Of(path) + "?mode=ro&immutable=1&_pragma=query_only(1)"
+	dir, err := os.MkdirTemp("", "mcpcost-opencode-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cp := filepath.Join(dir, "opencode.db")
+	if err := copySnapshot(path, cp); err != nil {
+		return err
+	}
+	dsn := sqliteuri.Of(cp) + "?mode=ro&immutable=1&_pragma=query_only(1)"
 	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
-		dir, err := os.MkdirTemp("", "mcpcost-opencode-")
-		if err != nil {
+		if err := copySnapshot(path+"-wal", cp+"-wal"); err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
-		for _, suffix := range []string{"", "-wal"} {
-			if err := copySnapshot(path+suffix, filepath.Join(dir, "opencode.db"+suffix)); err != nil {
-				return err
-			}
-		}
-		dsn = sqliteuri.Of(filepath.Join(dir, "opencode.db")) + "?_pragma=busy_timeout(5000)"
+		dsn = sqliteuri.Of(cp) + "?_pragma=busy_timeout(5000)"
 	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {

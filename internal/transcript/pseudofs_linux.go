@@ -1,6 +1,9 @@
 package transcript
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 // pseudoFSMagic are the statfs(2) types of Linux's pseudo file systems,
 // whose trees are the system's state rather than anyone's files: proc,
@@ -19,4 +22,19 @@ var pseudoFSMagic = map[int64]bool{
 func pseudoFSType(path string) bool {
 	var st syscall.Statfs_t
 	return syscall.Statfs(path, &st) == nil && pseudoFSMagic[int64(st.Type)]
+}
+
+// pseudoFSFile reports whether the open file f is on a pseudo file
+// system.
+func pseudoFSFile(f *os.File) bool {
+	c, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	pseudo := false
+	c.Control(func(fd uintptr) {
+		var st syscall.Statfs_t
+		pseudo = syscall.Fstatfs(int(fd), &st) == nil && pseudoFSMagic[int64(st.Type)]
+	})
+	return pseudo
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 )
 
 // copySnapshot copies the file at from (an agent's database, or its
@@ -20,24 +19,14 @@ import (
 // than the file held: a link to /dev/zero or a FIFO is an error, not a
 // copy that fills the disk or waits forever.
 func copySnapshot(from, to string) error {
-	if systemFolder(from) {
-		return fmt.Errorf("%s: a link into /proc, /sys or /dev, not read", from)
+	in, fi, err := OpenFile(from)
+	if _, ok := err.(notRead); ok {
+		return fmt.Errorf("%s: %w", from, err)
 	}
-	in, err := os.OpenFile(from, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	fi, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: not a regular file (%s), not read", from, kind(fi.Mode()))
-	}
-	if pseudoFSType(from) {
-		return fmt.Errorf("%s: on a pseudo file system, not read", from)
-	}
 	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
