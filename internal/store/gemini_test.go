@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -250,5 +251,39 @@ func TestGeminiRewrittenWhileRead(t *testing.T) {
 				t.Errorf("the ingest after that read %d files, want none (%v)", st.FilesRead, err)
 			}
 		})
+	}
+}
+
+// TestGeminiLinesStat: the lines an ingest reports of a chat read whole
+// in several batches are the chat's lines, once, as for any file read
+// line by line, and so is the line count its row keeps.
+func TestGeminiLinesStat(t *testing.T) {
+	for _, n := range []int{1, batchRecords - 1, batchRecords, batchRecords + 1, 2*batchRecords + 1} {
+		root := t.TempDir()
+		dir := filepath.Join(root, "tmp", "4d7e21aa03", "chats")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		b.WriteString(`{"sessionId":"7b9d4c2e-8a61-4f3b-b0d2-5e9f1a3c7d20","projectHash":"4d7e21aa03","startTime":"2026-11-29T14:03:10.000Z","lastUpdated":"2026-11-29T14:09:55.000Z","kind":"main"}` + "\n")
+		for i := range n {
+			fmt.Fprintf(&b, `{"id":"g-%d","timestamp":"2026-11-29T14:03:14.200Z","type":"gemini","content":"x","model":"gemini-3-pro-preview","tokens":{"input":10,"output":1,"cached":0,"thoughts":0,"tool":0,"total":11}}`+"\n", i)
+		}
+		path := filepath.Join(dir, "session-2026-11-29T14-03-7b9d4c2e.jsonl")
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := open(t, filepath.Join(t.TempDir(), "usage.db"))
+		st, err := s.Ingest(context.Background(), IngestOptions{GeminiRoots: []string{root}, Count: token.O200k().Count})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stored int
+		if err := s.db.QueryRow(`SELECT lines FROM files WHERE path = ?`, path).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		if st.Lines != n+1 || stored != n+1 || st.Requests != n {
+			t.Errorf("%d messages: %d lines reported, %d stored, %d requests; want %d, %d, %d", n, st.Lines, stored, st.Requests, n+1, n+1, n)
+		}
 	}
 }

@@ -25,11 +25,13 @@ func (s *Store) readWhole(ctx context.Context, j *job, o IngestOptions, out chan
 		out <- &batch{job: j, failed: true, warnings: []string{fmt.Sprintf("%s: %v", j.file.Path, err)}}
 	}
 	reset := j.row != nil
+	lines := 0
+	// A batch's lines are the file's so far, its startLines those of the
+	// batches before it: the writer adds the difference to the stats.
 	newBatch := func(first bool) *batch {
-		return &batch{job: j, first: first, reset: first && reset, calls: map[string]*toolRow{}}
+		return &batch{job: j, first: first, reset: first && reset, startLines: lines, calls: map[string]*toolRow{}}
 	}
 	b := newBatch(true)
-	lines := 0
 	var size int64
 	var hash []byte
 	opened, openMtime := false, int64(0)
