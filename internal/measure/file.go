@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpcost/mcpcost/internal/canon"
 	"github.com/mcpcost/mcpcost/internal/status"
 )
 
@@ -284,11 +285,12 @@ func FailedFile(st status.Status, serverName, launch string, envNames []string, 
 }
 
 // InstructionsJSON is serverInstructions in its three states: a string,
-// null for none sent.
+// null for none sent. The string is written as JSON.stringify writes it
+// (& < > and U+2028 as they are), as every other string of the file is,
+// so that the file read back and written again is the same bytes.
 func InstructionsJSON(s *string) json.RawMessage {
 	if s == nil {
 		return json.RawMessage("null")
 	}
-	b, _ := json.Marshal(*s)
-	return b
+	return canon.AppendString(nil, *s)
 }

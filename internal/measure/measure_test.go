@@ -296,3 +296,25 @@ func TestFailedFileNotesCut(t *testing.T) {
 		}
 	}
 }
+
+// TestInstructionsJSON: serverInstructions is written as JSON.stringify
+// writes a string, as the rest of the file is: a file measured from a
+// live server and the same file measured again from itself are the same
+// bytes.
+func TestInstructionsJSON(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Constraints & Limitations", `"Constraints & Limitations"`},
+		{"<b>bold</b>", `"<b>bold</b>"`},
+		{"line\u2028sep\u2029para", "\"line\u2028sep\u2029para\""},
+		{"tab\tnl\n\"q\" \\ \x01", `"tab\tnl\n\"q\" \\ \u0001"`},
+		{"", `""`},
+	} {
+		s := c.in
+		if got := string(InstructionsJSON(&s)); got != c.want {
+			t.Errorf("InstructionsJSON(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+	if got := string(InstructionsJSON(nil)); got != "null" {
+		t.Errorf("InstructionsJSON(nil) = %s, want null", got)
+	}
+}
