@@ -457,3 +457,41 @@ func TestShellArgs(t *testing.T) {
 		t.Errorf("Display = %q, want %q", got, want)
 	}
 }
+
+// TestShellScriptLooks: finding a shell's command string looks at each
+// word of a command line a bounded number of times, where the options of
+// a shell that runs no string hold other shells' names (sh -o sh -o ...),
+// and finds the same string as before.
+func TestShellScriptLooks(t *testing.T) {
+	long := func(n int, tail ...string) []string {
+		var argv []string
+		for i := 0; i < n; i++ {
+			argv = append(argv, "sh", "-o")
+		}
+		return append(argv, tail...)
+	}
+	tests := []struct {
+		name   string
+		argv   []string
+		script int
+	}{
+		{"sh -o pairs", long(2000), -1},
+		{"rcfile pairs", strings.Fields(strings.Repeat("bash --rcfile bash ", 2000)), -1},
+		{"then a shell", long(2000, "bash", "-c", "TOKEN=x node"), 4002},
+		{"option value", []string{"sh", "-o", "bash", "-c", "X"}, 4},
+		{"script file", []string{"sh", "-e", "run.sh", "bash", "-c", "X"}, 5},
+		{"after --", []string{"sh", "--", "bash", "-lc", "X"}, 4},
+		{"value at end", []string{"sh", "-o"}, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			script, _, looked := findScript(tt.argv)
+			if script != tt.script {
+				t.Errorf("script = %d, want %d", script, tt.script)
+			}
+			if looked > 2*len(tt.argv) {
+				t.Errorf("%d words looked at %d times, want at most %d", len(tt.argv), looked, 2*len(tt.argv))
+			}
+		})
+	}
+}

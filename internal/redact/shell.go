@@ -31,42 +31,62 @@ var posixShells = map[string]bool{
 // runs, wherever the shell stands in argv (sh -c, docker exec CTR sh -c,
 // env bash -lc), and how that shell splits it; -1 when there is none.
 func shellScript(argv []string) (int, dialect) {
+	j, d, _ := findScript(argv)
+	return j, d
+}
+
+// findScript is shellScript, with the number of words it looked at.
+// Each word is looked at a bounded number of times: the options of a
+// POSIX shell that runs no string, and their values (sh -o NAME), are
+// read once, not again from each shell's name among them (sh -o sh -o
+// sh ..., n words looked at n*n/4 times before).
+func findScript(argv []string) (int, dialect, int) {
+	looked := 0
 	pwsh := false // a PowerShell was looked at: its look went to the end
-	for i, a := range argv {
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		looked++
 		if strings.HasPrefix(a, "-") || strings.Contains(a, "=") {
 			continue
 		}
 		switch name := commandName(a); {
 		case posixShells[name]:
-			if j := posixScript(argv, i+1); j >= 0 {
-				return j, posix
+			j, end := posixScript(argv, i+1)
+			looked += end - (i + 1)
+			if j >= 0 {
+				return j, posix, looked
 			}
+			// argv[i+1:end] are the shell's options and their values, no
+			// command of their own.
+			i = end - 1
 		case name == "cmd":
 			if j := cmdScript(argv, i+1); j >= 0 {
-				return j, cmdExe
+				return j, cmdExe, looked
 			}
 		case (name == "powershell" || name == "pwsh") && !pwsh:
 			if j := powerShellScript(argv, i+1); j >= 0 {
-				return j, powerShell
+				return j, powerShell, looked
 			}
 			pwsh = true
 		}
 	}
-	return -1, 0
+	return -1, 0, looked
 }
 
 // posixScript is the index of the first argument that is no option, after
-// the options from argv[from] when one of them holds c.
-func posixScript(argv []string, from int) int {
+// the options from argv[from] when one of them holds c (else -1), and
+// where the options end: that argument, a -- or -, or len(argv).
+func posixScript(argv []string, from int) (script, end int) {
 	sawC := false
-	for j := from; j < len(argv); j++ {
+	j := from
+	for ; j < len(argv); j++ {
 		a := argv[j]
 		switch {
 		case a == "--" || a == "-":
 			if sawC && j+1 < len(argv) {
-				return j + 1
+				return j + 1, j
 			}
-			return -1
+			return -1, j
 		case strings.HasPrefix(a, "--"):
 			switch a {
 			case "--rcfile", "--init-file":
@@ -83,12 +103,12 @@ func posixScript(argv []string, from int) int {
 			}
 		default:
 			if sawC {
-				return j
+				return j, j
 			}
-			return -1
+			return -1, j
 		}
 	}
-	return -1
+	return -1, min(j, len(argv))
 }
 
 // cmdScript is the index of the argument after /c (or /k, /r), among the
