@@ -405,6 +405,10 @@ func TestShellArgs(t *testing.T) {
 		{[]string{"sh", "-c", `srv --header "Authorization: Bearer abc.def"`}, `srv --header "Authorization: ***"`, []string{"abc.def"}},
 		{[]string{"sh", "-c", "srv   --token=abc123\n\t--x"}, "srv   --token=***\n\t--x", []string{"abc123"}},
 		{[]string{"bash", "-c", `sh -c 'srv --token=abc123'`}, `sh -c 'srv --token=***'`, []string{"abc123"}},
+		// A command substitution's words are its command's, not the ones
+		// around it: the value hidden is the one the server is given.
+		{[]string{"sh", "-c", "x=`srv --token abc123`; TOKEN=`cat /run/t` node"}, "x=`srv --token ***`; TOKEN=`cat /run/t` node", []string{"abc123"}},
+		{[]string{"sh", "-c", "srv --token `cat /run/t`"}, "srv --token `cat /run/t`", nil},
 		{[]string{"docker", "exec", "ctr", "sh", "-c", "srv --token=abc123"}, "srv --token=***", []string{"abc123"}},
 		{[]string{"cmd", "/c", "my-server --token=abc123 --api-key sk-live-XYZ"}, "my-server --token=*** --api-key ***", []string{"abc123", "sk-live-XYZ"}},
 		{[]string{`C:\Windows\System32\cmd.exe`, "/s", "/C", `"C:\tools\srv.exe" --token abc123`}, `"C:\tools\srv.exe" --token ***`, []string{"abc123"}},

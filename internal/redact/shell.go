@@ -187,7 +187,8 @@ func (p *splitter) add(c byte, at, from int) {
 // close ends what the word being read writes at end.
 func (p *splitter) close(end int) { p.toks[len(p.toks)-1].end = end }
 
-// isOp reports whether c is an operator of the dialect, outside quotes.
+// isOp reports whether c is an operator of the dialect, outside quotes
+// (in a POSIX shell, the backquote of a command substitution too).
 func isOp(c byte, d dialect) bool {
 	switch d {
 	case cmdExe:
@@ -195,7 +196,9 @@ func isOp(c byte, d dialect) bool {
 	case powerShell:
 		return strings.IndexByte(";&|(){}<>", c) >= 0
 	}
-	return strings.IndexByte(";&|()<>", c) >= 0
+	// A backquote starts or ends a command substitution, whose words are
+	// its command's: `srv --token X` hides X, not X`.
+	return strings.IndexByte(";&|()<>`", c) >= 0
 }
 
 // split splits a command string as its shell would, simply: quotes,
