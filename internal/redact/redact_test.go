@@ -409,6 +409,10 @@ func TestShellArgs(t *testing.T) {
 		// around it: the value hidden is the one the server is given.
 		{[]string{"sh", "-c", "x=`srv --token abc123`; TOKEN=`cat /run/t` node"}, "x=`srv --token ***`; TOKEN=`cat /run/t` node", []string{"abc123"}},
 		{[]string{"sh", "-c", "srv --token `cat /run/t`"}, "srv --token `cat /run/t`", nil},
+		// An assignment's name may be in lower case, before the command
+		// or after export and its kin.
+		{[]string{"sh", "-c", "api_key=k1-val srv"}, "api_key=*** srv", []string{"k1-val"}},
+		{[]string{"bash", "-lc", "export api_key=k1-val db_url=u2-val; readonly Pass=p3-val; srv a=b"}, "export api_key=*** db_url=***; readonly Pass=***; srv a=b", []string{"k1-val", "u2-val", "p3-val"}},
 		{[]string{"docker", "exec", "ctr", "sh", "-c", "srv --token=abc123"}, "srv --token=***", []string{"abc123"}},
 		{[]string{"cmd", "/c", "my-server --token=abc123 --api-key sk-live-XYZ"}, "my-server --token=*** --api-key ***", []string{"abc123", "sk-live-XYZ"}},
 		{[]string{`C:\Windows\System32\cmd.exe`, "/s", "/C", `"C:\tools\srv.exe" --token abc123`}, `"C:\tools\srv.exe" --token ***`, []string{"abc123"}},

@@ -391,13 +391,50 @@ func (h *hider) command(words []string, d dialect) []string {
 		return out
 	}
 	c := 0
-	for c < len(words) && envAssign().MatchString(words[c]) {
-		out[c] = h.arg(words[c])
+	for c < len(words) && assigns(words[c], d) {
+		out[c] = h.assignment(words[c])
 		c++
+	}
+	if d == posix && c < len(words) && declarations[words[c]] {
+		// export NAME=VALUE ...: each NAME=VALUE is an assignment.
+		out[c] = words[c]
+		for k := c + 1; k < len(words); k++ {
+			if assigns(words[k], d) {
+				out[k] = h.assignment(words[k])
+			} else {
+				out[k] = h.arg(words[k])
+			}
+		}
+		return out
 	}
 	copy(out[c:], h.args(words[c:]))
 	return out
 }
+
+// declarations are the POSIX shells' commands whose NAME=VALUE arguments
+// are assignments.
+var declarations = map[string]bool{
+	"export": true, "readonly": true, "declare": true, "typeset": true, "local": true,
+}
+
+// assigns reports whether word assigns a variable: NAME=VALUE, NAME in
+// upper case, or in a POSIX shell any name (api_key=VALUE).
+func assigns(word string, d dialect) bool {
+	return envAssign().MatchString(word) || d == posix && shAssign().MatchString(word)
+}
+
+// assignment shows NAME=VALUE without its value, as arg shows NAME=VALUE
+// in upper case.
+func (h *hider) assignment(word string) string {
+	name, val, _ := strings.Cut(word, "=")
+	if val == "" {
+		return word
+	}
+	return name + "=" + h.hide(val)
+}
+
+// shAssign matches a POSIX shell's assignment of a variable.
+var shAssign = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 // psEnv matches PowerShell's assignment of an environment variable.
 var psEnv = lazyRegexp(`(?i)^\$env:[A-Za-z_][A-Za-z0-9_]*(=|$)`)
