@@ -409,6 +409,10 @@ func TestShellArgs(t *testing.T) {
 		// around it: the value hidden is the one the server is given.
 		{[]string{"sh", "-c", "x=`srv --token abc123`; TOKEN=`cat /run/t` node"}, "x=`srv --token ***`; TOKEN=`cat /run/t` node", []string{"abc123"}},
 		{[]string{"sh", "-c", "srv --token `cat /run/t`"}, "srv --token `cat /run/t`", nil},
+		// A here-document's body is text, not commands.
+		{[]string{"sh", "-c", "cat <<'EOF' | srv\ntoken: t0k-val\nport: 80\nEOF\nsrv --token abc123"}, "cat <<'EOF' | srv\ntoken: ***\nport: 80\nEOF\nsrv --token ***", []string{"t0k-val", "abc123"}},
+		{[]string{"bash", "-c", "srv <<-END\n\tpassword=pw9 FOO=bar\n\tEND"}, "srv <<-END\n\tpassword=*** FOO=bar\n\tEND", []string{"pw9"}},
+		{[]string{"sh", "-c", "srv <<< FOO=bar"}, "srv <<< FOO=***", []string{"bar"}},
 		// An assignment's name may be in lower case, before the command
 		// or after export and its kin.
 		{[]string{"sh", "-c", "api_key=k1-val srv"}, "api_key=*** srv", []string{"k1-val"}},

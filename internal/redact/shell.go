@@ -303,6 +303,19 @@ func (h *hider) script(s string, d dialect) string {
 	if !ok {
 		return h.freeText(s)
 	}
+	var bodies []span
+	if d == posix {
+		if bodies, ok = hereDocs(s, toks); !ok {
+			return h.freeText(s)
+		}
+	}
+	next := 0                    // bodies[next:] end after the token looked at
+	body := func(t token) bool { // t is in a here-document's body
+		for next < len(bodies) && bodies[next].end <= t.start {
+			next++
+		}
+		return next < len(bodies) && t.start >= bodies[next].start
+	}
 	shown := make([]string, len(toks)) // what each word shows
 	var words []int                    // the words of the command being read
 	flush := func() {
@@ -318,6 +331,7 @@ func (h *hider) script(s string, d dialect) string {
 	target := false // the word after a redirection, a file
 	for i, t := range toks {
 		switch {
+		case body(t):
 		case t.redirect:
 			// 2>, 2>&1: the number before is no argument.
 			if n := len(words); n > 0 && words[n-1] == i-1 && toks[i-1].end == t.start && digits(toks[i-1].value) {
@@ -339,6 +353,18 @@ func (h *hider) script(s string, d dialect) string {
 	var b strings.Builder
 	done := 0 // s[:done] is in b
 	for i, t := range toks {
+		if t.start < done {
+			continue // in a here-document's body, written
+		}
+		if len(bodies) > 0 && t.start >= bodies[0].start {
+			b.WriteString(s[done:bodies[0].start])
+			b.WriteString(h.text(s[bodies[0].start:bodies[0].end]))
+			done = bodies[0].end
+			bodies = bodies[1:]
+			if t.start < done {
+				continue
+			}
+		}
 		b.WriteString(s[done:t.start])
 		if t.op {
 			b.WriteString(s[t.start:t.end])
@@ -349,6 +375,66 @@ func (h *hider) script(s string, d dialect) string {
 	}
 	b.WriteString(s[done:])
 	return b.String()
+}
+
+// A span is where some text of a command string is.
+type span struct{ start, end int }
+
+// hereDocs are the bodies of the here-documents of a POSIX shell's
+// command string (cat <<EOF, <<-'EOF'), each from the line after its
+// redirection to its delimiter's line, in order: text that is no command,
+// redacted as free text ([Text]). It fails on a word that runs past the
+// end of a body (a quote opened in it).
+func hereDocs(s string, toks []token) ([]span, bool) {
+	var out []span
+	type delim struct {
+		word string
+		tabs bool // <<-: the lines' leading tabs are dropped
+	}
+	var pending []delim
+	skip := 0 // toks before s[skip] are in a body
+	for i, t := range toks {
+		if t.start < skip {
+			if t.end > skip {
+				return nil, false
+			}
+			continue
+		}
+		op := s[t.start:t.end]
+		switch {
+		case t.op && strings.HasSuffix(op, "<<") && !strings.HasSuffix(op, "<<<") && i+1 < len(toks) && !toks[i+1].op:
+			w, tabs := string(toks[i+1].value), false
+			if strings.HasPrefix(w, "-") && toks[i+1].start == t.end {
+				w, tabs = w[1:], true
+			}
+			pending = append(pending, delim{w, tabs})
+		case t.op && op == "\n" && len(pending) > 0:
+			at := t.end
+			for _, p := range pending {
+				b := span{at, len(s)}
+				for at < len(s) {
+					end, next := len(s), len(s)
+					if nl := strings.IndexByte(s[at:], '\n'); nl >= 0 {
+						end, next = at+nl, at+nl+1
+					}
+					line := s[at:end]
+					if p.tabs {
+						line = strings.TrimLeft(line, "\t")
+					}
+					if line == p.word {
+						b.end = at
+						at = next
+						break
+					}
+					at = next
+				}
+				out = append(out, b)
+			}
+			pending = pending[:0]
+			skip = at
+		}
+	}
+	return out, true
 }
 
 // command redacts the words of one command: the assignments before it
