@@ -423,6 +423,7 @@ func TestShellArgs(t *testing.T) {
 		{[]string{"cmd", "/c", "set GITHUB_TOKEN=ghp_x&& srv"}, "set GITHUB_TOKEN=***&& srv", []string{"ghp_x"}},
 		{[]string{"powershell", "-NoProfile", "-ExecutionPolicy", "Bypass", "-Command", `& 'C:\srv\srv.exe' --token abc123`}, `& 'C:\srv\srv.exe' --token ***`, []string{"abc123"}},
 		{[]string{"pwsh", "-c", "my-server --api-key sk-live-XYZ"}, "my-server --api-key ***", []string{"sk-live-XYZ"}},
+		{[]string{"pwsh", "-c", "${env:API_KEY}='k1-val'; ${Env:DB_PASS} = \"p2-val\"; srv ${HOME}"}, "${env:API_KEY}='***'; ${Env:DB_PASS} = \"***\"; srv ${HOME}", []string{"k1-val", "p2-val"}},
 		{[]string{"pwsh.exe", "-command", `$env:GITHUB_TOKEN='ghp_x'; $env:Api_Key = "k-2"; srv`}, `$env:GITHUB_TOKEN='***'; $env:Api_Key = "***"; srv`, []string{"ghp_x", "k-2"}},
 		// Cannot be split (a quote left open): free text.
 		{[]string{"sh", "-c", "srv --token=abc123 'oops"}, "srv --token=*** 'oops", []string{"abc123"}},

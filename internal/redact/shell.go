@@ -219,6 +219,12 @@ func split(s string, d dialect) ([]token, bool) {
 		case c == ' ' || c == '\t' || c == '\r':
 			p.in = false
 			i++
+		case d == powerShell && braced(s, i) > 0:
+			// ${env:NAME}: a variable's name in braces, one word with
+			// what follows it.
+			for k := i + braced(s, i); i < k; i++ {
+				p.add(s[i], i, i)
+			}
 		case c == '\n' || isOp(c, d):
 			p.in = false
 			j := i + 1
@@ -295,6 +301,26 @@ func split(s string, d dialect) ([]token, bool) {
 		}
 	}
 	return p.toks, true
+}
+
+// braced is the length of the PowerShell variable ${NAME} at s[i:]
+// (${env:API_KEY}), 0 if there is none there.
+func braced(s string, i int) int {
+	if !strings.HasPrefix(s[i:], "${") {
+		return 0
+	}
+	for k := i + 2; k < len(s); k++ {
+		switch c := s[k]; {
+		case c == '}':
+			if k > i+2 {
+				return k + 1 - i
+			}
+			return 0
+		case c != ':' && c != '_' && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'):
+			return 0
+		}
+	}
+	return 0
 }
 
 // script redacts a shell's command string.
@@ -522,8 +548,9 @@ func (h *hider) assignment(word string) string {
 // shAssign matches a POSIX shell's assignment of a variable.
 var shAssign = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
-// psEnv matches PowerShell's assignment of an environment variable.
-var psEnv = lazyRegexp(`(?i)^\$env:[A-Za-z_][A-Za-z0-9_]*(=|$)`)
+// psEnv matches PowerShell's assignment of an environment variable
+// ($env:NAME, ${env:NAME}).
+var psEnv = lazyRegexp(`(?i)^\$(env:[A-Za-z_][A-Za-z0-9_]*|\{env:[A-Za-z_][A-Za-z0-9_]*\})(=|$)`)
 
 // rewrite shows the word t of s as shown: the text outside what differs
 // from the word's value is kept as written (quotes included), and what
