@@ -405,12 +405,25 @@ func TestShellArgs(t *testing.T) {
 		{[]string{"sh", "-c", `srv --header "Authorization: Bearer abc.def"`}, `srv --header "Authorization: ***"`, []string{"abc.def"}},
 		{[]string{"sh", "-c", "srv   --token=abc123\n\t--x"}, "srv   --token=***\n\t--x", []string{"abc123"}},
 		{[]string{"bash", "-c", `sh -c 'srv --token=abc123'`}, `sh -c 'srv --token=***'`, []string{"abc123"}},
+		// A command substitution's words are its command's, not the ones
+		// around it: the value hidden is the one the server is given.
+		{[]string{"sh", "-c", "x=`srv --token abc123`; TOKEN=`cat /run/t` node"}, "x=`srv --token ***`; TOKEN=`cat /run/t` node", []string{"abc123"}},
+		{[]string{"sh", "-c", "srv --token `cat /run/t`"}, "srv --token `cat /run/t`", nil},
+		// A here-document's body is text, not commands.
+		{[]string{"sh", "-c", "cat <<'EOF' | srv\ntoken: t0k-val\nport: 80\nEOF\nsrv --token abc123"}, "cat <<'EOF' | srv\ntoken: ***\nport: 80\nEOF\nsrv --token ***", []string{"t0k-val", "abc123"}},
+		{[]string{"bash", "-c", "srv <<-END\n\tpassword=pw9 FOO=bar\n\tEND"}, "srv <<-END\n\tpassword=*** FOO=bar\n\tEND", []string{"pw9"}},
+		{[]string{"sh", "-c", "srv <<< FOO=bar"}, "srv <<< FOO=***", []string{"bar"}},
+		// An assignment's name may be in lower case, before the command
+		// or after export and its kin.
+		{[]string{"sh", "-c", "api_key=k1-val srv"}, "api_key=*** srv", []string{"k1-val"}},
+		{[]string{"bash", "-lc", "export api_key=k1-val db_url=u2-val; readonly Pass=p3-val; srv a=b"}, "export api_key=*** db_url=***; readonly Pass=***; srv a=b", []string{"k1-val", "u2-val", "p3-val"}},
 		{[]string{"docker", "exec", "ctr", "sh", "-c", "srv --token=abc123"}, "srv --token=***", []string{"abc123"}},
 		{[]string{"cmd", "/c", "my-server --token=abc123 --api-key sk-live-XYZ"}, "my-server --token=*** --api-key ***", []string{"abc123", "sk-live-XYZ"}},
 		{[]string{`C:\Windows\System32\cmd.exe`, "/s", "/C", `"C:\tools\srv.exe" --token abc123`}, `"C:\tools\srv.exe" --token ***`, []string{"abc123"}},
 		{[]string{"cmd", "/c", "set GITHUB_TOKEN=ghp_x&& srv"}, "set GITHUB_TOKEN=***&& srv", []string{"ghp_x"}},
 		{[]string{"powershell", "-NoProfile", "-ExecutionPolicy", "Bypass", "-Command", `& 'C:\srv\srv.exe' --token abc123`}, `& 'C:\srv\srv.exe' --token ***`, []string{"abc123"}},
 		{[]string{"pwsh", "-c", "my-server --api-key sk-live-XYZ"}, "my-server --api-key ***", []string{"sk-live-XYZ"}},
+		{[]string{"pwsh", "-c", "${env:API_KEY}='k1-val'; ${Env:DB_PASS} = \"p2-val\"; srv ${HOME}"}, "${env:API_KEY}='***'; ${Env:DB_PASS} = \"***\"; srv ${HOME}", []string{"k1-val", "p2-val"}},
 		{[]string{"pwsh.exe", "-command", `$env:GITHUB_TOKEN='ghp_x'; $env:Api_Key = "k-2"; srv`}, `$env:GITHUB_TOKEN='***'; $env:Api_Key = "***"; srv`, []string{"ghp_x", "k-2"}},
 		// Cannot be split (a quote left open): free text.
 		{[]string{"sh", "-c", "srv --token=abc123 'oops"}, "srv --token=*** 'oops", []string{"abc123"}},
@@ -455,5 +468,43 @@ func TestShellArgs(t *testing.T) {
 	}
 	if got, want := l.Display(), `sh -c "my-server --token=*** --api-key ***"`; got != want {
 		t.Errorf("Display = %q, want %q", got, want)
+	}
+}
+
+// TestShellScriptLooks: finding a shell's command string looks at each
+// word of a command line a bounded number of times, where the options of
+// a shell that runs no string hold other shells' names (sh -o sh -o ...),
+// and finds the same string as before.
+func TestShellScriptLooks(t *testing.T) {
+	long := func(n int, tail ...string) []string {
+		var argv []string
+		for i := 0; i < n; i++ {
+			argv = append(argv, "sh", "-o")
+		}
+		return append(argv, tail...)
+	}
+	tests := []struct {
+		name   string
+		argv   []string
+		script int
+	}{
+		{"sh -o pairs", long(2000), -1},
+		{"rcfile pairs", strings.Fields(strings.Repeat("bash --rcfile bash ", 2000)), -1},
+		{"then a shell", long(2000, "bash", "-c", "TOKEN=x node"), 4002},
+		{"option value", []string{"sh", "-o", "bash", "-c", "X"}, 4},
+		{"script file", []string{"sh", "-e", "run.sh", "bash", "-c", "X"}, 5},
+		{"after --", []string{"sh", "--", "bash", "-lc", "X"}, 4},
+		{"value at end", []string{"sh", "-o"}, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			script, _, looked := findScript(tt.argv)
+			if script != tt.script {
+				t.Errorf("script = %d, want %d", script, tt.script)
+			}
+			if looked > 2*len(tt.argv) {
+				t.Errorf("%d words looked at %d times, want at most %d", len(tt.argv), looked, 2*len(tt.argv))
+			}
+		})
 	}
 }

@@ -31,42 +31,62 @@ var posixShells = map[string]bool{
 // runs, wherever the shell stands in argv (sh -c, docker exec CTR sh -c,
 // env bash -lc), and how that shell splits it; -1 when there is none.
 func shellScript(argv []string) (int, dialect) {
+	j, d, _ := findScript(argv)
+	return j, d
+}
+
+// findScript is shellScript, with the number of words it looked at.
+// Each word is looked at a bounded number of times: the options of a
+// POSIX shell that runs no string, and their values (sh -o NAME), are
+// read once, not again from each shell's name among them (sh -o sh -o
+// sh ..., n words looked at n*n/4 times before).
+func findScript(argv []string) (int, dialect, int) {
+	looked := 0
 	pwsh := false // a PowerShell was looked at: its look went to the end
-	for i, a := range argv {
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		looked++
 		if strings.HasPrefix(a, "-") || strings.Contains(a, "=") {
 			continue
 		}
 		switch name := commandName(a); {
 		case posixShells[name]:
-			if j := posixScript(argv, i+1); j >= 0 {
-				return j, posix
+			j, end := posixScript(argv, i+1)
+			looked += end - (i + 1)
+			if j >= 0 {
+				return j, posix, looked
 			}
+			// argv[i+1:end] are the shell's options and their values, no
+			// command of their own.
+			i = end - 1
 		case name == "cmd":
 			if j := cmdScript(argv, i+1); j >= 0 {
-				return j, cmdExe
+				return j, cmdExe, looked
 			}
 		case (name == "powershell" || name == "pwsh") && !pwsh:
 			if j := powerShellScript(argv, i+1); j >= 0 {
-				return j, powerShell
+				return j, powerShell, looked
 			}
 			pwsh = true
 		}
 	}
-	return -1, 0
+	return -1, 0, looked
 }
 
 // posixScript is the index of the first argument that is no option, after
-// the options from argv[from] when one of them holds c.
-func posixScript(argv []string, from int) int {
+// the options from argv[from] when one of them holds c (else -1), and
+// where the options end: that argument, a -- or -, or len(argv).
+func posixScript(argv []string, from int) (script, end int) {
 	sawC := false
-	for j := from; j < len(argv); j++ {
+	j := from
+	for ; j < len(argv); j++ {
 		a := argv[j]
 		switch {
 		case a == "--" || a == "-":
 			if sawC && j+1 < len(argv) {
-				return j + 1
+				return j + 1, j
 			}
-			return -1
+			return -1, j
 		case strings.HasPrefix(a, "--"):
 			switch a {
 			case "--rcfile", "--init-file":
@@ -83,12 +103,12 @@ func posixScript(argv []string, from int) int {
 			}
 		default:
 			if sawC {
-				return j
+				return j, j
 			}
-			return -1
+			return -1, j
 		}
 	}
-	return -1
+	return -1, min(j, len(argv))
 }
 
 // cmdScript is the index of the argument after /c (or /k, /r), among the
@@ -167,7 +187,8 @@ func (p *splitter) add(c byte, at, from int) {
 // close ends what the word being read writes at end.
 func (p *splitter) close(end int) { p.toks[len(p.toks)-1].end = end }
 
-// isOp reports whether c is an operator of the dialect, outside quotes.
+// isOp reports whether c is an operator of the dialect, outside quotes
+// (in a POSIX shell, the backquote of a command substitution too).
 func isOp(c byte, d dialect) bool {
 	switch d {
 	case cmdExe:
@@ -175,7 +196,9 @@ func isOp(c byte, d dialect) bool {
 	case powerShell:
 		return strings.IndexByte(";&|(){}<>", c) >= 0
 	}
-	return strings.IndexByte(";&|()<>", c) >= 0
+	// A backquote starts or ends a command substitution, whose words are
+	// its command's: `srv --token X` hides X, not X`.
+	return strings.IndexByte(";&|()<>`", c) >= 0
 }
 
 // split splits a command string as its shell would, simply: quotes,
@@ -196,6 +219,12 @@ func split(s string, d dialect) ([]token, bool) {
 		case c == ' ' || c == '\t' || c == '\r':
 			p.in = false
 			i++
+		case d == powerShell && braced(s, i) > 0:
+			// ${env:NAME}: a variable's name in braces, one word with
+			// what follows it.
+			for k := i + braced(s, i); i < k; i++ {
+				p.add(s[i], i, i)
+			}
 		case c == '\n' || isOp(c, d):
 			p.in = false
 			j := i + 1
@@ -274,11 +303,44 @@ func split(s string, d dialect) ([]token, bool) {
 	return p.toks, true
 }
 
+// braced is the length of the PowerShell variable ${NAME} at s[i:]
+// (${env:API_KEY}), 0 if there is none there.
+func braced(s string, i int) int {
+	if !strings.HasPrefix(s[i:], "${") {
+		return 0
+	}
+	for k := i + 2; k < len(s); k++ {
+		switch c := s[k]; {
+		case c == '}':
+			if k > i+2 {
+				return k + 1 - i
+			}
+			return 0
+		case c != ':' && c != '_' && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'):
+			return 0
+		}
+	}
+	return 0
+}
+
 // script redacts a shell's command string.
 func (h *hider) script(s string, d dialect) string {
 	toks, ok := split(s, d)
 	if !ok {
 		return h.freeText(s)
+	}
+	var bodies []span
+	if d == posix {
+		if bodies, ok = hereDocs(s, toks); !ok {
+			return h.freeText(s)
+		}
+	}
+	next := 0                    // bodies[next:] end after the token looked at
+	body := func(t token) bool { // t is in a here-document's body
+		for next < len(bodies) && bodies[next].end <= t.start {
+			next++
+		}
+		return next < len(bodies) && t.start >= bodies[next].start
 	}
 	shown := make([]string, len(toks)) // what each word shows
 	var words []int                    // the words of the command being read
@@ -295,6 +357,7 @@ func (h *hider) script(s string, d dialect) string {
 	target := false // the word after a redirection, a file
 	for i, t := range toks {
 		switch {
+		case body(t):
 		case t.redirect:
 			// 2>, 2>&1: the number before is no argument.
 			if n := len(words); n > 0 && words[n-1] == i-1 && toks[i-1].end == t.start && digits(toks[i-1].value) {
@@ -316,6 +379,18 @@ func (h *hider) script(s string, d dialect) string {
 	var b strings.Builder
 	done := 0 // s[:done] is in b
 	for i, t := range toks {
+		if t.start < done {
+			continue // in a here-document's body, written
+		}
+		if len(bodies) > 0 && t.start >= bodies[0].start {
+			b.WriteString(s[done:bodies[0].start])
+			b.WriteString(h.text(s[bodies[0].start:bodies[0].end]))
+			done = bodies[0].end
+			bodies = bodies[1:]
+			if t.start < done {
+				continue
+			}
+		}
 		b.WriteString(s[done:t.start])
 		if t.op {
 			b.WriteString(s[t.start:t.end])
@@ -326,6 +401,66 @@ func (h *hider) script(s string, d dialect) string {
 	}
 	b.WriteString(s[done:])
 	return b.String()
+}
+
+// A span is where some text of a command string is.
+type span struct{ start, end int }
+
+// hereDocs are the bodies of the here-documents of a POSIX shell's
+// command string (cat <<EOF, <<-'EOF'), each from the line after its
+// redirection to its delimiter's line, in order: text that is no command,
+// redacted as free text ([Text]). It fails on a word that runs past the
+// end of a body (a quote opened in it).
+func hereDocs(s string, toks []token) ([]span, bool) {
+	var out []span
+	type delim struct {
+		word string
+		tabs bool // <<-: the lines' leading tabs are dropped
+	}
+	var pending []delim
+	skip := 0 // toks before s[skip] are in a body
+	for i, t := range toks {
+		if t.start < skip {
+			if t.end > skip {
+				return nil, false
+			}
+			continue
+		}
+		op := s[t.start:t.end]
+		switch {
+		case t.op && strings.HasSuffix(op, "<<") && !strings.HasSuffix(op, "<<<") && i+1 < len(toks) && !toks[i+1].op:
+			w, tabs := string(toks[i+1].value), false
+			if strings.HasPrefix(w, "-") && toks[i+1].start == t.end {
+				w, tabs = w[1:], true
+			}
+			pending = append(pending, delim{w, tabs})
+		case t.op && op == "\n" && len(pending) > 0:
+			at := t.end
+			for _, p := range pending {
+				b := span{at, len(s)}
+				for at < len(s) {
+					end, next := len(s), len(s)
+					if nl := strings.IndexByte(s[at:], '\n'); nl >= 0 {
+						end, next = at+nl, at+nl+1
+					}
+					line := s[at:end]
+					if p.tabs {
+						line = strings.TrimLeft(line, "\t")
+					}
+					if line == p.word {
+						b.end = at
+						at = next
+						break
+					}
+					at = next
+				}
+				out = append(out, b)
+			}
+			pending = pending[:0]
+			skip = at
+		}
+	}
+	return out, true
 }
 
 // command redacts the words of one command: the assignments before it
@@ -368,16 +503,54 @@ func (h *hider) command(words []string, d dialect) []string {
 		return out
 	}
 	c := 0
-	for c < len(words) && envAssign().MatchString(words[c]) {
-		out[c] = h.arg(words[c])
+	for c < len(words) && assigns(words[c], d) {
+		out[c] = h.assignment(words[c])
 		c++
+	}
+	if d == posix && c < len(words) && declarations[words[c]] {
+		// export NAME=VALUE ...: each NAME=VALUE is an assignment.
+		out[c] = words[c]
+		for k := c + 1; k < len(words); k++ {
+			if assigns(words[k], d) {
+				out[k] = h.assignment(words[k])
+			} else {
+				out[k] = h.arg(words[k])
+			}
+		}
+		return out
 	}
 	copy(out[c:], h.args(words[c:]))
 	return out
 }
 
-// psEnv matches PowerShell's assignment of an environment variable.
-var psEnv = lazyRegexp(`(?i)^\$env:[A-Za-z_][A-Za-z0-9_]*(=|$)`)
+// declarations are the POSIX shells' commands whose NAME=VALUE arguments
+// are assignments.
+var declarations = map[string]bool{
+	"export": true, "readonly": true, "declare": true, "typeset": true, "local": true,
+}
+
+// assigns reports whether word assigns a variable: NAME=VALUE, NAME in
+// upper case, or in a POSIX shell any name (api_key=VALUE).
+func assigns(word string, d dialect) bool {
+	return envAssign().MatchString(word) || d == posix && shAssign().MatchString(word)
+}
+
+// assignment shows NAME=VALUE without its value, as arg shows NAME=VALUE
+// in upper case.
+func (h *hider) assignment(word string) string {
+	name, val, _ := strings.Cut(word, "=")
+	if val == "" {
+		return word
+	}
+	return name + "=" + h.hide(val)
+}
+
+// shAssign matches a POSIX shell's assignment of a variable.
+var shAssign = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+// psEnv matches PowerShell's assignment of an environment variable
+// ($env:NAME, ${env:NAME}).
+var psEnv = lazyRegexp(`(?i)^\$(env:[A-Za-z_][A-Za-z0-9_]*|\{env:[A-Za-z_][A-Za-z0-9_]*\})(=|$)`)
 
 // rewrite shows the word t of s as shown: the text outside what differs
 // from the word's value is kept as written (quotes included), and what
