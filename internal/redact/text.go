@@ -169,8 +169,8 @@ func secretName(name, before, val string) bool {
 	if before == "" || strings.HasSuffix(before, "{") || strings.HasSuffix(before, ",") || strings.HasSuffix(before, ";") {
 		return true
 	}
-	if strings.TrimLeft(before, " \t") == "-" {
-		return true
+	if b, ok := strings.CutSuffix(before, "-"); ok && strings.TrimRight(b, " \t") == "" {
+		return true // a YAML list item; TrimRight, not TrimLeft: a long indent costs once, not once a match
 	}
 	return !passCount().MatchString(val)
 }
