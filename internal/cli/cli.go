@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
@@ -258,13 +259,32 @@ func errorf(env *Env, format string, a ...any) { diagnostic(env, "error", format
 func hintf(env *Env, format string, a ...any) { diagnostic(env, "hint", format, a) }
 
 // noTranscriptsHint says where transcripts are looked for when none was
-// found, one "mcpcost: hint:" line per 80 columns.
-func noTranscriptsHint(env *Env) {
-	for _, l := range wrapWords("no Claude Code, Codex, Gemini CLI, opencode, Copilot CLI or Goose transcripts were found; "+
-		"name their folders with --claude-dir, --codex-dir, --gemini-dir, --opencode-dir, --copilot-dir or --goose-dir",
-		80-len("mcpcost: hint: ")) {
+// found, one "mcpcost: hint:" line per 80 columns. named are the folders
+// given with the folder flags ("--claude-dir DIR"): when there are any,
+// the hint says those hold none, not to name folders again.
+func noTranscriptsHint(env *Env, cmd string, named []string) {
+	msg := "no Claude Code, Codex, Gemini CLI, opencode, Copilot CLI or Goose transcripts were found; " +
+		"name their folders with --claude-dir, --codex-dir, --gemini-dir, --opencode-dir, --copilot-dir or --goose-dir"
+	if len(named) > 0 {
+		msg = fmt.Sprintf("the %s named %s no transcripts; name the %s that %s ('mcpcost help %s' says what each flag takes): %s",
+			num.Plural(len(named), "folder", "folders"), num.Plural(len(named), "holds", "hold"),
+			num.Plural(len(named), "one", "ones"), num.Plural(len(named), "does", "do"), cmd, strings.Join(named, ", "))
+	}
+	for _, l := range wrapWords(msg, 80-len("mcpcost: hint: ")) {
 		hintf(env, "%s", l)
 	}
+}
+
+// folderFlags are the folders named with the transcript folder flags, in
+// the order of the flags, each with its flag ("--claude-dir DIR").
+func folderFlags(claude, codex, gemini, opencode, copilot, goose []string) []string {
+	var out []string
+	for i, dirs := range [][]string{claude, codex, gemini, opencode, copilot, goose} {
+		for _, d := range dirs {
+			out = append(out, "--"+[]string{"claude", "codex", "gemini", "opencode", "copilot", "goose"}[i]+"-dir "+d)
+		}
+	}
+	return out
 }
 
 // wrapWords breaks s at spaces into lines of at most width bytes (a word

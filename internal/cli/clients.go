@@ -86,9 +86,11 @@ func runClients(env *Env, args []string) int {
 		if err := render.JSON(env.Stdout, rep); err != nil {
 			return fail(env, err)
 		}
-		return code
+	} else {
+		writeClients(env.Stdout, rep, env.Screen(), *all)
 	}
-	writeClients(env.Stdout, rep, env.Screen(), *all)
+	// The body keeps each error; stderr says it too, with a hint, in
+	// either form, as audit does.
 	for _, e := range rep.Errors {
 		errorf(env, "%s", e.Error)
 		hintf(env, "%s", configFileHint)

@@ -131,7 +131,7 @@ func runFindings(env *Env, args []string) int {
 		return fail(env, err)
 	}
 	if in.Ingest != nil && in.Ingest.Files == 0 && rep.Window.Requests == 0 {
-		noTranscriptsHint(env)
+		noTranscriptsHint(env, "findings", rf.folders())
 	}
 	if *failOn != "" {
 		if n := rep.AtOrAbove(*failOn); n > 0 {

@@ -14,6 +14,9 @@ import (
 type flags struct {
 	cmd string
 	fs  *flag.FlagSet
+	// unknown, when set, is the hint for an unknown flag, or "" for the
+	// usual one.
+	unknown func(*flagError) string
 }
 
 func newFlags(cmd string) *flags {
@@ -59,9 +62,15 @@ func (f *flags) Set(name string) bool {
 // Parse parses args. It returns the positional arguments, and, separately,
 // those after a "--" (nil when there was none).
 func (f *flags) Parse(args []string) (pos, rest []string, err error) {
+	all, first := args, -1
 	for {
 		if err := f.fs.Parse(args); err != nil {
-			return nil, nil, f.explain(err, args)
+			err = f.explain(err, args)
+			var fe *flagError
+			if first >= 0 && errors.As(err, &fe) {
+				fe.after = all[first:]
+			}
+			return nil, nil, err
 		}
 		// flag stops at the first non-flag or at "--"; it consumes "--".
 		consumed := len(args) - f.fs.NArg()
@@ -71,6 +80,9 @@ func (f *flags) Parse(args []string) (pos, rest []string, err error) {
 		left := f.fs.Args()
 		if len(left) == 0 {
 			return pos, nil, nil
+		}
+		if first < 0 {
+			first = len(all) - len(left)
 		}
 		pos = append(pos, left[0])
 		args = left[1:]
@@ -86,7 +98,7 @@ func (f *flags) explain(err error, args []string) error {
 		name := strings.TrimLeft(strings.TrimPrefix(msg, "flag provided but not defined: "), "-")
 		var names []string
 		f.fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
-		e := &flagError{msg: fmt.Sprintf("unknown flag %s for %s", typed(name, args), f.cmd)}
+		e := &flagError{msg: fmt.Sprintf("unknown flag %s for %s", typed(name, args), f.cmd), flag: typed(name, args)}
 		if near := nearest(name, names); near != "" {
 			e.near = "--" + near
 		}
@@ -133,6 +145,13 @@ func (f *flags) parseOrUsage(env *Env, args []string) (pos, rest []string, ok bo
 	pos, rest, err := f.Parse(args)
 	if err != nil {
 		var fe *flagError
+		if errors.As(err, &fe) && f.unknown != nil {
+			if h := f.unknown(fe); h != "" {
+				errorf(env, "%v", err)
+				hintf(env, "%s", h)
+				return nil, nil, false
+			}
+		}
 		if errors.As(err, &fe) && fe.near != "" {
 			errorf(env, "%v", err)
 			hintf(env, "did you mean %s? ('mcpcost help %s' for usage)", fe.near, f.cmd)
@@ -147,8 +166,10 @@ func (f *flags) parseOrUsage(env *Env, args []string) (pos, rest []string, ok bo
 // A flagError is an unknown flag, with the command's nearest flag when one
 // is close.
 type flagError struct {
-	msg  string
-	near string
+	msg   string
+	near  string
+	flag  string   // the flag as typed ("-y", "--name")
+	after []string // the arguments from the first positional one on, if one came before the flag
 }
 
 func (e *flagError) Error() string { return e.msg }

@@ -34,6 +34,11 @@ type runtimeFlags struct {
 	sessionUSD, cacheRatio, hiU *float64
 }
 
+// folders are the transcript folders named with the folder flags.
+func (rf *runtimeFlags) folders() []string {
+	return folderFlags(*rf.claudeDirs, *rf.codexDirs, *rf.geminiDirs, *rf.opencodeDirs, *rf.copilotDirs, *rf.gooseDirs)
+}
+
 func addRuntimeFlags(f *flags) *runtimeFlags {
 	d := findings.Defaults()
 	return &runtimeFlags{

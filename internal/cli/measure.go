@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/outfile"
+	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/status"
 )
@@ -123,6 +125,7 @@ func runMeasure(env *Env, args []string) int {
 		sortBy: f.String("sort", "tokens", ""),
 		budget: f.Int("budget", 0, ""),
 	}
+	f.unknown = serverFlagHint
 	pos, rest, ok := f.parseOrUsage(env, args)
 	if !ok {
 		return ExitError
@@ -396,8 +399,60 @@ func commandHint(target string, err error) error {
 	if target == "-" || errors.As(err, &h) {
 		return err
 	}
-	if fi, serr := os.Stat(target); errors.Is(err, fs.ErrNotExist) || (serr == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0) {
+	fi, serr := os.Stat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !bareWord(target):
+		return withHint(err, "check the path: measure reads a file holding a tools/list result (or a measurement.json), - for standard input, or a URL")
+	case errors.Is(err, fs.ErrNotExist) || (serr == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0):
 		return withHint(err, "to launch a server, put its command after --: mcpcost measure -- COMMAND ARGS")
 	}
 	return hintMissing(err, "measure takes a file holding a tools/list result (or a measurement.json), - for standard input, a URL, or -- COMMAND ARGS to launch a server")
+}
+
+// bareWord reports whether a target that is not there reads as a
+// command's name (npx, my-server) rather than a file's path (nope.json,
+// ./server): no folder and no extension.
+func bareWord(target string) bool {
+	return !strings.ContainsAny(target, `/\`) && filepath.Ext(target) == ""
+}
+
+// serverFlagHint is the hint for a flag measure does not know that comes
+// after a first argument that is not a file there (mcpcost measure npx -y
+// PACKAGE): a server's command given without "--" before it. The command
+// is shown as far as that flag, its secrets hidden.
+func serverFlagHint(fe *flagError) string {
+	if len(fe.after) == 0 {
+		return ""
+	}
+	target := fe.after[0]
+	if target == "-" || strings.Contains(target, "://") {
+		return ""
+	}
+	if fi, err := os.Stat(target); err == nil && !(fi.Mode().IsRegular() && fi.Mode()&0o111 != 0) {
+		return ""
+	}
+	cmd := fe.after
+	for i, a := range fe.after {
+		if lead, _, _ := strings.Cut(a, "="); i > 0 && lead == fe.flag {
+			cmd = fe.after[:i+1]
+			break
+		}
+	}
+	words := redact.Args(cmd)
+	for i, w := range words {
+		words[i] = shellWord(w)
+	}
+	if len(cmd) < len(fe.after) {
+		words = append(words, "...")
+	}
+	return "to launch a server, put its command after --: mcpcost measure -- " + strings.Join(words, " ")
+}
+
+// shellWord quotes s for a shell when it holds more than letters, digits
+// and the punctuation of flags, paths and packages.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%_+=:,./*-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

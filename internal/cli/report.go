@@ -117,7 +117,7 @@ func runReport(env *Env, args []string) int {
 		return fail(env, err)
 	}
 	if in.Ingest != nil && in.Ingest.Files == 0 && rep.Window.Requests == 0 {
-		noTranscriptsHint(env)
+		noTranscriptsHint(env, "report", rf.folders())
 	}
 	return ExitOK
 }

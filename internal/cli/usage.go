@@ -255,7 +255,7 @@ func runUsage(env *Env, args []string) int {
 		hintf(env, "no rows of that machine or user: 'mcpcost usage --by machine' (or --by user) lists them; this machine's name is MCPCOST_MACHINE, else its host name")
 	}
 	if ingested != nil && ingested.Files == 0 && rep.Totals.Requests == 0 {
-		noTranscriptsHint(env)
+		noTranscriptsHint(env, "usage", folderFlags(*claudeDirs, *codexDirs, *geminiDirs, *opencodeDirs, *copilotDirs, *gooseDirs))
 	}
 	return ExitOK
 }

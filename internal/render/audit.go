@@ -137,7 +137,7 @@ func auditCostText(b *strings.Builder, r *audit.Report, c audit.Config, total st
 		wrap(b, fmt.Sprintf("No tool definitions measured: %s; the list below says what each would run.", unmeasuredWords(c)), "  ", width)
 		return
 	}
-	lead := fmt.Sprintf("%s tokens of tool definitions: %s of a %s-token context window.", total, Percent(c.ContextShare), num.Int(r.ContextWindow))
+	lead := fmt.Sprintf("%s of tool definitions: %s of a %s-token context window.", tokenWords(total), Percent(c.ContextShare), num.Int(r.ContextWindow))
 	if c.LowerBound {
 		lead += fmt.Sprintf(" A lower bound: not measured, %s.", unmeasuredWords(c))
 	}
@@ -145,14 +145,14 @@ func auditCostText(b *strings.Builder, r *audit.Report, c audit.Config, total st
 	paragraphs(b, c.PostureText, "  ", width)
 	switch {
 	case c.UpFrontTokens == nil:
-		wrap(b, fmt.Sprintf("What is paid at session start cannot be said under this posture: between %s tokens (tool names and instructions, if deferred) and %s (everything up front).", num.Int(c.SessionStartTokens), total), "  ", width)
+		wrap(b, fmt.Sprintf("What is paid at session start cannot be said under this posture: between %s (tool names and instructions, if deferred) and %s (everything up front).", num.Count(c.SessionStartTokens, "token"), total), "  ", width)
 	case *c.UpFrontTokens == c.TotalTokens:
-		wrap(b, fmt.Sprintf("A client that defers tool definitions would load only the tool names and instructions at session start: %s tokens.", num.Int(c.SessionStartTokens)), "  ", width)
+		wrap(b, fmt.Sprintf("A client that defers tool definitions would load only the tool names and instructions at session start: %s.", num.Count(c.SessionStartTokens, "token")), "  ", width)
 	default:
-		wrap(b, fmt.Sprintf("Paid at session start under this posture: %s tokens (the full definitions of servers loaded up front; tool names and instructions of the deferred ones).", num.Int(*c.UpFrontTokens)), "  ", width)
+		wrap(b, fmt.Sprintf("Paid at session start under this posture: %s (the full definitions of servers loaded up front; tool names and instructions of the deferred ones).", num.Count(*c.UpFrontTokens, "token")), "  ", width)
 	}
 	if c.RequestShapeTokens > 0 {
-		wrap(b, fmt.Sprintf("As an Anthropic request (name, description cut to 2 KB, input_schema; no annotations, output schemas or _meta) the same tools count %s tokens: a different number from the one above.", num.Int(c.RequestShapeTokens)), "  ", width)
+		wrap(b, fmt.Sprintf("As an Anthropic request (name, description cut to 2 KB, input_schema; no annotations, output schemas or _meta) the same tools count %s: a different number from the one above.", num.Count(c.RequestShapeTokens, "token")), "  ", width)
 	}
 }
 
@@ -173,8 +173,8 @@ func auditTrimText(b *strings.Builder, c audit.Config, width int) {
 			names = append(names, name(t.Server)+" · "+name(t.Tool))
 		}
 		b.WriteString("\n")
-		wrap(b, fmt.Sprintf("trim: if your client supports per-tool filtering, turning off %d %s (%s) would recover %s tokens (%s of this config).",
-			len(c.Trim.Tools), num.Plural(len(c.Trim.Tools), "tool", "tools"), strings.Join(names, ", "), num.Int(c.Trim.RecoverableTokens), Percent(c.Trim.RecoverableShare)), "  ", width)
+		wrap(b, fmt.Sprintf("trim: if your client supports per-tool filtering, turning off %d %s (%s) would recover %s (%s of this config).",
+			len(c.Trim.Tools), num.Plural(len(c.Trim.Tools), "tool", "tools"), strings.Join(names, ", "), num.Count(c.Trim.RecoverableTokens, "token"), Percent(c.Trim.RecoverableShare)), "  ", width)
 	}
 }
 
@@ -409,4 +409,12 @@ func scopeLabel(c audit.Config) string {
 		return ""
 	}
 	return " (" + c.Scope + " scope)"
+}
+
+// tokenWords is a total as a count of tokens: "1 token", "≥1,234 tokens".
+func tokenWords(total string) string {
+	if total == "1" {
+		return "1 token"
+	}
+	return total + " tokens"
 }

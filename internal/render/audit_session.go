@@ -26,8 +26,8 @@ func auditSessionText(b *strings.Builder, r *audit.Report, s audit.Session, scr 
 		for _, t := range s.Trim.Tools {
 			names = append(names, fmt.Sprintf("%s · %s (%s)", t.Server, t.Tool, num.Int(t.Tokens)))
 		}
-		wrap(b, fmt.Sprintf("Heaviest: %s; turning %s off, where the client filters per tool, would recover %s tokens (%s).",
-			joinAnd(names), num.Plural(len(names), "it", "them"), num.Int(s.Trim.RecoverableTokens), Percent(s.Trim.RecoverableShare)), "  ", prose(scr))
+		wrap(b, fmt.Sprintf("Heaviest: %s; turning %s off, where the client filters per tool, would recover %s (%s).",
+			joinAnd(names), num.Plural(len(names), "it", "them"), num.Count(s.Trim.RecoverableTokens, "token"), Percent(s.Trim.RecoverableShare)), "  ", prose(scr))
 	}
 	auditUncountedText(b, s.Config)
 	ft := Table{Align: []Align{Left, Left, Left, Right}, Indent: "  ", Min: []int{0, 0, 16}, CutLeft: PathColumns(2)}
@@ -56,7 +56,7 @@ func sessionVerdict(r *audit.Report, c audit.Config, total string) []string {
 	if nothingMeasured(c) {
 		return []string{fmt.Sprintf("No tool definitions measured: %s; the line of each below says what it would run.", unmeasuredWords(c))}
 	}
-	out := []string{fmt.Sprintf("%s tokens of tool definitions (%s of a %s-token window).", total, Percent(c.ContextShare), num.Int(r.ContextWindow))}
+	out := []string{fmt.Sprintf("%s of tool definitions (%s of a %s-token window).", tokenWords(total), Percent(c.ContextShare), num.Int(r.ContextWindow))}
 	if c.LowerBound {
 		out = append(out, fmt.Sprintf("A lower bound: not measured, %s.", unmeasuredWords(c)))
 	}
@@ -84,12 +84,12 @@ func sessionVerdict(r *audit.Report, c audit.Config, total string) []string {
 		// anything.
 		out = append(out, "Paid at session start: 0 tokens.")
 	case *c.UpFrontTokens == c.TotalTokens:
-		out = append(out, fmt.Sprintf("Paid at session start: all of it; deferred, it would be %s tokens.", num.Int(c.SessionStartTokens)))
+		out = append(out, fmt.Sprintf("Paid at session start: all of it; deferred, it would be %s.", num.Count(c.SessionStartTokens, "token")))
 	default:
-		out = append(out, fmt.Sprintf("Paid at session start: %s tokens (tool names and instructions%s).", num.Int(*c.UpFrontTokens), alwaysLoadWords(c)))
+		out = append(out, fmt.Sprintf("Paid at session start: %s (tool names and instructions%s).", num.Count(*c.UpFrontTokens, "token"), alwaysLoadWords(c)))
 	}
 	if c.Client == clients.ClaudeCode && c.RequestShapeTokens > 0 {
-		out = append(out, fmt.Sprintf("Claude receives them as %s tokens of Anthropic request (name, description cut to 2 KB, input_schema).", num.Int(c.RequestShapeTokens)))
+		out = append(out, fmt.Sprintf("Claude receives them as %s of Anthropic request (name, description cut to 2 KB, input_schema).", num.Count(c.RequestShapeTokens, "token")))
 	}
 	return out
 }
@@ -148,7 +148,7 @@ func thresholdWords(p clients.Posture, c *clients.ThresholdCheck) string {
 	if c.Exact {
 		side = num.Int(c.Low)
 	}
-	lead := fmt.Sprintf("%s: %s tokens; this session's sum is %s on Claude's side.", head, num.Int(c.ThresholdTokens), side)
+	lead := fmt.Sprintf("%s: %s; this session's sum is %s on Claude's side.", head, num.Count(c.ThresholdTokens, "token"), side)
 	switch {
 	case c.Crosses != nil && *c.Crosses:
 		return lead + " Over it: deferred."

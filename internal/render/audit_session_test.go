@@ -139,3 +139,19 @@ func TestNoLaunchSaysOnce(t *testing.T) {
 		t.Errorf("a partial measurement is not a lower bound naming mem and its status:\n%s", out)
 	}
 }
+
+// TestSessionVerdictOneToken: a count of one is "1 token", in each of the
+// verdict's counts.
+func TestSessionVerdictOneToken(t *testing.T) {
+	one := 1
+	r := &audit.Report{ContextWindow: 200000}
+	for _, c := range []audit.Config{
+		{Client: clients.ClaudeCode, Posture: clients.Posture{Client: clients.ClaudeCode, Mode: clients.ModeDeferred}, UpFrontTokens: &one, Measured: 1, TotalTokens: 1, RequestShapeTokens: 1},
+		{Client: clients.ClaudeCode, Posture: clients.Posture{Client: clients.ClaudeCode, Mode: clients.ModeUpFront}, UpFrontTokens: &one, SessionStartTokens: 1, Measured: 1, TotalTokens: 1, RequestShapeTokens: 1},
+	} {
+		got := strings.Join(sessionVerdict(r, c, "1"), " ")
+		if strings.Contains(got, "1 tokens") || !strings.HasPrefix(got, "1 token of") {
+			t.Errorf("%v: %s", c.Posture.Mode, got)
+		}
+	}
+}

@@ -17,8 +17,8 @@ import (
 // parts.
 func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s tokens in %s %s (%s, methodology %s)\n",
-		textsafe.Text(name(r.Server)), num.Int(r.TotalTokens), num.Int(r.ToolCount), num.Plural(r.ToolCount, "tool", "tools"), textsafe.Text(r.Encoding), textsafe.Text(r.MethodologyVersion))
+	fmt.Fprintf(&b, "%s: %s in %s (%s, methodology %s)\n",
+		textsafe.Text(name(r.Server)), num.Count(r.TotalTokens, "token"), num.Count(r.ToolCount, "tool"), textsafe.Text(r.Encoding), textsafe.Text(r.MethodologyVersion))
 	if status.Status(r.Status) != status.Measured {
 		fmt.Fprintf(&b, "  status: %s", scr.Paint(Warn, textsafe.Text(r.Status)))
 		if r.Detail != "" {
@@ -37,18 +37,18 @@ func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 		fmt.Fprintf(&b, "  dynamic: tools/list differed between two captures; changed: %s; the number is the first capture's\n", textsafe.Text(listNames(r.ChangedTools)))
 	}
 	if x := r.Extras; x != nil {
-		fmt.Fprintf(&b, "  also in context: instructions %s tokens; prompts %s (%s tokens); resources %s (%s tokens); resource templates %s (%s tokens)\n",
-			num.Int(x.InstructionsTokens), num.Int(x.Prompts), num.Int(x.PromptsTokens), num.Int(x.Resources), num.Int(x.ResourcesTokens), num.Int(x.ResourceTemplates), num.Int(x.ResourceTemplatesTokens))
-		fmt.Fprintf(&b, "  session start for a client that defers tools (names + instructions): %s tokens\n", num.Int(x.SessionStartTokens))
+		fmt.Fprintf(&b, "  also in context: instructions %s; prompts %s (%s); resources %s (%s); resource templates %s (%s)\n",
+			num.Count(x.InstructionsTokens, "token"), num.Int(x.Prompts), num.Count(x.PromptsTokens, "token"), num.Int(x.Resources), num.Count(x.ResourcesTokens, "token"), num.Int(x.ResourceTemplates), num.Count(x.ResourceTemplatesTokens, "token"))
+		fmt.Fprintf(&b, "  session start for a client that defers tools (names + instructions): %s\n", num.Count(x.SessionStartTokens, "token"))
 	}
 	if c := r.Claude; c != nil {
-		wrap(&b, fmt.Sprintf("what Claude Code sends for these tools (%s names%s, descriptions cut to 2 KB, input_schema only): %s tokens in o200k_base, a different number from the headline",
-			textsafe.Text(name(claude.ToolName(c.Server, "tool"))), nameFrom(c.ServerFrom), num.Int(c.Request.Tokens)), "  ", scr.Width)
+		wrap(&b, fmt.Sprintf("what Claude Code sends for these tools (%s names%s, descriptions cut to 2 KB, input_schema only): %s in o200k_base, a different number from the headline",
+			textsafe.Text(name(claude.ToolName(c.Server, "tool"))), nameFrom(c.ServerFrom), num.Count(c.Request.Tokens, "token")), "  ", scr.Width)
 		if p := c.Published; p != nil && p.ClaudeTokens != nil {
-			wrap(&b, fmt.Sprintf("published Claude count of this exact capture: %s tokens (%s, %s, %s)", num.Int(*p.ClaudeTokens), p.ClaudeModel, p.ClaudeMethod, p.MeasuredDate), "  ", scr.Width)
+			wrap(&b, fmt.Sprintf("published Claude count of this exact capture: %s (%s, %s, %s)", num.Count(*p.ClaudeTokens, "token"), p.ClaudeModel, p.ClaudeMethod, p.MeasuredDate), "  ", scr.Width)
 		}
 		if cl := c.Claude; cl != nil {
-			wrap(&b, fmt.Sprintf("Claude's own count (count_tokens, %s): %s tokens, including the tool-use system prompt of any request with tools", cl.Model, num.Int(cl.Tokens)), "  ", scr.Width)
+			wrap(&b, fmt.Sprintf("Claude's own count (count_tokens, %s): %s, including the tool-use system prompt of any request with tools", cl.Model, num.Count(cl.Tokens, "token")), "  ", scr.Width)
 		}
 	}
 	for _, wmsg := range r.Warnings {
@@ -94,9 +94,9 @@ func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 	if g := r.Budget; g != nil {
 		b.WriteString("\n")
 		if g.Pass {
-			fmt.Fprintf(&b, "budget ok: %s tokens, within %s\n", num.Int(r.TotalTokens), num.Int(g.Limit))
+			fmt.Fprintf(&b, "budget ok: %s, within %s\n", num.Count(r.TotalTokens, "token"), num.Int(g.Limit))
 		} else {
-			fmt.Fprintf(&b, "BUDGET FAIL: %s tokens, over the budget of %s by %s\n", num.Int(r.TotalTokens), num.Int(g.Limit), num.Int(g.Over))
+			fmt.Fprintf(&b, "BUDGET FAIL: %s, over the budget of %s by %s\n", num.Count(r.TotalTokens, "token"), num.Int(g.Limit), num.Int(g.Over))
 		}
 	}
 	return scr.Emit(w, b.String())

@@ -23,7 +23,7 @@ func MeasureHTML(w io.Writer, r *measure.Report) error {
 	server := name(r.Server)
 	PageStart(&b, server+": mcpcost measure")
 	b.WriteString("<h1>" + esc(server) + "</h1>\n")
-	b.WriteString(`<p class="sub">` + esc(num.Int(r.TotalTokens)+" tokens in "+num.Count(r.ToolCount, "tool")+" ("+r.Encoding+", methodology "+r.MethodologyVersion+")") + "</p>\n")
+	b.WriteString(`<p class="sub">` + esc(num.Count(r.TotalTokens, "token")+" in "+num.Count(r.ToolCount, "tool")+" ("+r.Encoding+", methodology "+r.MethodologyVersion+")") + "</p>\n")
 	if status.Status(r.Status) != status.Measured {
 		d := r.Status
 		if r.Detail != "" {

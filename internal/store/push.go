@@ -304,7 +304,7 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 	}
 	scrub := redact.New(redact.DSNSecrets(url)...)
 	fail := func(err error) error {
-		return fmt.Errorf("pushing to %s: %s", redact.DSN(url), scrub.String(err.Error()))
+		return fmt.Errorf("pushing to %s: %s", redact.DSN(url), scrub.String(oneLine(err.Error())))
 	}
 	db, err := OpenShared(ctx, url)
 	if err != nil {
@@ -666,7 +666,7 @@ func insertRows(ctx context.Context, tx *sql.Tx, t pushTable, o PushOptions, key
 func OpenShared(ctx context.Context, url string) (*sql.DB, error) {
 	scrub := redact.New(redact.DSNSecrets(url)...)
 	fail := func(err error) error {
-		return fmt.Errorf("opening the shared store %s: %s", redact.DSN(url), scrub.String(err.Error()))
+		return fmt.Errorf("opening the shared store %s: %s", redact.DSN(url), scrub.String(oneLine(err.Error())))
 	}
 	if !IsPostgresURL(url) {
 		return nil, fail(errors.New("not a postgres:// URL"))
@@ -684,6 +684,31 @@ func OpenShared(ctx context.Context, url string) (*sql.DB, error) {
 		return nil, fail(err)
 	}
 	return db, nil
+}
+
+// oneLine makes a driver's error one line: pgx puts each address it
+// tried on a line of its own ("...:\n\t127.0.0.1:1 (127.0.0.1): dial
+// error: ...", once per sslmode it tried), which the error line would show
+// as literal escapes. Each distinct line is kept once, in order.
+func oneLine(msg string) string {
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, l := range strings.Split(msg, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || seen[l] {
+			continue
+		}
+		seen[l] = true
+		switch s := b.String(); {
+		case s == "":
+		case strings.HasSuffix(s, ":"):
+			b.WriteString(" ")
+		default:
+			b.WriteString("; ")
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 // PGSchemaVersion is the shared store's schema version this build writes.

@@ -79,3 +79,21 @@ func TestPushNUL(t *testing.T) {
 		}
 	}
 }
+
+// TestOneLine: a driver's error over several lines, as pgx writes one for
+// each address it tried, is one line with each attempt said once.
+func TestOneLine(t *testing.T) {
+	refused := "127.0.0.1:1 (127.0.0.1): dial error: dial tcp 127.0.0.1:1: connect: connection refused"
+	for _, c := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{"failed to connect to `user=u database=db`:\n\t" + refused + "\n\t" + refused,
+			"failed to connect to `user=u database=db`: " + refused},
+		{"failed to connect to `user=u database=db`:\n\t::1:1 (::1): refused\n\t127.0.0.1:1 (127.0.0.1): refused",
+			"failed to connect to `user=u database=db`: ::1:1 (::1): refused; 127.0.0.1:1 (127.0.0.1): refused"},
+		{"a\n\nb\n", "a; b"},
+	} {
+		if got := oneLine(c.in); got != c.want {
+			t.Errorf("oneLine(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
