@@ -155,7 +155,11 @@ func keys(rep *usage.Report) map[string]int {
 	return k
 }
 
-func TestOpenStoreShared(t *testing.T) {
+// sharedDatabase is the URL of a fresh PostgreSQL database, dropped when
+// the test ends; the test is skipped where no server can run, unless
+// MCPCOST_REQUIRE_PEERS=1.
+func sharedDatabase(t *testing.T) string {
+	t.Helper()
 	server, err := testpeers.PostgresServer()
 	if err != nil {
 		if os.Getenv("MCPCOST_REQUIRE_PEERS") == "1" {
@@ -168,6 +172,11 @@ func TestOpenStoreShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { drop() })
+	return url
+}
+
+func TestOpenStoreShared(t *testing.T) {
+	url := sharedDatabase(t)
 	cache := t.TempDir()
 	a := home(t, cache, url, "laptop-a", "s-a", "shared")
 	b := home(t, cache, url, "laptop-b", "shared", "s-b")
@@ -274,18 +283,7 @@ func TestOpenStoreUnreachable(t *testing.T) {
 // marks the blocks the local store marks, with the same reset times,
 // and a machine's blocks only with its own placeholders.
 func TestBlocksSharedLimits(t *testing.T) {
-	server, err := testpeers.PostgresServer()
-	if err != nil {
-		if os.Getenv("MCPCOST_REQUIRE_PEERS") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	url, drop, err := testpeers.PostgresDatabase(server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { drop() })
+	url := sharedDatabase(t)
 	cache := t.TempDir()
 	a := home(t, cache, url, "laptop-a", "s-a", "shared")
 	b := home(t, cache, url, "laptop-b", "s-b")
@@ -353,18 +351,7 @@ func TestBlocksSharedLimits(t *testing.T) {
 // as kept) is found by its whole path, as the user and as a remote
 // caller (serve's project argument) give it, by usage and by findings.
 func TestRedactedLongProject(t *testing.T) {
-	server, err := testpeers.PostgresServer()
-	if err != nil {
-		if os.Getenv("MCPCOST_REQUIRE_PEERS") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	url, drop, err := testpeers.PostgresDatabase(server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { drop() })
+	url := sharedDatabase(t)
 	long := "/home/u/" + strings.Repeat("long-folder/", 416) + "p" // 5,001 bytes
 	if len(long) < 5000 {
 		t.Fatalf("a %d-byte path", len(long))

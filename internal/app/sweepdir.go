@@ -115,6 +115,29 @@ func kindOf(m fs.FileMode) string {
 	return "not a regular file"
 }
 
+// openRegular opens rel, which Lstat found as fi, with flag: refused
+// unless fi is a regular file and what is opened is that file (it never
+// waits on a FIFO put in its place between the look and the open).
+func (o *outFolder) openRegular(rel string, fi fs.FileInfo, flag int) (*os.File, error) {
+	if !fi.Mode().IsRegular() {
+		return nil, o.refused(rel, kindOf(fi.Mode()))
+	}
+	f, err := o.root.OpenFile(rel, flag|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.show(rel), unwrapPath(err))
+	}
+	got, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", o.show(rel), err)
+	}
+	if !got.Mode().IsRegular() || !os.SameFile(fi, got) {
+		f.Close()
+		return nil, o.refused(rel, "no longer the regular file it was")
+	}
+	return f, nil
+}
+
 // read reads the regular file rel, at most max bytes; an error that
 // wraps fs.ErrNotExist when it does not exist, and a refusal when
 // something else is in its place. It never waits on a FIFO: what it opens
@@ -133,22 +156,11 @@ func (o *outFolder) read(rel string, max int64) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", o.show(rel), unwrapPath(err))
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, o.refused(rel, kindOf(fi.Mode()))
-	}
-	f, err := o.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := o.openRegular(rel, fi, os.O_RDONLY)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.show(rel), unwrapPath(err))
+		return nil, err
 	}
 	defer f.Close()
-	got, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.show(rel), err)
-	}
-	if !got.Mode().IsRegular() || !os.SameFile(fi, got) {
-		// Changed between the look and the open.
-		return nil, o.refused(rel, "no longer the regular file it was")
-	}
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.show(rel), err)

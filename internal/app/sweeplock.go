@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/outfile"
@@ -77,17 +76,5 @@ func (o *outFolder) openLock() (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.show(sweepLockName), unwrapPath(err))
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, o.refused(sweepLockName, kindOf(fi.Mode()))
-	}
-	f, err := o.root.OpenFile(sweepLockName, os.O_RDWR|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.show(sweepLockName), unwrapPath(err))
-	}
-	got, err := f.Stat()
-	if err != nil || !got.Mode().IsRegular() || !os.SameFile(fi, got) {
-		f.Close()
-		return nil, o.refused(sweepLockName, "no longer the regular file it was")
-	}
-	return f, nil
+	return o.openRegular(sweepLockName, fi, os.O_RDWR)
 }

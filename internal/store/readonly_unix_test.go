@@ -324,18 +324,7 @@ func TestOpenNewStoreOwnerOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		fi, err := os.Stat(p)
-		if err != nil {
-			if p == path {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if fi.Mode().Perm() != 0o600 {
-			t.Errorf("%s: mode %v, want 0600", filepath.Base(p), fi.Mode().Perm())
-		}
-	}
+	ownerOnly(t, path, "")
 }
 
 // TestOpenNewStoreOwnerOnlyThroughLink: a store path that is a symbolic
@@ -407,18 +396,7 @@ func TestOpenOldStoreOwnerOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range []string{path, path + "-wal", path + "-shm"} {
-			fi, err := os.Stat(p)
-			if err != nil {
-				if p == path {
-					t.Fatal(err)
-				}
-				continue
-			}
-			if fi.Mode().Perm() != 0o600 {
-				t.Errorf("%v: %s: mode %v, want 0600", mode, filepath.Base(p), fi.Mode().Perm())
-			}
-		}
+		ownerOnly(t, path, mode.String()+": ")
 		s.Close()
 	}
 	if os.Getuid() != 0 {
@@ -442,5 +420,23 @@ func TestOpenOldStoreOwnerOnly(t *testing.T) {
 	}
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
 		t.Errorf("another user's store: mode changed to %v", fi.Mode().Perm())
+	}
+}
+
+// ownerOnly checks that the store at path, and its log and shared memory
+// where they exist, are its owner's alone (0600); label starts each error.
+func ownerOnly(t *testing.T, path, label string) {
+	t.Helper()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			if p == path {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s%s: mode %v, want 0600", label, filepath.Base(p), fi.Mode().Perm())
+		}
 	}
 }

@@ -20,20 +20,8 @@ func TestOpenForReportOlder(t *testing.T) {
 	}
 	older := func(t *testing.T) string {
 		path := filepath.Join(t.TempDir(), "usage.db")
-		db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path))
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := storeAtVersion(t, path, len(names)-1)
 		defer db.Close()
-		for _, name := range names[:len(names)-1] {
-			body, _ := migrations.ReadFile(name)
-			if _, err := db.Exec(string(body)); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-		}
-		if _, err := db.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, len(names)-1)); err != nil {
-			t.Fatal(err)
-		}
 		if _, err := db.Exec(`INSERT INTO sessions (source, session_id, project) VALUES ('claude', 's1', '/p')`); err != nil {
 			t.Fatal(err)
 		}
@@ -84,4 +72,31 @@ func TestOpenForReportOlder(t *testing.T) {
 	if _, err := OpenForReport(path); !errors.As(err, &oe) {
 		t.Errorf("OpenForReport of an older store it cannot write: %v, want an OlderSchemaError", err)
 	}
+}
+
+// storeAtVersion makes at path a store of schema version v, as an
+// mcpcost of that version made it (its first v migrations), open for
+// the test to add the rows that version stored.
+func storeAtVersion(t *testing.T, path string, v int) *sql.DB {
+	t.Helper()
+	names, err := migrationList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names[:v] {
+		body, _ := migrations.ReadFile(name)
+		if _, err := db.Exec(string(body)); err != nil {
+			db.Close()
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if _, err := db.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, v)); err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	return db
 }

@@ -1170,20 +1170,9 @@ func TestMigrateCopiedCalls(t *testing.T) {
 	// among them.
 	old := func(t *testing.T) string {
 		path := filepath.Join(t.TempDir(), "old.db")
-		db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path))
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := storeAtVersion(t, path, 4)
 		defer db.Close()
-		names, _ := migrationList()
-		for _, name := range names[:4] {
-			body, _ := migrations.ReadFile(name)
-			if _, err := db.Exec(string(body)); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-		}
 		for _, q := range []string{
-			`PRAGMA user_version = 4`,
 			`ATTACH DATABASE '` + filepath.ToSlash(ref.path(t)) + `' AS ref`,
 			`INSERT INTO meta SELECT * FROM ref.meta`,
 			`INSERT INTO files SELECT id, path, source, session_id, agent_id, size, mtime_ns, offset, lines, head_hash, tail_start, tail_hash,
