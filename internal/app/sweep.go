@@ -192,7 +192,8 @@ func (m *Machine) Sweep(ctx context.Context, o SweepOptions) (*SweepResult, erro
 // from reading the folder again to the last rename: another sweep into
 // the same folder may have written it since this one read it, and what
 // it wrote (its history rows, its results) is kept, not overwritten by
-// what this one read before; a third one waits meanwhile.
+// what this one read before; a third one waits meanwhile. The files are
+// published all or none (see outFolder.publish).
 func (m *Machine) publish(ctx context.Context, o SweepOptions, todo []sweep.Server, files []*measure.File, res *SweepResult) error {
 	dir, err := openOutFolder(o.Out, true)
 	if err != nil {
@@ -267,10 +268,8 @@ func (m *Machine) publish(ctx context.Context, o SweepOptions, todo []sweep.Serv
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	for _, k := range names {
-		if err := dir.write(k, out[k]); err != nil {
-			return err
-		}
+	if err := dir.publish(names, out); err != nil {
+		return err
 	}
 	res.Written = names
 	return nil

@@ -660,3 +660,137 @@ func TestSweepHistoryFirst(t *testing.T) {
 		}
 	}
 }
+
+// publishedTree is tree(dir) with every folder below dir, as "NAME/", so
+// that a folder made and not removed shows.
+func publishedTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := tree(t, dir)
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && p != dir {
+			rel, _ := filepath.Rel(dir, p)
+			out[rel+"/"] = ""
+		}
+		return nil
+	})
+	return out
+}
+
+// temporaries are the ".mcpcost-" files below dir other than the lock.
+func temporaries(t *testing.T, dir string) []string {
+	t.Helper()
+	var tmps []string
+	for rel := range tree(t, dir) {
+		if b := filepath.Base(rel); strings.HasPrefix(b, ".mcpcost-") && b != sweepLockName {
+			tmps = append(tmps, rel)
+		}
+	}
+	return tmps
+}
+
+// TestSweepPublishAllOrNothing: a sweep that cannot write one of its
+// files (a folder in the way, before or after the others in their order)
+// publishes none of them: every file is as it was, byte for byte, no
+// folder it made and no temporary file is left, and the error names the
+// file.
+func TestSweepPublishAllOrNothing(t *testing.T) {
+	stdio := testServer(t, "stdioserver")
+	ok := sweep.Server{Name: "ok", Command: stdio, Args: []string{"ok"}, CommandLine: stdio + " ok"}
+	env := sweep.Server{Name: "env", Command: stdio, Args: []string{"env"}, CommandLine: stdio + " env"}
+	for _, blocked := range []string{"servers/ok.md", "leaderboard.md", "badges/env.json", "badges/ok.json", "servers"} {
+		t.Run(blocked, func(t *testing.T) {
+			out := t.TempDir()
+			at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+			_, err := sweepMachine(at).Sweep(context.Background(), SweepOptions{Servers: []sweep.Server{ok}, Out: out, Date: "2026-12-01"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A folder where a file goes, or a file where a folder goes.
+			p := filepath.Join(out, filepath.FromSlash(blocked))
+			if filepath.Ext(p) != "" {
+				os.Remove(p)
+				err = os.MkdirAll(filepath.Join(p, "kept"), 0o755)
+			} else {
+				os.RemoveAll(p)
+				err = os.WriteFile(p, []byte("kept"), 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := publishedTree(t, out)
+			// A new day, a new server: every page, the history and the
+			// leaderboards change, and results/env is a new folder.
+			_, err = sweepMachine(at.AddDate(0, 0, 1)).Sweep(context.Background(), SweepOptions{Servers: []sweep.Server{ok, env}, Out: out, Date: "2026-12-02"})
+			if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "nothing published") {
+				t.Fatalf("got %v, want an error naming %s, nothing published", err, p)
+			}
+			t.Log(err)
+			after := publishedTree(t, out)
+			for name, b := range after {
+				if a, ok := before[name]; !ok {
+					t.Errorf("%s was made", name)
+				} else if a != b {
+					t.Errorf("%s was rewritten", name)
+				}
+			}
+			for name := range before {
+				if _, ok := after[name]; !ok {
+					t.Errorf("%s was removed", name)
+				}
+			}
+			if tmps := temporaries(t, out); len(tmps) > 0 {
+				t.Errorf("temporary files left: %v", tmps)
+			}
+		})
+	}
+}
+
+// TestSweepPublishRenameFails: a rename that fails midway (a folder put
+// in a file's place once every file is written) names the files
+// published and those not; each of those is as it was, and no temporary
+// file is left.
+func TestSweepPublishRenameFails(t *testing.T) {
+	stdio := testServer(t, "stdioserver")
+	ok := sweep.Server{Name: "ok", Command: stdio, Args: []string{"ok"}, CommandLine: stdio + " ok"}
+	out := t.TempDir()
+	at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := sweepMachine(at).Sweep(context.Background(), SweepOptions{Servers: []sweep.Server{ok}, Out: out, Date: "2026-12-01"}); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, out)
+	const blocked = "leaderboard.csv"
+	testOnlyBeforeRename = func(rel string) {
+		if rel == blocked {
+			os.Remove(filepath.Join(out, rel))
+			os.Mkdir(filepath.Join(out, rel), 0o755)
+		}
+	}
+	defer func() { testOnlyBeforeRename = nil }()
+	_, err := sweepMachine(at.AddDate(0, 0, 1)).Sweep(context.Background(), SweepOptions{Servers: []sweep.Server{ok}, Out: out, Date: "2026-12-02"})
+	t.Log(err)
+	// What changes from one day to the next, in the order of names.
+	published := []string{"history.csv", "index.html"}
+	notPublished := []string{"leaderboard.csv", "leaderboard.md", "results/ok/measurement.json", "servers/ok.html", "servers/ok.md"}
+	want := fmt.Sprintf("renaming into %s: ", filepath.Join(out, blocked))
+	want2 := fmt.Sprintf("published 2 of 7 files (%s); not published, as they were: %s", strings.Join(published, ", "), strings.Join(notPublished, ", "))
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), want2) {
+		t.Fatalf("got %v, want %q and %q", err, want, want2)
+	}
+	if errorHintOf(err) == "" {
+		t.Errorf("%v: no hint", err)
+	}
+	after := tree(t, out)
+	for _, name := range published {
+		if after[name] == before[name] {
+			t.Errorf("%s is as it was, said to be published", name)
+		}
+	}
+	for _, name := range notPublished[1:] {
+		if after[name] != before[name] {
+			t.Errorf("%s was rewritten, said not to be", name)
+		}
+	}
+	if tmps := temporaries(t, out); len(tmps) > 0 {
+		t.Errorf("temporary files left: %v", tmps)
+	}
+}

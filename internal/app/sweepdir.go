@@ -66,36 +66,41 @@ func (o *outFolder) refused(rel, what string) error {
 
 // folders checks each folder of rel (a relative folder, "." for the root)
 // from the top: a real folder, made when create and it does not exist.
-func (o *outFolder) folders(rel string, create bool) error {
+// made are the folders it made, from the top, also on an error.
+func (o *outFolder) folders(rel string, create bool) (made []string, err error) {
 	if rel == "." || rel == "" {
-		return nil
+		return nil, nil
 	}
 	if o.root == nil {
-		return fs.ErrNotExist
+		return nil, fs.ErrNotExist
 	}
 	parts := strings.Split(filepath.ToSlash(rel), "/")
 	for i := range parts {
 		p := filepath.Join(parts[:i+1]...)
 		fi, err := o.root.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) && create {
-			if err = o.root.Mkdir(p, outfile.SharedFolder); err == nil || errors.Is(err, fs.ErrExist) {
+			err = o.root.Mkdir(p, outfile.SharedFolder)
+			if err == nil {
+				made = append(made, p)
+			}
+			if err == nil || errors.Is(err, fs.ErrExist) {
 				fi, err = o.root.Lstat(p)
 			}
 		}
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return err
+				return made, err
 			}
-			return fmt.Errorf("%s: %w", o.show(p), unwrapPath(err))
+			return made, fmt.Errorf("%s: %w", o.show(p), unwrapPath(err))
 		}
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
-			return o.refused(p, "a symbolic link")
+			return made, o.refused(p, "a symbolic link")
 		case !fi.IsDir():
-			return o.refused(p, "not a folder")
+			return made, o.refused(p, "not a folder")
 		}
 	}
-	return nil
+	return made, nil
 }
 
 // kindOf names what a file that is not regular is.
@@ -146,7 +151,7 @@ func (o *outFolder) read(rel string, max int64) ([]byte, error) {
 	if o.root == nil {
 		return nil, fs.ErrNotExist
 	}
-	if err := o.folders(filepath.Dir(rel), false); err != nil {
+	if _, err := o.folders(filepath.Dir(rel), false); err != nil {
 		return nil, err
 	}
 	fi, err := o.root.Lstat(rel)
@@ -171,26 +176,102 @@ func (o *outFolder) read(rel string, max int64) ([]byte, error) {
 	return b, nil
 }
 
-// write puts data at rel, making its folders: a temporary file in the
-// same real folder, synced and renamed over rel (see package outfile),
-// of mode outfile.Shared less the umask, its folders outfile.SharedFolder:
-// a sweep's folder is published. A regular file at rel that already
-// holds data is left as it is, so that a re-run that changes nothing
-// changes no file.
-func (o *outFolder) write(rel string, data []byte) error {
-	if err := o.folders(filepath.Dir(rel), true); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("writing %s: %w", o.show(rel), err)
+// testOnlyBeforeRename, when set, runs before each rename of publish.
+var testOnlyBeforeRename func(rel string)
+
+// publish puts each of names (relative to the folder) with its data in
+// files, all of them or, as far as a file system allows, none: each is
+// first written as a temporary file in its real folder (made where it
+// does not exist), synced; only when all of them are written are they
+// renamed over their names, in the order of names (see package outfile).
+// An error before the renames (a folder where a file goes, a folder that
+// cannot be written, a full disk) removes the temporary files and the
+// folders made, leaving the folder as it was, and names the file. A
+// rename that fails (rare: the folder changed meanwhile) leaves the files
+// renamed before it published and the others as they were, and names
+// both. Files are of mode outfile.Shared less the umask, their folders
+// outfile.SharedFolder: a sweep's folder is published. A regular file
+// that already holds its data is left as it is, so that a re-run that
+// changes nothing changes no file. Meanwhile the folder holds each
+// changed file twice: the disk needs room for both.
+func (o *outFolder) publish(names []string, files map[string][]byte) error {
+	type staged struct{ rel, tmp string }
+	var todo []staged
+	var made []string
+	for _, rel := range names {
+		tmp, dirs, err := o.stage(rel, files[rel])
+		made = append(made, dirs...)
+		if err != nil {
+			for _, s := range todo {
+				o.root.Remove(s.tmp)
+			}
+			for i := len(made) - 1; i >= 0; i-- {
+				o.root.Remove(made[i])
+			}
+			return fmt.Errorf("%w; nothing published: %s is as it was", err, o.path)
 		}
-		return err
+		if tmp != "" {
+			todo = append(todo, staged{rel, tmp})
+		}
 	}
-	if old, err := o.read(rel, int64(len(data))); err == nil && bytes.Equal(old, data) {
-		return nil
-	}
-	if err := outfile.Replace(o.root, rel, data, outfile.Shared); err != nil {
-		return fmt.Errorf("writing %s: %w", o.show(rel), err)
+	for i, s := range todo {
+		if testOnlyBeforeRename != nil {
+			testOnlyBeforeRename(s.rel)
+		}
+		if err := o.root.Rename(s.tmp, s.rel); err != nil {
+			for _, r := range todo[i:] {
+				o.root.Remove(r.tmp)
+			}
+			var done, left []string
+			for _, r := range todo[:i] {
+				done = append(done, filepath.ToSlash(r.rel))
+			}
+			for _, r := range todo[i:] {
+				left = append(left, filepath.ToSlash(r.rel))
+			}
+			published := "none"
+			if len(done) > 0 {
+				published = strings.Join(done, ", ")
+			}
+			return WithHint(fmt.Errorf("publishing %s: renaming into %s: %w: %s mixes this sweep's files and the ones before: published %d of %d files (%s); not published, as they were: %s",
+				o.path, o.show(s.rel), unwrapLink(err), o.path, len(done), len(todo), published, strings.Join(left, ", ")),
+				"fix what stopped the rename and run the sweep again: it writes every file again")
+		}
 	}
 	return nil
+}
+
+// stage writes data as a temporary file beside rel, made is its folders
+// made, also on an error; tmp is "" when rel already holds data.
+func (o *outFolder) stage(rel string, data []byte) (tmp string, made []string, err error) {
+	made, err = o.folders(filepath.Dir(rel), true)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fmt.Errorf("writing %s: %w", o.show(rel), err)
+		}
+		return "", made, err
+	}
+	if fi, err := o.root.Lstat(rel); err == nil && fi.IsDir() {
+		return "", made, WithHint(fmt.Errorf("writing %s: it is a folder, where a sweep writes a file", o.show(rel)),
+			"remove that folder, or publish to a new folder with --out")
+	}
+	if old, err := o.read(rel, int64(len(data))); err == nil && bytes.Equal(old, data) {
+		return "", made, nil
+	}
+	tmp, err = outfile.Stage(o.root, rel, data, outfile.Shared)
+	if err != nil {
+		return "", made, fmt.Errorf("writing %s: %w", o.show(rel), err)
+	}
+	return tmp, made, nil
+}
+
+// unwrapLink drops a LinkError's own naming of the paths.
+func unwrapLink(err error) error {
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
 
 // unwrapPath drops a PathError's own naming of the path (the root's

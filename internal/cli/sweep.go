@@ -51,7 +51,10 @@ Written in DIR:
 Sweeps into one DIR at once (shards, say) each measure their own servers,
 then write DIR one at a time, each reading its results and history again
 first, so that each keeps what the others wrote; one waits up to 10 minutes
-for another to finish writing DIR, then fails.
+for another to finish writing DIR, then fails. A sweep publishes all of its
+files or none: each is written beside its name first, then all are renamed
+into place; one that cannot be written (a folder in its place, a full disk)
+leaves DIR as it was.
 
 When at least 5 previously measured servers fail now, and they are at least
 half of those that can be compared, the sweep is a harness fault: nothing

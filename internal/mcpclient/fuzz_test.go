@@ -122,13 +122,13 @@ func nested(id, depth int) []byte {
 }
 
 func TestFilterDepthLimit(t *testing.T) {
-	out, rec := filterAll(nested(1, sdkMaxDepth), 4096, 1<<20)
+	out, rec := filterAll(nested(1, MaxDepth), 4096, 1<<20)
 	if rec.failure() != nil || rec.count("m") != 1 || len(out) == 0 {
-		t.Errorf("%d levels: failure %v, %d responses", sdkMaxDepth, rec.failure(), rec.count("m"))
+		t.Errorf("%d levels: failure %v, %d responses", MaxDepth, rec.failure(), rec.count("m"))
 	}
-	_, rec = filterAll(nested(1, sdkMaxDepth+1), 4096, 1<<20)
+	_, rec = filterAll(nested(1, MaxDepth+1), 4096, 1<<20)
 	if f := rec.failure(); f == nil || f.status != StatusProtocolError || !strings.Contains(f.detail, "nests deeper than the 1000 levels") {
-		t.Errorf("%d levels: failure %+v", sdkMaxDepth+1, f)
+		t.Errorf("%d levels: failure %+v", MaxDepth+1, f)
 	}
 }
 

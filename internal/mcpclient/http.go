@@ -229,6 +229,11 @@ func (t *jsonBodyTap) Read(p []byte) (int, error) {
 	t.buf = append(t.buf, p[:n]...)
 	if err == io.EOF && !t.done {
 		t.done = true
+		// Checked before the SDK has the last bytes: it drops a message
+		// that deep, and the recorder's own parser would read on deeper.
+		if f := t.rec.checkDepth("a response body", t.buf); f != nil {
+			return 0, errMessageTooLarge
+		}
 		t.rec.incoming(t.buf)
 		if !utf8.Valid(t.buf) {
 			t.rec.noteInvalidUTF8()
@@ -274,6 +279,9 @@ func (t *sseTap) Read(p []byte) (int, error) {
 func (t *sseTap) field(line []byte) *failure {
 	if len(line) == 0 {
 		if t.has && (t.event == "" || t.event == "message") {
+			if f := t.rec.checkDepth("an event on the SSE stream", t.data); f != nil {
+				return f
+			}
 			t.rec.incoming(t.data)
 			if !utf8.Valid(t.data) {
 				t.rec.noteInvalidUTF8()

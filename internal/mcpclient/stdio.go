@@ -336,10 +336,6 @@ func newStdoutFilter(ends *ends, r *bufio.Reader, c io.Closer, rec *recorder, ma
 // anything else is not speaking JSON-RPC there.
 const maxNonRPCBytes = 8 << 20
 
-// sdkMaxDepth is the deepest nesting of objects and arrays the go-sdk
-// decodes; it drops a deeper message as if it had not been sent.
-const sdkMaxDepth = 1000
-
 var (
 	errMessageTooLarge = errors.New("message too large")
 	errNotJSONRPC      = errors.New("stdout is not JSON-RPC")
@@ -427,8 +423,7 @@ type envelope struct {
 func (f *stdoutFilter) accept(raw []byte) ([]byte, error) {
 	line := bytes.TrimSpace(raw)
 	if len(line) > 0 && (line[0] == '{' || line[0] == '[') {
-		if d := jsonDepth(line); d > sdkMaxDepth {
-			f.rec.fail(failf(StatusProtocolError, "a message on stdout nests deeper than the %d levels the MCP SDK reads (%d levels)", sdkMaxDepth, d))
+		if f.rec.checkDepth("a message on stdout", line) != nil {
 			return nil, errMessageTooLarge
 		}
 	}
@@ -470,34 +465,6 @@ func (f *stdoutFilter) skip(raw []byte) error {
 		return errNotJSONRPC
 	}
 	return nil
-}
-
-// jsonDepth returns the deepest nesting of objects and arrays in data,
-// outside strings.
-func jsonDepth(data []byte) int {
-	depth, deepest := 0, 0
-	inString, escaped := false, false
-	for _, b := range data {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-			}
-		case b == '"':
-			inString = true
-		case b == '{' || b == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case b == '}' || b == ']':
-			depth--
-		}
-	}
-	return deepest
 }
 
 func (f *stdoutFilter) Close() error {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mcpcost/mcpcost/internal/canon"
+	"github.com/mcpcost/mcpcost/internal/mcpclient"
 )
 
 // DefaultMaxBytes is the default limit on the size of one input: a
@@ -69,15 +70,59 @@ func ParseInput(name string, data []byte) (*Capture, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &InputError{File: name, Msg: "empty input: expected a tools/list result, a JSON-RPC response stream or an array of tools"}
 	}
-	v, err := canon.Parse(data)
+	// The nesting is checked before anything parses: a document deeper
+	// than any tools/list response mcpcost reads is refused, not parsed.
+	depth := mcpclient.Depth(data)
+	var v *canon.Value
+	err := errTooDeep
+	if depth <= mcpclient.MaxDepth {
+		v, err = canon.Parse(data)
+	}
 	if err != nil {
 		// Several JSON values, one per line, are a JSON-RPC stream.
 		if c, ok, lerr := parseStream(name, data); ok {
 			return c, lerr
 		}
+		if err == errTooDeep {
+			// An object is not parsed to tell a result from a message:
+			// what is named is the file's own nesting.
+			if data[0] == '[' {
+				return nil, depthError(name, 0, KindToolsArray, depth+outerLevels[KindToolsArray])
+			}
+			return nil, depthError(name, 0, KindUnknown, depth)
+		}
 		return nil, &InputError{File: name, Msg: "not JSON: " + err.Error()}
 	}
-	return fromValue(name, 0, v)
+	c, err := fromValue(name, 0, v)
+	if err == nil && depth+outerLevels[c.Kind] > mcpclient.MaxDepth {
+		return nil, depthError(name, 0, c.Kind, depth+outerLevels[c.Kind])
+	}
+	return c, err
+}
+
+var errTooDeep = errors.New("too deep")
+
+// outerLevels are the levels around a file of each kind in the tools/list
+// response it stands for, whose nesting mcpclient.MaxDepth bounds as it
+// bounds every message a server sends: none around a JSON-RPC message,
+// the message around a result (a measurement.json's capture stands where
+// a result's tools array does), the message and its result around a bare
+// array of tools.
+var outerLevels = map[InputKind]int{KindRPC: 0, KindToolsResult: 1, KindMeasurement: 1, KindToolsArray: 2}
+
+// depthError is the error of an input of kind (KindRPC for a line of a
+// JSON-RPC stream) whose tools/list response nests depth levels, more
+// than mcpclient.MaxDepth; of KindUnknown, the input itself nests depth
+// levels.
+func depthError(name string, line int, kind InputKind, depth int) error {
+	what := "the tools/list response it stands for"
+	switch kind {
+	case KindRPC:
+		what = "the message"
+	case KindUnknown:
+		what = "the file"
+	}
+	return &InputError{File: name, Line: line, Msg: mcpclient.TooDeep(what, depth)}
 }
 
 // fromValue reads the tools of one whole JSON document.
@@ -215,6 +260,12 @@ func parseStream(name string, data []byte) (c *Capture, ok bool, err error) {
 		l = bytes.TrimSpace(l)
 		if len(l) == 0 {
 			continue
+		}
+		if d := mcpclient.Depth(l); d > mcpclient.MaxDepth {
+			if !ok {
+				return nil, false, nil
+			}
+			return nil, true, depthError(name, line, KindRPC, d)
 		}
 		v, perr := canon.Parse(l)
 		if perr != nil {

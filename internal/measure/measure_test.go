@@ -226,7 +226,7 @@ func TestParseInput(t *testing.T) {
 		{"tool not object", `{"tools":[` + tool + `,"x"]}`, "", 0, 0, `x.json: tools[1] is a string, not an object`},
 		{"bare tool not object", `[1]`, "", 0, 0, `x.json: tool 1 is a number, not an object`},
 		{"scalar", `42`, "", 0, 0, `found a number`},
-		{"deep", strings.Repeat("[", 100000) + strings.Repeat("]", 100000), "", 0, 0, "x.json: not JSON"},
+		{"deep", strings.Repeat("[", 100000) + strings.Repeat("]", 100000), "", 0, 0, "x.json: the tools/list response it stands for nests deeper than the 1000 levels the MCP SDK reads (100002 levels)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -96,9 +96,27 @@ func Write(path string, data []byte, perm os.FileMode) error {
 // error the new file is removed and name is left as it was. Its errors
 // do not name the file: the caller names it as it shows it.
 func Replace(fsys FS, name string, data []byte, perm os.FileMode) error {
+	tmp, err := Stage(fsys, name, data, perm)
+	if err != nil {
+		return err
+	}
+	if err := fsys.Rename(tmp, name); err != nil {
+		fsys.Remove(tmp)
+		return unwrap(err)
+	}
+	return nil
+}
+
+// Stage is [Replace] up to the rename: it writes data as a new file of
+// mode perm (less the umask) in name's folder in fsys, synced, and
+// returns the new file's name, for the caller to rename over name or to
+// remove. A caller that publishes several files stages them all before
+// it renames any. On an error nothing is left; its errors do not name
+// the file.
+func Stage(fsys FS, name string, data []byte, perm os.FileMode) (tmp string, err error) {
 	f, tmp, err := CreateTemp(fsys, filepath.Dir(name), perm)
 	if err != nil {
-		return unwrap(err)
+		return "", unwrap(err)
 	}
 	_, err = f.Write(data)
 	if err == nil {
@@ -107,14 +125,11 @@ func Replace(fsys FS, name string, data []byte, perm os.FileMode) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = fsys.Rename(tmp, name)
-	}
 	if err != nil {
 		fsys.Remove(tmp)
-		return unwrap(err)
+		return "", unwrap(err)
 	}
-	return nil
+	return tmp, nil
 }
 
 // CreateTemp makes a new file ".mcpcost-" + random in dir in fsys, of

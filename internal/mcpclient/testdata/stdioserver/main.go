@@ -41,6 +41,8 @@
 //	daemon          serves, after forking a setsid() daemon (a double fork: the daemon's parent exits at once);
 //	                with $DAEMON_STDIO=1 the daemon keeps the server's stdout and stderr, else /dev/null
 //	deep            a tool whose inputSchema nests 1200 levels (deeper than the SDK's limit of 1000)
+//	nest            a tools/list response nesting exactly $DEPTH levels: arrays in the tool's
+//	                inputSchema, or objects {"a":{"a":...}} with $NEST=object
 //	notify-flood    $NOTIFY (default 200000) notifications/message before answering tools/list
 //	close-stdout    answers initialize, then closes stdout and keeps running until stdin closes
 //	close-stdin     closes stdin, answers initialize and keeps stdout open until killed
@@ -106,6 +108,18 @@ func tool(name, desc string) map[string]any {
 		"description": desc,
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "string"}}},
 	}
+}
+
+// nestedList is a tools/list response to id that nests depth levels (at
+// least 6): the message, its result, the tools array, the tool, its
+// inputSchema, then arrays or objects down to depth.
+func nestedList(id json.RawMessage, depth int, objects bool) string {
+	k := depth - 5
+	nest := strings.Repeat("[", k) + strings.Repeat("]", k)
+	if objects {
+		nest = strings.Repeat(`{"a":`, k-1) + "{}" + strings.Repeat("}", k-1)
+	}
+	return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"tools":[{"name":"deep","inputSchema":{"type":"object","x":` + nest + `}}]}}`
 }
 
 // repeated is what a "repeat" server says back: $SECRET, $PLAIN (when
@@ -382,6 +396,10 @@ func listTools(id json.RawMessage, cursor string, generation int, pending *json.
 		default:
 			result(id, map[string]any{"tools": basic[2:]})
 		}
+	case "nest":
+		depth, _ := strconv.Atoi(os.Getenv("DEPTH"))
+		out.WriteString(nestedList(id, depth, os.Getenv("NEST") == "object") + "\n")
+		out.Flush()
 	case "deep":
 		schema := any(map[string]any{"type": "string"})
 		for range 1200 {
