@@ -252,12 +252,14 @@ func runAudit(env *Env, args []string) int {
 	}
 	// A partial report fails, unless nothing was to be launched
 	// (--no-launch) or the budget was told to pass on what was measured.
-	if len(rep.Problems) > 0 || (rep.Partial && !*noLaunch && !*allowUnmeasured) {
+	partialFails := rep.Partial && !*noLaunch && !*allowUnmeasured
+	if len(rep.Problems) > 0 || partialFails {
 		code = ExitFail
 	}
 	if (rep.Budget != nil && !rep.Budget.Pass) || (rep.Threshold != nil && !rep.Threshold.Pass) || gateCode == ExitFail {
 		code = ExitFail
 	}
+	auditChecksFailed(env, rep, partialFails)
 	return code
 }
 

@@ -252,9 +252,9 @@ func runMeasure(env *Env, args []string) int {
 		return fail(env, err)
 	}
 	if bl.active() {
-		return v.code(bl.finishMeasure(env, rep, *jsonFlag), rep)
+		return v.code(env, bl.finishMeasure(env, rep, *jsonFlag), rep)
 	}
-	return v.code(writeMeasureReport(env, rep, *jsonFlag), rep)
+	return v.code(env, writeMeasureReport(env, rep, *jsonFlag), rep)
 }
 
 // carry is what a measurement.json read by measure records beside its
@@ -340,12 +340,13 @@ func (v *measureView) apply(rep *measure.Report) {
 }
 
 // code is the exit code of a report written with code: a budget that
-// fails turns a success into ExitFail.
-func (v *measureView) code(code int, rep *measure.Report) int {
-	if code == ExitOK && rep.Budget != nil && !rep.Budget.Pass {
-		return ExitFail
+// fails turns a success into ExitFail, and says so on stderr.
+func (v *measureView) code(env *Env, code int, rep *measure.Report) int {
+	if code == ExitError || rep.Budget == nil || rep.Budget.Pass {
+		return code
 	}
-	return code
+	measureBudgetFailed(env, rep)
+	return ExitFail
 }
 
 // writeMeasureHTML writes the measurement's page to path ("" for none).

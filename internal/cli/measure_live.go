@@ -291,9 +291,9 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 		return fail(env, err)
 	}
 	if bl.active() {
-		return v.code(bl.finishMeasure(env, rep, jsonOut), rep)
+		return v.code(env, bl.finishMeasure(env, rep, jsonOut), rep)
 	}
-	return v.code(writeMeasureReport(env, rep, jsonOut), rep)
+	return v.code(env, writeMeasureReport(env, rep, jsonOut), rep)
 }
 
 func failureHint(st, detail string) string {
