@@ -9,6 +9,8 @@ import (
 	"github.com/mcpcost/mcpcost/internal/diff"
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/num"
+	"github.com/mcpcost/mcpcost/internal/outfile"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 // checkFailed prints "mcpcost: check failed: WHAT (CHECK)" on stderr for
@@ -131,4 +133,17 @@ func joinAnd(names []string) string {
 		return names[0]
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// writeNamed writes data whole (outfile.Write) to path, a file named by a
+// flag, and says so on stderr, "mcpcost: wrote PATH (WHAT)": a status
+// line, so that stdout holds only the report. A command writing to stdout
+// ("-") writes there itself, and says nothing.
+func writeNamed(env *Env, path string, data []byte, what string) error {
+	if err := outfile.Write(path, data, outfile.Shared); err != nil {
+		return err
+	}
+	env.endProgress()
+	fmt.Fprintf(env.Stderr, "mcpcost: wrote %s (%s)\n", textsafe.Text(path), textsafe.Text(what))
+	return nil
 }
