@@ -302,6 +302,14 @@ func (r *Report) capped() bool {
 	return false
 }
 
+// The notes of a window judged without configs: no static audit was
+// made, or it found no config with a server. A report says so once, with
+// the note.
+const (
+	NoStaticNote = "no static audit: idle servers and heavy definitions are not judged"
+	NoConfigNote = "no MCP config with servers was found: idle servers and heavy definitions are not judged (name one with --config)"
+)
+
 // ServerCalls is one MCP server's calls in the window.
 type ServerCalls struct {
 	Server       string `json:"server"`

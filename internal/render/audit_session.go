@@ -74,7 +74,7 @@ func sessionVerdict(r *audit.Report, c audit.Config, total string) []string {
 	case clients.ModeThreshold:
 		out = append(out, thresholdWords(p, c.Check))
 	default:
-		out = append(out, fmt.Sprintf("Whether %s defers them cannot be said: %s.", name, p.Summary()))
+		out = append(out, fmt.Sprintf("Whether %s defers them cannot be said: %s.", name, strings.TrimPrefix(p.Summary(), "cannot be said: ")))
 	}
 	switch {
 	case c.UpFrontTokens == nil:

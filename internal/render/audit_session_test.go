@@ -155,3 +155,16 @@ func TestSessionVerdictOneToken(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionVerdictUnresolved: a posture that cannot be said is said so
+// once, with why ("cannot be said: cannot be said: ..." before).
+func TestSessionVerdictUnresolved(t *testing.T) {
+	n := 340
+	r := &audit.Report{ContextWindow: 200000}
+	p := clients.Posture{Client: clients.ClaudeCode, Mode: clients.ModeUnresolved, Refusal: clients.RefusalDisagree, Setting: &clients.Setting{Variable: clients.VarToolSearch}}
+	c := audit.Config{Client: clients.ClaudeCode, Posture: p, TotalTokens: n, Measured: 1, SessionStartTokens: 6}
+	got := strings.Join(sessionVerdict(r, c, "340"), " ")
+	if strings.Count(got, "cannot be said") != 1 || !strings.Contains(got, "Whether Claude Code defers them cannot be said: ENABLE_TOOL_SEARCH is set to different values by the shell and a settings file.") {
+		t.Errorf("%s", got)
+	}
+}
