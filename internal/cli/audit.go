@@ -39,8 +39,9 @@ listed, not counted):
                the definitions and what decided it, Claude Code's auto:N
                threshold judged on the session's sum, what Claude
                receives); the heaviest tools and what trimming them
-               recovers; what is not counted; the files it reads and what
-               each adds
+               recovers; what is not measured (failed), not launched
+               (by request: --no-launch) and not counted; the files it
+               reads and what each adds
 
 With --config, each file is reported alone, with its own verdict.
 
