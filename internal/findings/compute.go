@@ -721,7 +721,13 @@ func serversCalled(calls []call, configs []ConfigUse) []ServerCalls {
 		if c.isError {
 			a.Errors++
 		}
-		a.ResultTokens += c.tokens
+		// One name for the row, as usage's by server: the first plugin
+		// by name that provides it.
+		if c.plugin != "" && (a.Plugin == "" || c.plugin < a.Plugin) {
+			a.Plugin = c.plugin
+		}
+		a.ResultTokens = addTokens(a.ResultTokens, c.tokens)
+		a.EstimatedTokens = addTokens(a.EstimatedTokens, c.estimated)
 		a.sessions[c.key()] = true
 		a.tools[c.tool] = true
 	}

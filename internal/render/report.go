@@ -54,10 +54,15 @@ func ReportText(w io.Writer, o *findings.Overview, scr Screen) error {
 			Min: []int{12}, Drop: []int{0, 1, 0, 0, 2, 3, 0, 0}}
 		t.Fit(scr)
 		for _, s := range o.ServersCalled {
-			t.Add(s.Server, agentName(s.Source), num.Int(s.Calls), num.Int(s.Errors), num.Int(s.Sessions), num.Int(s.Tools), num.Int(int(s.ResultTokens)), yesNo(s.Configured))
+			t.Add(ServerName(s.Server, s.Plugin), agentName(s.Source), num.Int(s.Calls), num.Int(s.Errors), num.Int(s.Sessions), num.Int(s.Tools), ResultTokens(s.ResultTokens, s.EstimatedTokens), yesNo(s.Configured))
 		}
 		if err := writeTable(&b, t); err != nil {
 			return err
+		}
+		if estimated(o.ServersCalled) {
+			for _, l := range Wrap("  ", EstimatedNote, "    ", scr.Width) {
+				b.WriteString(l + "\n")
+			}
 		}
 	}
 	fmt.Fprintf(&b, "\nFindings: %d high, %d warn, %d info\n", o.Counts.High, o.Counts.Warn, o.Counts.Info)
@@ -210,6 +215,16 @@ func agentName(source string) string {
 	return source
 }
 
+// estimated reports whether any server's results have estimated tokens.
+func estimated(calls []findings.ServerCalls) bool {
+	for _, s := range calls {
+		if s.EstimatedTokens > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func yesNo(b bool) string {
 	if b {
 		return "yes"
@@ -245,9 +260,12 @@ func ReportMarkdown(w io.Writer, o *findings.Overview) error {
 	if len(o.ServersCalled) > 0 {
 		b.WriteString("### MCP servers called in the window\n\n| SERVER | AGENT | CALLS | ERRORS | SESSIONS | TOOLS | RESULT TOKENS | IN A CONFIG |\n|---|---|--:|--:|--:|--:|--:|---|\n")
 		for _, s := range o.ServersCalled {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", md(s.Server), md(agentName(s.Source)), num.Int(s.Calls), num.Int(s.Errors), num.Int(s.Sessions), num.Int(s.Tools), num.Int(int(s.ResultTokens)), yesNo(s.Configured))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", md(ServerName(s.Server, s.Plugin)), md(agentName(s.Source)), num.Int(s.Calls), num.Int(s.Errors), num.Int(s.Sessions), num.Int(s.Tools), ResultTokens(s.ResultTokens, s.EstimatedTokens), yesNo(s.Configured))
 		}
 		b.WriteString("\n")
+		if estimated(o.ServersCalled) {
+			b.WriteString(md(sentence(EstimatedNote)) + ".\n\n")
+		}
 	}
 	fmt.Fprintf(&b, "### Findings: %d high, %d warn, %d info\n\n", o.Counts.High, o.Counts.Warn, o.Counts.Info)
 	writeFindingsMarkdown(&b, o.Findings, "####")

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -409,5 +410,33 @@ func TestReportSaysOnceInWords(t *testing.T) {
 		if strings.Contains(got, "posture") || strings.Contains(got, tt.mode) {
 			t.Errorf("%s: a mode's name in %q", tt.mode, got)
 		}
+	}
+}
+
+// TestReportServerNames: a plugin's server is named as usage names it,
+// "linear (plugin acme)", and result tokens estimated (images and other
+// blocks) are shown as usage shows them, "+10 est.", in text, Markdown
+// and HTML.
+func TestReportServerNames(t *testing.T) {
+	o := overview()
+	o.ServersCalled = append(o.ServersCalled, findings.ServerCalls{Server: "linear", Plugin: "acme", Source: "claude", Calls: 1, Sessions: 1, Tools: 1, ResultTokens: 2, EstimatedTokens: 10})
+	var txt, mdb, html bytes.Buffer
+	if err := ReportText(&txt, o, Screen{Width: 120}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReportMarkdown(&mdb, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReportHTML(&html, o); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^  linear \(plugin acme\) +Claude Code +1 +0 +1 +1 +2 \+10 est\. +no$`).MatchString(txt.String()) {
+		t.Errorf("text:\n%s", txt.String())
+	}
+	if !strings.Contains(mdb.String(), "| linear (plugin acme) | Claude Code | 1 | 0 | 1 | 1 | 2 +10 est. | no |") {
+		t.Errorf("markdown:\n%s", mdb.String())
+	}
+	if !strings.Contains(html.String(), "linear (plugin acme)") {
+		t.Errorf("html: no plugin in the server's name")
 	}
 }
