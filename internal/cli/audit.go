@@ -39,8 +39,9 @@ listed, not counted):
                the definitions and what decided it, Claude Code's auto:N
                threshold judged on the session's sum, what Claude
                receives); the heaviest tools and what trimming them
-               recovers; what is not counted; the files it reads and what
-               each adds
+               recovers; what is not measured (failed), not launched
+               (by request: --no-launch) and not counted; the files it
+               reads and what each adds
 
 With --config, each file is reported alone, with its own verdict.
 
@@ -252,12 +253,14 @@ func runAudit(env *Env, args []string) int {
 	}
 	// A partial report fails, unless nothing was to be launched
 	// (--no-launch) or the budget was told to pass on what was measured.
-	if len(rep.Problems) > 0 || (rep.Partial && !*noLaunch && !*allowUnmeasured) {
+	partialFails := rep.Partial && !*noLaunch && !*allowUnmeasured
+	if len(rep.Problems) > 0 || partialFails {
 		code = ExitFail
 	}
 	if (rep.Budget != nil && !rep.Budget.Pass) || (rep.Threshold != nil && !rep.Threshold.Pass) || gateCode == ExitFail {
 		code = ExitFail
 	}
+	auditChecksFailed(env, rep, partialFails)
 	return code
 }
 

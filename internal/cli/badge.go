@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/badge"
-	"github.com/mcpcost/mcpcost/internal/outfile"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -151,12 +150,12 @@ func runBadge(env *Env, args []string) int {
 			}
 		}
 		if *shields != "" {
-			if err := writeOut(env, suffixed(*shields, slug), t.e.JSON()); err != nil {
+			if err := writeOut(env, suffixed(*shields, slug), t.e.JSON(), "shields.io endpoint JSON: "+t.e.Message); err != nil {
 				return fail(env, err)
 			}
 		}
 		if *svg != "" {
-			if err := writeOut(env, suffixed(*svg, slug), t.e.SVG(href, t.title)); err != nil {
+			if err := writeOut(env, suffixed(*svg, slug), t.e.SVG(href, t.title), "SVG badge: "+t.e.Message); err != nil {
 				return fail(env, err)
 			}
 		}
@@ -195,10 +194,11 @@ func suffixed(path, slug string) string {
 	return strings.TrimSuffix(path, ext) + "." + slug + ext
 }
 
-func writeOut(env *Env, path string, data []byte) error {
+// writeOut writes a badge to path, "-" for stdout; what says what it is.
+func writeOut(env *Env, path string, data []byte, what string) error {
 	if path == "-" {
 		_, err := env.Stdout.Write(data)
 		return err
 	}
-	return outfile.Write(path, data, outfile.Shared)
+	return writeNamed(env, path, data, what)
 }

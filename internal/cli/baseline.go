@@ -23,6 +23,7 @@ import (
 // "audit" prints its report with writeAudit when a baseline is active.
 type baselineFlags struct {
 	f    *flags
+	cmd  string // the command, named in a failed gate's line
 	file *string
 	max  *int
 	base *diff.Doc
@@ -61,6 +62,7 @@ func (b *baselineFlags) gated() bool { return b.f.Set("max-increase") }
 // report: 1 when --max-increase was given (the gate fails, naming why), 2
 // otherwise.
 func (b *baselineFlags) prepare(env *Env, cmd string, server bool) (int, bool) {
+	b.cmd = cmd
 	given := b.f.Set("baseline")
 	if b.gated() && !given {
 		return usageError(env, cmd, "--max-increase needs a --baseline to measure the increase against"), false
@@ -113,7 +115,7 @@ func (b *baselineFlags) prepare(env *Env, cmd string, server bool) (int, bool) {
 func (b *baselineFlags) failGate(env *Env, code string, err error) int {
 	g := diff.LoadFailure(*b.max, err)
 	g.Reasons[0].Code = code
-	return diffGateFailed(env, g, b.boolFlag("json"), b.boolFlag("markdown"), hintOf(err))
+	return diffGateFailed(env, b.cmd+" --max-increase", g, b.boolFlag("json"), b.boolFlag("markdown"), hintOf(err))
 }
 
 // boolFlag reports whether the command has the named boolean flag and it
@@ -166,9 +168,11 @@ func (b *baselineFlags) compare(current any, name string) (*diff.Diff, error) {
 	return d, nil
 }
 
-// exitCode is ExitFail when the gate failed, else ExitOK.
-func (b *baselineFlags) exitCode(d *diff.Diff) int {
+// exitCode is ExitFail when the gate failed, saying so on stderr, else
+// ExitOK.
+func (b *baselineFlags) exitCode(env *Env, d *diff.Diff) int {
 	if d.Gate != nil && !d.Gate.Pass {
+		increaseFailed(env, b.cmd+" --max-increase", d.Gate)
 		return ExitFail
 	}
 	return ExitOK
@@ -205,7 +209,7 @@ func (b *baselineFlags) finishMeasure(env *Env, rep *measure.Report, jsonOut boo
 	if err != nil {
 		return fail(env, err)
 	}
-	if code := b.exitCode(d); code != ExitOK {
+	if code := b.exitCode(env, d); code != ExitOK {
 		return code
 	}
 	if !measured {
@@ -250,5 +254,5 @@ func (b *baselineFlags) writeAudit(env *Env, rep *audit.Report, jsonOut, mdOut b
 			err = render.DiffText(env.Stdout, d, env.Screen())
 		}
 	}
-	return b.exitCode(d), err
+	return b.exitCode(env, d), err
 }

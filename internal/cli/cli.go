@@ -179,9 +179,10 @@ func printHelp(w io.Writer, width int) {
 // command (the README's "Exit status" says the same).
 const exitStatusUsage = `Exit status:
   0  done: every check asked for passed
-  1  a gate or check failed: a budget, threshold, increase, --fail-on or
-     verify; a config that could not be read, a server that could not be
-     measured, or no config found (audit)
+  1  a gate or check failed: a budget, threshold, increase, --fail-on,
+     verify or a sweep's harness guard; a config that could not be read
+     (audit, clients); a server that could not be measured, or no config
+     found (audit)
   2  a usage or runtime error: a bad flag or argument, an input that does
      not exist or cannot be read, a server that cannot be started by
      'mcpcost measure'`

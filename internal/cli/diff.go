@@ -76,7 +76,7 @@ func runDiff(env *Env, args []string) int {
 		if err != nil {
 			var le *diff.LoadError
 			if gated && errors.As(err, &le) {
-				return diffGateFailed(env, diff.LoadFailure(*maxInc, err), *jsonFlag, *mdFlag, hintOf(err))
+				return diffGateFailed(env, "diff --max-increase", diff.LoadFailure(*maxInc, err), *jsonFlag, *mdFlag, hintOf(err))
 			}
 			return fail(env, err)
 		}
@@ -99,6 +99,7 @@ func runDiff(env *Env, args []string) int {
 		return fail(env, err)
 	}
 	if d.Gate != nil && !d.Gate.Pass {
+		increaseFailed(env, "diff --max-increase", d.Gate)
 		return ExitFail
 	}
 	return ExitOK
@@ -112,7 +113,10 @@ type gateOnly struct {
 	Gate   *diff.Gate   `json:"gate"`
 }
 
-func diffGateFailed(env *Env, g *diff.Gate, jsonOut, mdOut bool, hint string) int {
+// diffGateFailed reports an increase gate that failed before anything
+// could be compared: the gate in the command's output format, the failed
+// check's line, and the hint. check names the command and flag.
+func diffGateFailed(env *Env, check string, g *diff.Gate, jsonOut, mdOut bool, hint string) int {
 	var err error
 	switch {
 	case jsonOut:
@@ -128,6 +132,7 @@ func diffGateFailed(env *Env, g *diff.Gate, jsonOut, mdOut bool, hint string) in
 	if err != nil {
 		return fail(env, err)
 	}
+	increaseFailed(env, check, g)
 	if hint != "" {
 		hintf(env, "%s", hint)
 	}

@@ -135,7 +135,7 @@ func runFindings(env *Env, args []string) int {
 	}
 	if *failOn != "" {
 		if n := rep.AtOrAbove(*failOn); n > 0 {
-			errorf(env, "%s at %s or above (--fail-on %s)", num.Count(n, "finding"), *failOn, *failOn)
+			checkFailed(env, "findings --fail-on "+*failOn, "%s at %s or above", num.Count(n, "finding"), *failOn)
 			hintf(env, "%s", failOnHint(*failOn))
 			return ExitFail
 		}

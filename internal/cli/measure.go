@@ -15,10 +15,10 @@ import (
 
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/num"
-	"github.com/mcpcost/mcpcost/internal/outfile"
 	"github.com/mcpcost/mcpcost/internal/redact"
 	"github.com/mcpcost/mcpcost/internal/render"
 	"github.com/mcpcost/mcpcost/internal/status"
+	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 func init() {
@@ -235,7 +235,7 @@ func runMeasure(env *Env, args []string) int {
 		file := measure.NewFile(result, rec.status, name, "mcpcost "+Version(), env.Now())
 		file.Source = src
 		rec.onto(file)
-		if err := writeFile(*outFlag, file); err != nil {
+		if err := writeFile(env, *outFlag, file); err != nil {
 			return fail(env, err)
 		}
 	}
@@ -248,13 +248,13 @@ func runMeasure(env *Env, args []string) int {
 		warnf(env, "%v", err)
 	}
 	v.apply(rep)
-	if err := writeMeasureHTML(*htmlFlag, rep); err != nil {
+	if err := writeMeasureHTML(env, *htmlFlag, rep); err != nil {
 		return fail(env, err)
 	}
 	if bl.active() {
-		return v.code(bl.finishMeasure(env, rep, *jsonFlag), rep)
+		return v.code(env, bl.finishMeasure(env, rep, *jsonFlag), rep)
 	}
-	return v.code(writeMeasureReport(env, rep, *jsonFlag), rep)
+	return v.code(env, writeMeasureReport(env, rep, *jsonFlag), rep)
 }
 
 // carry is what a measurement.json read by measure records beside its
@@ -340,16 +340,17 @@ func (v *measureView) apply(rep *measure.Report) {
 }
 
 // code is the exit code of a report written with code: a budget that
-// fails turns a success into ExitFail.
-func (v *measureView) code(code int, rep *measure.Report) int {
-	if code == ExitOK && rep.Budget != nil && !rep.Budget.Pass {
-		return ExitFail
+// fails turns a success into ExitFail, and says so on stderr.
+func (v *measureView) code(env *Env, code int, rep *measure.Report) int {
+	if code == ExitError || rep.Budget == nil || rep.Budget.Pass {
+		return code
 	}
-	return code
+	measureBudgetFailed(env, rep)
+	return ExitFail
 }
 
 // writeMeasureHTML writes the measurement's page to path ("" for none).
-func writeMeasureHTML(path string, rep *measure.Report) error {
+func writeMeasureHTML(env *Env, path string, rep *measure.Report) error {
 	if path == "" {
 		return nil
 	}
@@ -357,7 +358,11 @@ func writeMeasureHTML(path string, rep *measure.Report) error {
 	if err := render.MeasureHTML(&buf, rep); err != nil {
 		return err
 	}
-	return outfile.Write(path, buf.Bytes(), outfile.Shared)
+	what := rep.Status
+	if status.Status(rep.Status).OK() {
+		what = fmt.Sprintf("%s in %s", num.Count(rep.TotalTokens, "token"), num.Count(rep.ToolCount, "tool"))
+	}
+	return writeNamed(env, path, buf.Bytes(), "HTML page of "+textsafe.Cut(rep.Server, textsafe.MaxName)+": "+what)
 }
 
 func isURL(s string) bool {
@@ -383,12 +388,17 @@ func jsonTo(env *Env, v any) error { return render.JSON(env.Stdout, v) }
 
 func sortStrings(s []string) { sort.Strings(s) }
 
-func writeFile(path string, f *measure.File) error {
+// writeFile writes measurement.json to path (--out).
+func writeFile(env *Env, path string, f *measure.File) error {
 	b, err := f.Marshal()
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return outfile.Write(path, b, outfile.Shared)
+	what := f.Status
+	if f.TotalTokens != nil && f.ToolCount != nil {
+		what = fmt.Sprintf("%s in %s", num.Count(*f.TotalTokens, "token"), num.Count(*f.ToolCount, "tool"))
+	}
+	return writeNamed(env, path, b, "measurement.json of "+textsafe.Cut(f.ServerName, textsafe.MaxName)+": "+what)
 }
 
 // commandHint adds, to the error of a file that is missing or is a

@@ -229,11 +229,11 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 		if out != "" {
 			f := measure.FailedFile(live.Status, name, display, src.EnvVarNames, live.Detail, "mcpcost "+Version(), env.Now(), *l.timeout)
 			f.Source = src
-			if err := writeFile(out, f); err != nil {
+			if err := writeFile(env, out, f); err != nil {
 				return fail(env, err)
 			}
 		}
-		if err := writeMeasureHTML(htmlOut, measure.FailedReport(name, live.Status, live.Detail, src)); err != nil {
+		if err := writeMeasureHTML(env, htmlOut, measure.FailedReport(name, live.Status, live.Detail, src)); err != nil {
 			return fail(env, err)
 		}
 		if jsonOut && !bl.active() {
@@ -282,18 +282,18 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 		if live.Status.Dynamic() {
 			f.Notes = live.Detail
 		}
-		if err := writeFile(out, f); err != nil {
+		if err := writeFile(env, out, f); err != nil {
 			return fail(env, err)
 		}
 	}
 	v.apply(rep)
-	if err := writeMeasureHTML(htmlOut, rep); err != nil {
+	if err := writeMeasureHTML(env, htmlOut, rep); err != nil {
 		return fail(env, err)
 	}
 	if bl.active() {
-		return v.code(bl.finishMeasure(env, rep, jsonOut), rep)
+		return v.code(env, bl.finishMeasure(env, rep, jsonOut), rep)
 	}
-	return v.code(writeMeasureReport(env, rep, jsonOut), rep)
+	return v.code(env, writeMeasureReport(env, rep, jsonOut), rep)
 }
 
 func failureHint(st, detail string) string {

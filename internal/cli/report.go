@@ -8,9 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/num"
-	"github.com/mcpcost/mcpcost/internal/outfile"
 	"github.com/mcpcost/mcpcost/internal/render"
-	"github.com/mcpcost/mcpcost/internal/textsafe"
 	"github.com/mcpcost/mcpcost/internal/usage"
 )
 
@@ -104,11 +102,7 @@ func runReport(env *Env, args []string) int {
 	case *htmlFile != "":
 		var buf bytes.Buffer
 		if err = render.ReportHTML(&buf, ov); err == nil {
-			err = outfile.Write(*htmlFile, buf.Bytes(), outfile.Shared)
-		}
-		if err == nil {
-			// A status line: stderr, so that stdout holds only reports.
-			fmt.Fprintf(env.Stderr, "mcpcost: wrote %s (%s: %d high, %d warn, %d info)\n", textsafe.Text(*htmlFile), num.Count(len(ov.Findings), "finding"), ov.Counts.High, ov.Counts.Warn, ov.Counts.Info)
+			err = writeNamed(env, *htmlFile, buf.Bytes(), fmt.Sprintf("%s: %d high, %d warn, %d info", num.Count(len(ov.Findings), "finding"), ov.Counts.High, ov.Counts.Warn, ov.Counts.Info))
 		}
 	default:
 		err = render.ReportText(env.Stdout, ov, env.Screen())

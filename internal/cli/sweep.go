@@ -178,7 +178,7 @@ func runSweep(env *Env, args []string) int {
 		}
 	}
 	if res.Guard.Fault {
-		errorf(env, "harness fault: %s; nothing written (regressed: %s)", res.Guard.Reason, strings.Join(res.Guard.RegressedNames, ", "))
+		checkFailed(env, "sweep", "harness fault: %s; nothing written (regressed: %s)", res.Guard.Reason, strings.Join(res.Guard.RegressedNames, ", "))
 		hintf(env, "check the machine (PATH, network, package caches) and run the sweep again; the published files are as they were")
 		return ExitFail
 	}

@@ -140,6 +140,16 @@ func runVerify(env *Env, args []string) int {
 			return fail(env, err)
 		}
 	}
+	var disagree []string
+	for _, v := range rep.Results {
+		if !v.OK && !v.Skipped {
+			disagree = append(disagree, v.File)
+		}
+	}
+	if len(disagree) > 0 {
+		checkFailed(env, "verify", "%d of %s %s: %s", len(disagree), num.Count(len(rep.Results), "measurement"),
+			num.Plural(len(disagree), "disagrees with its capture", "disagree with their captures"), joinAnd(disagree))
+	}
 	return code
 }
 

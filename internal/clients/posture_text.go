@@ -28,7 +28,7 @@ func (p Posture) Explain(check *ThresholdCheck) []string {
 		}
 		return out
 	case ModeUnknownClient:
-		add("Which client reads this config is not known here, so whether it defers tool definitions by default is not known either. Read as loaded up front.")
+		add("Which client reads this file is not known (neither its path nor its shape tells), so whether that client defers tool definitions is not known either: counted as loaded up front. --client NAME with --config reads the file as that client does.")
 		return out
 	case ModeDeferred:
 		add(fmt.Sprintf("%s defers every MCP tool definition (tool search), with no threshold — %s. These tokens are NOT loaded up front at any size; they load when the model reaches for a tool. Size decides nothing here, so none of the arithmetic above changes the answer.", name, p.settingPhrase()))

@@ -105,9 +105,9 @@ func Compute(ctx context.Context, st *store.Store, static *audit.Report, o Optio
 
 	if static == nil {
 		r.Partial = true
-		r.Notes = append(r.Notes, "no static audit: idle servers and heavy definitions are not judged")
+		r.Notes = append(r.Notes, NoStaticNote)
 	} else if len(static.Configs) == 0 {
-		r.Notes = append(r.Notes, "no MCP config with servers was found: idle servers and heavy definitions are not judged (name one with --config)")
+		r.Notes = append(r.Notes, NoConfigNote)
 	} else if static.Partial {
 		r.Partial = true
 		r.Notes = append(r.Notes, unmeasuredNotes(static)...)
@@ -721,7 +721,13 @@ func serversCalled(calls []call, configs []ConfigUse) []ServerCalls {
 		if c.isError {
 			a.Errors++
 		}
-		a.ResultTokens += c.tokens
+		// One name for the row, as usage's by server: the first plugin
+		// by name that provides it.
+		if c.plugin != "" && (a.Plugin == "" || c.plugin < a.Plugin) {
+			a.Plugin = c.plugin
+		}
+		a.ResultTokens = addTokens(a.ResultTokens, c.tokens)
+		a.EstimatedTokens = addTokens(a.EstimatedTokens, c.estimated)
 		a.sessions[c.key()] = true
 		a.tools[c.tool] = true
 	}

@@ -302,15 +302,31 @@ func (r *Report) capped() bool {
 	return false
 }
 
+// The notes of a window judged without configs: no static audit was
+// made, or it found no config with a server. A report says so once, with
+// the note.
+const (
+	NoStaticNote = "no static audit: idle servers and heavy definitions are not judged"
+	NoConfigNote = "no MCP config with servers was found: idle servers and heavy definitions are not judged (name one with --config)"
+)
+
 // ServerCalls is one MCP server's calls in the window.
 type ServerCalls struct {
-	Server       string `json:"server"`
+	Server string `json:"server"`
+	// Plugin is the Claude Code plugin that provides the server, as the
+	// agent names it in the tool's name (mcp__plugin_<plugin>_<server>__);
+	// "" for a server of no plugin.
+	Plugin       string `json:"plugin"`
 	Source       string `json:"source"`
 	Calls        int    `json:"calls"`
 	Errors       int    `json:"errors"`
 	Sessions     int    `json:"sessions"`
 	Tools        int    `json:"tools"`
 	ResultTokens int64  `json:"resultTokens"`
+	// EstimatedTokens are the results' images and other blocks that are
+	// not text, estimated (as usage's estimatedTokens), beside the exact
+	// count of their text in ResultTokens.
+	EstimatedTokens int64 `json:"estimatedTokens"`
 	// Configured is set when an audited config of the same client names
 	// the server.
 	Configured bool `json:"configured"`

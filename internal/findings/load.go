@@ -46,10 +46,10 @@ type tokens struct {
 // call is one tool call of the window.
 type call struct {
 	source, session, name, tool, server string
-	agent                               string
+	plugin, agent                       string
 	hasCall, hasResult                  bool
 	callTS, resultTS                    int64
-	tokens, bytes                       int64
+	tokens, estimated, bytes            int64
 	isError, spilled                    bool
 	hash                                string // the arguments' hash, its bytes; "" when the call was not read
 	project                             string
@@ -130,8 +130,8 @@ func load(ctx context.Context, st *store.Store, o Options) (*data, error) {
 			return nil, err
 		}
 		c := call{source: in.s(x.Source), session: in.s(x.Session), name: in.s(x.Name), tool: in.s(x.Tool), server: in.s(x.Server),
-			agent: in.s(x.Agent), hasCall: x.HasCall, hasResult: x.HasResult, callTS: x.CallTS, resultTS: x.ResultTS,
-			tokens: x.ResultTokens, bytes: x.ResultBytes, isError: x.IsError, spilled: x.Spilled, hash: string(x.ArgsHash), project: in.s(x.Project)}
+			plugin: in.s(x.Plugin), agent: in.s(x.Agent), hasCall: x.HasCall, hasResult: x.HasResult, callTS: x.CallTS, resultTS: x.ResultTS,
+			tokens: x.ResultTokens, estimated: x.EstimatedTokens, bytes: x.ResultBytes, isError: x.IsError, spilled: x.Spilled, hash: string(x.ArgsHash), project: in.s(x.Project)}
 		if c.tool == "" {
 			c.tool = c.name
 		}

@@ -178,36 +178,16 @@ func auditTrimText(b *strings.Builder, c audit.Config, width int) {
 	}
 }
 
-// auditUnmeasuredText lists a config's servers without a number: those
-// that could not be measured, and those the client would not start.
+// auditUnmeasuredText lists a config's servers without a number, in the
+// groups of missingGroups.
 func auditUnmeasuredText(b *strings.Builder, c audit.Config) {
-	var unmeasured, off []audit.Server
-	for _, s := range c.Servers {
-		switch {
-		case s.Tokens != nil:
-		case status.Status(s.Status).Skipped():
-			off = append(off, s)
-		default:
-			unmeasured = append(unmeasured, s)
-		}
-	}
-	if len(unmeasured) > 0 {
-		b.WriteString("\n  not measured\n")
-		for _, s := range unmeasured {
+	for _, g := range missingGroups(c) {
+		b.WriteString("\n  " + g.head + "\n")
+		for _, s := range g.servers {
 			fmt.Fprintf(b, "    %s: %s\n", textsafe.Text(name(s.Name)), textsafe.Text(sentence(serverWhy(s))))
-			if s.Hint != "" {
+			if s.Hint != "" && !status.Status(s.Status).Off() {
 				fmt.Fprintf(b, "      hint: %s\n", textsafe.Text(sentence(s.Hint)))
 			}
-		}
-	}
-	if len(off) > 0 {
-		b.WriteString("\n  not launched\n")
-		for _, s := range off {
-			fmt.Fprintf(b, "    %s: %s", textsafe.Text(name(s.Name)), textsafe.Text(s.Status))
-			if s.Detail != "" {
-				fmt.Fprintf(b, " (%s)", textsafe.Text(sentence(s.Detail)))
-			}
-			b.WriteString("\n")
 		}
 	}
 }

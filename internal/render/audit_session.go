@@ -74,7 +74,7 @@ func sessionVerdict(r *audit.Report, c audit.Config, total string) []string {
 	case clients.ModeThreshold:
 		out = append(out, thresholdWords(p, c.Check))
 	default:
-		out = append(out, fmt.Sprintf("Whether %s defers them cannot be said: %s.", name, p.Summary()))
+		out = append(out, fmt.Sprintf("Whether %s defers them cannot be said: %s.", name, strings.TrimPrefix(p.Summary(), "cannot be said: ")))
 	}
 	switch {
 	case c.UpFrontTokens == nil:
@@ -210,23 +210,50 @@ func auditServersTable(b *strings.Builder, r *audit.Report, c audit.Config, sess
 }
 
 // auditUncountedText lists, one line each, a session's servers without a
-// number: those that could not be measured (with a hint), and those not
-// counted (overridden, disabled, needing approval, with a problem).
+// number, in the groups of missingGroups, each with its scope.
 func auditUncountedText(b *strings.Builder, c audit.Config) {
-	head := false
-	for _, s := range c.Servers {
-		if s.Tokens != nil {
-			continue
-		}
-		if !head {
-			b.WriteString("  not counted\n")
-			head = true
-		}
-		fmt.Fprintf(b, "    %s (%s): %s\n", textsafe.Text(name(s.Name)), textsafe.Text(s.Scope), textsafe.Text(sentence(serverWhy(s))))
-		if s.Hint != "" && !status.Status(s.Status).Off() {
-			fmt.Fprintf(b, "      hint: %s\n", textsafe.Text(sentence(s.Hint)))
+	for _, g := range missingGroups(c) {
+		b.WriteString("  " + g.head + "\n")
+		for _, s := range g.servers {
+			fmt.Fprintf(b, "    %s (%s): %s\n", textsafe.Text(name(s.Name)), textsafe.Text(s.Scope), textsafe.Text(sentence(serverWhy(s))))
+			if s.Hint != "" && !status.Status(s.Status).Off() {
+				fmt.Fprintf(b, "      hint: %s\n", textsafe.Text(sentence(s.Hint)))
+			}
 		}
 	}
+}
+
+// A missingGroup is one of the lists of servers without a number.
+type missingGroup struct {
+	head    string
+	servers []audit.Server
+}
+
+// missingGroups sorts a config's or session's servers without a number
+// into what the text lists apart, in this order: counted and not measured
+// (a failure, with its hint), counted and not launched by request
+// (--no-launch: what each would run), and not counted (disabled,
+// overridden, awaiting approval, a problem). Empty groups are left out.
+func missingGroups(c audit.Config) []missingGroup {
+	groups := []missingGroup{{head: "not measured"}, {head: "not launched, by request"}, {head: "not counted"}}
+	for _, s := range c.Servers {
+		switch {
+		case s.Tokens != nil:
+		case !s.Counted:
+			groups[2].servers = append(groups[2].servers, s)
+		case status.Status(s.Status) == status.NotLaunched:
+			groups[1].servers = append(groups[1].servers, s)
+		default:
+			groups[0].servers = append(groups[0].servers, s)
+		}
+	}
+	out := groups[:0]
+	for _, g := range groups {
+		if len(g.servers) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // exceptionsText says once, for every session whose posture defers, where

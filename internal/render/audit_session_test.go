@@ -155,3 +155,66 @@ func TestSessionVerdictOneToken(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionVerdictUnresolved: a posture that cannot be said is said so
+// once, with why ("cannot be said: cannot be said: ..." before).
+func TestSessionVerdictUnresolved(t *testing.T) {
+	n := 340
+	r := &audit.Report{ContextWindow: 200000}
+	p := clients.Posture{Client: clients.ClaudeCode, Mode: clients.ModeUnresolved, Refusal: clients.RefusalDisagree, Setting: &clients.Setting{Variable: clients.VarToolSearch}}
+	c := audit.Config{Client: clients.ClaudeCode, Posture: p, TotalTokens: n, Measured: 1, SessionStartTokens: 6}
+	got := strings.Join(sessionVerdict(r, c, "340"), " ")
+	if strings.Count(got, "cannot be said") != 1 || !strings.Contains(got, "Whether Claude Code defers them cannot be said: ENABLE_TOOL_SEARCH is set to different values by the shell and a settings file.") {
+		t.Errorf("%s", got)
+	}
+}
+
+// TestNoLaunchApart: servers left unlaunched by --no-launch are listed
+// apart, as not launched by request, from the servers that failed (not
+// measured) and from those the session or file does not count
+// (overridden, awaiting approval), in a session and in a file alike.
+func TestNoLaunchApart(t *testing.T) {
+	tok, n := 120, 2
+	servers := []audit.Server{
+		{Name: "fs", Scope: "project", Transport: "stdio", Counted: true, Status: "measured", Tokens: &tok, ToolCount: &n},
+		{Name: "mem", Scope: "project", Transport: "stdio", Counted: true, Status: "not-launched", Detail: "--no-launch: would run npx mem"},
+		{Name: "slow", Scope: "user", Transport: "stdio", Counted: true, Status: "timeout", Detail: "no answer to initialize within 30s", Hint: "a larger --timeout"},
+		{Name: "rogue", Scope: "project", Transport: "stdio", Status: "needs-approval", Detail: "not launched without approval: would run ./x.sh", Hint: "approve it"},
+		{Name: "old", Scope: "user", Transport: "stdio", Status: "overridden", Detail: "the project-scope entry in /p/.mcp.json wins"},
+	}
+	c := audit.Config{Client: clients.ClaudeCode, ClientTitle: clients.Title(clients.ClaudeCode), Path: "/p/.mcp.json", Scope: "project",
+		ServerCount: 3, Measured: 1, TotalTokens: tok, ToolCount: n, LowerBound: true, Unmeasured: []string{"mem", "slow"}, Servers: servers,
+		Posture: clients.Posture{Client: clients.ClaudeCode, Mode: clients.ModeUpFront}, UpFrontTokens: &tok}
+	sess := c
+	sess.Path, sess.Scope = "/p", ""
+	for _, tt := range []struct {
+		name string
+		rep  *audit.Report
+		want []string
+	}{
+		{"session", &audit.Report{ContextWindow: 200000, NoLaunch: true, Sessions: []audit.Session{{Config: sess}}, Configs: []audit.Config{c}}, []string{
+			"  not measured\n    slow (user): timeout: no answer to initialize within 30s\n      hint: a larger --timeout\n",
+			"  not launched, by request\n    mem (project): would run npx mem\n",
+			"  not counted\n    rogue (project): needs-approval: not launched without approval: would run ./x.sh\n      hint: approve it\n    old (user): overridden: the project-scope entry in /p/.mcp.json wins\n",
+		}},
+		{"file", &audit.Report{ContextWindow: 200000, NoLaunch: true, Configs: []audit.Config{c}}, []string{
+			"\n  not measured\n    slow: timeout: no answer to initialize within 30s\n      hint: a larger --timeout\n",
+			"\n  not launched, by request\n    mem: would run npx mem\n",
+			"\n  not counted\n    rogue: needs-approval: not launched without approval: would run ./x.sh\n      hint: approve it\n    old: overridden: the project-scope entry in /p/.mcp.json wins\n",
+		}},
+	} {
+		var b strings.Builder
+		if err := AuditText(&b, tt.rep, Screen{Width: 100}); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: no\n%s\nin:\n%s", tt.name, w, out)
+			}
+		}
+		if n := strings.Count(out, "--no-launch"); n != 1 {
+			t.Errorf("%s: --no-launch said %d times, not once:\n%s", tt.name, n, out)
+		}
+	}
+}

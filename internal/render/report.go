@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/clients"
@@ -23,7 +24,8 @@ func ReportText(w io.Writer, o *findings.Overview, scr Screen) error {
 	for _, p := range o.Problems {
 		wrapHanging(&b, "problem: ", p.Path+": "+p.Error, "         ", scr.Width)
 	}
-	if len(o.Configs) == 0 {
+	if len(o.Configs) == 0 && !slices.Contains(o.Notes, findings.NoConfigNote) && !slices.Contains(o.Notes, findings.NoStaticNote) {
+		// Said once: a note above says it already, with what to do.
 		b.WriteString("\nNo MCP config with servers was found for this project.\n")
 	}
 	for _, c := range o.Configs {
@@ -52,10 +54,15 @@ func ReportText(w io.Writer, o *findings.Overview, scr Screen) error {
 			Min: []int{12}, Drop: []int{0, 1, 0, 0, 2, 3, 0, 0}}
 		t.Fit(scr)
 		for _, s := range o.ServersCalled {
-			t.Add(s.Server, agentName(s.Source), num.Int(s.Calls), num.Int(s.Errors), num.Int(s.Sessions), num.Int(s.Tools), num.Int(int(s.ResultTokens)), yesNo(s.Configured))
+			t.Add(ServerName(s.Server, s.Plugin), agentName(s.Source), num.Int(s.Calls), num.Int(s.Errors), num.Int(s.Sessions), num.Int(s.Tools), ResultTokens(s.ResultTokens, s.EstimatedTokens), yesNo(s.Configured))
 		}
 		if err := writeTable(&b, t); err != nil {
 			return err
+		}
+		if estimated(o.ServersCalled) {
+			for _, l := range Wrap("  ", EstimatedNote, "    ", scr.Width) {
+				b.WriteString(l + "\n")
+			}
 		}
 	}
 	fmt.Fprintf(&b, "\nFindings: %d high, %d warn, %d info\n", o.Counts.High, o.Counts.Warn, o.Counts.Info)
@@ -110,19 +117,50 @@ func configHeading(c findings.ConfigUse) string {
 	return s
 }
 
+// beforeTyping says what a config's client pays before anything is
+// typed: the tokens, of its definitions, and why, in postureWords.
 func beforeTyping(c findings.ConfigUse, window int) string {
-	total := num.Int(c.TotalTokens) + " tokens of definitions"
+	total := num.Count(c.TotalTokens, "token") + " of definitions"
 	if c.LowerBound {
 		total = "at least " + total + " (some servers not measured)"
 	}
 	if c.UpFrontTokens == nil {
-		return total + "; what loads up front cannot be told (" + c.Posture + " posture)"
+		return "up to " + total + ": " + postureWords(c)
 	}
-	s := num.Int(*c.UpFrontTokens) + " tokens up front"
+	s := num.Count(*c.UpFrontTokens, "token")
 	if window > 0 {
 		s += " (" + Percent(float64(*c.UpFrontTokens)/float64(window)) + " of a " + num.Int(window) + "-token window)"
 	}
-	return s + ", " + c.Posture + " posture; " + total
+	return s + " of " + total + ": " + postureWords(c)
+}
+
+// postureWords says how a config's client treats its definitions at
+// session start, in a user's words rather than the posture's mode, and
+// what to do where that is not known.
+func postureWords(c findings.ConfigUse) string {
+	name := c.ClientTitle
+	if name == "" {
+		name = clients.Title(c.Client)
+	}
+	switch c.Posture {
+	case clients.ModeUpFront:
+		return name + " loads them up front (tool search off)"
+	case clients.ModeDeferred:
+		return name + " defers them (tool search): tool names and instructions only"
+	case clients.ModeThreshold:
+		switch {
+		case c.UpFrontTokens == nil:
+			return "whether they pass " + name + "'s tool-search threshold cannot be told ('mcpcost audit --claude' counts them exactly)"
+		case *c.UpFrontTokens >= c.TotalTokens:
+			return name + " loads them up front, below its tool-search threshold"
+		}
+		return name + " defers them, past its tool-search threshold"
+	case clients.ModeNoRecord:
+		return "no deferral is on record for " + name + ", so all are counted as loaded up front"
+	case clients.ModeUnknownClient:
+		return "which client reads this file is not known, so all are counted as loaded up front ('mcpcost audit --config FILE --client NAME' reads it as that client does)"
+	}
+	return "whether " + name + " defers them cannot be told from its settings ('mcpcost audit' says which setting, and where)"
 }
 
 func usedWords(c findings.ConfigUse) string {
@@ -177,6 +215,16 @@ func agentName(source string) string {
 	return source
 }
 
+// estimated reports whether any server's results have estimated tokens.
+func estimated(calls []findings.ServerCalls) bool {
+	for _, s := range calls {
+		if s.EstimatedTokens > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func yesNo(b bool) string {
 	if b {
 		return "yes"
@@ -212,9 +260,12 @@ func ReportMarkdown(w io.Writer, o *findings.Overview) error {
 	if len(o.ServersCalled) > 0 {
 		b.WriteString("### MCP servers called in the window\n\n| SERVER | AGENT | CALLS | ERRORS | SESSIONS | TOOLS | RESULT TOKENS | IN A CONFIG |\n|---|---|--:|--:|--:|--:|--:|---|\n")
 		for _, s := range o.ServersCalled {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", md(s.Server), md(agentName(s.Source)), num.Int(s.Calls), num.Int(s.Errors), num.Int(s.Sessions), num.Int(s.Tools), num.Int(int(s.ResultTokens)), yesNo(s.Configured))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", md(ServerName(s.Server, s.Plugin)), md(agentName(s.Source)), num.Int(s.Calls), num.Int(s.Errors), num.Int(s.Sessions), num.Int(s.Tools), ResultTokens(s.ResultTokens, s.EstimatedTokens), yesNo(s.Configured))
 		}
 		b.WriteString("\n")
+		if estimated(o.ServersCalled) {
+			b.WriteString(md(sentence(EstimatedNote)) + ".\n\n")
+		}
 	}
 	fmt.Fprintf(&b, "### Findings: %d high, %d warn, %d info\n\n", o.Counts.High, o.Counts.Warn, o.Counts.Info)
 	writeFindingsMarkdown(&b, o.Findings, "####")

@@ -412,7 +412,8 @@ func reportTables(b *strings.Builder, o *findings.Overview) {
 			{Head: "server"}, {Head: "agent"}, {Head: "calls", Num: true}, {Head: "errors", Num: true}, {Head: "sessions", Num: true},
 			{Head: "tools", Num: true}, {Head: "result tokens", Num: true}, {Head: "in a config"}}}
 		for _, s := range o.ServersCalled {
-			t.Rows = append(t.Rows, []Cell{TextCell(name(s.Server)), TextCell(name(agentName(s.Source))), NumCell(int64(s.Calls)), NumCell(int64(s.Errors)), NumCell(int64(s.Sessions)), NumCell(int64(s.Tools)), NumCell(s.ResultTokens), TextCell(yesNo(s.Configured))})
+			t.Rows = append(t.Rows, []Cell{TextCell(name(ServerName(s.Server, s.Plugin))), TextCell(name(agentName(s.Source))), NumCell(int64(s.Calls)), NumCell(int64(s.Errors)), NumCell(int64(s.Sessions)), NumCell(int64(s.Tools)),
+				{Text: ResultTokens(s.ResultTokens, s.EstimatedTokens), Sort: float64(s.ResultTokens)}, TextCell(yesNo(s.Configured))})
 		}
 		WriteTable(b, t)
 	}

@@ -10,11 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/findings"
 	"github.com/mcpcost/mcpcost/internal/measure"
 )
@@ -371,5 +373,70 @@ func TestReportHTMLInBrowser(t *testing.T) {
 	}
 	if len(colours) < 3 {
 		t.Errorf("the screenshot has %d colours: nothing was painted", len(colours))
+	}
+}
+
+// TestReportSaysOnceInWords: a project with no config says so once (the
+// findings' note, which says what to do), and the posture of a config is
+// said in words a user reads, with what to do where it is not known; no
+// mode names ("client-unknown posture").
+func TestReportSaysOnceInWords(t *testing.T) {
+	o := overview()
+	o.Configs, o.Notes = nil, []string{findings.NoConfigNote}
+	var b bytes.Buffer
+	if err := ReportText(&b, o, Screen{Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(strings.ToLower(b.String()), "no mcp config"); n != 1 {
+		t.Errorf("no config said %d times, not once:\n%s", n, b.String())
+	}
+
+	n, up := 340, 340
+	for _, tt := range []struct {
+		mode string
+		up   *int
+		want string
+	}{
+		{clients.ModeUnknownClient, &up, "340 tokens (0.2% of a 200,000-token window) of 340 tokens of definitions: which client reads this file is not known, so all are counted as loaded up front ('mcpcost audit --config FILE --client NAME' reads it as that client does)"},
+		{clients.ModeUnresolved, nil, "up to 340 tokens of definitions: whether Claude Code defers them cannot be told from its settings ('mcpcost audit' says which setting, and where)"},
+		{clients.ModeUpFront, &up, "340 tokens (0.2% of a 200,000-token window) of 340 tokens of definitions: Claude Code loads them up front (tool search off)"},
+		{clients.ModeNoRecord, &up, "340 tokens (0.2% of a 200,000-token window) of 340 tokens of definitions: no deferral is on record for Claude Code, so all are counted as loaded up front"},
+	} {
+		c := findings.ConfigUse{ConfigRef: findings.ConfigRef{Client: clients.ClaudeCode}, ClientTitle: "Claude Code", TotalTokens: n, UpFrontTokens: tt.up, Posture: tt.mode}
+		got := beforeTyping(c, 200000)
+		if got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.mode, got, tt.want)
+		}
+		if strings.Contains(got, "posture") || strings.Contains(got, tt.mode) {
+			t.Errorf("%s: a mode's name in %q", tt.mode, got)
+		}
+	}
+}
+
+// TestReportServerNames: a plugin's server is named as usage names it,
+// "linear (plugin acme)", and result tokens estimated (images and other
+// blocks) are shown as usage shows them, "+10 est.", in text, Markdown
+// and HTML.
+func TestReportServerNames(t *testing.T) {
+	o := overview()
+	o.ServersCalled = append(o.ServersCalled, findings.ServerCalls{Server: "linear", Plugin: "acme", Source: "claude", Calls: 1, Sessions: 1, Tools: 1, ResultTokens: 2, EstimatedTokens: 10})
+	var txt, mdb, html bytes.Buffer
+	if err := ReportText(&txt, o, Screen{Width: 120}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReportMarkdown(&mdb, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReportHTML(&html, o); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^  linear \(plugin acme\) +Claude Code +1 +0 +1 +1 +2 \+10 est\. +no$`).MatchString(txt.String()) {
+		t.Errorf("text:\n%s", txt.String())
+	}
+	if !strings.Contains(mdb.String(), "| linear (plugin acme) | Claude Code | 1 | 0 | 1 | 1 | 2 +10 est. | no |") {
+		t.Errorf("markdown:\n%s", mdb.String())
+	}
+	if !strings.Contains(html.String(), "linear (plugin acme)") {
+		t.Errorf("html: no plugin in the server's name")
 	}
 }

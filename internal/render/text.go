@@ -33,6 +33,31 @@ import (
 // "12,345".
 func Int(n int) string { return num.Int(n) }
 
+// ServerName names an MCP server as every report of calls names it: a
+// Claude Code plugin's with its plugin, "linear (plugin acme)".
+func ServerName(server, plugin string) string {
+	if plugin == "" {
+		return server
+	}
+	return server + " (plugin " + plugin + ")"
+}
+
+// ResultTokens shows tool results' tokens as every report of calls shows
+// them: the exact count of their text, then the estimate of their images
+// and other blocks where there is one, "1,453 +10 est." ([EstimatedNote]
+// says what it is).
+func ResultTokens(exact, estimated int64) string {
+	s := num.Int(int(exact))
+	if estimated > 0 {
+		s += " +" + num.Int(int(estimated)) + " est."
+	}
+	return s
+}
+
+// EstimatedNote says, under a table of [ResultTokens], what is exact and
+// what is estimated.
+const EstimatedNote = "result tokens are exact o200k_base counts of the results' text; images and other blocks are estimated (est.)"
+
 // Percent formats a fraction (0.123) as "12.3%".
 func Percent(f float64) string {
 	return strconv.FormatFloat(f*100, 'f', 1, 64) + "%"

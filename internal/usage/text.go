@@ -62,11 +62,9 @@ func (r *Report) table() table {
 			t.drop = []int{0, 2, 0, 3, 5, 0, 7, 4, 6, 0}
 		}
 		for _, x := range r.Tools {
-			name := x.Server
+			name := render.ServerName(x.Server, x.Plugin)
 			if x.BuiltIn {
 				name = "(built-in)"
-			} else if x.Plugin != "" {
-				name += " (plugin " + x.Plugin + ")"
 			}
 			row := []string{name}
 			if r.By == "tool" {
@@ -74,11 +72,7 @@ func (r *Report) table() table {
 			} else {
 				row = append(row, render.Int(x.Tools))
 			}
-			tokens := render.Int(int(x.ResultTokens))
-			if x.EstimatedTokens > 0 {
-				tokens += fmt.Sprintf(" +%s est.", render.Int(int(x.EstimatedTokens)))
-			}
-			row = append(row, render.Int(x.Calls), render.Int(x.Errors), render.Int(x.Sessions), tokens,
+			row = append(row, render.Int(x.Calls), render.Int(x.Errors), render.Int(x.Sessions), render.ResultTokens(x.ResultTokens, x.EstimatedTokens),
 				render.Int(int(x.AvgResultTokens+0.5)), render.Int(int(x.MaxResultTokens)), ms(x.LatencyP50Ms), ms(x.LatencyP95Ms))
 			t.rows = append(t.rows, row)
 		}
@@ -375,7 +369,7 @@ func (r *Report) notes() []string {
 	}
 	n = append(n, p+"; latency is the run time the transcript records (Codex shell commands), else from a tool call to its result as the agent logged them, including any wait for permission")
 	if r.By == "server" || r.By == "tool" {
-		n = append(n, "result tokens are exact o200k_base counts of the results' text; images and other blocks are estimated (est.)")
+		n = append(n, render.EstimatedNote)
 	}
 	return n
 }
