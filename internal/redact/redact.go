@@ -39,7 +39,10 @@
 //     NAME=VALUE cmd, set NAME=VALUE in cmd and $env:NAME = VALUE in
 //     PowerShell, lose VALUE), and the string is shown as written with
 //     each secret replaced by the marker; a string that cannot be split
-//     (a quote left open) is redacted as free text ([Text]);
+//     (a quote left open) is redacted as free text ([Text]); the words
+//     after powershell -Command are one script, joined with spaces as
+//     PowerShell joins them, and the argument of -EncodedCommand (-e,
+//     -ec, -enc) and -EncodedArguments is hidden whole, not decoded;
 //   - "Bearer X", "Basic X" and "Token X" lose X;
 //   - a value that looks like a credential loses it whole: a known token
 //     prefix (sk-, ghp_, github_pat_, glpat-, xoxb-, AKIA, AIza, eyJ, ...)
@@ -93,7 +96,10 @@ func LooksSecret(v string) bool {
 }
 
 // hider replaces secrets by Marker, recording each value it hides.
-type hider struct{ hidden []string }
+type hider struct {
+	hidden []string
+	depth  int // how deep in command strings, one in another, it reads
+}
 
 func (h *hider) hide(v string) string {
 	if h != nil && v != "" && v != Marker {
@@ -125,6 +131,7 @@ func (h *hider) args(argv []string) []string {
 	mysql := len(argv) > 0 && mysqlClients[commandName(argv[0])]
 	script, d := shellScript(argv)
 	hideNext := false
+	opaque := false // after powershell -EncodedCommand: -EncodedArguments X is encoded too
 	for i, a := range argv {
 		switch {
 		case hideNext && !strings.HasPrefix(a, "-"):
@@ -134,7 +141,20 @@ func (h *hider) args(argv []string) []string {
 		case hideNext:
 			hideNext = false
 		}
-		if i == script {
+		switch {
+		case opaque && encodedFlag(a):
+			out[i] = a
+			hideNext = true
+			continue
+		case i == script && d == encoded:
+			out[i] = h.hide(a)
+			opaque = true
+			continue
+		case i == script && d == powerShell:
+			// The script is every argument left, joined.
+			copy(out[i:], h.scripts(argv[i:], d))
+			return out
+		case i == script:
 			out[i] = h.script(a, d)
 			continue
 		}
@@ -628,6 +648,16 @@ func (n Named) Credential() bool {
 // the first of: env variables and headers sorted by name, the arguments,
 // the URL, Known).
 func (l Launch) NamedSecrets() []Named {
+	var hidden []string
+	if l.Command != "" || len(l.Args) > 0 {
+		hidden = ArgSecrets(append([]string{l.Command}, l.Args...))
+	}
+	return l.namedSecrets(hidden)
+}
+
+// namedSecrets is NamedSecrets, given what the launch rule hides in the
+// command line.
+func (l Launch) namedSecrets(argSecrets []string) []Named {
 	skip := map[string]bool{}
 	for _, p := range l.Placeholders {
 		skip[p] = true
@@ -649,10 +679,8 @@ func (l Launch) NamedSecrets() []Named {
 			add("header "+k, strings.TrimSpace(tok))
 		}
 	}
-	if l.Command != "" || len(l.Args) > 0 {
-		for _, v := range ArgSecrets(append([]string{l.Command}, l.Args...)) {
-			add("an argument", v)
-		}
+	for _, v := range argSecrets {
+		add("an argument", v)
 	}
 	if l.URL != "" {
 		for _, v := range URLSecrets(l.URL) {
@@ -680,18 +708,28 @@ func (l Launch) Scrubber() *Scrubber { return New(l.Secrets()...) }
 // Display shows the launch without its secrets: its URL when it has one,
 // else its command line.
 func (l Launch) Display() string {
-	sc := l.Scrubber()
 	if l.URL != "" && l.Command == "" {
-		return sc.String(URL(l.URL))
+		return l.Scrubber().String(URL(l.URL))
 	}
-	return Command(append([]string{l.Command}, l.Args...), sc)
+	// The command line is read once, for what it shows and what it hides.
+	red, hidden := args(append([]string{l.Command}, l.Args...))
+	named := l.namedSecrets(hidden)
+	values := make([]string, len(named))
+	for i, n := range named {
+		values[i] = n.Value
+	}
+	return show(red, New(values...))
 }
 
 // Command shows a command line by the launch rule, each argument also
 // scrubbed by sc (which may be nil) and quoted when it is empty or holds
 // white space or quotes.
 func Command(argv []string, sc *Scrubber) string {
-	red := Args(argv)
+	return show(Args(argv), sc)
+}
+
+// show is Command of the command line red, redacted.
+func show(red []string, sc *Scrubber) string {
 	for i, a := range red {
 		a = sc.String(a)
 		if a == "" || strings.ContainsAny(a, " \t\n\"'") {

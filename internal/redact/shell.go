@@ -18,7 +18,16 @@ const (
 	posix      dialect = iota + 1 // sh, bash, zsh, ...: '...', "...", \
 	cmdExe                        // cmd: "...", ^
 	powerShell                    // powershell, pwsh: '...', "...", `
+	// encoded is the argument of powershell -EncodedCommand: a script in
+	// base64, which is not decoded (what it says is unknown) and is hidden
+	// whole.
+	encoded
 )
+
+// maxDepth is how deep command strings are read inside one another (sh -c
+// "pwsh -c '...'"); one deeper is hidden whole. Each level reads a string
+// about as long as the one holding it: a bound keeps the time linear.
+const maxDepth = 5
 
 // posixShells are the shells that run the string after -c (or a group of
 // flags holding c: -lc, -ic, -ec).
@@ -64,8 +73,8 @@ func findScript(argv []string) (int, dialect, int) {
 				return j, cmdExe, looked
 			}
 		case (name == "powershell" || name == "pwsh") && !pwsh:
-			if j := powerShellScript(argv, i+1); j >= 0 {
-				return j, powerShell, looked
+			if j, d := powerShellScript(argv, i+1); j >= 0 {
+				return j, d, looked
 			}
 			pwsh = true
 		}
@@ -129,24 +138,42 @@ func cmdScript(argv []string, from int) int {
 }
 
 // powerShellScript is the index of the argument after -Command (-c, or
-// any start of it from -com, as PowerShell takes it), or -1 after -File.
-func powerShellScript(argv []string, from int) int {
+// any start of it from -com, as PowerShell takes it), the first of the
+// script's words, or of the one after -EncodedCommand (-e, -ec, -enc, ...)
+// or -EncodedArguments (-ea), which is encoded; -1 after -File.
+func powerShellScript(argv []string, from int) (int, dialect) {
 	for j := from; j < len(argv); j++ {
 		a := strings.ToLower(argv[j])
 		if len(a) < 2 || (a[0] != '-' && a[0] != '/') {
 			continue // the value of an option (-ExecutionPolicy Bypass)
 		}
+		d := dialect(0)
 		switch name := a[1:]; {
 		case name == "c" || len(name) >= 3 && strings.HasPrefix("command", name):
-			if j+1 < len(argv) {
-				return j + 1
-			}
-			return -1
+			d = powerShell
+		case encodedFlag(a):
+			d = encoded
 		case name == "f" || name == "file":
-			return -1
+			return -1, 0
+		default:
+			continue
 		}
+		if j+1 < len(argv) {
+			return j + 1, d
+		}
+		return -1, 0
 	}
-	return -1
+	return -1, 0
+}
+
+// encodedFlag reports whether a is PowerShell's -EncodedCommand or
+// -EncodedArguments, or a start of either it takes: -e, -ec, -ea, -enc.
+func encodedFlag(a string) bool {
+	if len(a) < 2 || (a[0] != '-' && a[0] != '/') {
+		return false
+	}
+	name := strings.ToLower(a[1:])
+	return name == "e" || name == "ec" || name == "ea" || len(name) >= 2 && (strings.HasPrefix("encodedcommand", name) || strings.HasPrefix("encodedarguments", name))
 }
 
 // A token is a word or an operator of a command string.
@@ -158,18 +185,23 @@ type token struct {
 	at, from []int
 	op       bool // an operator: ; & | ( ) a new line, or a redirection
 	redirect bool // a redirection: < >
+	v        int  // where value starts in the splitter's values, while split
 }
 
-// splitter reads a command string into tokens.
+// splitter reads a command string into tokens. The values of all its
+// words are kept in one buffer of each kind, cut into each word's at the
+// end: a word of its own buffers would cost three allocations.
 type splitter struct {
-	toks []token
-	in   bool // the last token is a word still being read
+	toks     []token
+	in       bool // the last token is a word still being read
+	value    []byte
+	at, from []int
 }
 
 // open starts a word at i, unless one is being read.
 func (p *splitter) open(i int) {
 	if !p.in {
-		p.toks = append(p.toks, token{start: i, end: i})
+		p.toks = append(p.toks, token{start: i, end: i, v: len(p.value)})
 		p.in = true
 	}
 }
@@ -177,11 +209,29 @@ func (p *splitter) open(i int) {
 // add adds c, written at at by the text from from, to the word being read.
 func (p *splitter) add(c byte, at, from int) {
 	p.open(from)
-	t := &p.toks[len(p.toks)-1]
-	t.value = append(t.value, c)
-	t.at = append(t.at, at)
-	t.from = append(t.from, from)
-	t.end = at + 1
+	p.value = append(p.value, c)
+	p.at = append(p.at, at)
+	p.from = append(p.from, from)
+	p.toks[len(p.toks)-1].end = at + 1
+}
+
+// done cuts the values into each word's.
+func (p *splitter) done() []token {
+	for i := range p.toks {
+		t := &p.toks[i]
+		if t.op {
+			continue
+		}
+		end := len(p.value)
+		for k := i + 1; k < len(p.toks); k++ {
+			if !p.toks[k].op {
+				end = p.toks[k].v
+				break
+			}
+		}
+		t.value, t.at, t.from = p.value[t.v:end:end], p.at[t.v:end:end], p.from[t.v:end:end]
+	}
+	return p.toks
 }
 
 // close ends what the word being read writes at end.
@@ -204,7 +254,8 @@ func isOp(c byte, d dialect) bool {
 // split splits a command string as its shell would, simply: quotes,
 // escapes and operators; not expansions. It fails on a quote left open.
 func split(s string, d dialect) ([]token, bool) {
-	p := &splitter{}
+	// The words hold at most len(s) bytes: sized once, the buffers never grow.
+	p := &splitter{value: make([]byte, 0, len(s)), at: make([]int, 0, len(s)), from: make([]int, 0, len(s))}
 	// escape is the character that takes the next one as written.
 	escape := byte('\\')
 	switch d {
@@ -300,7 +351,7 @@ func split(s string, d dialect) ([]token, bool) {
 			i++
 		}
 	}
-	return p.toks, true
+	return p.done(), true
 }
 
 // braced is the length of the PowerShell variable ${NAME} at s[i:]
@@ -325,14 +376,100 @@ func braced(s string, i int) int {
 
 // script redacts a shell's command string.
 func (h *hider) script(s string, d dialect) string {
+	return h.scripts([]string{s}, d)[0]
+}
+
+// scripts redacts the words of a shell's command string given over
+// several arguments: PowerShell joins the arguments after -Command with
+// spaces into one script. The string is read whole, and each argument
+// shows its part of it. A string that cannot be split is redacted as free
+// text, argument by argument.
+func (h *hider) scripts(args []string, d dialect) []string {
+	out := make([]string, len(args))
+	if h.depth >= maxDepth {
+		for k, a := range args {
+			out[k] = h.hide(a)
+		}
+		return out
+	}
+	h.depth++
+	defer func() { h.depth-- }()
+	var b strings.Builder
+	lo, hi := make([]int, len(args)), make([]int, len(args)) // where each argument is
+	for k, a := range args {
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		lo[k] = b.Len()
+		b.WriteString(a)
+		hi[k] = b.Len()
+	}
+	s := b.String()
+	edits, ok := h.scriptEdits(s, d)
+	if !ok {
+		for k, a := range args {
+			out[k] = h.freeText(a)
+		}
+		return out
+	}
+	return splitEdits(s, lo, hi, edits)
+}
+
+// An edit replaces s[start:end] of a command string by text.
+type edit struct {
+	start, end int
+	text       string
+}
+
+// splitEdits applies edits, in order and apart, to s, whose arguments are
+// s[lo[k]:hi[k]], and returns each argument edited. An edit over two
+// arguments writes its text in the first and takes the rest of both; one
+// in the space between them writes it in the next.
+func splitEdits(s string, lo, hi []int, edits []edit) []string {
+	out := make([]string, len(lo))
+	e, placed := 0, -1 // edits[e] is the next; its text is written when placed == e
+	for k := range lo {
+		var b strings.Builder
+		pos := lo[k] // s[lo[k]:pos] is in b
+		for e < len(edits) {
+			ed := edits[e]
+			if ed.start > hi[k] || ed.start == hi[k] && ed.end > ed.start && k+1 < len(lo) {
+				break // the next argument's
+			}
+			b.WriteString(s[pos:max(pos, ed.start)])
+			if placed != e {
+				b.WriteString(ed.text)
+				placed = e
+			}
+			if ed.end > hi[k] {
+				pos = hi[k] // it goes on in the next argument
+				break
+			}
+			pos = max(pos, ed.end)
+			e++
+		}
+		b.WriteString(s[pos:hi[k]])
+		out[k] = b.String()
+	}
+	for ; e < len(edits) && len(out) > 0; e++ {
+		if placed != e {
+			out[len(out)-1] += edits[e].text
+		}
+	}
+	return out
+}
+
+// scriptEdits reads a shell's command string and returns the edits that
+// redact it, in order and apart; false when it cannot be split.
+func (h *hider) scriptEdits(s string, d dialect) ([]edit, bool) {
 	toks, ok := split(s, d)
 	if !ok {
-		return h.freeText(s)
+		return nil, false
 	}
 	var bodies []span
 	if d == posix {
 		if bodies, ok = hereDocs(s, toks); !ok {
-			return h.freeText(s)
+			return nil, false
 		}
 	}
 	next := 0                    // bodies[next:] end after the token looked at
@@ -376,31 +513,36 @@ func (h *hider) script(s string, d dialect) string {
 		}
 	}
 	flush()
-	var b strings.Builder
-	done := 0 // s[:done] is in b
+	var edits []edit
+	body2 := func(b span) {
+		if text := h.text(s[b.start:b.end]); text != s[b.start:b.end] {
+			edits = append(edits, edit{b.start, b.end, text})
+		}
+	}
+	done := 0 // the edits of s[:done] are made
 	for i, t := range toks {
 		if t.start < done {
-			continue // in a here-document's body, written
+			continue // in a here-document's body, edited
 		}
 		if len(bodies) > 0 && t.start >= bodies[0].start {
-			b.WriteString(s[done:bodies[0].start])
-			b.WriteString(h.text(s[bodies[0].start:bodies[0].end]))
+			body2(bodies[0])
 			done = bodies[0].end
 			bodies = bodies[1:]
 			if t.start < done {
 				continue
 			}
 		}
-		b.WriteString(s[done:t.start])
-		if t.op {
-			b.WriteString(s[t.start:t.end])
-		} else {
-			b.WriteString(rewrite(s, t, shown[i]))
+		if !t.op {
+			if e, ok := rewrite(s, t, shown[i]); ok {
+				edits = append(edits, e)
+			}
 		}
 		done = t.end
 	}
-	b.WriteString(s[done:])
-	return b.String()
+	for _, b := range bodies {
+		body2(b)
+	}
+	return edits, true
 }
 
 // A span is where some text of a command string is.
@@ -552,13 +694,14 @@ var shAssign = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*=`)
 // ($env:NAME, ${env:NAME}).
 var psEnv = lazyRegexp(`(?i)^\$(env:[A-Za-z_][A-Za-z0-9_]*|\{env:[A-Za-z_][A-Za-z0-9_]*\})(=|$)`)
 
-// rewrite shows the word t of s as shown: the text outside what differs
-// from the word's value is kept as written (quotes included), and what
-// differs is written as shown.
-func rewrite(s string, t token, shown string) string {
+// rewrite is the edit that shows the word t of s as shown: the text
+// outside what differs from the word's value is kept as written (quotes
+// included), and what differs is written as shown; false when nothing
+// differs.
+func rewrite(s string, t token, shown string) (edit, bool) {
 	v := string(t.value)
 	if shown == v {
-		return s[t.start:t.end]
+		return edit{}, false
 	}
 	p := 0
 	for p < len(v) && p < len(shown) && v[p] == shown[p] {
@@ -575,7 +718,7 @@ func rewrite(s string, t token, shown string) string {
 	case p > 0:
 		from, to = t.at[p-1]+1, t.at[p-1]+1
 	}
-	return s[t.start:from] + shown[p:len(shown)-q] + s[to:t.end]
+	return edit{from, to, shown[p : len(shown)-q]}, true
 }
 
 // freeText redacts a command string that cannot be split as free text

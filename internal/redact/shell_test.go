@@ -1,0 +1,158 @@
+package redact
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf16"
+)
+
+// canaries are the secrets planted where CANARY stands in the cases
+// below: one shaped as a token, which its look alone gives away, and one
+// that is not.
+var canaries = []string{"sk-live-CANARY123456789", "hunter2-canary-pw"}
+
+// shown returns what mcpcost shows of argv, launched with nothing else,
+// that holds a canary: its launch line (Display, which clients and audit
+// print), the command line of Args (measure's hint), and the line of a
+// server that repeats each value the command line gives it on its
+// stderr, as the launch's Scrubber leaves it.
+func shown(argv []string, values ...string) []string {
+	l := Launch{Command: argv[0], Args: argv[1:]}
+	said := "srv: starting\n"
+	for _, v := range values {
+		said += "srv: got " + v + " (" + v + ")\n"
+	}
+	var out []string
+	for what, text := range map[string]string{
+		"Display": l.Display(),
+		"Args":    strings.Join(Args(argv), " "),
+		"stderr":  l.Scrubber().String(said),
+	} {
+		if strings.Contains(strings.ToLower(text), "canary") {
+			out = append(out, what+": "+text)
+		}
+	}
+	return out
+}
+
+// expectHidden checks that no canary planted in argv (for CANARY, each
+// canary in turn) is shown; value is the secret the server is given, as
+// it is given it (CANARY when empty), which it repeats on its stderr.
+func expectHidden(t *testing.T, argv []string, value string) {
+	t.Helper()
+	if value == "" {
+		value = "CANARY"
+	}
+	for _, c := range canaries {
+		in := make([]string, len(argv))
+		for i, a := range argv {
+			in[i] = strings.ReplaceAll(a, "CANARY", c)
+		}
+		for _, s := range shown(in, strings.ReplaceAll(value, "CANARY", c)) {
+			t.Errorf("%q shows a canary in %s", in, s)
+		}
+	}
+}
+
+// expectKept checks that argv, which holds no secret, is shown as written
+// and that nothing of it is scrubbed from the server's stderr.
+func expectKept(t *testing.T, argv []string) {
+	t.Helper()
+	if got := Args(argv); strings.Join(got, "\x00") != strings.Join(argv, "\x00") {
+		t.Errorf("Args(%q)\n got %q, want it as written", argv, got)
+	}
+	if got := ArgSecrets(argv); len(got) > 0 {
+		t.Errorf("ArgSecrets(%q) = %q, want none", argv, got)
+	}
+}
+
+type shellCase struct {
+	name  string
+	argv  []string
+	value string // what the server is given, when it is not CANARY
+}
+
+func runShellCases(t *testing.T, hidden []shellCase, kept [][]string) {
+	t.Helper()
+	for _, c := range hidden {
+		t.Run(c.name, func(t *testing.T) { expectHidden(t, c.argv, c.value) })
+	}
+	for _, argv := range kept {
+		t.Run("kept "+strings.Join(argv, " "), func(t *testing.T) { expectKept(t, argv) })
+	}
+}
+
+// TestShellPowerShellSplit: PowerShell joins the arguments after -Command
+// with spaces into one script, which is read as one; the argument after
+// -EncodedCommand is a script no one can read without decoding it, and is
+// hidden whole.
+func TestShellPowerShellSplit(t *testing.T) {
+	hidden := []shellCase{
+		{"env over args", []string{"powershell", "-Command", "$env:API_KEY", "=", "'CANARY';", "node", "server.js"}, ""},
+		{"env and ; apart", []string{"powershell", "-Command", "$env:API_KEY", "=", "'CANARY'", ";", "node", "server.js"}, ""},
+		{"pwsh -c", []string{"pwsh", "-c", "$env:API_KEY='CANARY';", "node", "server.js"}, ""},
+		{"double quotes", []string{"pwsh", "-NoProfile", "-c", "$env:API_KEY", "=", `"CANARY";`, "node", "srv.js"}, ""},
+		{"quoted flag value", []string{"pwsh", "-NoProfile", "-c", "node", "server.js", "--password", "'CANARY'"}, ""},
+		{"quote over args", []string{"powershell", "-Command", "$env:DB_PASS", "=", "'CANARY", "x';", "node"}, "CANARY x"},
+		{"call operator", []string{"powershell.exe", "-NoProfile", "-Command", "&", `'C:\srv\srv.exe'`, "--token", "CANARY"}, ""},
+	}
+	kept := [][]string{
+		{"powershell", "-Command", "Start-Process", "node"},
+		{"pwsh", "-NoProfile", "-c", "node", "server.js", "--port", "8080"},
+		{"powershell", "-ExecutionPolicy", "Bypass", "-File", `C:\srv\run.ps1`, "-Port", "8080"},
+	}
+	runShellCases(t, hidden, kept)
+
+	// An encoded command is hidden whole, and not decoded, whether it
+	// looks like a credential or not (short, or holding / as base64 may).
+	var encs []string
+	for _, c := range canaries {
+		script := "$env:API_KEY='" + c + "'; node server.js"
+		var b []byte
+		for _, u := range utf16.Encode([]rune(script)) {
+			b = append(b, byte(u), byte(u>>8))
+		}
+		encs = append(encs, base64.StdEncoding.EncodeToString(b))
+	}
+	encs = append(encs, "cwByAHYA", "JABlAG4AdgA6AEEAUABJ/F8ASwBFAFkAPQAn+A==")
+	for _, enc := range encs {
+		for _, flag := range []string{"-EncodedCommand", "-enc", "-e", "-ec", "-EncodedArguments"} {
+			argv := []string{"powershell", "-NoProfile", flag, enc}
+			l := Launch{Command: argv[0], Args: argv[1:]}
+			for what, text := range map[string]string{"Display": l.Display(), "Args": strings.Join(Args(argv), " "), "stderr": l.Scrubber().String("bad " + enc)} {
+				if strings.Contains(text, enc[:8]) || strings.Contains(strings.ToLower(text), "canary") {
+					t.Errorf("%s %s shows the encoded command in %s: %q", argv[0], flag, what, text)
+				}
+			}
+			if got, want := l.Display(), "powershell -NoProfile "+flag+" ***"; got != want {
+				t.Errorf("Display = %q, want %q", got, want)
+			}
+		}
+	}
+}
+
+// TestShellLong: long command strings of each form, the deepest nesting
+// of command strings in one another among them, are redacted in time
+// linear in their length: 100,000 bytes well under a second (a tenth of
+// that on an idle machine), where reading each string again inside the
+// one holding it would take minutes.
+func TestShellLong(t *testing.T) {
+	const n = 100_000
+	inputs := map[string][]string{
+		"pwsh words":  append([]string{"pwsh", "-c"}, strings.Fields(strings.Repeat("pwsh -c ", n/8))...),
+		"pwsh string": {"pwsh", "-c", strings.Repeat("pwsh -c ", n/8)},
+		"encoded":     {"pwsh", "-enc", strings.Repeat("A", n)},
+	}
+	for name, argv := range inputs {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			l := Launch{Command: argv[0], Args: argv[1:]}
+			_ = l.Display()
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("%d bytes took %v", len(strings.Join(argv, " ")), d)
+			}
+		})
+	}
+}
