@@ -43,6 +43,10 @@
 //     after powershell -Command are one script, joined with spaces as
 //     PowerShell joins them, and the argument of -EncodedCommand (-e,
 //     -ec, -enc) and -EncodedArguments is hidden whole, not decoded;
+//     cmd reads the rest of its command line after /c, each argument that
+//     holds a space quoted as a launcher writes it, without the quote
+//     that starts it and the last one (with /s, and mostly without),
+//     secrets of both readings hidden where cmd may keep them;
 //   - "Bearer X", "Basic X" and "Token X" lose X;
 //   - a value that looks like a credential loses it whole: a known token
 //     prefix (sk-, ghp_, github_pat_, glpat-, xoxb-, AKIA, AIza, eyJ, ...)
@@ -150,9 +154,9 @@ func (h *hider) args(argv []string) []string {
 			out[i] = h.hide(a)
 			opaque = true
 			continue
-		case i == script && d == powerShell:
+		case i == script && (d == powerShell || d == cmdExe):
 			// The script is every argument left, joined.
-			copy(out[i:], h.scripts(argv[i:], d))
+			copy(out[i:], h.scripts(argv[i:], d, scriptOpts{slashS: slashS(argv[:i])}))
 			return out
 		case i == script:
 			out[i] = h.script(a, d)

@@ -354,6 +354,39 @@ func split(s string, d dialect) ([]token, bool) {
 	return p.done(), true
 }
 
+// splitWithout is split of s without the characters at i and j (when
+// they are not -1), its tokens placed where they are written in s.
+func splitWithout(s string, d dialect, i, j int) ([]token, bool) {
+	if i < 0 && j < 0 {
+		return split(s, d)
+	}
+	var b strings.Builder
+	at := make([]int, 0, len(s)+1) // at[k] is where the k-th byte read is in s
+	for k := 0; k < len(s); k++ {
+		if k != i && k != j {
+			b.WriteByte(s[k])
+			at = append(at, k)
+		}
+	}
+	at = append(at, len(s))
+	toks, ok := split(b.String(), d)
+	if !ok {
+		return nil, false
+	}
+	for n := range toks {
+		t := &toks[n]
+		end := at[t.start]
+		if t.end > t.start {
+			end = at[t.end-1] + 1
+		}
+		t.start, t.end = at[t.start], end
+		for k := range t.at {
+			t.at[k], t.from[k] = at[t.at[k]], at[t.from[k]]
+		}
+	}
+	return toks, true
+}
+
 // braced is the length of the PowerShell variable ${NAME} at s[i:]
 // (${env:API_KEY}), 0 if there is none there.
 func braced(s string, i int) int {
@@ -376,15 +409,21 @@ func braced(s string, i int) int {
 
 // script redacts a shell's command string.
 func (h *hider) script(s string, d dialect) string {
-	return h.scripts([]string{s}, d)[0]
+	return h.scripts([]string{s}, d, scriptOpts{})[0]
+}
+
+// scriptOpts are how a command string is read.
+type scriptOpts struct {
+	slashS bool // cmd /s: the quotes around the string are stripped
 }
 
 // scripts redacts the words of a shell's command string given over
 // several arguments: PowerShell joins the arguments after -Command with
-// spaces into one script. The string is read whole, and each argument
-// shows its part of it. A string that cannot be split is redacted as free
-// text, argument by argument.
-func (h *hider) scripts(args []string, d dialect) []string {
+// spaces into one script; cmd reads the rest of its command line after
+// /c, where a launcher writes an argument holding a space in quotes. The
+// string is read whole, and each argument shows its part of it. A string
+// that cannot be split is redacted as free text, argument by argument.
+func (h *hider) scripts(args []string, d dialect, o scriptOpts) []string {
 	out := make([]string, len(args))
 	if h.depth >= maxDepth {
 		for k, a := range args {
@@ -400,19 +439,86 @@ func (h *hider) scripts(args []string, d dialect) []string {
 		if k > 0 {
 			b.WriteByte(' ')
 		}
+		// The first is the string as the config wrote it; a quote in
+		// another is written as it is, not escaped as \", which cmd reads
+		// as a backslash and a quote.
+		quote := d == cmdExe && k > 0 && strings.ContainsAny(a, " \t") && !strings.Contains(a, `"`)
+		if quote {
+			b.WriteByte('"')
+		}
 		lo[k] = b.Len()
 		b.WriteString(a)
 		hi[k] = b.Len()
+		if quote {
+			b.WriteByte('"')
+		}
 	}
 	s := b.String()
-	edits, ok := h.scriptEdits(s, d)
+	var edits []edit
+	var also *Scrubber
+	ok := false
+	if p, q, strip := cmdQuotes(s, d); strip {
+		// cmd strips the quote that starts the string and the last one,
+		// unless /s is not given, the string holds those two quotes alone,
+		// with a space between and none of &<>()@^| (and what they hold
+		// is a program, which cannot be told here): the secrets of both
+		// readings are hidden.
+		edits, ok = h.scriptEdits(s, d, p, q)
+		if ok && !o.slashS && cmdMayKeep(s, p, q) {
+			kept := &hider{depth: h.depth}
+			if _, ok := kept.scriptEdits(s, d, -1, -1); ok && len(kept.hidden) > 0 {
+				h.hidden = append(h.hidden, kept.hidden...)
+				also = New(kept.hidden...)
+			}
+		}
+	} else {
+		edits, ok = h.scriptEdits(s, d, -1, -1)
+	}
 	if !ok {
 		for k, a := range args {
 			out[k] = h.freeText(a)
 		}
 		return out
 	}
-	return splitEdits(s, lo, hi, edits)
+	out = splitEdits(s, lo, hi, edits)
+	if also != nil {
+		for k := range out {
+			out[k] = also.known(out[k])
+		}
+	}
+	return out
+}
+
+// cmdQuotes returns where the quote that starts cmd's command string s
+// is, and the last quote of s (-1 when it is that one); false when s does
+// not start with a quote.
+func cmdQuotes(s string, d dialect) (int, int, bool) {
+	if d != cmdExe {
+		return -1, -1, false
+	}
+	p := 0
+	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
+		p++
+	}
+	if p == len(s) || s[p] != '"' {
+		return -1, -1, false
+	}
+	q := strings.LastIndexByte(s, '"')
+	if q == p {
+		q = -1
+	}
+	return p, q, true
+}
+
+// cmdMayKeep reports whether cmd without /s may keep the quotes of s at p
+// and q: they are its only quotes, with white space and none of &<>()@^|
+// between them.
+func cmdMayKeep(s string, p, q int) bool {
+	if q < 0 || strings.Count(s, `"`) != 2 {
+		return false
+	}
+	in := s[p+1 : q]
+	return strings.ContainsAny(in, " \t") && !strings.ContainsAny(in, "&<>()@^|")
 }
 
 // An edit replaces s[start:end] of a command string by text.
@@ -459,10 +565,11 @@ func splitEdits(s string, lo, hi []int, edits []edit) []string {
 	return out
 }
 
-// scriptEdits reads a shell's command string and returns the edits that
+// scriptEdits reads a shell's command string, without the characters at
+// strip1 and strip2 (when they are not -1), and returns the edits that
 // redact it, in order and apart; false when it cannot be split.
-func (h *hider) scriptEdits(s string, d dialect) ([]edit, bool) {
-	toks, ok := split(s, d)
+func (h *hider) scriptEdits(s string, d dialect, strip1, strip2 int) ([]edit, bool) {
+	toks, ok := splitWithout(s, d, strip1, strip2)
 	if !ok {
 		return nil, false
 	}
@@ -754,4 +861,15 @@ func digits(b []byte) bool {
 		}
 	}
 	return len(b) > 0
+}
+
+// slashS reports whether the switches of cmd that end before argv's end
+// hold /s.
+func slashS(argv []string) bool {
+	for k := len(argv) - 1; k >= 0 && strings.HasPrefix(argv[k], "/"); k-- {
+		if strings.EqualFold(argv[k], "/s") {
+			return true
+		}
+	}
+	return false
 }

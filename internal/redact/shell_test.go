@@ -133,6 +133,31 @@ func TestShellPowerShellSplit(t *testing.T) {
 	}
 }
 
+// TestShellCmdQuotes: cmd reads the rest of its command line after /c,
+// the arguments joined as the launcher writes them, and strips the quote
+// that starts it and the last one (always with /s).
+func TestShellCmdQuotes(t *testing.T) {
+	hidden := []shellCase{
+		{"/s quoted exe", []string{"cmd", "/s", "/c", `"C:\tools\srv.exe" --token CANARY`}, ""},
+		{"/s outer quotes", []string{"cmd", "/s", "/c", `""C:\tools\srv.exe" --token CANARY"`}, ""},
+		{"/s escaped quotes", []string{"cmd", "/s", "/c", `"\"C:\tools\srv.exe\" --token CANARY"`}, ""},
+		{"set quoted", []string{"cmd", "/c", `"set API_KEY=CANARY && node srv.js"`}, ""},
+		{"set", []string{"cmd", "/c", "set API_KEY=CANARY && node srv.js"}, ""},
+		{"set over args", []string{"cmd", "/c", "set", "API_KEY=CANARY", "&&", "node", "srv.js"}, ""},
+		{"set lower case over args", []string{"cmd", "/c", "set", "api_key=CANARY&&", "node", "srv.js"}, ""},
+		{"set quoted pair", []string{"cmd", "/s", "/c", `"set "API_KEY=CANARY" && node srv.js"`}, ""},
+		{"quoted flag value", []string{"cmd", "/c", "srv.exe", "--password", `"CANARY"`}, ""},
+		{"value with a space", []string{"cmd", "/c", "srv.exe", "--token", "a CANARY"}, "a CANARY"},
+	}
+	kept := [][]string{
+		{"cmd", "/c", "npx", "-y", "@modelcontextprotocol/server-filesystem", `C:\data`},
+		{"cmd", "/s", "/c", `"C:\Program Files\nodejs\npx.cmd" -y @modelcontextprotocol/server-filesystem C:\data`},
+		{"cmd", "/c", `"C:\Program Files\srv\srv.exe"`, "--port", "8080"},
+		{"cmd", "/d", "/s", "/c", `"npx -y mcp-remote https://mcp.example.com/sse"`},
+	}
+	runShellCases(t, hidden, kept)
+}
+
 // TestShellLong: long command strings of each form, the deepest nesting
 // of command strings in one another among them, are redacted in time
 // linear in their length: 100,000 bytes well under a second (a tenth of
@@ -143,7 +168,10 @@ func TestShellLong(t *testing.T) {
 	inputs := map[string][]string{
 		"pwsh words":  append([]string{"pwsh", "-c"}, strings.Fields(strings.Repeat("pwsh -c ", n/8))...),
 		"pwsh string": {"pwsh", "-c", strings.Repeat("pwsh -c ", n/8)},
+		"cmd words":   append([]string{"cmd", "/c"}, strings.Fields(strings.Repeat("cmd /c ", n/7))...),
+		"cmd string":  {"cmd", "/s", "/c", `"` + strings.Repeat(`"a" `, n/4) + `"`},
 		"encoded":     {"pwsh", "-enc", strings.Repeat("A", n)},
+		"cmd set":     {"cmd", "/c", strings.Repeat("set A=x&& ", n/10)},
 	}
 	for name, argv := range inputs {
 		t.Run(name, func(t *testing.T) {
