@@ -37,8 +37,10 @@
 //     && ; | and redirections; not expansions), each command's words
 //     follow this rule as arguments would (the assignments before it,
 //     NAME=VALUE cmd, set NAME=VALUE in cmd and $env:NAME = VALUE in
-//     PowerShell, lose VALUE), and the string is shown as written with
-//     each secret replaced by the marker; a string that cannot be split
+//     PowerShell, lose VALUE; so does a here-string read into variables,
+//     read TOKEN <<< VALUE, or given to a command that names a secret
+//     word, --password-stdin <<< VALUE), and the string is shown as
+//     written with each secret replaced by the marker; a string that cannot be split
 //     (a quote left open) is redacted as free text ([Text]); the words
 //     after powershell -Command are one script, joined with spaces as
 //     PowerShell joins them, and the argument of -EncodedCommand (-e,

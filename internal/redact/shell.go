@@ -588,6 +588,7 @@ func (h *hider) scriptEdits(s string, d dialect, strip1, strip2 int) ([]edit, bo
 	}
 	shown := make([]string, len(toks)) // what each word shows
 	var words []int                    // the words of the command being read
+	var here []int                     // its here-strings (<<< WORD)
 	flush := func() {
 		argv := make([]string, len(words))
 		for k, i := range words {
@@ -596,9 +597,16 @@ func (h *hider) scriptEdits(s string, d dialect, strip1, strip2 int) ([]edit, bo
 		for k, v := range h.command(argv, d) {
 			shown[words[k]] = v
 		}
-		words = words[:0]
+		for _, i := range here {
+			if v := string(toks[i].value); readsSecret(argv) {
+				shown[i] = h.hide(v)
+			} else {
+				shown[i] = h.arg(v)
+			}
+		}
+		words, here = words[:0], here[:0]
 	}
-	target := false // the word after a redirection, a file
+	target := 0 // the word after a redirection: a file (1), a here-string (2)
 	for i, t := range toks {
 		switch {
 		case body(t):
@@ -608,13 +616,19 @@ func (h *hider) scriptEdits(s string, d dialect, strip1, strip2 int) ([]edit, bo
 				shown[i-1] = string(toks[i-1].value)
 				words = words[:n-1]
 			}
-			target = true
+			target = 1
+			if d == posix && strings.HasSuffix(s[t.start:t.end], "<<<") {
+				target = 2
+			}
 		case t.op:
 			flush()
-			target = false
-		case target:
+			target = 0
+		case target == 2:
+			here = append(here, i)
+			target = 0
+		case target == 1:
 			shown[i] = h.arg(string(t.value))
-			target = false
+			target = 0
 		default:
 			words = append(words, i)
 		}
@@ -770,6 +784,26 @@ func (h *hider) command(words []string, d dialect) []string {
 	}
 	copy(out[c:], h.args(words[c:]))
 	return out
+}
+
+// readsSecret reports whether the POSIX shell's command words, given a
+// here-string, read a secret from it: read, mapfile and readarray assign
+// it to variables (read TOKEN <<< X), and a command that names a secret
+// word takes one (docker login --password-stdin <<< X).
+func readsSecret(words []string) bool {
+	c := 0
+	for c < len(words) && assigns(words[c], posix) {
+		c++
+	}
+	if c < len(words) && (words[c] == "read" || words[c] == "mapfile" || words[c] == "readarray") {
+		return true
+	}
+	for _, w := range words[c:] {
+		if secretWord().MatchString(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // declarations are the POSIX shells' commands whose NAME=VALUE arguments

@@ -158,6 +158,27 @@ func TestShellCmdQuotes(t *testing.T) {
 	runShellCases(t, hidden, kept)
 }
 
+// TestShellHereString: a here-string read into a variable (read VAR <<<
+// WORD), or given to a command that takes a secret on its input, is the
+// secret; export and declare -x assign as NAME=VALUE does.
+func TestShellHereString(t *testing.T) {
+	hidden := []shellCase{
+		{"read", []string{"bash", "-c", "read TOKEN <<< CANARY; export TOKEN; node srv.js"}, ""},
+		{"read -r quoted", []string{"bash", "-c", `read -r TOKEN <<< "CANARY" && node srv.js`}, ""},
+		{"read lower case", []string{"bash", "-c", "read -r api_key <<<'CANARY'; node srv.js"}, ""},
+		{"password-stdin", []string{"bash", "-c", "docker login -u me --password-stdin <<< CANARY && node srv.js"}, ""},
+		{"export", []string{"sh", "-c", "export TOKEN=CANARY; node srv.js"}, ""},
+		{"declare -x", []string{"bash", "-c", "declare -x TOKEN=CANARY; node srv.js"}, ""},
+		{"declare -x quoted", []string{"bash", "-c", `declare -x TOKEN="CANARY" && node srv.js`}, ""},
+	}
+	kept := [][]string{
+		{"sh", "-c", "node server.js --port 8080"},
+		{"bash", "-c", "srv <<< hello"},
+		{"bash", "-c", "read -r LINE < /etc/hostname; node srv.js"},
+	}
+	runShellCases(t, hidden, kept)
+}
+
 // TestShellLong: long command strings of each form, the deepest nesting
 // of command strings in one another among them, are redacted in time
 // linear in their length: 100,000 bytes well under a second (a tenth of
@@ -166,12 +187,13 @@ func TestShellCmdQuotes(t *testing.T) {
 func TestShellLong(t *testing.T) {
 	const n = 100_000
 	inputs := map[string][]string{
-		"pwsh words":  append([]string{"pwsh", "-c"}, strings.Fields(strings.Repeat("pwsh -c ", n/8))...),
-		"pwsh string": {"pwsh", "-c", strings.Repeat("pwsh -c ", n/8)},
-		"cmd words":   append([]string{"cmd", "/c"}, strings.Fields(strings.Repeat("cmd /c ", n/7))...),
-		"cmd string":  {"cmd", "/s", "/c", `"` + strings.Repeat(`"a" `, n/4) + `"`},
-		"encoded":     {"pwsh", "-enc", strings.Repeat("A", n)},
-		"cmd set":     {"cmd", "/c", strings.Repeat("set A=x&& ", n/10)},
+		"pwsh words":   append([]string{"pwsh", "-c"}, strings.Fields(strings.Repeat("pwsh -c ", n/8))...),
+		"pwsh string":  {"pwsh", "-c", strings.Repeat("pwsh -c ", n/8)},
+		"cmd words":    append([]string{"cmd", "/c"}, strings.Fields(strings.Repeat("cmd /c ", n/7))...),
+		"cmd string":   {"cmd", "/s", "/c", `"` + strings.Repeat(`"a" `, n/4) + `"`},
+		"here-strings": {"bash", "-c", strings.Repeat("read T <<< x; ", n/14)},
+		"encoded":      {"pwsh", "-enc", strings.Repeat("A", n)},
+		"cmd set":      {"cmd", "/c", strings.Repeat("set A=x&& ", n/10)},
 	}
 	for name, argv := range inputs {
 		t.Run(name, func(t *testing.T) {
