@@ -26,6 +26,8 @@
 //     does the argument after such a --NAME given alone;
 //   - an argument NAME=VALUE with an environment-style NAME (capitals,
 //     digits, underscores, as passed with docker -e) loses VALUE;
+//   - setx NAME VALUE (Windows) loses VALUE, and setx /p PASSWORD its
+//     password;
 //   - after a MySQL or MariaDB client (mysql, mysqldump, mariadb, mycli,
 //     ...; the command itself, not one a wrapper runs), -pVALUE keeps -p
 //     and loses VALUE; -p alone, which prompts, keeps the database after
@@ -36,8 +38,10 @@
 //     as its shell would split them (quotes, escapes, operators such as
 //     && ; | and redirections; not expansions), each command's words
 //     follow this rule as arguments would (the assignments before it,
-//     NAME=VALUE cmd, set NAME=VALUE in cmd and $env:NAME = VALUE in
-//     PowerShell, lose VALUE; so does a here-string read into variables,
+//     NAME=VALUE cmd, set NAME=VALUE and setx NAME VALUE in cmd, and
+//     $env:NAME = VALUE, Set-Item env:NAME VALUE and
+//     [Environment]::SetEnvironmentVariable(NAME, VALUE) in PowerShell,
+//     lose VALUE; so does a here-string read into variables,
 //     read TOKEN <<< VALUE, or given to a command that names a secret
 //     word, --password-stdin <<< VALUE), and the string is shown as
 //     written with each secret replaced by the marker; a string that cannot be split
@@ -134,6 +138,9 @@ func args(argv []string) ([]string, []string) {
 
 func (h *hider) args(argv []string) []string {
 	out := make([]string, len(argv))
+	if len(argv) > 0 && commandName(argv[0]) == "setx" {
+		return h.setx(argv)
+	}
 	mysql := len(argv) > 0 && mysqlClients[commandName(argv[0])]
 	script, d := shellScript(argv)
 	hideNext := false
@@ -181,6 +188,40 @@ func (h *hider) args(argv []string) []string {
 		out[i] = h.arg(a)
 		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && secretWord().MatchString(a) {
 			hideNext = true
+		}
+	}
+	return out
+}
+
+// setx redacts Windows' setx, which sets a variable for good: setx NAME
+// VALUE [/M], setx /s HOST /u USER /p PASSWORD NAME VALUE; the value and
+// the password are hidden, the name and the switches kept.
+func (h *hider) setx(argv []string) []string {
+	out := make([]string, len(argv))
+	out[0] = argv[0]
+	named := false
+	for k := 1; k < len(argv); k++ {
+		a := argv[k]
+		out[k] = a
+		switch strings.ToLower(a) {
+		case "/s", "/u", "/k", "/f", "/a", "/r", "/d":
+			if k+1 < len(argv) {
+				k++
+				out[k] = argv[k]
+			}
+		case "/p":
+			if k+1 < len(argv) && !strings.HasPrefix(argv[k+1], "/") {
+				k++
+				out[k] = h.hide(argv[k])
+			}
+		case "/m", "/x":
+		default:
+			if named {
+				out[k] = h.hide(a)
+			} else {
+				out[k] = h.arg(a)
+				named = true
+			}
 		}
 	}
 	return out

@@ -185,7 +185,10 @@ type token struct {
 	at, from []int
 	op       bool // an operator: ; & | ( ) a new line, or a redirection
 	redirect bool // a redirection: < >
-	v        int  // where value starts in the splitter's values, while split
+	// commas are where value holds a comma written outside quotes, which
+	// separates PowerShell's arguments to a method.
+	commas []int
+	v      int // where value starts in the splitter's values, while split
 }
 
 // splitter reads a command string into tokens. The values of all its
@@ -196,6 +199,7 @@ type splitter struct {
 	in       bool // the last token is a word still being read
 	value    []byte
 	at, from []int
+	commas   []int // where value holds a comma outside quotes
 }
 
 // open starts a word at i, unless one is being read.
@@ -217,6 +221,7 @@ func (p *splitter) add(c byte, at, from int) {
 
 // done cuts the values into each word's.
 func (p *splitter) done() []token {
+	c := 0 // p.commas[c:] are the next word's and after
 	for i := range p.toks {
 		t := &p.toks[i]
 		if t.op {
@@ -230,6 +235,14 @@ func (p *splitter) done() []token {
 			}
 		}
 		t.value, t.at, t.from = p.value[t.v:end:end], p.at[t.v:end:end], p.from[t.v:end:end]
+		from := c
+		for c < len(p.commas) && p.commas[c] < end {
+			p.commas[c] -= t.v
+			c++
+		}
+		if c > from {
+			t.commas = p.commas[from:c:c]
+		}
 	}
 	return p.toks
 }
@@ -348,6 +361,9 @@ func split(s string, d dialect) ([]token, bool) {
 			p.close(i)
 		default:
 			p.add(c, i, i)
+			if c == ',' {
+				p.commas = append(p.commas, len(p.value)-1)
+			}
 			i++
 		}
 	}
@@ -607,7 +623,14 @@ func (h *hider) scriptEdits(s string, d dialect, strip1, strip2 int) ([]edit, bo
 		words, here = words[:0], here[:0]
 	}
 	target := 0 // the word after a redirection: a file (1), a here-string (2)
+	// PowerShell's [Environment]::SetEnvironmentVariable(NAME, VALUE,
+	// TARGET): its arguments are read as they are separated, by commas,
+	// and VALUE is hidden.
+	var c call
+	pending := false // the word before was SetEnvironmentVariable
 	for i, t := range toks {
+		wasPending := pending
+		pending = false
 		switch {
 		case body(t):
 		case t.redirect:
@@ -623,6 +646,16 @@ func (h *hider) scriptEdits(s string, d dialect, strip1, strip2 int) ([]edit, bo
 		case t.op:
 			flush()
 			target = 0
+			op := s[t.start:t.end]
+			if wasPending && op[0] == '(' {
+				c = call{in: true}
+				op = op[1:]
+			}
+			if c.in {
+				h.callOp(&c, op)
+			}
+		case c.in:
+			shown[i] = h.callWord(&c, t)
 		case target == 2:
 			here = append(here, i)
 			target = 0
@@ -631,9 +664,13 @@ func (h *hider) scriptEdits(s string, d dialect, strip1, strip2 int) ([]edit, bo
 			target = 0
 		default:
 			words = append(words, i)
+			pending = d == powerShell && setEnv().MatchString(string(t.value))
 		}
 	}
 	flush()
+	if c.in {
+		h.callOp(&c, ";")
+	}
 	var edits []edit
 	body2 := func(b span) {
 		if text := h.text(s[b.start:b.end]); text != s[b.start:b.end] {
@@ -735,6 +772,11 @@ func (h *hider) command(words []string, d dialect) []string {
 	if len(words) == 0 {
 		return out
 	}
+	if d == powerShell {
+		if out, ok := h.envItem(words); ok {
+			return out
+		}
+	}
 	assign := -1 // the word holding NAME=, whose value is hidden to the end
 	switch {
 	case d == powerShell && psEnv().MatchString(words[0]):
@@ -786,6 +828,71 @@ func (h *hider) command(words []string, d dialect) []string {
 	return out
 }
 
+// setEnv matches PowerShell's method that sets an environment variable.
+var setEnv = lazyRegexp(`(?i)^\[(system\.)?environment\]::setenvironmentvariable$`)
+
+// A call is the reading of the arguments of SetEnvironmentVariable.
+type call struct {
+	in     bool
+	parens int             // ( open inside it
+	arg    int             // the argument being read: 0 the name, 1 the value
+	value  strings.Builder // the value, as read
+	words  int             // the words of the value read
+}
+
+// callOp reads the operator op in the call's arguments: a ) that closes
+// the call, or any other than ( and ), ends it.
+func (h *hider) callOp(c *call, op string) {
+	for k := 0; k < len(op); k++ {
+		switch {
+		case op[k] == '(':
+			c.parens++
+		case op[k] == ')' && c.parens > 0:
+			c.parens--
+		default:
+			if v := strings.TrimSpace(c.value.String()); v != "" {
+				h.hide(v)
+			}
+			*c = call{}
+			return
+		}
+	}
+}
+
+// callWord returns how a word of the call's arguments shows: the value
+// hidden, the commas and the other arguments as written.
+func (h *hider) callWord(c *call, t token) string {
+	var b strings.Builder
+	commas, inValue := t.commas, false
+	if c.arg == 1 && c.words > 0 {
+		c.value.WriteByte(' ')
+	}
+	for k, ch := range t.value {
+		switch {
+		case len(commas) > 0 && commas[0] == k:
+			commas = commas[1:]
+			if c.arg == 1 && inValue {
+				c.words++
+			}
+			c.arg++
+			inValue = false
+			b.WriteByte(',')
+		case c.arg == 1:
+			if !inValue {
+				b.WriteString(Marker)
+				inValue = true
+			}
+			c.value.WriteByte(ch)
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	if inValue {
+		c.words++
+	}
+	return b.String()
+}
+
 // readsSecret reports whether the POSIX shell's command words, given a
 // here-string, read a secret from it: read, mapfile and readarray assign
 // it to variables (read TOKEN <<< X), and a command that names a secret
@@ -804,6 +911,67 @@ func readsSecret(words []string) bool {
 		}
 	}
 	return false
+}
+
+// envItems are the PowerShell commands (and their aliases) that set an
+// item's value, an environment variable's when the item is env:NAME.
+var envItems = map[string]bool{
+	"set-item": true, "si": true, "new-item": true, "ni": true,
+	"set-content": true, "sc": true, "add-content": true, "ac": true,
+}
+
+// envDrive matches PowerShell's path of an environment variable (env:NAME,
+// Env:\NAME, env:).
+var envDrive = lazyRegexp(`(?i)^env:`)
+
+// envItem redacts PowerShell's Set-Item env:NAME VALUE (-Value VALUE, and
+// New-Item, Set-Content, Add-Content and their aliases): VALUE, given
+// after -Value or after the path, is hidden; false for another command.
+func (h *hider) envItem(words []string) ([]string, bool) {
+	if len(words) == 0 || !envItems[strings.ToLower(words[0])] {
+		return nil, false
+	}
+	path := -1
+	for k, w := range words {
+		if k > 0 && envDrive().MatchString(w) {
+			path = k
+			break
+		}
+	}
+	if path < 0 {
+		return nil, false
+	}
+	out := make([]string, len(words))
+	out[0] = words[0]
+	first := true // the next word that is no option's is the path
+	for k := 1; k < len(words); k++ {
+		w := words[k]
+		out[k] = w
+		if !strings.HasPrefix(w, "-") {
+			if !first && k != path {
+				out[k] = h.hide(w)
+			}
+			first = false
+			continue
+		}
+		name, val, colon := strings.Cut(strings.ToLower(w[1:]), ":")
+		switch {
+		case len(name) >= 2 && strings.HasPrefix("value", name):
+			if colon && val != "" { // -Value:X
+				out[k] = w[:len(name)+2] + h.hide(w[len(name)+2:])
+			} else if k+1 < len(words) {
+				k++
+				out[k] = h.hide(words[k])
+			}
+		case !colon && (name == "path" || name == "name" || name == "literalpath" || name == "itemtype" || name == "type" || name == "encoding") && k+1 < len(words):
+			k++
+			out[k] = words[k]
+			if name == "path" || name == "literalpath" {
+				first = false
+			}
+		}
+	}
+	return out, true
 }
 
 // declarations are the POSIX shells' commands whose NAME=VALUE arguments

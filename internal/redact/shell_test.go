@@ -179,6 +179,37 @@ func TestShellHereString(t *testing.T) {
 	runShellCases(t, hidden, kept)
 }
 
+// TestShellSetEnvironmentVariable: [Environment]::SetEnvironmentVariable
+// in PowerShell, Set-Item env:, and setx, directly or in cmd, set a
+// variable: the value is hidden, the name and target kept.
+func TestShellSetEnvironmentVariable(t *testing.T) {
+	hidden := []shellCase{
+		{"SetEnvironmentVariable", []string{"powershell", "-Command", "[Environment]::SetEnvironmentVariable('API_KEY', 'CANARY'); node srv.js"}, ""},
+		{"System.Environment", []string{"pwsh", "-c", `[System.Environment]::SetEnvironmentVariable("API_KEY","CANARY","Process"); node srv.js`}, ""},
+		{"over args", []string{"pwsh", "-c", "[Environment]::SetEnvironmentVariable('API_KEY',", "'CANARY')", ";", "node"}, ""},
+		{"Set-Item", []string{"pwsh", "-c", "Set-Item -Path Env:API_KEY -Value 'CANARY'; node srv.js"}, ""},
+		{"Set-Item positional", []string{"pwsh", "-c", "Set-Item env:API_KEY CANARY; node srv.js"}, ""},
+		{"setx", []string{"setx", "API_KEY", "CANARY"}, ""},
+		{"setx.exe /M", []string{`C:\Windows\System32\setx.exe`, "API_KEY", "CANARY", "/M"}, ""},
+		{"cmd setx", []string{"cmd", "/c", "setx API_KEY CANARY && node srv.js"}, ""},
+		{"cmd setx over args", []string{"cmd", "/c", "setx", "API_KEY", "CANARY"}, ""},
+		{"setx /p", []string{"cmd", "/c", "setx /s host /u me /p CANARY MODE fast"}, ""},
+		{"pwsh setx", []string{"pwsh", "-c", "setx API_KEY 'CANARY'; node srv.js"}, ""},
+	}
+	kept := [][]string{
+		{"pwsh", "-c", "[Environment]::GetEnvironmentVariable('API_KEY'); node srv.js"},
+		{"pwsh", "-c", "Set-Item -Path .\\config.json -Value x; node srv.js"},
+	}
+	runShellCases(t, hidden, kept)
+	got := Args([]string{"pwsh", "-c", `[System.Environment]::SetEnvironmentVariable("API_KEY","hunter2-x","Process"); node srv.js`})
+	if want := `[System.Environment]::SetEnvironmentVariable("API_KEY","***","Process"); node srv.js`; got[2] != want {
+		t.Errorf("SetEnvironmentVariable shows %q, want %q", got[2], want)
+	}
+	if got, want := Args([]string{"setx", "API_KEY", "hunter2-x", "/M"}), []string{"setx", "API_KEY", "***", "/M"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("setx shows %q, want %q", got, want)
+	}
+}
+
 // TestShellLong: long command strings of each form, the deepest nesting
 // of command strings in one another among them, are redacted in time
 // linear in their length: 100,000 bytes well under a second (a tenth of
@@ -187,13 +218,17 @@ func TestShellHereString(t *testing.T) {
 func TestShellLong(t *testing.T) {
 	const n = 100_000
 	inputs := map[string][]string{
-		"pwsh words":   append([]string{"pwsh", "-c"}, strings.Fields(strings.Repeat("pwsh -c ", n/8))...),
-		"pwsh string":  {"pwsh", "-c", strings.Repeat("pwsh -c ", n/8)},
-		"cmd words":    append([]string{"cmd", "/c"}, strings.Fields(strings.Repeat("cmd /c ", n/7))...),
-		"cmd string":   {"cmd", "/s", "/c", `"` + strings.Repeat(`"a" `, n/4) + `"`},
-		"here-strings": {"bash", "-c", strings.Repeat("read T <<< x; ", n/14)},
-		"encoded":      {"pwsh", "-enc", strings.Repeat("A", n)},
-		"cmd set":      {"cmd", "/c", strings.Repeat("set A=x&& ", n/10)},
+		"pwsh words":    append([]string{"pwsh", "-c"}, strings.Fields(strings.Repeat("pwsh -c ", n/8))...),
+		"pwsh string":   {"pwsh", "-c", strings.Repeat("pwsh -c ", n/8)},
+		"cmd words":     append([]string{"cmd", "/c"}, strings.Fields(strings.Repeat("cmd /c ", n/7))...),
+		"cmd string":    {"cmd", "/s", "/c", `"` + strings.Repeat(`"a" `, n/4) + `"`},
+		"here-strings":  {"bash", "-c", strings.Repeat("read T <<< x; ", n/14)},
+		"setenv":        {"pwsh", "-c", strings.Repeat("[Environment]::SetEnvironmentVariable('A', 'x'); ", n/50)},
+		"setenv open":   {"pwsh", "-c", "[Environment]::SetEnvironmentVariable(" + strings.Repeat("a,", n/2)},
+		"setx":          append([]string{"setx"}, strings.Fields(strings.Repeat("/s x ", n/5))...),
+		"encoded":       {"pwsh", "-enc", strings.Repeat("A", n)},
+		"pwsh set-item": {"pwsh", "-c", strings.Repeat("Set-Item env:A x; ", n/18)},
+		"cmd set":       {"cmd", "/c", strings.Repeat("set A=x&& ", n/10)},
 	}
 	for name, argv := range inputs {
 		t.Run(name, func(t *testing.T) {
