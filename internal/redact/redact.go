@@ -28,6 +28,10 @@
 //     digits, underscores, as passed with docker -e) loses VALUE;
 //   - setx NAME VALUE (Windows) loses VALUE, and setx /p PASSWORD its
 //     password;
+//   - after env, NAME=VALUE loses VALUE whatever case NAME is in, the
+//     string of env -S STRING (--split-string) is split into words as a
+//     command line that goes on with the arguments after it, and the
+//     command env runs follows this rule as a command line of its own;
 //   - after a MySQL or MariaDB client (mysql, mysqldump, mariadb, mycli,
 //     ...; the command itself, not one a wrapper runs), -pVALUE keeps -p
 //     and loses VALUE; -p alone, which prompts, keeps the database after
@@ -170,6 +174,9 @@ func (h *hider) args(argv []string) []string {
 		case i == script:
 			out[i] = h.script(a, d)
 			continue
+		case (script < 0 || i < script) && !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && commandName(a) == "env":
+			h.env(argv, i, out)
+			return out
 		}
 		if i > 0 && mysql && strings.HasPrefix(a, "-p") {
 			if pw := a[2:]; pw != "" {

@@ -22,6 +22,9 @@ const (
 	// base64, which is not decoded (what it says is unknown) and is hidden
 	// whole.
 	encoded
+	// envSplit is the string of env -S: words, quotes and escapes as a
+	// POSIX shell reads them, no operators.
+	envSplit
 )
 
 // maxDepth is how deep command strings are read inside one another (sh -c
@@ -258,6 +261,8 @@ func isOp(c byte, d dialect) bool {
 		return strings.IndexByte("&|()<>", c) >= 0
 	case powerShell:
 		return strings.IndexByte(";&|(){}<>", c) >= 0
+	case envSplit:
+		return false
 	}
 	// A backquote starts or ends a command substitution, whose words are
 	// its command's: `srv --token X` hides X, not X`.
@@ -280,7 +285,7 @@ func split(s string, d dialect) ([]token, bool) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
-		case c == ' ' || c == '\t' || c == '\r':
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n' && d == envSplit:
 			p.in = false
 			i++
 		case d == powerShell && braced(s, i) > 0:
@@ -346,7 +351,7 @@ func split(s string, d dialect) ([]token, bool) {
 					break
 				}
 				switch {
-				case d == posix && c == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0,
+				case (d == posix || d == envSplit) && c == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0,
 					d == powerShell && c == '`' && i+1 < len(s):
 					if s[i+1] != '\n' {
 						p.add(s[i+1], i+1, i)
@@ -541,6 +546,22 @@ func cmdMayKeep(s string, p, q int) bool {
 type edit struct {
 	start, end int
 	text       string
+}
+
+// apply applies edits, in order and apart, to s.
+func apply(s string, edits []edit) string {
+	if len(edits) == 0 {
+		return s
+	}
+	var b strings.Builder
+	done := 0 // s[:done] is in b
+	for _, e := range edits {
+		b.WriteString(s[done:e.start])
+		b.WriteString(e.text)
+		done = e.end
+	}
+	b.WriteString(s[done:])
+	return b.String()
 }
 
 // splitEdits applies edits, in order and apart, to s, whose arguments are
@@ -1074,4 +1095,94 @@ func slashS(argv []string) bool {
 		}
 	}
 	return false
+}
+
+// env redacts env's command line from argv[i], env itself: its options,
+// the string of -S (--split-string), split into words as a command line
+// that go on with what follows it, its assignments NAME=VALUE, whose
+// values are hidden whatever case NAME is in, and the command it runs,
+// redacted as a command line of its own.
+func (h *hider) env(argv []string, i int, out []string) {
+	out[i] = argv[i]
+	if h.depth >= maxDepth {
+		for k := i + 1; k < len(argv); k++ {
+			out[k] = h.hide(argv[k])
+		}
+		return
+	}
+	h.depth++
+	defer func() { h.depth-- }()
+	for k := i + 1; k < len(argv); k++ {
+		a := argv[k]
+		out[k] = a
+		switch {
+		case a == "--":
+			copy(out[k+1:], h.args(argv[k+1:]))
+			return
+		case a == "-S" || a == "--split-string":
+			if k+1 < len(argv) {
+				h.splitString(argv, k+1, 0, out)
+			}
+			return
+		case strings.HasPrefix(a, "--split-string="):
+			h.splitString(argv, k, len("--split-string="), out)
+			return
+		case a == "-u" || a == "-C" || a == "--unset" || a == "--chdir":
+			if k+1 < len(argv) {
+				k++
+				out[k] = argv[k]
+			}
+		case len(a) > 1 && a[0] == '-' && a[1] != '-':
+			// Short options in one word: -iv, -uNAME, -Sstring, -vS string.
+			j := strings.IndexAny(a[1:], "SuC") + 1
+			switch {
+			case j == 0:
+			case a[j] != 'S':
+				if j == len(a)-1 && k+1 < len(argv) { // -u NAME
+					k++
+					out[k] = argv[k]
+				}
+			case j < len(a)-1:
+				h.splitString(argv, k, j+1, out)
+				return
+			case k+1 < len(argv):
+				h.splitString(argv, k+1, 0, out)
+				return
+			}
+		case strings.HasPrefix(a, "-"):
+			// --ignore-environment, --unset=NAME, -, ...
+		case shAssign().MatchString(a):
+			out[k] = h.assignment(a)
+		default:
+			copy(out[k:], h.args(argv[k:]))
+			return
+		}
+	}
+}
+
+// splitString redacts the string of env -S, argv[k] from its byte from:
+// its words, and the words of argv after it, are env's command line.
+func (h *hider) splitString(argv []string, k, from int, out []string) {
+	s := argv[k][from:]
+	toks, ok := split(s, envSplit)
+	if !ok {
+		out[k] = argv[k][:from] + h.freeText(s)
+		copy(out[k+1:], h.args(argv[k+1:]))
+		return
+	}
+	words := make([]string, 0, 1+len(toks)+len(argv)-k-1)
+	words = append(words, "env")
+	for _, t := range toks {
+		words = append(words, string(t.value))
+	}
+	words = append(words, argv[k+1:]...)
+	red := h.args(words)
+	var edits []edit
+	for n, t := range toks {
+		if e, ok := rewrite(s, t, red[1+n]); ok {
+			edits = append(edits, e)
+		}
+	}
+	out[k] = argv[k][:from] + apply(s, edits)
+	copy(out[k+1:], red[1+len(toks):])
 }

@@ -210,6 +210,32 @@ func TestShellSetEnvironmentVariable(t *testing.T) {
 	}
 }
 
+// TestEnvSplitString: env -S STRING (--split-string) splits STRING into
+// words as a command line, which follow the launch rule as the words of
+// env's command line would; env's assignments hide their values, in any
+// case.
+func TestEnvSplitString(t *testing.T) {
+	hidden := []shellCase{
+		{"-S assignment", []string{"env", "-S", "API_KEY=CANARY node srv.js"}, ""},
+		{"-S flag", []string{"env", "-S", "node srv.js --token CANARY"}, ""},
+		{"--split-string=", []string{"env", "--split-string=node srv.js --password 'CANARY'"}, ""},
+		{"--split-string", []string{"/usr/bin/env", "--split-string", "node srv.js --password \"CANARY\""}, ""},
+		{"-S lower case", []string{"/usr/bin/env", "-S", "api_key=CANARY node srv.js"}, ""},
+		{"-S shell", []string{"env", "-S", "bash -c 'TOKEN=CANARY node srv.js'"}, ""},
+		{"-S attached", []string{"env", "-Snode srv.js --token CANARY"}, ""},
+		{"-vS", []string{"env", "-vS", "node srv.js --token=CANARY"}, ""},
+		{"-S then args", []string{"env", "-S", "node srv.js --token", "CANARY"}, ""},
+		{"lower case", []string{"env", "api_key=CANARY", "node", "srv.js"}, ""},
+		{"-u", []string{"env", "-u", "HOME", "db_pass=CANARY", "node"}, ""},
+	}
+	kept := [][]string{
+		{"env", "-S", "node srv.js --port 8080"},
+		{"env", "-u", "HOME", "node", "srv.js", "a=b"},
+		{"/usr/bin/env", "node", "server.js"},
+	}
+	runShellCases(t, hidden, kept)
+}
+
 // TestShellLong: long command strings of each form, the deepest nesting
 // of command strings in one another among them, are redacted in time
 // linear in their length: 100,000 bytes well under a second (a tenth of
@@ -222,6 +248,9 @@ func TestShellLong(t *testing.T) {
 		"pwsh string":   {"pwsh", "-c", strings.Repeat("pwsh -c ", n/8)},
 		"cmd words":     append([]string{"cmd", "/c"}, strings.Fields(strings.Repeat("cmd /c ", n/7))...),
 		"cmd string":    {"cmd", "/s", "/c", `"` + strings.Repeat(`"a" `, n/4) + `"`},
+		"env -S":        append([]string{"env"}, strings.Fields(strings.Repeat("-S x ", n/5))...),
+		"env -S nested": {"env", "-S", strings.Repeat("env -S ", n/7)},
+		"env -S empty":  append([]string{"env"}, strings.Split(strings.Repeat("-S,,", n/4), ",")...),
 		"here-strings":  {"bash", "-c", strings.Repeat("read T <<< x; ", n/14)},
 		"setenv":        {"pwsh", "-c", strings.Repeat("[Environment]::SetEnvironmentVariable('A', 'x'); ", n/50)},
 		"setenv open":   {"pwsh", "-c", "[Environment]::SetEnvironmentVariable(" + strings.Repeat("a,", n/2)},
