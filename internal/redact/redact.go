@@ -39,8 +39,9 @@
 //   - the command string a shell runs (sh -c STRING, bash -lc, zsh,
 //     dash, /bin/sh; cmd /c STRING; powershell -Command STRING, pwsh -c),
 //     wherever the shell stands in the command line, is split into words
-//     as its shell would split them (quotes, escapes, operators such as
-//     && ; | and redirections; not expansions), each command's words
+//     as its shell would split them (quotes, escapes, bash's $'...' with
+//     its escapes read, operators such as && ; | and redirections; not
+//     expansions), each command's words
 //     follow this rule as arguments would (the assignments before it,
 //     NAME=VALUE cmd, set NAME=VALUE and setx NAME VALUE in cmd, and
 //     $env:NAME = VALUE, Set-Item env:NAME VALUE and

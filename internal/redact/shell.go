@@ -314,6 +314,34 @@ func split(s string, d dialect) ([]token, bool) {
 				p.add(s[i+1], i+1, i)
 				i += 2
 			}
+		case d == posix && c == '$' && i+1 < len(s) && s[i+1] == '\'':
+			// $'...': bash's ANSI-C quoting, its escapes read.
+			p.open(i)
+			i += 2
+			for {
+				if i == len(s) {
+					return nil, false
+				}
+				if s[i] == '\'' {
+					break
+				}
+				if s[i] == '\\' && i+1 < len(s) {
+					n, b := ansiC(s[i:])
+					for _, c := range b {
+						p.add(c, i+n-1, i)
+					}
+					i += n
+					continue
+				}
+				p.add(s[i], i, i)
+				i++
+			}
+			i++
+			p.close(i)
+		case d == posix && c == '$' && i+1 < len(s) && s[i+1] == '"':
+			// $"...": a string to translate, read as "...".
+			p.open(i)
+			i++
 		case c == '\'' && d != cmdExe:
 			p.open(i)
 			i++
@@ -406,6 +434,49 @@ func splitWithout(s string, d dialect, i, j int) ([]token, bool) {
 		}
 	}
 	return toks, true
+}
+
+// ansiC reads the escape that starts s (a backslash) in bash's $'...':
+// how long it is, and the bytes it stands for.
+func ansiC(s string) (int, []byte) {
+	if len(s) < 2 {
+		return len(s), []byte(s)
+	}
+	if k := strings.IndexByte(`abeEfnrtv\'"?`, s[1]); k >= 0 {
+		return 2, []byte{"\a\b\x1b\x1b\f\n\r\t\v\\'\"?"[k]}
+	}
+	// digits reads up to n digits of base from s[from:].
+	digits := func(from, n, base int) (int, rune) {
+		k, v := 0, rune(0)
+		for ; k < n && from+k < len(s); k++ {
+			d := strings.IndexByte("0123456789abcdef", s[from+k]|0x20) // |0x20: A-F in lower case
+			if d < 0 || d >= base {
+				break
+			}
+			v = v*rune(base) + rune(d)
+		}
+		return k, v
+	}
+	switch c := s[1]; {
+	case '0' <= c && c <= '7':
+		k, v := digits(1, 3, 8)
+		return 1 + k, []byte{byte(v)}
+	case c == 'x':
+		if k, v := digits(2, 2, 16); k > 0 {
+			return 2 + k, []byte{byte(v)}
+		}
+	case c == 'u' || c == 'U':
+		n := 4
+		if c == 'U' {
+			n = 8
+		}
+		if k, v := digits(2, n, 16); k > 0 {
+			return 2 + k, []byte(string(v))
+		}
+	case c == 'c' && len(s) > 2:
+		return 3, []byte{s[2] & 0x1f}
+	}
+	return 2, []byte(s[:2])
 }
 
 // braced is the length of the PowerShell variable ${NAME} at s[i:]

@@ -236,6 +236,28 @@ func TestEnvSplitString(t *testing.T) {
 	runShellCases(t, hidden, kept)
 }
 
+// TestShellANSIC: bash's ANSI-C quoting $'...' is read with its escapes:
+// the value hidden is the one the server is given.
+func TestShellANSIC(t *testing.T) {
+	hidden := []shellCase{
+		{"assignment", []string{"bash", "-c", `TOKEN=$'CANARY\n' node srv.js`}, "CANARY\n"},
+		{"flag", []string{"bash", "-c", `node srv.js --token $'CANARY'`}, ""},
+		{"escaped quote", []string{"bash", "-c", `TOKEN=$'it\'s CANARY' node srv.js`}, "it's CANARY"},
+		{"token shape", []string{"bash", "-c", `node srv.js $'sk-live-Canary123456789'`}, "sk-live-Canary123456789"},
+		{"hex", []string{"bash", "-c", `node srv.js --token $'\x68unter2-canary-pw'`}, "hunter2-canary-pw"},
+	}
+	kept := [][]string{
+		{"bash", "-c", `printf $'a\tb\n' | node srv.js`},
+		{"bash", "-c", `node srv.js "$'not ansi'"`},
+	}
+	runShellCases(t, hidden, kept)
+	// The escapes are read as bash reads them.
+	got := ArgSecrets([]string{"bash", "-c", `srv --token $'a\tb\x41\101\u00e9\cA\q\'' --port 80`})
+	if want := "a\tbAA\u00e9\x01\\q'"; len(got) != 1 || got[0] != want {
+		t.Errorf("ArgSecrets = %q, want [%q]", got, want)
+	}
+}
+
 // TestShellLong: long command strings of each form, the deepest nesting
 // of command strings in one another among them, are redacted in time
 // linear in their length: 100,000 bytes well under a second (a tenth of
@@ -252,6 +274,7 @@ func TestShellLong(t *testing.T) {
 		"env -S nested": {"env", "-S", strings.Repeat("env -S ", n/7)},
 		"env -S empty":  append([]string{"env"}, strings.Split(strings.Repeat("-S,,", n/4), ",")...),
 		"here-strings":  {"bash", "-c", strings.Repeat("read T <<< x; ", n/14)},
+		"ansi-c":        {"bash", "-c", "srv " + strings.Repeat(`$'\x41' `, n/8)},
 		"setenv":        {"pwsh", "-c", strings.Repeat("[Environment]::SetEnvironmentVariable('A', 'x'); ", n/50)},
 		"setenv open":   {"pwsh", "-c", "[Environment]::SetEnvironmentVariable(" + strings.Repeat("a,", n/2)},
 		"setx":          append([]string{"setx"}, strings.Fields(strings.Repeat("/s x ", n/5))...),
