@@ -48,7 +48,9 @@
 //     [Environment]::SetEnvironmentVariable(NAME, VALUE) in PowerShell,
 //     lose VALUE; so does a here-string read into variables,
 //     read TOKEN <<< VALUE, or given to a command that names a secret
-//     word, --password-stdin <<< VALUE), and the string is shown as
+//     word, --password-stdin <<< VALUE; what echo and printf print in a
+//     command substitution that is a variable's value, TOKEN=$(echo
+//     VALUE), while TOKEN=$(cat FILE) is shown), and the string is shown as
 //     written with each secret replaced by the marker; a string that cannot be split
 //     (a quote left open) is redacted as free text ([Text]); the words
 //     after powershell -Command are one script, joined with spaces as

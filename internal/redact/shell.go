@@ -507,6 +507,7 @@ func (h *hider) script(s string, d dialect) string {
 // scriptOpts are how a command string is read.
 type scriptOpts struct {
 	slashS bool // cmd /s: the quotes around the string are stripped
+	value  bool // what the string prints is a variable's value: $(...)
 }
 
 // scripts redacts the words of a shell's command string given over
@@ -555,16 +556,16 @@ func (h *hider) scripts(args []string, d dialect, o scriptOpts) []string {
 		// with a space between and none of &<>()@^| (and what they hold
 		// is a program, which cannot be told here): the secrets of both
 		// readings are hidden.
-		edits, ok = h.scriptEdits(s, d, p, q)
+		edits, ok = h.scriptEdits(s, d, o, p, q)
 		if ok && !o.slashS && cmdMayKeep(s, p, q) {
 			kept := &hider{depth: h.depth}
-			if _, ok := kept.scriptEdits(s, d, -1, -1); ok && len(kept.hidden) > 0 {
+			if _, ok := kept.scriptEdits(s, d, o, -1, -1); ok && len(kept.hidden) > 0 {
 				h.hidden = append(h.hidden, kept.hidden...)
 				also = New(kept.hidden...)
 			}
 		}
 	} else {
-		edits, ok = h.scriptEdits(s, d, -1, -1)
+		edits, ok = h.scriptEdits(s, d, o, -1, -1)
 	}
 	if !ok {
 		for k, a := range args {
@@ -676,7 +677,7 @@ func splitEdits(s string, lo, hi []int, edits []edit) []string {
 // scriptEdits reads a shell's command string, without the characters at
 // strip1 and strip2 (when they are not -1), and returns the edits that
 // redact it, in order and apart; false when it cannot be split.
-func (h *hider) scriptEdits(s string, d dialect, strip1, strip2 int) ([]edit, bool) {
+func (h *hider) scriptEdits(s string, d dialect, o scriptOpts, strip1, strip2 int) ([]edit, bool) {
 	toks, ok := splitWithout(s, d, strip1, strip2)
 	if !ok {
 		return nil, false
@@ -697,16 +698,32 @@ func (h *hider) scriptEdits(s string, d dialect, strip1, strip2 int) ([]edit, bo
 	shown := make([]string, len(toks)) // what each word shows
 	var words []int                    // the words of the command being read
 	var here []int                     // its here-strings (<<< WORD)
+	var sub substitutions              // the command substitutions it is in
 	flush := func() {
 		argv := make([]string, len(words))
 		for k, i := range words {
 			argv[k] = string(toks[i].value)
 		}
-		for k, v := range h.command(argv, d) {
+		printing := o.value || sub.assigned()
+		var red []string
+		if printing && len(argv) > 0 && (argv[0] == "echo" || argv[0] == "printf") {
+			// What it prints is the value: TOKEN=$(echo X).
+			red = make([]string, len(argv))
+			red[0] = argv[0]
+			for k, w := range argv[1:] {
+				red[k+1] = w
+				if !echoOption().MatchString(w) && !varRef().MatchString(w) {
+					red[k+1] = h.hide(w)
+				}
+			}
+		} else {
+			red = h.command(argv, d)
+		}
+		for k, v := range red {
 			shown[words[k]] = v
 		}
 		for _, i := range here {
-			if v := string(toks[i].value); readsSecret(argv) {
+			if v := string(toks[i].value); printing || readsSecret(argv) {
 				shown[i] = h.hide(v)
 			} else {
 				shown[i] = h.arg(v)
@@ -726,6 +743,9 @@ func (h *hider) scriptEdits(s string, d dialect, strip1, strip2 int) ([]edit, bo
 		switch {
 		case body(t):
 		case t.redirect:
+			if d == posix {
+				sub.read(s[t.start:t.end], "") // <(...)
+			}
 			// 2>, 2>&1: the number before is no argument.
 			if n := len(words); n > 0 && words[n-1] == i-1 && toks[i-1].end == t.start && digits(toks[i-1].value) {
 				shown[i-1] = string(toks[i-1].value)
@@ -745,6 +765,13 @@ func (h *hider) scriptEdits(s string, d dialect, strip1, strip2 int) ([]edit, bo
 			}
 			if c.in {
 				h.callOp(&c, op)
+			}
+			if d == posix {
+				prev := ""
+				if i > 0 && !toks[i-1].op && toks[i-1].end == t.start && shAssign().Match(toks[i-1].value) {
+					prev = string(toks[i-1].value) // NAME=$(, NAME=`
+				}
+				sub.read(s[t.start:t.end], prev)
 			}
 		case c.in:
 			shown[i] = h.callWord(&c, t)
@@ -901,7 +928,7 @@ func (h *hider) command(words []string, d dialect) []string {
 	}
 	c := 0
 	for c < len(words) && assigns(words[c], d) {
-		out[c] = h.assignment(words[c])
+		out[c] = h.assignment(words[c], d)
 		c++
 	}
 	if d == posix && c < len(words) && declarations[words[c]] {
@@ -909,7 +936,7 @@ func (h *hider) command(words []string, d dialect) []string {
 		out[c] = words[c]
 		for k := c + 1; k < len(words); k++ {
 			if assigns(words[k], d) {
-				out[k] = h.assignment(words[k])
+				out[k] = h.assignment(words[k], d)
 			} else {
 				out[k] = h.arg(words[k])
 			}
@@ -918,6 +945,49 @@ func (h *hider) command(words []string, d dialect) []string {
 	}
 	copy(out[c:], h.args(words[c:]))
 	return out
+}
+
+// echoOption matches echo's options.
+var echoOption = lazyRegexp(`^-[neE]+$`)
+
+// varRef matches a POSIX shell's reference to a variable ($NAME,
+// ${NAME}), which holds no value as written.
+var varRef = lazyRegexp(`^\$([A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})$`)
+
+// substitutions follows the command substitutions of a POSIX shell's
+// command string that are a variable's value (NAME=$(...), NAME=`...`):
+// the commands in them print the value.
+type substitutions struct {
+	parens   int   // ( open
+	values   []int // the parens at which each $( of a value opened
+	inBq     bool  // in `...`
+	bqAssign bool  // ... of a value
+}
+
+// assigned reports whether the commands read are in a substitution that
+// is a variable's value.
+func (u *substitutions) assigned() bool { return len(u.values) > 0 || u.bqAssign }
+
+// read reads an operator, written right after the assignment prev
+// (NAME=$, NAME=) or after no assignment ("").
+func (u *substitutions) read(op, prev string) {
+	for k := 0; k < len(op); k++ {
+		switch op[k] {
+		case '(':
+			u.parens++
+			if k == 0 && strings.HasSuffix(prev, "$") {
+				u.values = append(u.values, u.parens)
+			}
+		case ')':
+			if n := len(u.values); n > 0 && u.values[n-1] == u.parens {
+				u.values = u.values[:n-1]
+			}
+			u.parens = max(0, u.parens-1)
+		case '`':
+			u.inBq = !u.inBq
+			u.bqAssign = u.inBq && k == 0 && strings.HasSuffix(prev, "=")
+		}
+	}
 }
 
 // setEnv matches PowerShell's method that sets an environment variable.
@@ -1079,13 +1149,79 @@ func assigns(word string, d dialect) bool {
 }
 
 // assignment shows NAME=VALUE without its value, as arg shows NAME=VALUE
-// in upper case.
-func (h *hider) assignment(word string) string {
+// in upper case. In a POSIX shell, NAME=$ before $( is kept (the
+// substitution is read as commands), and a value that is a command
+// substitution, NAME="$(...)", shows the substitution's commands, what
+// echo and printf print there hidden.
+func (h *hider) assignment(word string, d dialect) string {
 	name, val, _ := strings.Cut(word, "=")
-	if val == "" {
+	if val == "" || val == "$" && d == posix {
 		return word
 	}
+	if d == posix && (strings.Contains(val, "$(") || strings.Contains(val, "`")) {
+		return name + "=" + h.substituted(val)
+	}
 	return name + "=" + h.hide(val)
+}
+
+// substituted shows the value of an assignment that holds command
+// substitutions: one substitution, the value whole, shows its commands,
+// what they print hidden; with text around it, the value is hidden, and
+// so is what each substitution in it prints.
+func (h *hider) substituted(val string) string {
+	inners, whole := substitutionsIn(val)
+	if whole {
+		open, end := 1, 1 // `...`
+		if val[0] == '$' {
+			open = 2 // $(...)
+		}
+		return val[:open] + h.scripts([]string{val[open : len(val)-end]}, posix, scriptOpts{value: true})[0] + val[len(val)-end:]
+	}
+	for _, in := range inners {
+		h.scripts([]string{in}, posix, scriptOpts{value: true})
+	}
+	return h.hide(val)
+}
+
+// substitutionsIn returns the commands of the command substitutions of
+// val, $(...) and `...`, not those inside them (their commands are read
+// with the command holding them), and whether val is one substitution,
+// whole.
+func substitutionsIn(val string) ([]string, bool) {
+	var out []string
+	whole := false
+	for i := 0; i < len(val); i++ {
+		switch {
+		case strings.HasPrefix(val[i:], "$("):
+			depth, j := 1, i+2
+			for ; j < len(val) && depth > 0; j++ {
+				switch val[j] {
+				case '(':
+					depth++
+				case ')':
+					depth--
+				}
+			}
+			if depth == 0 {
+				out = append(out, val[i+2:j-1])
+				whole = whole || i == 0 && j == len(val)
+			} else {
+				out = append(out, val[i+2:])
+			}
+			i = j - 1
+		case val[i] == '`':
+			j := strings.IndexByte(val[i+1:], '`')
+			if j < 0 {
+				out = append(out, val[i+1:])
+				i = len(val)
+				break
+			}
+			out = append(out, val[i+1:i+1+j])
+			whole = whole || i == 0 && i+2+j == len(val)
+			i += j + 1
+		}
+	}
+	return out, whole && len(out) == 1
 }
 
 // shAssign matches a POSIX shell's assignment of a variable.
@@ -1223,7 +1359,7 @@ func (h *hider) env(argv []string, i int, out []string) {
 		case strings.HasPrefix(a, "-"):
 			// --ignore-environment, --unset=NAME, -, ...
 		case shAssign().MatchString(a):
-			out[k] = h.assignment(a)
+			out[k] = h.assignment(a, 0)
 		default:
 			copy(out[k:], h.args(argv[k:]))
 			return

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/base64"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +66,16 @@ func expectKept(t *testing.T, argv []string) {
 	}
 	if got := ArgSecrets(argv); len(got) > 0 {
 		t.Errorf("ArgSecrets(%q) = %q, want none", argv, got)
+	}
+	want := make([]string, len(argv))
+	for i, a := range argv {
+		want[i] = a
+		if strings.ContainsAny(a, " \t\n\"'") {
+			want[i] = strconv.Quote(a)
+		}
+	}
+	if got := (Launch{Command: argv[0], Args: argv[1:]}).Display(); got != strings.Join(want, " ") {
+		t.Errorf("Display of %q\n got %s\nwant %s", argv, got, strings.Join(want, " "))
 	}
 }
 
@@ -258,6 +269,27 @@ func TestShellANSIC(t *testing.T) {
 	}
 }
 
+// TestShellSubstitution: a variable assigned what a command substitution
+// prints (TOKEN=$(echo X)) is given what echo and printf print there, which
+// is hidden; a substitution that reads the value from elsewhere ($(cat
+// FILE)) holds none and is shown.
+func TestShellSubstitution(t *testing.T) {
+	hidden := []shellCase{
+		{"$(echo)", []string{"sh", "-c", "TOKEN=$(echo CANARY) node srv.js"}, ""},
+		{"quoted $(printf)", []string{"sh", "-c", `TOKEN="$(printf CANARY)" node srv.js`}, ""},
+		{"backquotes", []string{"sh", "-c", "TOKEN=`echo CANARY` node srv.js"}, ""},
+		{"export", []string{"bash", "-c", "export API_KEY=$(printf '%s' 'CANARY'); node srv.js"}, ""},
+		{"quoted with text", []string{"sh", "-c", `TOKEN="x-$(echo CANARY)" node srv.js`}, ""},
+	}
+	kept := [][]string{
+		{"sh", "-c", "TOKEN=$(cat ~/.secret) node srv.js"},
+		{"sh", "-c", "TOKEN=`cat /run/t` node srv.js"},
+		{"sh", "-c", `TOKEN="$(cat ~/.secret)" node srv.js`},
+		{"sh", "-c", "echo starting && node srv.js"},
+	}
+	runShellCases(t, hidden, kept)
+}
+
 // TestShellLong: long command strings of each form, the deepest nesting
 // of command strings in one another among them, are redacted in time
 // linear in their length: 100,000 bytes well under a second (a tenth of
@@ -266,21 +298,25 @@ func TestShellANSIC(t *testing.T) {
 func TestShellLong(t *testing.T) {
 	const n = 100_000
 	inputs := map[string][]string{
-		"pwsh words":    append([]string{"pwsh", "-c"}, strings.Fields(strings.Repeat("pwsh -c ", n/8))...),
-		"pwsh string":   {"pwsh", "-c", strings.Repeat("pwsh -c ", n/8)},
-		"cmd words":     append([]string{"cmd", "/c"}, strings.Fields(strings.Repeat("cmd /c ", n/7))...),
-		"cmd string":    {"cmd", "/s", "/c", `"` + strings.Repeat(`"a" `, n/4) + `"`},
-		"env -S":        append([]string{"env"}, strings.Fields(strings.Repeat("-S x ", n/5))...),
-		"env -S nested": {"env", "-S", strings.Repeat("env -S ", n/7)},
-		"env -S empty":  append([]string{"env"}, strings.Split(strings.Repeat("-S,,", n/4), ",")...),
-		"here-strings":  {"bash", "-c", strings.Repeat("read T <<< x; ", n/14)},
-		"ansi-c":        {"bash", "-c", "srv " + strings.Repeat(`$'\x41' `, n/8)},
-		"setenv":        {"pwsh", "-c", strings.Repeat("[Environment]::SetEnvironmentVariable('A', 'x'); ", n/50)},
-		"setenv open":   {"pwsh", "-c", "[Environment]::SetEnvironmentVariable(" + strings.Repeat("a,", n/2)},
-		"setx":          append([]string{"setx"}, strings.Fields(strings.Repeat("/s x ", n/5))...),
-		"encoded":       {"pwsh", "-enc", strings.Repeat("A", n)},
-		"pwsh set-item": {"pwsh", "-c", strings.Repeat("Set-Item env:A x; ", n/18)},
-		"cmd set":       {"cmd", "/c", strings.Repeat("set A=x&& ", n/10)},
+		"pwsh words":      append([]string{"pwsh", "-c"}, strings.Fields(strings.Repeat("pwsh -c ", n/8))...),
+		"pwsh string":     {"pwsh", "-c", strings.Repeat("pwsh -c ", n/8)},
+		"cmd words":       append([]string{"cmd", "/c"}, strings.Fields(strings.Repeat("cmd /c ", n/7))...),
+		"cmd string":      {"cmd", "/s", "/c", `"` + strings.Repeat(`"a" `, n/4) + `"`},
+		"env -S":          append([]string{"env"}, strings.Fields(strings.Repeat("-S x ", n/5))...),
+		"env -S nested":   {"env", "-S", strings.Repeat("env -S ", n/7)},
+		"env -S empty":    append([]string{"env"}, strings.Split(strings.Repeat("-S,,", n/4), ",")...),
+		"here-strings":    {"bash", "-c", strings.Repeat("read T <<< x; ", n/14)},
+		"ansi-c":          {"bash", "-c", "srv " + strings.Repeat(`$'\x41' `, n/8)},
+		"substitutions":   {"sh", "-c", strings.Repeat("T=$(echo x) ", n/12)},
+		"nested subst":    {"sh", "-c", "T=" + strings.Repeat("$(", n/4) + strings.Repeat(")", n/4)},
+		"quoted subst":    {"sh", "-c", `T="` + strings.Repeat("$(", n/4) + strings.Repeat(")", n/4) + `"`},
+		"setenv":          {"pwsh", "-c", strings.Repeat("[Environment]::SetEnvironmentVariable('A', 'x'); ", n/50)},
+		"setenv open":     {"pwsh", "-c", "[Environment]::SetEnvironmentVariable(" + strings.Repeat("a,", n/2)},
+		"setx":            append([]string{"setx"}, strings.Fields(strings.Repeat("/s x ", n/5))...),
+		"encoded":         {"pwsh", "-enc", strings.Repeat("A", n)},
+		"pwsh set-item":   {"pwsh", "-c", strings.Repeat("Set-Item env:A x; ", n/18)},
+		"cmd set":         {"cmd", "/c", strings.Repeat("set A=x&& ", n/10)},
+		"backquote subst": {"sh", "-c", strings.Repeat("T=`echo x` ", n/11)},
 	}
 	for name, argv := range inputs {
 		t.Run(name, func(t *testing.T) {
