@@ -272,8 +272,16 @@ func isOp(c byte, d dialect) bool {
 // split splits a command string as its shell would, simply: quotes,
 // escapes and operators; not expansions. It fails on a quote left open.
 func split(s string, d dialect) ([]token, bool) {
-	// The words hold at most len(s) bytes: sized once, the buffers never grow.
-	p := &splitter{value: make([]byte, 0, len(s)), at: make([]int, 0, len(s)), from: make([]int, 0, len(s))}
+	// The words hold at most len(s) bytes, and there are at most as many
+	// tokens as bytes that follow a space or an operator: sized once, the
+	// buffers never grow.
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' && s[i] != '\t' && (i == 0 || strings.IndexByte(" \t\r\n;&|()<>`{}", s[i-1]) >= 0 || strings.IndexByte("\n;&|()<>`{}", s[i]) >= 0) {
+			n++
+		}
+	}
+	p := &splitter{toks: make([]token, 0, n), value: make([]byte, 0, len(s)), at: make([]int, 0, len(s)), from: make([]int, 0, len(s))}
 	// escape is the character that takes the next one as written.
 	escape := byte('\\')
 	switch d {
