@@ -41,25 +41,24 @@
 //     wherever the shell stands in the command line, is split into words
 //     as its shell would split them (quotes, escapes, bash's $'...' with
 //     its escapes read, operators such as && ; | and redirections; not
-//     expansions), each command's words
-//     follow this rule as arguments would (the assignments before it,
-//     NAME=VALUE cmd, set NAME=VALUE and setx NAME VALUE in cmd, and
-//     $env:NAME = VALUE, Set-Item env:NAME VALUE and
-//     [Environment]::SetEnvironmentVariable(NAME, VALUE) in PowerShell,
-//     lose VALUE; so does a here-string read into variables,
-//     read TOKEN <<< VALUE, or given to a command that names a secret
-//     word, --password-stdin <<< VALUE; what echo and printf print in a
-//     command substitution that is a variable's value, TOKEN=$(echo
-//     VALUE), while TOKEN=$(cat FILE) is shown), and the string is shown as
-//     written with each secret replaced by the marker; a string that cannot be split
-//     (a quote left open) is redacted as free text ([Text]); the words
-//     after powershell -Command are one script, joined with spaces as
-//     PowerShell joins them, and the argument of -EncodedCommand (-e,
-//     -ec, -enc) and -EncodedArguments is hidden whole, not decoded;
-//     cmd reads the rest of its command line after /c, each argument that
-//     holds a space quoted as a launcher writes it, without the quote
-//     that starts it and the last one (with /s, and mostly without),
-//     secrets of both readings hidden where cmd may keep them;
+//     expansions), each command's words follow this rule as arguments
+//     would, and the string is shown as written with each secret replaced
+//     by the marker; a string that cannot be split (a quote left open) is
+//     redacted as free text ([Text]). In it the assignments lose VALUE:
+//     NAME=VALUE cmd and export NAME=VALUE; set NAME=VALUE and setx NAME
+//     VALUE in cmd; $env:NAME = VALUE, Set-Item env:NAME VALUE and
+//     [Environment]::SetEnvironmentVariable(NAME, VALUE) in PowerShell;
+//     so do a here-string read into variables (read TOKEN <<< VALUE) or
+//     given to a command that names a secret word (--password-stdin <<<
+//     VALUE), and what echo and printf print in a command substitution
+//     that is a variable's value (TOKEN=$(echo VALUE); TOKEN=$(cat FILE)
+//     is shown). The words after powershell -Command are one script,
+//     joined with spaces as PowerShell joins them; the argument of
+//     -EncodedCommand (-e, -ec, -enc) and -EncodedArguments is hidden
+//     whole, not decoded. cmd reads the rest of its command line after
+//     /c, an argument that holds a space quoted as a launcher writes it,
+//     without the quote that starts it and the last one (always with /s;
+//     where cmd may keep them, the secrets of both readings are hidden);
 //   - "Bearer X", "Basic X" and "Token X" lose X;
 //   - a value that looks like a credential loses it whole: a known token
 //     prefix (sk-, ghp_, github_pat_, glpat-, xoxb-, AKIA, AIza, eyJ, ...)
@@ -144,10 +143,10 @@ func args(argv []string) ([]string, []string) {
 }
 
 func (h *hider) args(argv []string) []string {
-	out := make([]string, len(argv))
 	if len(argv) > 0 && commandName(argv[0]) == "setx" {
 		return h.setx(argv)
 	}
+	out := make([]string, len(argv))
 	mysql := len(argv) > 0 && mysqlClients[commandName(argv[0])]
 	script, d := shellScript(argv)
 	hideNext := false

@@ -714,7 +714,7 @@ func (h *hider) scriptEdits(s string, d dialect, o scriptOpts, strip1, strip2 in
 		}
 		printing := o.value || sub.assigned()
 		var red []string
-		if printing && len(argv) > 0 && (argv[0] == "echo" || argv[0] == "printf") {
+		if printing && len(argv) > 0 && (commandName(argv[0]) == "echo" || commandName(argv[0]) == "printf") {
 			// What it prints is the value: TOKEN=$(echo X).
 			red = make([]string, len(argv))
 			red[0] = argv[0]
@@ -1007,7 +1007,6 @@ type call struct {
 	parens int             // ( open inside it
 	arg    int             // the argument being read: 0 the name, 1 the value
 	value  strings.Builder // the value, as read
-	words  int             // the words of the value read
 }
 
 // callOp reads the operator op in the call's arguments: a ) that closes
@@ -1034,16 +1033,13 @@ func (h *hider) callOp(c *call, op string) {
 func (h *hider) callWord(c *call, t token) string {
 	var b strings.Builder
 	commas, inValue := t.commas, false
-	if c.arg == 1 && c.words > 0 {
-		c.value.WriteByte(' ')
+	if c.arg == 1 && c.value.Len() > 0 {
+		c.value.WriteByte(' ') // the value goes on after a space
 	}
 	for k, ch := range t.value {
 		switch {
 		case len(commas) > 0 && commas[0] == k:
 			commas = commas[1:]
-			if c.arg == 1 && inValue {
-				c.words++
-			}
 			c.arg++
 			inValue = false
 			b.WriteByte(',')
@@ -1056,9 +1052,6 @@ func (h *hider) callWord(c *call, t token) string {
 		default:
 			b.WriteByte(ch)
 		}
-	}
-	if inValue {
-		c.words++
 	}
 	return b.String()
 }
