@@ -78,14 +78,28 @@ func FuzzShellArgs(f *testing.F) {
 	f.Add("cd /srv && exec", "hunter2", "2>&1 | tee log; x")
 	f.Add("'open", "k3y", `"`)
 	f.Add("$env:X = 'a''b';", "tok-1", "`\"")
+	f.Add("read T <<< $'", "k3y", "\\x41'; T=$(echo \"$(printf x`)\")")
+	f.Add("[Environment]::SetEnvironmentVariable('A', (", "tok-1", "),'User'); setx A")
+	f.Add(`"set "A=`, "k3y", `" && env -S 'x -S "y'`)
 	f.Fuzz(func(t *testing.T, before, secret, after string) {
-		for _, shell := range [][]string{{"sh", "-c"}, {"cmd", "/c"}, {"pwsh", "-c"}} {
+		for _, shell := range [][]string{{"sh", "-c"}, {"cmd", "/c"}, {"cmd", "/s", "/c"}, {"pwsh", "-c"}, {"env", "-S"}} {
 			_ = Args(append(shell, before+secret+after))
+		}
+		// Over several arguments, as PowerShell and cmd join them.
+		for _, shell := range [][]string{{"cmd", "/c"}, {"pwsh", "-c"}, {"env"}} {
+			argv := append(shell, strings.Split(before+secret+after, " ")...)
+			if got := Args(argv); len(got) != len(argv) {
+				t.Fatalf("Args(%q) = %q: %d arguments, want %d", argv, got, len(got), len(argv))
+			}
 		}
 		if !tokenChars.MatchString(secret) || strings.ContainsAny(before+after, `'"\`) || strings.Contains(before+after, secret) {
 			return
 		}
 		got := Args([]string{"sh", "-c", before + " --token=" + secret + " " + after})
+		if strings.Contains(got[2], secret) {
+			t.Fatalf("secret %q kept: %q", secret, got[2])
+		}
+		got = Args([]string{"env", "-S", before + " --token=" + secret + " " + after})
 		if strings.Contains(got[2], secret) {
 			t.Fatalf("secret %q kept: %q", secret, got[2])
 		}

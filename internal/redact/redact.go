@@ -26,6 +26,12 @@
 //     does the argument after such a --NAME given alone;
 //   - an argument NAME=VALUE with an environment-style NAME (capitals,
 //     digits, underscores, as passed with docker -e) loses VALUE;
+//   - setx NAME VALUE (Windows) loses VALUE, and setx /p PASSWORD its
+//     password;
+//   - after env, NAME=VALUE loses VALUE whatever case NAME is in, the
+//     string of env -S STRING (--split-string) is split into words as a
+//     command line that goes on with the arguments after it, and the
+//     command env runs follows this rule as a command line of its own;
 //   - after a MySQL or MariaDB client (mysql, mysqldump, mariadb, mycli,
 //     ...; the command itself, not one a wrapper runs), -pVALUE keeps -p
 //     and loses VALUE; -p alone, which prompts, keeps the database after
@@ -33,13 +39,26 @@
 //   - the command string a shell runs (sh -c STRING, bash -lc, zsh,
 //     dash, /bin/sh; cmd /c STRING; powershell -Command STRING, pwsh -c),
 //     wherever the shell stands in the command line, is split into words
-//     as its shell would split them (quotes, escapes, operators such as
-//     && ; | and redirections; not expansions), each command's words
-//     follow this rule as arguments would (the assignments before it,
-//     NAME=VALUE cmd, set NAME=VALUE in cmd and $env:NAME = VALUE in
-//     PowerShell, lose VALUE), and the string is shown as written with
-//     each secret replaced by the marker; a string that cannot be split
-//     (a quote left open) is redacted as free text ([Text]);
+//     as its shell would split them (quotes, escapes, bash's $'...' with
+//     its escapes read, operators such as && ; | and redirections; not
+//     expansions), each command's words follow this rule as arguments
+//     would, and the string is shown as written with each secret replaced
+//     by the marker; a string that cannot be split (a quote left open) is
+//     redacted as free text ([Text]). In it the assignments lose VALUE:
+//     NAME=VALUE cmd and export NAME=VALUE; set NAME=VALUE and setx NAME
+//     VALUE in cmd; $env:NAME = VALUE, Set-Item env:NAME VALUE and
+//     [Environment]::SetEnvironmentVariable(NAME, VALUE) in PowerShell;
+//     so do a here-string read into variables (read TOKEN <<< VALUE) or
+//     given to a command that names a secret word (--password-stdin <<<
+//     VALUE), and what echo and printf print in a command substitution
+//     that is a variable's value (TOKEN=$(echo VALUE); TOKEN=$(cat FILE)
+//     is shown). The words after powershell -Command are one script,
+//     joined with spaces as PowerShell joins them; the argument of
+//     -EncodedCommand (-e, -ec, -enc) and -EncodedArguments is hidden
+//     whole, not decoded. cmd reads the rest of its command line after
+//     /c, an argument that holds a space quoted as a launcher writes it,
+//     without the quote that starts it and the last one (always with /s;
+//     where cmd may keep them, the secrets of both readings are hidden);
 //   - "Bearer X", "Basic X" and "Token X" lose X;
 //   - a value that looks like a credential loses it whole: a known token
 //     prefix (sk-, ghp_, github_pat_, glpat-, xoxb-, AKIA, AIza, eyJ, ...)
@@ -93,7 +112,10 @@ func LooksSecret(v string) bool {
 }
 
 // hider replaces secrets by Marker, recording each value it hides.
-type hider struct{ hidden []string }
+type hider struct {
+	hidden []string
+	depth  int // how deep in command strings, one in another, it reads
+}
 
 func (h *hider) hide(v string) string {
 	if h != nil && v != "" && v != Marker {
@@ -121,10 +143,14 @@ func args(argv []string) ([]string, []string) {
 }
 
 func (h *hider) args(argv []string) []string {
+	if len(argv) > 0 && commandName(argv[0]) == "setx" {
+		return h.setx(argv)
+	}
 	out := make([]string, len(argv))
 	mysql := len(argv) > 0 && mysqlClients[commandName(argv[0])]
 	script, d := shellScript(argv)
 	hideNext := false
+	opaque := false // after powershell -EncodedCommand: -EncodedArguments X is encoded too
 	for i, a := range argv {
 		switch {
 		case hideNext && !strings.HasPrefix(a, "-"):
@@ -134,9 +160,25 @@ func (h *hider) args(argv []string) []string {
 		case hideNext:
 			hideNext = false
 		}
-		if i == script {
+		switch {
+		case opaque && encodedFlag(a):
+			out[i] = a
+			hideNext = true
+			continue
+		case i == script && d == encoded:
+			out[i] = h.hide(a)
+			opaque = true
+			continue
+		case i == script && (d == powerShell || d == cmdExe):
+			// The script is every argument left, joined.
+			copy(out[i:], h.scripts(argv[i:], d, scriptOpts{slashS: slashS(argv[:i])}))
+			return out
+		case i == script:
 			out[i] = h.script(a, d)
 			continue
+		case (script < 0 || i < script) && !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && commandName(a) == "env":
+			h.env(argv, i, out)
+			return out
 		}
 		if i > 0 && mysql && strings.HasPrefix(a, "-p") {
 			if pw := a[2:]; pw != "" {
@@ -155,6 +197,40 @@ func (h *hider) args(argv []string) []string {
 		out[i] = h.arg(a)
 		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && secretWord().MatchString(a) {
 			hideNext = true
+		}
+	}
+	return out
+}
+
+// setx redacts Windows' setx, which sets a variable for good: setx NAME
+// VALUE [/M], setx /s HOST /u USER /p PASSWORD NAME VALUE; the value and
+// the password are hidden, the name and the switches kept.
+func (h *hider) setx(argv []string) []string {
+	out := make([]string, len(argv))
+	out[0] = argv[0]
+	named := false
+	for k := 1; k < len(argv); k++ {
+		a := argv[k]
+		out[k] = a
+		switch strings.ToLower(a) {
+		case "/s", "/u", "/k", "/f", "/a", "/r", "/d":
+			if k+1 < len(argv) {
+				k++
+				out[k] = argv[k]
+			}
+		case "/p":
+			if k+1 < len(argv) && !strings.HasPrefix(argv[k+1], "/") {
+				k++
+				out[k] = h.hide(argv[k])
+			}
+		case "/m", "/x":
+		default:
+			if named {
+				out[k] = h.hide(a)
+			} else {
+				out[k] = h.arg(a)
+				named = true
+			}
 		}
 	}
 	return out
@@ -628,6 +704,16 @@ func (n Named) Credential() bool {
 // the first of: env variables and headers sorted by name, the arguments,
 // the URL, Known).
 func (l Launch) NamedSecrets() []Named {
+	var hidden []string
+	if l.Command != "" || len(l.Args) > 0 {
+		hidden = ArgSecrets(append([]string{l.Command}, l.Args...))
+	}
+	return l.namedSecrets(hidden)
+}
+
+// namedSecrets is NamedSecrets, given what the launch rule hides in the
+// command line.
+func (l Launch) namedSecrets(argSecrets []string) []Named {
 	skip := map[string]bool{}
 	for _, p := range l.Placeholders {
 		skip[p] = true
@@ -649,10 +735,8 @@ func (l Launch) NamedSecrets() []Named {
 			add("header "+k, strings.TrimSpace(tok))
 		}
 	}
-	if l.Command != "" || len(l.Args) > 0 {
-		for _, v := range ArgSecrets(append([]string{l.Command}, l.Args...)) {
-			add("an argument", v)
-		}
+	for _, v := range argSecrets {
+		add("an argument", v)
 	}
 	if l.URL != "" {
 		for _, v := range URLSecrets(l.URL) {
@@ -680,18 +764,28 @@ func (l Launch) Scrubber() *Scrubber { return New(l.Secrets()...) }
 // Display shows the launch without its secrets: its URL when it has one,
 // else its command line.
 func (l Launch) Display() string {
-	sc := l.Scrubber()
 	if l.URL != "" && l.Command == "" {
-		return sc.String(URL(l.URL))
+		return l.Scrubber().String(URL(l.URL))
 	}
-	return Command(append([]string{l.Command}, l.Args...), sc)
+	// The command line is read once, for what it shows and what it hides.
+	red, hidden := args(append([]string{l.Command}, l.Args...))
+	named := l.namedSecrets(hidden)
+	values := make([]string, len(named))
+	for i, n := range named {
+		values[i] = n.Value
+	}
+	return show(red, New(values...))
 }
 
 // Command shows a command line by the launch rule, each argument also
 // scrubbed by sc (which may be nil) and quoted when it is empty or holds
 // white space or quotes.
 func Command(argv []string, sc *Scrubber) string {
-	red := Args(argv)
+	return show(Args(argv), sc)
+}
+
+// show is Command of the command line red, redacted.
+func show(red []string, sc *Scrubber) string {
 	for i, a := range red {
 		a = sc.String(a)
 		if a == "" || strings.ContainsAny(a, " \t\n\"'") {

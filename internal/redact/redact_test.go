@@ -194,6 +194,7 @@ func TestText(t *testing.T) {
 		{"error: --token is required", "error: --token is required"},
 		{"env API_KEY=hunter2 MODE=fast", "env API_KEY=*** MODE=fast"},
 		{"password=hunter2; user=bob", "password=***; user=bob"},
+		{"TOKEN=$(cat ~/.secret) node; TOKEN=`cat /run/t`", "TOKEN=$(cat ~/.secret) node; TOKEN=`cat /run/t`"},
 		{`{"apiKey": "hunter2", "name": "x"}`, `{"apiKey": "***", "name": "x"}`},
 		{"Authorization: Bearer abc.def", "Authorization: Bearer ***"},
 		{"X-Api-Key: a1b2c3", "X-Api-Key: ***"},

@@ -26,7 +26,8 @@ var (
 // secret query values and credential-looking path segments of any URL
 // (postgresql://user:PW@host as much as https://host/?token=X),
 // NAME=VALUE and "NAME": "VALUE" where NAME mentions a secret word
-// (API_KEY=X, --token=X, password=X), --NAME VALUE and NAME: VALUE for
+// (API_KEY=X, --token=X, password=X; not a VALUE that is a command
+// substitution, TOKEN=$(cat FILE)), --NAME VALUE and NAME: VALUE for
 // such a NAME when VALUE is not a plain word (a NAME that is pass alone,
 // outside the places a key stands, keeps a count for VALUE: the verb of
 // "tests pass: 3/3"), Bearer X, Basic X, and
@@ -71,7 +72,8 @@ func (h *hider) textLine(s string) string {
 		if strings.Contains(s, "=") {
 			s = textAssign().ReplaceAllStringFunc(s, func(m string) string {
 				name, val, _ := strings.Cut(m, "=")
-				if !secretWord().MatchString(name) || val == Marker {
+				// TOKEN=$(cat FILE): the value is a command that reads it.
+				if !secretWord().MatchString(name) || val == Marker || strings.HasPrefix(val, "$(") || strings.HasPrefix(val, "`") {
 					return m
 				}
 				return name + "=" + h.hide(val)
