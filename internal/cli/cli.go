@@ -271,7 +271,7 @@ func noTranscriptsHint(env *Env, cmd string, named []string) {
 			num.Plural(len(named), "folder", "folders"), num.Plural(len(named), "holds", "hold"),
 			num.Plural(len(named), "one", "ones"), num.Plural(len(named), "does", "do"), cmd, strings.Join(named, ", "))
 	}
-	for _, l := range wrapWords(msg, 80-len("mcpcost: hint: ")) {
+	for _, l := range wrapWidth(msg, 80-len("mcpcost: hint: ")) {
 		hintf(env, "%s", l)
 	}
 }
@@ -288,28 +288,6 @@ func folderFlags(claude, codex, gemini, opencode, copilot, goose []string) []str
 	return out
 }
 
-// wrapWords breaks s at spaces into lines of at most width bytes (a word
-// longer than width has a line of its own).
-func wrapWords(s string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = w
-		case len(line)+1+len(w) <= width:
-			line += " " + w
-		default:
-			lines = append(lines, line)
-			line = w
-		}
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
-}
-
 // warnf prints "mcpcost: warning: ..." to stderr.
 func warnf(env *Env, format string, a ...any) { diagnostic(env, "warning", format, a) }
 
@@ -324,7 +302,42 @@ func diagnostic(env *Env, kind, format string, a []any) {
 	case "hint":
 		env.hintOwed.Store(false)
 	}
-	fmt.Fprintf(env.Stderr, "mcpcost: %s: %s\n", kind, textsafe.Text(fmt.Sprintf(format, a...)))
+	head := "mcpcost: " + kind + ": "
+	msg := textsafe.Text(fmt.Sprintf(format, a...))
+	if !env.StderrTTY || env.ErrColumns <= 0 || render.Width(head+msg) <= env.ErrColumns {
+		fmt.Fprintf(env.Stderr, "%s%s\n", head, msg)
+		return
+	}
+	// On a terminal, lines that fit it, each one with its head (as
+	// noTranscriptsHint writes them), so that none wraps mid-word.
+	var b strings.Builder
+	for _, l := range wrapWidth(msg, env.ErrColumns-render.Width(head)) {
+		b.WriteString(head + l + "\n")
+	}
+	io.WriteString(env.Stderr, b.String())
+}
+
+// wrapWidth breaks s at spaces into lines of at most width columns (a
+// word wider than width has a line of its own).
+func wrapWidth(s string, width int) []string {
+	var lines []string
+	line, lw := "", 0
+	for _, w := range strings.Fields(s) {
+		ww := render.Width(w)
+		switch {
+		case line == "":
+			line, lw = w, ww
+		case lw+1+ww <= width:
+			line, lw = line+" "+w, lw+1+ww
+		default:
+			lines = append(lines, line)
+			line, lw = w, ww
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // usageError reports a usage problem with a hint to the command's manual

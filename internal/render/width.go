@@ -73,7 +73,8 @@ func wide(r rune) bool {
 
 // Truncate cuts s to at most w columns ([Width]), ending a cut text with an
 // ellipsis. Marks that follow the last kept character (combining marks,
-// joiners) stay with it.
+// joiners) stay with it. An escape of textsafe's (\x07, \u202e) is kept
+// whole or not at all: "\x0" would name another character.
 func Truncate(s string, w int) string {
 	if Width(s) <= w {
 		return s
@@ -81,22 +82,64 @@ func Truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
+	n, end := 0, len(s)
+	for i, r := range s {
 		rw := runeWidth(r)
-		if n+rw > w-1 {
-			if rw == 0 && n > 0 {
-				b.WriteRune(r)
-				continue
-			}
+		if n+rw > w-1 && !(rw == 0 && n > 0) {
+			end = i
 			break
 		}
 		n += rw
-		b.WriteRune(r)
 	}
-	b.WriteString("…")
-	return b.String()
+	if i, j := escapeAround(s, end); i < end && end < j {
+		end = i
+	}
+	return s[:end] + "…"
+}
+
+// escapeAround is the escape of textsafe's (\xHH, \uHHHH, \UHHHHHHHH,
+// \r, \n, \t) in s whose bytes [i, j) hold offset at, or i == j == at
+// when none does.
+func escapeAround(s string, at int) (i, j int) {
+	for k := at - 1; k >= 0 && k >= at-9; k-- {
+		if s[k] != '\\' {
+			continue
+		}
+		if n := escapeLen(s[k:]); n > 0 && k+n > at {
+			return k, k + n
+		}
+		break
+	}
+	return at, at
+}
+
+// escapeLen is the length of the escape s starts with, 0 for none.
+func escapeLen(s string) int {
+	if len(s) < 2 || s[0] != '\\' {
+		return 0
+	}
+	digits := 0
+	switch s[1] {
+	case 'r', 'n', 't':
+		return 2
+	case 'x':
+		digits = 2
+	case 'u':
+		digits = 4
+	case 'U':
+		digits = 8
+	default:
+		return 0
+	}
+	if len(s) < 2+digits {
+		return 0
+	}
+	for _, c := range []byte(s[2 : 2+digits]) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return 0
+		}
+	}
+	return 2 + digits
 }
 
 // TruncateLeft cuts s to at most w columns ([Width]) from the left,
@@ -127,6 +170,10 @@ func TruncateLeft(s string, w int) string {
 			break
 		}
 		start += size
+	}
+	// An escape the cut falls inside goes with what is cut off.
+	if _, j := escapeAround(s, start); j > start {
+		start = j
 	}
 	// Start at a folder where one is in what is kept: "…/api-server",
 	// not "…v/src/api-server".

@@ -80,3 +80,36 @@ func TestTruncateLeft(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncateKeepsEscapesWhole: a cut never falls inside an escape of a
+// control character or an invisible rune (textsafe's \x07, \u202e,
+// \U0001f600, \r), which would name another character ("\x0" is not
+// "\x07"); it falls before the escape, or after it from the left.
+func TestTruncateKeepsEscapesWhole(t *testing.T) {
+	escapes := []string{`\x07`, `\x1b`, `\u202e`, `\U000e0041`, `\r`, `\n`, `\t`}
+	for _, e := range escapes {
+		s := "abcdef" + e + "ghijkl"
+		j := strings.Index(s, e)
+		for w := 1; w <= Width(s)+1; w++ {
+			got := Truncate(s, w)
+			kept := strings.TrimSuffix(got, "…")
+			if Width(got) > w || !strings.HasPrefix(s, kept) {
+				t.Errorf("Truncate(%q, %d) = %q", s, w, got)
+			}
+			if len(kept) > j && len(kept) < j+len(e) {
+				t.Errorf("Truncate(%q, %d) = %q: cut inside %s", s, w, got, e)
+			}
+			left := TruncateLeft(s, w)
+			rest := strings.TrimPrefix(left, "…")
+			if Width(left) > w || !strings.HasSuffix(s, rest) {
+				t.Errorf("TruncateLeft(%q, %d) = %q", s, w, left)
+			}
+			if start := len(s) - len(rest); start > j && start < j+len(e) {
+				t.Errorf("TruncateLeft(%q, %d) = %q: starts inside %s", s, w, left, e)
+			}
+		}
+	}
+	if got := Truncate(`/tmp/canary.sh\x1b]0;title\x07`, 29); got != `/tmp/canary.sh\x1b]0;title…` {
+		t.Errorf("Truncate = %q", got)
+	}
+}

@@ -20,6 +20,7 @@ type input interface {
 // naming the tool, its input and where it failed, and the server carries
 // on serving.
 func addTool[In input, Out any](srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	noteIntArgs[In](t.Name)
 	mcp.AddTool(srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
 		defer func() {
 			if v := recover(); v != nil {

@@ -165,7 +165,7 @@ func New(o Options) *mcp.Server {
 	s.addBlocks(srv)
 	s.addFindings(srv)
 	s.addPrompts(srv)
-	srv.AddReceivingMiddleware(recoverPanics, escapeText, unknownToolAsToolError, newCallLimit().middleware)
+	srv.AddReceivingMiddleware(recoverPanics, escapeText, plainNumbers, unknownToolAsToolError, newCallLimit().middleware)
 	return srv
 }
 

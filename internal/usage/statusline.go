@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
@@ -77,6 +78,10 @@ func ParseStatusInput(b []byte) (StatusInput, error) {
 	return in, nil
 }
 
+// MaxStatusModel is the most of a model's name the status line shows, in
+// runes: the name is the input's, and the line has other parts to show.
+const MaxStatusModel = 40
+
 // StatusLine is what the status line says; each figure is nil where it is
 // not known in time.
 type StatusLine struct {
@@ -108,7 +113,11 @@ type StatusLine struct {
 func (s *StatusLine) Text() string {
 	var parts []string
 	if s.Model != "" {
-		parts = append(parts, textsafe.Text(s.Model))
+		m := s.Model
+		if utf8.RuneCountInString(m) > MaxStatusModel {
+			m = string([]rune(m)[:MaxStatusModel-1]) + "…"
+		}
+		parts = append(parts, textsafe.Text(m))
 	}
 	if s.SessionCost != nil {
 		parts = append(parts, "session "+dollars(*s.SessionCost))

@@ -66,6 +66,10 @@ func TestStatusLineText(t *testing.T) {
 			"Opus | session $1.23 | today $1.23* | block $2.10 (2h 13m left) | MCP defs 12.3K (6.2%) | MCP results 950"},
 		{usage.StatusLine{Model: "x\x1b[2J\ny", BlockChecked: true}, `x\x1b[2J\ny | no active block`},
 		{usage.StatusLine{MCPDefinitionTokens: new(int), MCPServers: 0}, "no MCP servers measured"},
+		// A model's name is cut to MaxStatusModel runes, before escaping.
+		{usage.StatusLine{Model: strings.Repeat("A", 300), BlockChecked: true}, strings.Repeat("A", usage.MaxStatusModel-1) + "… | no active block"},
+		{usage.StatusLine{Model: strings.Repeat("é", usage.MaxStatusModel)}, strings.Repeat("é", usage.MaxStatusModel)},
+		{usage.StatusLine{Model: strings.Repeat("x", usage.MaxStatusModel-2) + "\x1b[2J"}, strings.Repeat("x", usage.MaxStatusModel-2) + `\x1b…`},
 	} {
 		if got := tc.s.Text(); got != tc.want {
 			t.Errorf("Text() = %q, want %q", got, tc.want)
