@@ -169,6 +169,12 @@ func WithHint(err error, hint string) error {
 	return &hinted{err, hint}
 }
 
+// hasHint reports whether err carries a hint of its own.
+func hasHint(err error) bool {
+	var h interface{ Hint() string }
+	return errors.As(err, &h) && h.Hint() != ""
+}
+
 // hinted is an error with a hint line.
 type hinted struct {
 	err  error

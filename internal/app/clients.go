@@ -36,6 +36,9 @@ type ClientEntry struct {
 type FileError struct {
 	Path  string `json:"path"`
 	Error string `json:"error"`
+	// Hint says what to do about it, where the error says more than that
+	// the file could not be used (a file over the size cap).
+	Hint string `json:"hint,omitempty"`
 }
 
 // ClientsOptions configure [Machine.Clients].
@@ -85,7 +88,7 @@ func (m *Machine) Clients(o ClientsOptions) (*Clients, error) {
 			}
 			for _, l := range looked {
 				if l.State == clients.StateInvalid || l.State == clients.StateUnreadable {
-					rep.Errors = append(rep.Errors, FileError{Path: l.Path, Error: l.Error})
+					rep.Errors = append(rep.Errors, FileError{Path: l.Path, Error: l.Error, Hint: l.Hint})
 				}
 			}
 			rep.Clients = append(rep.Clients, entry)
@@ -94,10 +97,13 @@ func (m *Machine) Clients(o ClientsOptions) (*Clients, error) {
 	for _, p := range o.Configs {
 		cfg, err := clients.Load(sys, p)
 		if err != nil {
+			if hasHint(err) {
+				return nil, err
+			}
 			return nil, WithHint(err, m.flag("config")+" takes the path of an MCP config file such as .mcp.json")
 		}
 		if cfg.Error != "" {
-			rep.Errors = append(rep.Errors, FileError{Path: cfg.Path, Error: cfg.Error})
+			rep.Errors = append(rep.Errors, FileError{Path: cfg.Path, Error: cfg.Error, Hint: cfg.Hint})
 		}
 		rep.Given = append(rep.Given, cfg)
 	}

@@ -28,6 +28,7 @@ const (
 	StatusNeedsApproval = string(status.NeedsApproval)
 	StatusNotLaunched   = string(status.NotLaunched)
 	StatusNotCached     = string(status.NotCached)
+	StatusExtension     = string(status.Extension)
 )
 
 // DefaultConcurrency is how many servers an audit launches at once by
@@ -228,11 +229,15 @@ func Run(ctx context.Context, configs []clients.Config, opts Options) *Report {
 
 	for i, cfg := range configs {
 		if cfg.Error != "" {
-			rep.Problems = append(rep.Problems, Problem{Client: cfg.Client, Path: cfg.Path, Error: cfg.Error})
+			rep.Problems = append(rep.Problems, Problem{Client: cfg.Client, Path: cfg.Path, Error: cfg.Error, Hint: cfg.Hint})
 			continue
 		}
 		if len(cfg.Servers) == 0 {
-			rep.EmptyConfigs = append(rep.EmptyConfigs, EmptyConfig{Client: cfg.Client, Path: cfg.Path, Scope: cfg.Scope})
+			notes := cfg.Notes
+			if notes == nil {
+				notes = []string{}
+			}
+			rep.EmptyConfigs = append(rep.EmptyConfigs, EmptyConfig{Client: cfg.Client, Path: cfg.Path, Scope: cfg.Scope, Notes: notes, Hint: cfg.Hint})
 			continue
 		}
 		c := buildConfig(ctx, cfg, caps, keys[i], opts, false)
@@ -586,6 +591,12 @@ func buildServer(ctx context.Context, path string, s clients.Server, cp *capture
 		srv.Status = StatusNeedsApproval
 		srv.Detail = "not launched without approval: would run " + s.Display()
 		srv.Hint = s.NeedsApproval
+	case clients.StatusExtension:
+		// The client loads it: counted, without a number.
+		srv.Status = StatusExtension
+		srv.Detail = "provided by " + s.ProvidedBy + ", which starts it with a command not in this file: mcpcost cannot measure it"
+		srv.Hint = "measure it by hand with the command the extension runs: mcpcost measure -- COMMAND ARGS"
+		return built{srv: srv}, true
 	case clients.StatusNeedsInput:
 		srv.Status = StatusNeedsInput
 		srv.Detail = "the client asks for " + strings.Join(s.NeedsInput, ", ") + " when it starts the server; that cannot be resolved offline"

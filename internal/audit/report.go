@@ -104,6 +104,9 @@ type Problem struct {
 	Client string `json:"client,omitempty"`
 	Path   string `json:"path"`
 	Error  string `json:"error"`
+	// Hint says what to do about the error, where it says more than that
+	// the file could not be used (a file over the size cap).
+	Hint string `json:"hint,omitempty"`
 }
 
 // EmptyConfig is a config file with no server entries.
@@ -111,6 +114,11 @@ type EmptyConfig struct {
 	Client string `json:"client"`
 	Path   string `json:"path"`
 	Scope  string `json:"scope,omitempty"`
+	// Notes are the file's notes: why it declares no server, where that
+	// can be told (servers at its top level, outside the client's object).
+	Notes []string `json:"notes"`
+	// Hint says what to do to declare the servers it seems to hold.
+	Hint string `json:"hint,omitempty"`
 }
 
 // Config is one config file as one client reads it.

@@ -417,3 +417,37 @@ func TestOneLaunchAgainstTheCache(t *testing.T) {
 		})
 	}
 }
+
+// TestExtensionServer: a server a client's extension provides is counted
+// without a number (the client loads it; its command is not in the file):
+// the total is a lower bound, nothing is launched for it, and the empty
+// file beside it keeps its notes and hint.
+func TestExtensionServer(t *testing.T) {
+	m := newMeasurer(t)
+	ext := clients.Server{Name: "postgres", Client: clients.Zed, ProvidedBy: "a Zed extension"}
+	configs := []clients.Config{
+		{Client: clients.Zed, Path: "/p/.zed/settings.json", Scope: "project", Servers: []clients.Server{server("fs", "fs"), ext}},
+		{Client: clients.ClaudeCode, Path: "/p/.mcp.json", Scope: "project", Servers: []clients.Server{},
+			Notes: []string{`top-level key "x" looks like a server`}, Hint: "move it"},
+	}
+	rep := run(t, m, configs, Options{})
+	if n := m.launches.Load(); n != 1 {
+		t.Errorf("launches = %d, want 1 (fs)", n)
+	}
+	c := rep.Configs[0]
+	var got *Server
+	for i := range c.Servers {
+		if c.Servers[i].Name == "postgres" {
+			got = &c.Servers[i]
+		}
+	}
+	if got == nil || got.Status != StatusExtension || !got.Counted || got.Tokens != nil || !strings.Contains(got.Detail, "Zed extension") || got.Hint == "" {
+		t.Fatalf("postgres: %+v", got)
+	}
+	if !c.LowerBound || !rep.Partial || !slices.Contains(c.Unmeasured, "postgres") || c.TotalTokens != 2823 {
+		t.Errorf("lower bound %v, partial %v, unmeasured %v, total %d", c.LowerBound, rep.Partial, c.Unmeasured, c.TotalTokens)
+	}
+	if len(rep.EmptyConfigs) != 1 || len(rep.EmptyConfigs[0].Notes) != 1 || rep.EmptyConfigs[0].Hint != "move it" {
+		t.Errorf("empty configs %+v", rep.EmptyConfigs)
+	}
+}

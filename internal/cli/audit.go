@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/audit"
@@ -201,6 +202,7 @@ func runAudit(env *Env, args []string) int {
 		Progress:        env.Progress(),
 	})
 	code := ExitOK
+	hinted := true // every file not read carried a hint of its own (a size cap)
 	for _, err := range unread {
 		errorf(env, "%v", err)
 		if h := errorHint(err); h != "" {
@@ -208,11 +210,17 @@ func runAudit(env *Env, args []string) int {
 		} else {
 			hintf(env, "%s", configFileHint)
 		}
+		var h interface{ Hint() string }
+		if !errors.As(err, &h) || h.Hint() == "" {
+			hinted = false
+		}
 		code = ExitFail
 	}
 	switch {
 	case errors.Is(err, app.ErrNothingRead):
-		hintf(env, "--config takes the path of an MCP config file such as .mcp.json")
+		if !hinted {
+			hintf(env, "--config takes the path of an MCP config file such as .mcp.json")
+		}
 		return ExitError
 	case errors.Is(err, app.ErrNoCache):
 		return fail(env, fmt.Errorf("--offline needs the measurement cache, which is unavailable"))
@@ -235,17 +243,12 @@ func runAudit(env *Env, args []string) int {
 		return fail(env, err)
 	}
 	if len(rep.Configs) == 0 && len(rep.Problems) == 0 {
-		if len(rep.EmptyConfigs) > 0 {
-			errorf(env, "the MCP configs found declare no server to measure")
-		} else {
-			errorf(env, "no MCP config found")
-		}
-		hintf(env, "point at one with --config PATH; 'mcpcost clients' lists every place looked at")
+		noServer(env, rep, len(*configsFlag) > 0)
 		return ExitFail
 	}
 	for _, p := range rep.Problems {
 		errorf(env, "%s", p.Error)
-		hintf(env, "%s", configFileHint)
+		hintf(env, "%s", orHint(p.Hint, configFileHint))
 	}
 	if n := needApproval(rep); n > 0 {
 		hintf(env, "%d %s of the project's own config files %s not launched: %s approval (each one's hint says how), or --trust-project",
@@ -262,6 +265,35 @@ func runAudit(env *Env, args []string) int {
 	}
 	auditChecksFailed(env, rep, partialFails)
 	return code
+}
+
+// noServer says that no config declares a server to measure: each file
+// given (--config), and each one found that seems to hold servers written
+// outside its client's object, with why (its notes) and what to do; else
+// where to look.
+func noServer(env *Env, rep *audit.Report, given bool) {
+	told := false
+	for _, e := range rep.EmptyConfigs {
+		if !given && e.Hint == "" {
+			continue
+		}
+		why := ""
+		if len(e.Notes) > 0 {
+			why = ": " + strings.Join(e.Notes, "; ")
+		}
+		errorf(env, "%s declares no MCP server%s", e.Path, why)
+		hintf(env, "%s", orHint(e.Hint, "declare its servers under the key its client reads them from ('mcpcost clients --config FILE' shows how it was read)"))
+		told = true
+	}
+	switch {
+	case told:
+	case len(rep.EmptyConfigs) > 0:
+		errorf(env, "the MCP configs found declare no server to measure")
+		hintf(env, "point at one with --config PATH; 'mcpcost clients' lists every place looked at")
+	default:
+		errorf(env, "no MCP config found")
+		hintf(env, "point at one with --config PATH; 'mcpcost clients' lists every place looked at")
+	}
 }
 
 // needApproval counts the servers listed as needs-approval.

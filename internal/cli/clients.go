@@ -31,8 +31,12 @@ file as the client reads them: name, transport, the launch with secrets
 removed, and status (enabled, disabled and by which switch, overridden by
 a higher-precedence entry, needing approval (a project's own server its
 client would not start yet, and how to approve it), needing input that
-only the client can prompt for, or a problem with the entry), with the
-client's per-tool filter when it has one. For each client
+only the client can prompt for, provided by an extension (a Zed entry
+that only configures a server an extension starts, which mcpcost cannot
+measure), or a problem with the entry), with the client's per-tool
+filter when it has one. A file whose top level holds what look like
+servers, outside the object its client reads them from ("mcpServers",
+"servers", ...), says so. For each client
 it also says whether tool definitions load up front or are deferred
 (Claude Code's tool search, read from the shell and its settings files),
 and its known limits.
@@ -93,7 +97,7 @@ func runClients(env *Env, args []string) int {
 	// either form, as audit does.
 	for _, e := range rep.Errors {
 		errorf(env, "%s", e.Error)
-		hintf(env, "%s", configFileHint)
+		hintf(env, "%s", orHint(e.Hint, configFileHint))
 	}
 	return code
 }
@@ -119,13 +123,15 @@ func clientsText(w *strings.Builder, rep *app.Clients, scr render.Screen, all bo
 	esc := textsafe.Text
 	para(w, scr, "", fmt.Sprintf("MCP client configs on this machine (%s; home %s; project %s)", rep.OS, rep.Home, rep.Project), "  ")
 	var none []string
-	looked := 0
+	looked, hidden := 0, 0
 	for _, c := range rep.Clients {
 		var shown []clients.Location
 		for _, l := range c.Looked {
 			looked++
 			if all || l.State != clients.StateNotFound {
 				shown = append(shown, l)
+			} else {
+				hidden++
 			}
 		}
 		if len(shown) == 0 {
@@ -219,7 +225,14 @@ func clientsText(w *strings.Builder, rep *app.Clients, scr render.Screen, all bo
 		fmt.Fprintln(w)
 		para(w, scr, "", "No config found for "+strings.Join(none, ", ")+".", "  ")
 	}
-	if !all {
+	// --all lists the places left out here: none when nothing was looked
+	// for (--config alone) or every place is shown.
+	switch {
+	case hidden == 0:
+	case looked == 1:
+		fmt.Fprintln(w)
+		para(w, scr, "", "'mcpcost clients --all' lists the one place looked at.", "")
+	default:
 		fmt.Fprintln(w)
 		para(w, scr, "", fmt.Sprintf("'mcpcost clients --all' lists all %d places looked at.", looked), "")
 	}
@@ -233,7 +246,11 @@ func clientsText(w *strings.Builder, rep *app.Clients, scr render.Screen, all bo
 
 // writeGiven prints a file given with --config and its servers.
 func writeGiven(w io.Writer, cfg clients.Config, scr render.Screen) {
-	para(w, scr, "  ", cfg.Path+" (read as "+clients.Title(cfg.Client)+", "+cfg.Format+")", "    ")
+	as := clients.Title(cfg.Client) + ", " + cfg.Format
+	if cfg.Client == clients.Explicit {
+		as = "the common shape, " + cfg.Format + ": no client could be told from its name or content"
+	}
+	para(w, scr, "  ", cfg.Path+" (read as "+as+")", "    ")
 	if cfg.Error != "" {
 		para(w, scr, "      error: ", cfg.Error, "        ")
 		return
@@ -278,6 +295,9 @@ func clientServerDetails(s clients.Server) []string {
 	var out []string
 	if s.Problem != "" {
 		out = append(out, "problem: "+s.Problem)
+	}
+	if s.Status() == clients.StatusExtension {
+		out = append(out, "provided by "+s.ProvidedBy+", which starts it with a command not in this file: mcpcost cannot measure it")
 	}
 	if s.DisabledBy != "" {
 		out = append(out, "disabled: "+s.DisabledBy)

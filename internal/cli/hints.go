@@ -13,6 +13,14 @@ import (
 // read.
 const configFileHint = "make it a regular file the client can parse, or move it away; --config PATH names another config"
 
+// orHint is hint, or else when hint is "".
+func orHint(hint, otherwise string) string {
+	if hint != "" {
+		return hint
+	}
+	return otherwise
+}
+
 // classHint is what to do about an error that carries no hint of its
 // own, by its class; "" for a class it knows nothing of.
 func classHint(err error) string {

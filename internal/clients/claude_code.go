@@ -106,7 +106,7 @@ func parseClaudeCode(sys *System, c candidate, data []byte) Config {
 	r := sys.claudeReader(c.scope, c.path)
 	if c.scope != "local" {
 		cfg := readServersJSON(c, data, FormatJSON, "mcpServers", r)
-		if cfg.Error == "" && c.scope == "user" {
+		if cfg.Error == "" && cfg.Hint == "" && c.scope == "user" {
 			if top, _, err := readJSONTop(data, FormatJSON, c.path); err == nil && top["mcpServers"] == nil {
 				cfg.noMCP = "no user-scope mcpServers in this file"
 			}

@@ -48,5 +48,6 @@ func readServersJSON(c candidate, data []byte, format, key string, r *entryReade
 	if note != "" {
 		cfg.Notes = append(cfg.Notes, note)
 	}
+	unwrapped(&cfg, top, key, r.urlKeys...)
 	return cfg
 }

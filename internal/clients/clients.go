@@ -70,6 +70,9 @@ type Location struct {
 	State  string `json:"state"`
 	// Error says why the file could not be read or parsed.
 	Error string `json:"error,omitempty"`
+	// Hint says what to do about Error, where the error says more than
+	// that the file could not be used (a file over the size cap).
+	Hint string `json:"hint,omitempty"`
 	// Servers is the number of server entries found there.
 	Servers int `json:"servers"`
 	// Note says what else was found (a settings file without MCP servers).
@@ -89,6 +92,10 @@ type Config struct {
 	// Error is set when the file could not be read or parsed; Servers is
 	// then empty. It names the file, line and column.
 	Error string `json:"error,omitempty"`
+	// Hint says what to do about Error (a file over the size cap), or
+	// about a file that declares no server where its top level looks like
+	// servers written without the client's object (see unwrapped).
+	Hint string `json:"hint,omitempty"`
 	// Notes are facts about the file worth telling (an ignored key, a
 	// byte-order mark, a policy that applies to it).
 	Notes []string `json:"notes"`
@@ -406,7 +413,7 @@ func Discover(sys System, names []string) (configs []Config, looked []Location) 
 			data, state, err := sys.read(cand.path)
 			loc.State = state
 			if err != nil {
-				loc.Error = readError(cand.path, err).Error()
+				loc.Error, loc.Hint = readError(cand.path, err).Error(), errorHint(err)
 			}
 			if state == StateFound {
 				cfg := capServers(c.parse(&sys, cand, data))
@@ -422,7 +429,7 @@ func Discover(sys System, names []string) (configs []Config, looked []Location) 
 				}
 			} else if state == StateUnreadable {
 				got = append(got, Config{Client: c.name, Path: cand.path, Scope: cand.scope, Format: cand.format,
-					Error: readError(cand.path, err).Error()})
+					Error: readError(cand.path, err).Error(), Hint: errorHint(err)})
 			}
 			looked = append(looked, loc)
 		}
@@ -485,7 +492,7 @@ func LoadAs(sys System, path, client string) (Config, error) {
 	}
 	data, state, err := sys.read(path)
 	if state == StateNotFound {
-		return Config{}, fmt.Errorf("reading %s: no such file", path)
+		return Config{}, &wrapped{fmt.Sprintf("reading %s: no such file", path), fs.ErrNotExist}
 	}
 	if err != nil {
 		return Config{}, readError(path, err)
@@ -753,6 +760,7 @@ func parseGeneric(sys *System, c candidate, data []byte) Config {
 			cfg.Servers = append(cfg.Servers, r.read(name, m[name]))
 		}
 	}
+	unwrapped(&cfg, top, "mcpServers")
 	return cfg
 }
 

@@ -59,6 +59,9 @@ func parseCodex(sys *System, c candidate, data []byte) Config {
 	}
 	block, ok := top["mcp_servers"]
 	if !ok {
+		if unwrapped(&cfg, top, "mcp_servers") {
+			return cfg
+		}
 		cfg.noMCP = "no [mcp_servers] tables in this file"
 		return cfg
 	}

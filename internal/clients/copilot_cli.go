@@ -156,6 +156,9 @@ func parseCopilot(sys *System, c candidate, data []byte) Config {
 		}
 	}
 	if block == nil {
+		if unwrapped(&cfg, top, "mcpServers") {
+			return cfg
+		}
 		switch {
 		case top["servers"] != nil:
 			cfg.noMCP = `"servers" is VS Code's key: Copilot CLI reads servers only under "mcpServers" (or bare at the top level of a workspace file)`

@@ -98,6 +98,9 @@ func parseGemini(sys *System, c candidate, data []byte) Config {
 		return cfg
 	}
 	if top["mcpServers"] == nil {
+		if unwrapped(&cfg, top, "mcpServers", "httpUrl", "url") {
+			return cfg
+		}
 		cfg.noMCP = "no mcpServers in this settings file"
 		if c.scope == "extension" {
 			cfg.noMCP = "an extension without mcpServers"

@@ -86,6 +86,9 @@ func parseOpencode(sys *System, c candidate, data []byte) Config {
 			cfg.Notes = append(cfg.Notes, fmt.Sprintf(`"mcp" is %s, not an object; it was ignored`, jsonKind(top["mcp"])))
 			return cfg
 		}
+		if unwrapped(&cfg, top, "mcp") {
+			return cfg
+		}
 		cfg.noMCP = `no "mcp" servers in this file`
 		return cfg
 	}

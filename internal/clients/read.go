@@ -71,11 +71,36 @@ type LimitError struct {
 	Line int
 	Col  int
 	Msg  string
+	// Max is the size cap a file larger than it passed, in bytes; 0 for
+	// the other limits.
+	Max int64
 }
 
 func (e *LimitError) Error() string {
 	pos := position(e.Path, e.Line, e.Col)
 	return pos + ": " + e.Msg
+}
+
+// Hint says what to do about a file over the size cap; "" for the other
+// limits, whose remedy depends on why the file was read.
+func (e *LimitError) Hint() string {
+	if e.Max == 0 {
+		return ""
+	}
+	if e.Max == MaxConfigSize {
+		return fmt.Sprintf("an MCP config is rarely over a few KiB: check that this is the config meant, or trim it below %s", formatSize(e.Max))
+	}
+	return fmt.Sprintf("mcpcost reads this file up to %s: trim it below that (move out what its client does not need)", formatSize(e.Max))
+}
+
+// errorHint is the hint a read error carries of its own (see
+// [LimitError.Hint]); "" for none.
+func errorHint(err error) string {
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		return h.Hint()
+	}
+	return ""
 }
 
 // A MaxReader is a filesystem that can refuse a file larger than a cap
@@ -207,12 +232,18 @@ func regular(name string, st fs.FileInfo, max int64) error {
 	return &LimitError{Path: name, Msg: what + ", not a regular file: config files are read only when they are regular files"}
 }
 
+// sizeError refuses a file of size bytes, over the cap max; atLeast says
+// that the file grew past max while it was read, its size unknown. The
+// sizes are told apart: in bytes where one in MiB would read as the cap.
 func sizeError(name string, size, max int64, atLeast bool) error {
-	s := formatSize(size)
-	if atLeast {
-		s = "more than " + formatSize(max)
+	s, m := formatSize(size)+", ", formatSize(max)
+	switch {
+	case atLeast:
+		s = ""
+	case strings.TrimSuffix(s, ".0 MiB, ")+" MiB" == m: // 4.0 MiB, over 4 MiB
+		s, m = num.Int(int(size))+" bytes, ", fmt.Sprintf("%s (%s-byte)", m, num.Int(int(max)))
 	}
-	return &LimitError{Path: name, Msg: fmt.Sprintf("%s, over the %s cap on config files: not read", s, formatSize(max))}
+	return &LimitError{Path: name, Max: max, Msg: fmt.Sprintf("%slarger than the %s cap on config files: not read", s, m)}
 }
 
 // formatSize writes a byte count in bytes, KiB or MiB.

@@ -63,13 +63,13 @@ func TestReadFileMax(t *testing.T) {
 		size int
 	}{
 		{"ten", 10, "", 10},
-		{"eleven", 10, "11 bytes, over the 10 bytes cap", 0},
+		{"eleven", 10, "11 bytes, larger than the 10 bytes cap", 0},
 		{"eleven", 11, "", 11},
 		{"link-to-ten", 10, "", 10},
 		{"at-cap", MaxConfigSize, "", MaxConfigSize},
-		{"over-cap", MaxConfigSize, "4.0 MiB, over the 4 MiB cap on config files", 0},
+		{"over-cap", MaxConfigSize, "4,194,305 bytes, larger than the 4 MiB (4,194,304-byte) cap on config files", 0},
 		{"at-state-cap", MaxClaudeStateSize, "", MaxClaudeStateSize},
-		{"over-state-cap", MaxClaudeStateSize, "256.0 MiB, over the 256 MiB cap on config files", 0},
+		{"over-state-cap", MaxClaudeStateSize, "268,435,457 bytes, larger than the 256 MiB (268,435,456-byte) cap on config files", 0},
 		{"fifo", MaxConfigSize, "a named pipe (FIFO), not a regular file", 0},
 		{"link-to-fifo", MaxConfigSize, "a named pipe (FIFO), not a regular file", 0},
 		{"zero", MaxConfigSize, "a character device, not a regular file", 0},
@@ -176,7 +176,7 @@ func TestHostileRepo(t *testing.T) {
 		".continue/mcpServers/deep.yaml": ":2:1999: collections nested more than 1000 levels deep",
 		".continue/mcpServers/flow.yaml": ":1:1012: flow collections nested more than 1000 levels deep",
 		".zed/settings.json":             "too many levels of symbolic links",
-		"opencode.json":                  "4.0 MiB, over the 4 MiB cap on config files",
+		"opencode.json":                  "4,194,305 bytes, larger than the 4 MiB (4,194,304-byte) cap on config files",
 	}
 	got := map[string]string{}
 	for _, l := range looked {
@@ -425,7 +425,7 @@ func TestEnvFileGuarded(t *testing.T) {
 			}
 		}, "is refused (a character device, not a regular file), so the variables it holds are missing"},
 		{"over the cap", func(t *testing.T, path string) { writeFile(t, path, pad(MaxConfigSize+1)) },
-			"is refused (4.0 MiB, over the 4 MiB cap on config files), so the variables it holds are missing"},
+			"is refused (4,194,305 bytes, larger than the 4 MiB (4,194,304-byte) cap on config files), so the variables it holds are missing"},
 		{"at the cap", func(t *testing.T, path string) { writeFile(t, path, pad(MaxConfigSize)) }, ""},
 		{"missing", func(t *testing.T, path string) {}, "cannot be read, so the variables it holds are missing"},
 	}

@@ -30,6 +30,11 @@ const (
 	// before the user approves it (Claude Code's .mcp.json servers), or
 	// one from a project file of a client that records no approval.
 	StatusNeedsApproval = "needs approval"
+	// StatusExtension is a server that something other than the file
+	// starts, with a launch the file does not hold (a Zed extension's
+	// context server, which the entry only configures): the client loads
+	// it, and mcpcost can neither launch nor measure it.
+	StatusExtension = "extension"
 )
 
 // A Server is one server entry of a config, with its variables expanded
@@ -78,6 +83,9 @@ type Server struct {
 	// Problem says why the entry cannot be launched as written (neither a
 	// command nor a url, an unknown type or scheme, a malformed field).
 	Problem string
+	// ProvidedBy, when set, names what provides the server and its launch
+	// ("a Zed extension"): the entry only configures it (StatusExtension).
+	ProvidedBy string
 	// NeedsApproval, when set, says why the server is not launched without
 	// the user's approval and how to give it: the server comes from a
 	// project's own file and its client would not start it yet. Its
@@ -108,7 +116,7 @@ type Server struct {
 }
 
 // Status is the server's state in one word: problem, disabled,
-// overridden, needs approval, needs input or enabled.
+// overridden, extension, needs approval, needs input or enabled.
 func (s Server) Status() string {
 	switch {
 	case s.Problem != "":
@@ -117,6 +125,9 @@ func (s Server) Status() string {
 		return StatusDisabled
 	case s.OverriddenBy != "":
 		return StatusOverridden
+	case s.ProvidedBy != "":
+		// Nothing of the file is launched: approving it changes nothing.
+		return StatusExtension
 	case s.NeedsApproval != "":
 		return StatusNeedsApproval
 	case len(s.NeedsInput) > 0:
@@ -196,6 +207,7 @@ type serverJSON struct {
 	Filter       *ToolFilter `json:"filter,omitempty"`
 	AlwaysLoad   bool        `json:"alwaysLoad,omitempty"`
 	Problem      string      `json:"problem,omitempty"`
+	ProvidedBy   string      `json:"providedBy,omitempty"`
 	Approval     string      `json:"needsApproval,omitempty"`
 	Notes        []string    `json:"notes"`
 }
@@ -226,7 +238,7 @@ func (s Server) MarshalJSON() ([]byte, error) {
 		EnvNames: list(s.EnvNames()), EnvFile: written(s.rawEnvFile, s.EnvFile), ClientEnv: list(sortedKeys(s.ClientEnv)), HeaderNames: list(s.HeaderNames()),
 		Cwd: written(s.rawCwd, s.Cwd), Disabled: s.Disabled, DisabledBy: s.DisabledBy,
 		OverriddenBy: s.OverriddenBy, NeedsInput: list(s.NeedsInput), Unset: list(s.Unset),
-		Filter: filter, AlwaysLoad: s.AlwaysLoad, Problem: s.Problem, Approval: approval, Notes: list(s.Notes),
+		Filter: filter, AlwaysLoad: s.AlwaysLoad, Problem: s.Problem, ProvidedBy: s.ProvidedBy, Approval: approval, Notes: list(s.Notes),
 	})
 }
 
@@ -470,7 +482,7 @@ func (sys *System) loadEnvFiles(cfg *Config) {
 		switch {
 		case s.NeedsApproval != "":
 			note = fmt.Sprintf("envFile %s is not read before the server is approved, so the variables it holds are not listed", written(s.rawEnvFile, s.EnvFile))
-		case s.Disabled || s.Problem != "":
+		case s.Disabled || s.Problem != "" || s.ProvidedBy != "":
 			note = fmt.Sprintf("envFile %s is not read for a server that is not started, so the variables it holds are not listed", written(s.rawEnvFile, s.EnvFile))
 		default:
 			note = sys.loadEnvFile(s)

@@ -154,6 +154,9 @@ func parseVSCode(sys *System, c candidate, data []byte) Config {
 	if note != "" {
 		cfg.Notes = append(cfg.Notes, note)
 	}
+	if key == "servers" && len(servers) == 0 {
+		unwrapped(&cfg, top, "servers")
+	}
 	for i := range servers {
 		s := &servers[i]
 		for _, n := range s.NeedsInput {

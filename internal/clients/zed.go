@@ -8,8 +8,10 @@ import "fmt"
 // Read as JSONC. Entries come in three shapes over Zed's history, all
 // read: {"command": {"path", "args", "env"}}, {"source": "custom",
 // "command", "args", "env"} and {"command", "args", "env"}; remote entries
-// have url and headers; {"source": "extension"} entries are launched by a
-// Zed extension and carry no command. "enabled": false turns one off.
+// have url and headers; an entry with neither, holding "settings" (or
+// "source": "extension"), configures a server a Zed extension provides and
+// starts, whose command is not in the file (StatusExtension). "enabled":
+// false turns one off.
 // Tools are toggled per agent profile, for the profile
 // agent.default_profile (default "write"): with
 // agent.profiles.<profile>.enable_all_context_servers true (Zed's default
@@ -61,6 +63,9 @@ func parseZed(sys *System, c candidate, data []byte) Config {
 			cfg.Notes = append(cfg.Notes, fmt.Sprintf(`"context_servers" is %s, not an object; it was ignored`, jsonKind(top["context_servers"])))
 			return cfg
 		}
+		if unwrapped(&cfg, top, "context_servers") {
+			return cfg
+		}
 		cfg.noMCP = "no context_servers in this settings file"
 		return cfg
 	}
@@ -83,13 +88,26 @@ func parseZed(sys *System, c candidate, data []byte) Config {
 			e = flat
 		}
 		s := r.read(name, e)
-		if src, _ := e["source"].(string); src == "extension" {
-			s.Transport = ""
-			s.Problem = "launched by a Zed extension; its command is not in this file"
+		if zedExtension(e) {
+			s.Transport, s.Problem, s.ProvidedBy = "", "", "a Zed extension"
 		}
 		cfg.Servers = append(cfg.Servers, s)
 	}
 	return cfg
+}
+
+// zedExtension tells an entry that configures a context server an
+// extension provides: neither a command nor a url, and "settings" (what
+// Zed passes to the extension) or "source": "extension". Zed's docs
+// configure one as {"postgres-context-server": {"settings": {...}}}; the
+// extension's own code returns the command that starts it.
+func zedExtension(e map[string]any) bool {
+	if e["command"] != nil || e["url"] != nil {
+		return false
+	}
+	src, _ := e["source"].(string)
+	_, settings := e["settings"]
+	return src == "extension" || settings
 }
 
 func settleZed(sys *System, configs []Config) []Config {

@@ -774,7 +774,7 @@ func unmeasuredNotes(static *audit.Report) []string {
 	if static.Offline {
 		return []string{"some configured servers could not be measured (not in the measurement cache, or failed): they are not judged; measure them with --launch"}
 	}
-	var timedOut []string
+	var timedOut, extension []string
 	failed := 0
 	seen := map[string]bool{}
 	for _, c := range static.Configs {
@@ -787,6 +787,10 @@ func unmeasuredNotes(static *audit.Report) []string {
 			if st == status.Timeout {
 				if !slices.Contains(timedOut, s.Name) {
 					timedOut = append(timedOut, s.Name)
+				}
+			} else if st == status.Extension {
+				if !slices.Contains(extension, s.Name) {
+					extension = append(extension, s.Name)
 				}
 			} else if st != status.NeedsApproval && st != status.Problem {
 				failed++
@@ -803,7 +807,12 @@ func unmeasuredNotes(static *audit.Report) []string {
 				num.Int(len(timedOut)), strings.Join(timedOut, ", ")))
 		}
 	}
-	if failed > 0 || len(timedOut) == 0 {
+	if len(extension) > 0 {
+		sort.Strings(extension)
+		notes = append(notes, fmt.Sprintf("%s %s provided by a client's extension, with a command not in the config: not measured, not judged",
+			joinAnd(extension), num.Plural(len(extension), "is", "are")))
+	}
+	if failed > 0 || (len(timedOut) == 0 && len(extension) == 0) {
 		notes = append(notes, "some configured servers could not be measured when launched: they are not judged; 'mcpcost audit' says why")
 	}
 	return notes

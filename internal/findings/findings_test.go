@@ -617,6 +617,21 @@ func TestNotes(t *testing.T) {
 	}
 }
 
+// TestNotesExtension: a server a client's extension provides is not
+// measured, and the note says why, not that it failed when launched.
+func TestNotesExtension(t *testing.T) {
+	h := newHome(t)
+	read(t, h, h.session("s1", proj, start), 3)
+	static := fsAndMemory()
+	static.Partial = true
+	static.Configs[0].Servers = append(static.Configs[0].Servers, audit.Server{Name: "postgres", Status: audit.StatusExtension, Counted: true})
+	r := compute(t, h, static, Options{})
+	notes := strings.Join(r.Notes, "\n")
+	if !r.Partial || !strings.Contains(notes, "postgres is provided by a client's extension") || strings.Contains(notes, "when launched") {
+		t.Errorf("partial %v, notes %q", r.Partial, r.Notes)
+	}
+}
+
 // TestIdleServerPerSession: with the audit's sessions, a user-scope server
 // is judged on the sessions of the project folder, where it is one of the
 // session's winning entries, and the finding names its own file: memory

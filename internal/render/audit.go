@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/audit"
+	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
@@ -46,7 +47,14 @@ func AuditText(w io.Writer, r *audit.Report, scr Screen) error {
 	if len(r.EmptyConfigs) > 0 {
 		b.WriteString("\nconfigs with no server\n")
 		for _, e := range r.EmptyConfigs {
-			fmt.Fprintf(&b, "  %s  %s\n", textsafe.Text(e.Client), textsafe.Text(e.Path))
+			if e.Client == clients.Explicit {
+				fmt.Fprintf(&b, "  %s (%s)\n", textsafe.Text(e.Path), clients.ExplicitWords)
+			} else {
+				fmt.Fprintf(&b, "  %s  %s\n", textsafe.Text(clients.Title(e.Client)), textsafe.Text(e.Path))
+			}
+			for _, n := range e.Notes {
+				wrapHanging(&b, "    note: ", sentence(n), "      ", prose(scr))
+			}
 		}
 	}
 	if len(r.Problems) > 0 {

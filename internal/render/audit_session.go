@@ -316,8 +316,11 @@ func unmeasuredWords(c audit.Config) string {
 			continue
 		}
 		why := s.Status
-		if strings.HasPrefix(s.Detail, "--no-launch") {
+		switch {
+		case strings.HasPrefix(s.Detail, "--no-launch"):
 			why = "not launched: --no-launch"
+		case status.Status(s.Status) == status.Extension:
+			why = "provided by an extension"
 		}
 		if _, ok := names[why]; !ok {
 			reasons = append(reasons, why)

@@ -33,6 +33,10 @@ const (
 	NeedsApproval Status = "needs-approval"
 	NotLaunched   Status = "not-launched"
 	NotCached     Status = "not-cached"
+	// Extension is a server something other than its config provides and
+	// starts (a Zed extension), with a launch the config does not hold:
+	// its client loads it, and it cannot be measured from the config.
+	Extension Status = "extension"
 )
 
 // OK reports whether the server was captured: measured or dynamic, so that

@@ -16,6 +16,7 @@ func TestClasses(t *testing.T) {
 		{Problem, false, false, false, true},
 		{NeedsApproval, false, false, false, false},
 		{NotCached, false, false, false, false},
+		{Extension, false, false, false, false},
 		{"", false, false, false, false},
 	}
 	for _, tt := range tests {
