@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -793,4 +794,13 @@ func TestSweepPublishRenameFails(t *testing.T) {
 	if tmps := temporaries(t, out); len(tmps) > 0 {
 		t.Errorf("temporary files left: %v", tmps)
 	}
+}
+
+// errorHintOf is the hint err carries, "" for none.
+func errorHintOf(err error) string {
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		return h.Hint()
+	}
+	return ""
 }

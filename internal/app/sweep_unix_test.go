@@ -134,14 +134,6 @@ func TestSweepOwnFolder(t *testing.T) {
 	}
 }
 
-func errorHintOf(err error) string {
-	var h interface{ Hint() string }
-	if errors.As(err, &h) {
-		return h.Hint()
-	}
-	return ""
-}
-
 // TestOutFolderMissing: a folder that does not exist holds nothing, at
 // its top and below.
 func TestOutFolderMissing(t *testing.T) {
