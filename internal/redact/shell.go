@@ -1357,8 +1357,13 @@ func (h *hider) env(argv []string, i int, out []string) {
 				h.splitString(argv, k+1, 0, out)
 				return
 			}
+		case strings.HasPrefix(a, "--") && strings.Contains(a, "="):
+			// --unset=NAME, --chdir=DIR, or an option env does not have
+			// (--token=X, which env refuses): read as any other
+			// command's option, whose value a secret's name hides.
+			out[k] = h.args([]string{"command", a})[1]
 		case strings.HasPrefix(a, "-"):
-			// --ignore-environment, --unset=NAME, -, ...
+			// --ignore-environment, -, ...
 		case shAssign().MatchString(a):
 			out[k] = h.assignment(a, 0)
 		default:
