@@ -79,7 +79,7 @@ func auditChecksFailed(env *Env, rep *audit.Report, partialFails bool) {
 				names[i] = budgetName(g, c)
 			}
 			checkFailed(env, "audit --budget", "%d %s fail the budget of %s: %s", len(failed), num.Plural(len(failed), of, of+"s"),
-				num.Count(g.Limit, "token"), joinAnd(names))
+				num.Count(g.Limit, "token"), num.JoinAnd(names))
 		}
 	}
 	if g := rep.Threshold; g != nil && !g.Pass {
@@ -90,7 +90,7 @@ func auditChecksFailed(env *Env, rep *audit.Report, partialFails bool) {
 		if more := len(g.Tools) - len(tools); more > 0 {
 			tools = append(tools, fmt.Sprintf("%d more", more))
 		}
-		checkFailed(env, "audit --threshold", "%s over %s: %s", num.Count(len(g.Tools), "tool"), num.Count(g.Limit, "token"), joinAnd(tools))
+		checkFailed(env, "audit --threshold", "%s over %s: %s", num.Count(len(g.Tools), "tool"), num.Count(g.Limit, "token"), num.JoinAnd(tools))
 	}
 	if rep.Partial && partialFails {
 		var names []string
@@ -111,7 +111,7 @@ func auditChecksFailed(env *Env, rep *audit.Report, partialFails bool) {
 			}
 		}
 		checkFailed(env, "audit", "%s could not be measured (%s): the report is partial",
-			num.Count(len(names), "server"), joinAnd(names))
+			num.Count(len(names), "server"), num.JoinAnd(names))
 	}
 }
 
@@ -122,17 +122,6 @@ func budgetName(g *audit.BudgetGate, c audit.BudgetConfig) string {
 		return clients.Title(c.Client) + " session in " + c.Path
 	}
 	return c.Path
-}
-
-// joinAnd joins names as a sentence does: "a", "a and b", "a, b and c".
-func joinAnd(names []string) string {
-	switch len(names) {
-	case 0:
-		return ""
-	case 1:
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // writeNamed writes data whole (outfile.Write) to path, a file named by a
