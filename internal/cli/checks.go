@@ -85,10 +85,10 @@ func auditChecksFailed(env *Env, rep *audit.Report, partialFails bool) {
 	if g := rep.Threshold; g != nil && !g.Pass {
 		tools := make([]string, 0, 3)
 		for _, t := range g.Tools[:min(3, len(g.Tools))] {
-			tools = append(tools, fmt.Sprintf("%s · %s (%s)", t.Server, t.Tool, num.Int(t.Tokens)))
+			tools = append(tools, fmt.Sprintf("%s · %s (%s)", textsafe.Cut(t.Server, textsafe.MaxName), textsafe.Cut(t.Tool, textsafe.MaxName), num.Int(t.Tokens)))
 		}
 		if more := len(g.Tools) - len(tools); more > 0 {
-			tools = append(tools, fmt.Sprintf("%d more", more))
+			tools = append(tools, num.Int(more)+" more")
 		}
 		checkFailed(env, "audit --threshold", "%s over %s: %s", num.Count(len(g.Tools), "tool"), num.Count(g.Limit, "token"), num.JoinAnd(tools))
 	}

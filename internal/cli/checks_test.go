@@ -93,3 +93,42 @@ func TestCheckFailedNamesAFewOfMany(t *testing.T) {
 		})
 	}
 }
+
+// TestThresholdFailedNamesThree: the check-failed line of audit
+// --threshold names the three largest tools, each name cut, and counts
+// the rest as the other checks count theirs ("1,990 more").
+func TestThresholdFailedNamesThree(t *testing.T) {
+	tools := func(n int, name string) []audit.ToolRef {
+		out := make([]audit.ToolRef, n)
+		for i := range out {
+			out[i] = audit.ToolRef{Server: "srv", Tool: fmt.Sprintf("%s%d", name, i), Tokens: 5000 - i}
+		}
+		return out
+	}
+	long := strings.Repeat("t", 100_000)
+	tests := []struct {
+		name     string
+		tools    []audit.ToolRef
+		want     string
+		maxBytes int
+	}{
+		{"3", tools(3, "tool"), "srv · tool1 (4,999) and srv · tool2 (4,998) (audit --threshold)", 0},
+		{"4", tools(4, "tool"), "srv · tool2 (4,998) and 1 more (audit --threshold)", 0},
+		{"2000", tools(2000, "tool"), "srv · tool2 (4,998) and 1,997 more (audit --threshold)", 300},
+		{"a long name", tools(1, long), "srv · " + long[:textsafe.MaxName] + "… (100001 bytes) (5,000) (audit --threshold)", 700},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var errb bytes.Buffer
+			rep := &audit.Report{Threshold: &audit.ThresholdGate{Limit: 100, Of: "configs", Tools: tt.tools}}
+			auditChecksFailed(&Env{Stderr: &errb}, rep, true)
+			line := strings.TrimSuffix(errb.String(), "\n")
+			if !strings.HasSuffix(line, tt.want) {
+				t.Errorf("line ends %q, want it to end %q", line[max(0, len(line)-len(tt.want)-20):], tt.want)
+			}
+			if tt.maxBytes > 0 && len(line) >= tt.maxBytes {
+				t.Errorf("line of %s bytes, want under %s", num.Int(len(line)), num.Int(tt.maxBytes))
+			}
+		})
+	}
+}
