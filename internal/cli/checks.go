@@ -72,25 +72,25 @@ func auditChecksFailed(env *Env, rep *audit.Report, partialFails bool) {
 		}
 		switch {
 		case len(failed) == 1:
-			checkFailed(env, "audit --budget", "%s: %s", budgetName(g, failed[0]), strings.Join(failed[0].Reasons, "; "))
+			checkFailed(env, "audit --budget", "%s: %s", budgetName(g, failed[0]), fewReasons(failed[0].Reasons))
 		case len(failed) > 1:
 			names := make([]string, len(failed))
 			for i, c := range failed {
 				names[i] = budgetName(g, c)
 			}
 			checkFailed(env, "audit --budget", "%d %s fail the budget of %s: %s", len(failed), num.Plural(len(failed), of, of+"s"),
-				num.Count(g.Limit, "token"), joinAnd(names))
+				num.Count(g.Limit, "token"), fewOf(names))
 		}
 	}
 	if g := rep.Threshold; g != nil && !g.Pass {
 		tools := make([]string, 0, 3)
 		for _, t := range g.Tools[:min(3, len(g.Tools))] {
-			tools = append(tools, fmt.Sprintf("%s · %s (%s)", t.Server, t.Tool, num.Int(t.Tokens)))
+			tools = append(tools, fmt.Sprintf("%s · %s (%s)", textsafe.Cut(t.Server, textsafe.MaxName), textsafe.Cut(t.Tool, textsafe.MaxName), num.Int(t.Tokens)))
 		}
 		if more := len(g.Tools) - len(tools); more > 0 {
-			tools = append(tools, fmt.Sprintf("%d more", more))
+			tools = append(tools, num.Int(more)+" more")
 		}
-		checkFailed(env, "audit --threshold", "%s over %s: %s", num.Count(len(g.Tools), "tool"), num.Count(g.Limit, "token"), joinAnd(tools))
+		checkFailed(env, "audit --threshold", "%s over %s: %s", num.Count(len(g.Tools), "tool"), num.Count(g.Limit, "token"), num.JoinAnd(tools))
 	}
 	if rep.Partial && partialFails {
 		var names []string
@@ -111,8 +111,38 @@ func auditChecksFailed(env *Env, rep *audit.Report, partialFails bool) {
 			}
 		}
 		checkFailed(env, "audit", "%s could not be measured (%s): the report is partial",
-			num.Count(len(names), "server"), joinAnd(names))
+			num.Count(len(names), "server"), fewOf(names))
 	}
+}
+
+// fewOf lists the first textsafe.MaxListed of names as a sentence does,
+// each cut to textsafe.MaxName runes, and counts the rest: "a, b and c",
+// "a, b, ..., j and 1,990 more". A line of stderr that names what a config
+// may hold thousands of stays a line.
+func fewOf(names []string) string {
+	shown := make([]string, 0, min(len(names), textsafe.MaxListed)+1)
+	for _, n := range names[:min(len(names), textsafe.MaxListed)] {
+		shown = append(shown, textsafe.Cut(n, textsafe.MaxName))
+	}
+	if more := len(names) - len(shown); more > 0 {
+		shown = append(shown, num.Int(more)+" more")
+	}
+	return num.JoinAnd(shown)
+}
+
+// fewReasons joins the first textsafe.MaxListed of reasons with "; ",
+// each cut to textsafe.MaxProse runes, and counts the rest ("; and 1,990
+// more reasons"), as [fewOf] lists names.
+func fewReasons(reasons []string) string {
+	shown := make([]string, 0, min(len(reasons), textsafe.MaxListed))
+	for _, r := range reasons[:min(len(reasons), textsafe.MaxListed)] {
+		shown = append(shown, textsafe.Cut(r, textsafe.MaxProse))
+	}
+	out := strings.Join(shown, "; ")
+	if more := len(reasons) - len(shown); more > 0 {
+		out += "; and " + num.Count(more, "more reason")
+	}
+	return out
 }
 
 // budgetName names a config or session a budget judged: its path, or its
@@ -122,17 +152,6 @@ func budgetName(g *audit.BudgetGate, c audit.BudgetConfig) string {
 		return clients.Title(c.Client) + " session in " + c.Path
 	}
 	return c.Path
-}
-
-// joinAnd joins names as a sentence does: "a", "a and b", "a, b and c".
-func joinAnd(names []string) string {
-	switch len(names) {
-	case 0:
-		return ""
-	case 1:
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // writeNamed writes data whole (outfile.Write) to path, a file named by a

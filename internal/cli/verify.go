@@ -148,7 +148,7 @@ func runVerify(env *Env, args []string) int {
 	}
 	if len(disagree) > 0 {
 		checkFailed(env, "verify", "%d of %s %s: %s", len(disagree), num.Count(len(rep.Results), "measurement"),
-			num.Plural(len(disagree), "disagrees with its capture", "disagree with their captures"), joinAnd(disagree))
+			num.Plural(len(disagree), "disagrees with its capture", "disagree with their captures"), num.JoinAnd(disagree))
 	}
 	return code
 }

@@ -3,6 +3,8 @@ package clients
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpcost/mcpcost/internal/num"
 )
 
 // unwrapped tells, of a config that declares no server, whether its top
@@ -98,8 +100,5 @@ func quotedList(names []string, open, close string) string {
 			q = append(q, open+n+close)
 		}
 	}
-	if len(q) == 1 {
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+	return num.JoinAnd(q)
 }

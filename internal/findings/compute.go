@@ -810,7 +810,7 @@ func unmeasuredNotes(static *audit.Report) []string {
 	if len(extension) > 0 {
 		sort.Strings(extension)
 		notes = append(notes, fmt.Sprintf("%s %s provided by a client's extension, with a command not in the config: not measured, not judged",
-			joinAnd(extension), num.Plural(len(extension), "is", "are")))
+			num.JoinAnd(extension), num.Plural(len(extension), "is", "are")))
 	}
 	if failed > 0 || (len(timedOut) == 0 && len(extension) == 0) {
 		notes = append(notes, "some configured servers could not be measured when launched: they are not judged; 'mcpcost audit' says why")

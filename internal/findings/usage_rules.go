@@ -207,7 +207,7 @@ func expensiveSessions(d *data, t Thresholds, big []Finding) []Finding {
 				}
 			}
 			if len(see) > 0 {
-				f.Recommendation += ": see the oversized-results " + num.Plural(n, "finding", "findings") + " of " + joinAnd(see)
+				f.Recommendation += ": see the oversized-results " + num.Plural(n, "finding", "findings") + " of " + num.JoinAnd(see)
 			}
 			f.Recommendation += "."
 		}
@@ -490,12 +490,4 @@ func heavyDefinitions(static *audit.Report, uses []ConfigUse, o Options, t Thres
 		}
 	}
 	return out
-}
-
-// joinAnd lists names as prose: "a", "a and b", "a, b and c".
-func joinAnd(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/canon"
 	"github.com/mcpcost/mcpcost/internal/claude"
@@ -342,9 +341,9 @@ func repeatWarning(names []string, sent, kept *Live) string {
 			what += fmt.Sprintf(" (the tools' total is %d %s more than the server sent)", -d, num.Plural(-d, "token", "tokens"))
 		}
 	}
-	of := "the value of " + names[0]
-	if n := len(names); n > 1 {
-		of = "the values of " + strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	of := "the value of "
+	if len(names) > 1 {
+		of = "the values of "
 	}
-	return "the server repeats " + of + " in its definitions; " + what
+	return "the server repeats " + of + num.JoinAnd(names) + " in its definitions; " + what
 }

@@ -1,10 +1,12 @@
-// Package num formats numbers, plurals and durations for people: every
-// report and message writes 12,345 tokens, 1 tool and 1.5s the same way.
+// Package num formats numbers, plurals, durations and lists for people:
+// every report and message writes 12,345 tokens, 1 tool, 1.5s and "a, b
+// and c" the same way.
 package num
 
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -50,6 +52,15 @@ func Count(n int, word string) string {
 		return "1 " + word
 	}
 	return Int(n) + " " + word + "s"
+}
+
+// JoinAnd lists names as a sentence does: "" for none, "a", "a and b",
+// "a, b and c". The names are written as they are, neither quoted nor cut.
+func JoinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // Seconds formats d in milliseconds below a second ("850ms"), otherwise

@@ -79,3 +79,24 @@ func TestSetting(t *testing.T) {
 		}
 	}
 }
+
+func TestJoinAnd(t *testing.T) {
+	tests := []struct {
+		names []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{}, ""},
+		{[]string{"a"}, "a"},
+		{[]string{"a", "b"}, "a and b"},
+		{[]string{"a", "b", "c"}, "a, b and c"},
+		{[]string{"a", "b", "c", "d", "e", "f"}, "a, b, c, d, e and f"},
+		{[]string{"", ""}, " and "},
+		{[]string{"a, b", "c and d"}, "a, b and c and d"},
+	}
+	for _, tt := range tests {
+		if got := JoinAnd(tt.names); got != tt.want {
+			t.Errorf("JoinAnd(%q) = %q, want %q", tt.names, got, tt.want)
+		}
+	}
+}

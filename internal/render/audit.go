@@ -361,16 +361,6 @@ func gateOf(of string) string {
 	return "config"
 }
 
-func joinAnd(names []string) string {
-	switch len(names) {
-	case 0:
-		return ""
-	case 1:
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-}
-
 // paragraphs writes lines as wrapped paragraphs; a line that starts with
 // two spaces is a list item.
 func paragraphs(b *strings.Builder, lines []string, indent string, width int) {

@@ -27,7 +27,7 @@ func auditSessionText(b *strings.Builder, r *audit.Report, s audit.Session, scr 
 			names = append(names, fmt.Sprintf("%s · %s (%s)", t.Server, t.Tool, num.Int(t.Tokens)))
 		}
 		wrap(b, fmt.Sprintf("Heaviest: %s; turning %s off, where the client filters per tool, would recover %s (%s).",
-			joinAnd(names), num.Plural(len(names), "it", "them"), num.Count(s.Trim.RecoverableTokens, "token"), Percent(s.Trim.RecoverableShare)), "  ", prose(scr))
+			num.JoinAnd(names), num.Plural(len(names), "it", "them"), num.Count(s.Trim.RecoverableTokens, "token"), Percent(s.Trim.RecoverableShare)), "  ", prose(scr))
 	}
 	auditUncountedText(b, s.Config)
 	ft := Table{Align: []Align{Left, Left, Left, Right}, Indent: "  ", Min: []int{0, 0, 16}, CutLeft: PathColumns(2)}
@@ -106,7 +106,7 @@ func alwaysLoadWords(c audit.Config) string {
 	if len(names) == 0 {
 		return ""
 	}
-	return "; " + joinAnd(names) + " in full"
+	return "; " + num.JoinAnd(names) + " in full"
 }
 
 // decidedBy names the variable that decided a posture and where it was
@@ -328,11 +328,11 @@ func unmeasuredWords(c audit.Config) string {
 		names[why] = append(names[why], textsafe.Text(name(s.Name)))
 	}
 	if len(reasons) == 0 {
-		return joinAnd(c.Unmeasured)
+		return num.JoinAnd(c.Unmeasured)
 	}
 	parts := make([]string, len(reasons))
 	for i, why := range reasons {
-		parts[i] = fmt.Sprintf("%s (%s)", joinAnd(names[why]), textsafe.Text(why))
+		parts[i] = fmt.Sprintf("%s (%s)", num.JoinAnd(names[why]), textsafe.Text(why))
 	}
 	return strings.Join(parts, "; ")
 }

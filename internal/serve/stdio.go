@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpcost/mcpcost/internal/mcpclient"
 )
 
 // Bounds of one line read over stdio.
@@ -20,9 +22,10 @@ const (
 	// MaxLine is the longest line read; a longer one is answered with
 	// -32600 and skipped.
 	MaxLine = 16 << 20
-	// MaxDepth is the deepest nesting of arrays and objects in a line; a
+	// MaxDepth is the deepest nesting of arrays and objects in a line,
+	// the limit of every message mcpcost reads ([mcpclient.MaxDepth]); a
 	// deeper one is answered with -32700.
-	MaxDepth = 1000
+	MaxDepth = mcpclient.MaxDepth
 )
 
 // StdioTransport is MCP's stdio transport, one JSON-RPC message per line,
@@ -209,7 +212,7 @@ func (c *stdioConn) decode(l line) (jsonrpc.Message, []byte) {
 	switch {
 	case !utf8.Valid(b):
 		return nil, errorLine(nil, jsonrpc.CodeParseError, "parse error: the line is not valid UTF-8")
-	case depth(b) > MaxDepth:
+	case mcpclient.Depth(b) > MaxDepth:
 		return nil, errorLine(nil, jsonrpc.CodeParseError, fmt.Sprintf("parse error: nested deeper than %d levels", MaxDepth))
 	case !json.Valid(b):
 		return nil, errorLine(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
@@ -301,37 +304,4 @@ func errorLine(id json.RawMessage, code int64, message string) []byte {
 		Error   jsonrpc.Error   `json:"error"`
 	}{"2.0", id, jsonrpc.Error{Code: code, Message: message}})
 	return b
-}
-
-// depth is the deepest nesting of arrays and objects in b, strings
-// skipped; it stops counting past MaxDepth.
-func depth(b []byte) int {
-	d, max := 0, 0
-	inString, escaped := false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			d++
-			if d > max {
-				max = d
-				if max > MaxDepth {
-					return max
-				}
-			}
-		case c == ']' || c == '}':
-			d--
-		}
-	}
-	return max
 }

@@ -165,6 +165,57 @@ func TestStdioMalformedLines(t *testing.T) {
 	}
 }
 
+// TestStdioDepthLimit: a line nesting MaxDepth levels is read and one
+// nesting more is answered with -32700, counting only the brackets outside
+// strings: a bracket, a closing one or an escaped quote inside a string
+// does not count, and an escaped backslash ends before the quote after it.
+func TestStdioDepthLimit(t *testing.T) {
+	req := func(params string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"ping","params":` + params + `}`
+	}
+	nest := func(n int, inner string) string {
+		return strings.Repeat(`{"a":`, n) + inner + strings.Repeat("}", n)
+	}
+	opens := strings.Repeat("[", 2*MaxDepth)
+	cases := []struct {
+		name string
+		line string
+		deep bool
+	}{
+		{"objects at the limit", req(nest(MaxDepth-1, "1")), false},
+		{"objects over the limit", req(nest(MaxDepth, "1")), true},
+		{"arrays at the limit", req(`{"a":` + strings.Repeat("[", MaxDepth-2) + strings.Repeat("]", MaxDepth-2) + `}`), false},
+		{"arrays over the limit", req(`{"a":` + strings.Repeat("[", MaxDepth-1) + strings.Repeat("]", MaxDepth-1) + `}`), true},
+		{"brackets in a string", req(`{"s":"` + opens + `"}`), false},
+		{"brackets in a key", req(`{"` + opens + `":1}`), false},
+		{"closers in a string", req(nest(MaxDepth, `"`+strings.Repeat("]}", MaxDepth)+`"`)), true},
+		{"an escaped quote", req(`{"s":"\"` + opens + `"}`), false},
+		{"an escaped quote after escaped backslashes", req(`{"s":"\\\\\"` + opens + `"}`), false},
+		{"a quote written \\u0022", req(`{"s":"\u0022` + opens + `"}`), false},
+		{"an escaped backslash at a string's end", req(`{"s":"\\","a":` + nest(MaxDepth-1, "1") + `}`), true},
+		{"an escaped backslash, at the limit", req(`{"s":"\\","a":` + nest(MaxDepth-2, "1") + `}`), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			conn := &stdioConn{pending: map[jsonrpc.ID]bool{}, changed: make(chan struct{})}
+			msg, bad := conn.decode(line{b: []byte(c.line)})
+			if !c.deep {
+				if bad != nil || msg == nil {
+					t.Fatalf("answered %s, want the ping read", bad)
+				}
+				return
+			}
+			var r reply
+			if err := json.Unmarshal(bad, &r); err != nil || r.Error == nil {
+				t.Fatalf("answered %s (%v), want an error", bad, err)
+			}
+			if want := fmt.Sprintf("nested deeper than %d levels", MaxDepth); r.Error.Code != -32700 || !strings.Contains(r.Error.Message, want) {
+				t.Errorf("error %d %q, want -32700 mentioning %q", r.Error.Code, r.Error.Message, want)
+			}
+		})
+	}
+}
+
 // TestStdioTransport drives the transport in process, many times, with
 // answers that take time: none is lost at the end of the input, a
 // duplicate id is refused, an over-long line is answered and skipped.

@@ -293,13 +293,10 @@ func (r *Report) sources() string {
 			names = append(names, s.name)
 		}
 	}
-	switch len(names) {
-	case 0:
+	if len(names) == 0 {
 		return "all sources"
-	case 1:
-		return names[0]
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return num.JoinAnd(names)
 }
 
 func (r *Report) summary() []string {
