@@ -165,8 +165,12 @@ func printHelp(w io.Writer, width int) {
 		}
 	}
 	sort.Strings(names)
+	w0 := 0
 	for _, n := range names {
-		for _, l := range render.Wrap(fmt.Sprintf("  %-10s ", n), commands[n].Short, strings.Repeat(" ", 13), width) {
+		w0 = max(w0, len(n))
+	}
+	for _, n := range names {
+		for _, l := range render.Wrap(fmt.Sprintf("  %-*s  ", w0, n), commands[n].Short, strings.Repeat(" ", w0+4), width) {
 			fmt.Fprintln(w, l)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // flags is a command's flag set. It accepts "--name=value" and
@@ -96,7 +97,7 @@ func (f *flags) explain(err error, args []string) error {
 	switch {
 	case strings.HasPrefix(msg, "flag provided but not defined: "):
 		name := strings.TrimLeft(strings.TrimPrefix(msg, "flag provided but not defined: "), "-")
-		var names []string
+		names := []string{"color", "quiet"} // every command's, taken before its own
 		f.fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
 		e := &flagError{msg: fmt.Sprintf("unknown flag %s for %s", typed(name, args), f.cmd), flag: typed(name, args)}
 		if near := nearest(name, names); near != "" {
@@ -110,13 +111,42 @@ func (f *flags) explain(err error, args []string) error {
 		// invalid value "x" for flag -n: parse error
 		var val, name string
 		if _, err := fmt.Sscanf(msg, "invalid value %q for flag %s", &val, &name); err == nil {
-			return fmt.Errorf("flag %s: %q is not a valid value", ensureDashes(strings.TrimSuffix(name, ":")), val)
+			why := strings.TrimPrefix(msg, fmt.Sprintf("invalid value %q for flag %s ", val, name))
+			name = strings.TrimSuffix(name, ":")
+			return fmt.Errorf("flag %s: %q%s", ensureDashes(name), val, f.valueWords(strings.TrimLeft(name, "-"), why))
 		}
 		return errors.New(strings.Replace(msg, "flag -", "flag --", 1))
 	case strings.HasPrefix(msg, "invalid boolean value"):
 		return errors.New(strings.Replace(msg, "flag -", "flag --", 1))
 	}
 	return err
+}
+
+// valueWords says what is wrong with a flag's value, given the flag
+// package's reason: a value type's own words, else the kind of value the
+// flag takes.
+func (f *flags) valueWords(name, why string) string {
+	if why != "parse error" && why != "value out of range" {
+		return ": " + why
+	}
+	if why == "value out of range" {
+		return " is out of range"
+	}
+	var v any
+	if fl := f.fs.Lookup(name); fl != nil {
+		if g, ok := fl.Value.(flag.Getter); ok {
+			v = g.Get()
+		}
+	}
+	switch v.(type) {
+	case time.Duration:
+		return " is not a duration: give it with its unit, such as 90s, 3m or 48h"
+	case int, int64, uint, uint64:
+		return " is not a whole number"
+	case float64:
+		return " is not a number"
+	}
+	return " is not a valid value"
 }
 
 // typed is the flag name as args spell it ("-x" or "--x"), "--name" when

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ func TestFlagsParse(t *testing.T) {
 		out       string
 		cfg       []string
 		err       string
+		near      string
 	}{
 		{name: "empty"},
 		{name: "equals", args: []string{"--out=x.json", "a"}, pos: []string{"a"}, out: "x.json"},
@@ -27,7 +29,14 @@ func TestFlagsParse(t *testing.T) {
 		{name: "unknown single dash", args: []string{"-bogus=1"}, err: "unknown flag -bogus for test"},
 		{name: "unknown after a value", args: []string{"--json", "-bogus", "x"}, err: "unknown flag -bogus for test"},
 		{name: "missing value", args: []string{"a", "--out"}, err: "flag --out needs a value"},
-		{name: "bad number", args: []string{"--n=x"}, err: `flag --n: "x" is not a valid value`},
+		{name: "bad number", args: []string{"--n=x"}, err: `flag --n: "x" is not a whole number`},
+		{name: "number out of range", args: []string{"--n=99999999999999999999"}, err: `flag --n: "99999999999999999999" is out of range`},
+		{name: "duration without a unit", args: []string{"--timeout", "5"}, err: `flag --timeout: "5" is not a duration: give it with its unit, such as 90s, 3m or 48h`},
+		{name: "duration in days", args: []string{"--timeout=2d"}, err: `flag --timeout: "2d" is not a duration: give it with its unit, such as 90s, 3m or 48h`},
+		{name: "bad float", args: []string{"--usd=x"}, err: `flag --usd: "x" is not a number`},
+		{name: "a value's own words", args: []string{"--max-bytes=12Q"}, err: `flag --max-bytes: "12Q": want a positive size such as 1048576, 64K, 100M or 1G`},
+		{name: "global flag misspelt", args: []string{"--colr=always"}, err: "unknown flag --colr for test", near: "--color"},
+		{name: "global flag transposed", args: []string{"--quite"}, err: "unknown flag --quite for test", near: "--quiet"},
 		{name: "stdin dash", args: []string{"-"}, pos: []string{"-"}},
 	}
 	for _, tt := range tests {
@@ -36,11 +45,22 @@ func TestFlagsParse(t *testing.T) {
 			jsonFlag := f.Bool("json", "")
 			outFlag := f.String("out", "", "")
 			f.Int("n", 0, "")
+			f.fs.Duration("timeout", 0, "")
+			f.fs.Float64("usd", 0, "")
+			var size byteSize
+			f.Var(&size, "max-bytes", "")
 			cfg := f.Strings("config", "")
 			pos, rest, err := f.Parse(tt.args)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				var fe *flagError
+				if near := ""; errors.As(err, &fe) {
+					near = fe.near
+					if near != tt.near {
+						t.Errorf("near = %q, want %q", near, tt.near)
+					}
 				}
 				return
 			}

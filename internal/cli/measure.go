@@ -24,7 +24,7 @@ import (
 func init() {
 	register(&Command{
 		Name:  "measure",
-		Short: "measure one server: its tool definitions' tokens, per tool and part",
+		Short: "measure one server: its tool definitions' tokens per tool and part",
 		Usage: measureUsage,
 		Run:   runMeasure,
 	})

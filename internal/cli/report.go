@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&Command{
 		Name:  "report",
-		Short: "per config: what is paid before typing, what was used, the findings",
+		Short: "per config: what is paid before typing, what was used, findings",
 		Usage: `usage: mcpcost report [--json | --markdown | --html FILE]
                       [--days N | --since DATE --until DATE] [--project P]
                       [--store URL] [--machine NAME] [--user NAME]

@@ -20,7 +20,7 @@ import (
 func init() {
 	register(&Command{
 		Name:  "serve",
-		Short: "serve mcpcost's reports as MCP tools, over stdio or Streamable HTTP",
+		Short: "mcpcost's reports as MCP tools, over stdio or Streamable HTTP",
 		Usage: serveUsage,
 		Run:   runServe,
 	})

@@ -66,7 +66,7 @@ func DiffText(w io.Writer, d *diff.Diff, scr Screen) error {
 				}
 			}
 		}
-		wrap(&b, verdict(c, d.ContextWindow), "  ", scr.Width)
+		wrap(&b, verdict(c, compared(d), d.ContextWindow), "  ", scr.Width)
 	}
 	if len(d.Issues) > 0 && d.Gate == nil {
 		fmt.Fprintf(&b, "\nnot established (%d):\n", len(d.Issues))
@@ -82,13 +82,11 @@ func DiffText(w io.Writer, d *diff.Diff, scr Screen) error {
 	}
 	if d.Gate != nil {
 		b.WriteString("\n")
-		GateText(&b, d.Gate, scr)
+		gateText(&b, d.Gate, compared(d), scr)
 	}
 	return scr.Emit(w, b.String())
 }
 
-// GateText writes the gate's verdict: one line when it passes, the line
-// and every reason when it fails.
 // deltaTint colours a signed delta: an increase is a cost, a decrease a
 // saving.
 func deltaTint(cell string) Tint {
@@ -101,9 +99,15 @@ func deltaTint(cell string) Tint {
 	return Plain
 }
 
-func GateText(b *strings.Builder, g *diff.Gate, scr Screen) {
+// GateText writes the gate's verdict: one line when it passes, the line
+// and every reason when it fails.
+func GateText(b *strings.Builder, g *diff.Gate, scr Screen) { gateText(b, g, "config", scr) }
+
+// gateText is [GateText] of a gate on what compared names: "config",
+// "session" or "server".
+func gateText(b *strings.Builder, g *diff.Gate, what string, scr Screen) {
 	if g.Pass {
-		fmt.Fprintf(b, "increase gate: %s: %s, within the %s allowed\n", scr.Paint(Good, "pass"), increaseWords(g.Increase), num.Int(g.MaxIncrease))
+		fmt.Fprintf(b, "increase gate: %s: %s, within the %s allowed\n", scr.Paint(Good, "pass"), increaseWords(g.Increase, what), num.Int(g.MaxIncrease))
 		return
 	}
 	fmt.Fprintf(b, "increase gate: %s (max increase %s per request): %d %s\n", scr.Paint(Bad, "FAIL"), num.Int(g.MaxIncrease), len(g.Reasons), num.Plural(len(g.Reasons), "reason", "reasons"))
@@ -112,16 +116,34 @@ func GateText(b *strings.Builder, g *diff.Gate, scr Screen) {
 	}
 }
 
-func increaseWords(inc *int) string {
+func increaseWords(inc *int, what string) string {
 	switch {
 	case inc == nil:
 		return "nothing to compare"
 	case *inc > 0:
 		return "the largest increase is " + Signed(*inc) + " tokens per request"
 	case *inc == 0:
-		return "no config got heavier"
+		return "no " + what + " got heavier"
 	}
-	return "every config got lighter (largest change " + Signed(*inc) + " tokens per request)"
+	return "every " + what + " got lighter (largest change " + Signed(*inc) + " tokens per request)"
+}
+
+// compared names what d pairs, in the singular: "session" (audits of the
+// client sessions), "server" (measurements: no config has a path) or
+// "config".
+func compared(d *diff.Diff) string {
+	if d.Of == "sessions" {
+		return "session"
+	}
+	for _, c := range d.ConfigDiffs {
+		if c.Path != "" {
+			return "config"
+		}
+	}
+	if len(d.ConfigDiffs) == 0 {
+		return "config"
+	}
+	return "server"
 }
 
 func docWhen(d *diff.Doc) string {
@@ -179,20 +201,22 @@ func totalsLine(c *diff.ConfigDiff, cw int) string {
 	return ""
 }
 
-func verdict(c *diff.ConfigDiff, cw int) string {
+func verdict(c *diff.ConfigDiff, what string, cw int) string {
 	who := "this client"
-	if c.Client != "" {
+	switch {
+	case c.Path == "":
+		who, what = "a client that loads this server", "server"
+	case c.Client == clients.Explicit:
+		who = "a client that loads this file"
+	case c.Client != "":
 		who = c.Client
-	}
-	if c.Path == "" {
-		who = "a client that loads this server"
 	}
 	switch c.Change {
 	case diff.ConfigNew:
 		if c.After == nil {
-			return "No baseline for this config, and it could not be read now."
+			return "No baseline for this " + what + ", and it could not be read now."
 		}
-		return fmt.Sprintf("No baseline for this config: its %s tokens are a total, not a change.", num.Int(*c.After))
+		return fmt.Sprintf("No baseline for this %s: its %s tokens are a total, not a change.", what, num.Int(*c.After))
 	case diff.ConfigMissing:
 		if c.Before == nil {
 			return "Unreadable in this run: what it costs now is unknown."
@@ -217,10 +241,6 @@ func verdict(c *diff.ConfigDiff, cw int) string {
 	}
 	switch {
 	case d == 0:
-		what := "config"
-		if c.Path == "" {
-			what = "server"
-		}
 		return fmt.Sprintf("No change: this %s costs the same %s tokens per request as the baseline.", what, num.Int(*c.After))
 	case d > 0:
 		return fmt.Sprintf("This change adds %s tokens to every request in %s: %s → %s of a %s-token context window.", num.Int(d), who, SharePct(*c.BeforeShare), SharePct(*c.AfterShare), num.Int(cw))
@@ -304,7 +324,7 @@ func DiffMarkdown(w io.Writer, d *diff.Diff) error {
 			b.WriteString(": " + md(line))
 		}
 		b.WriteString("</summary>\n\n")
-		b.WriteString(md(verdict(c, d.ContextWindow)) + "\n")
+		b.WriteString(md(verdict(c, compared(d), d.ContextWindow)) + "\n")
 		var rows []string
 		for _, s := range c.Servers {
 			if s.Change == diff.Unchanged {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/diff"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
@@ -173,5 +174,57 @@ func TestDiffMarkdownHostilePath(t *testing.T) {
 				t.Errorf("the path is not cut to %d runes with its mark: first line %.300q…, %d bytes in all", textsafe.MaxName, first, len(s))
 			}
 		}
+	}
+}
+
+// The verdict and the gate name what was compared: a session, a file a
+// client reads (the client's name, or, for a file given with --config
+// whose client is not known, not the machine value "explicit"), or a
+// server.
+func TestDiffWords(t *testing.T) {
+	n := func(v int) *int { return &v }
+	f := func(v float64) *float64 { return &v }
+	cfg := func(path, client string, before, after int) diff.ConfigDiff {
+		return diff.ConfigDiff{Path: path, Client: client, Change: diff.Changed, Bound: "exact", Servers: []diff.ServerDiff{},
+			Before: n(before), After: n(after), Delta: n(after - before), BeforeShare: f(float64(before) / 200000), AfterShare: f(float64(after) / 200000), ShareDelta: f(0)}
+	}
+	for _, tt := range []struct {
+		name      string
+		of        string
+		c         diff.ConfigDiff
+		want, not []string
+	}{
+		{name: "explicit file", of: "configs", c: cfg("npm.mcp.json", clients.Explicit, 6909, 4531),
+			want: []string{"removes 2,378 tokens from every request in a client that loads this file:", "every config got lighter"},
+			not:  []string{"in explicit"}},
+		{name: "a client's file", of: "configs", c: cfg(".mcp.json", "claude-code", 100, 400),
+			want: []string{"adds 300 tokens to every request in claude-code:"}},
+		{name: "session", of: "sessions", c: cfg("/p", "claude-code", 951, 951),
+			want: []string{"No change: this session costs the same 951 tokens", "increase gate: pass: no session got heavier"},
+			not:  []string{"config"}},
+		{name: "server", of: "configs", c: cfg("", "", 2823, 2823),
+			want: []string{"No change: this server costs the same 2,823 tokens", "increase gate: pass: no server got heavier"},
+			not:  []string{"config"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &diff.Diff{Base: &diff.Doc{}, Current: &diff.Doc{}, Comparable: true, ContextWindow: 200000, Of: tt.of,
+				ConfigDiffs: []diff.ConfigDiff{tt.c}, Increase: tt.c.Delta}
+			d.Check(1000)
+			var b bytes.Buffer
+			if err := DiffText(&b, d, Screen{}); err != nil {
+				t.Fatal(err)
+			}
+			got := b.String()
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("no %q in:\n%s", w, got)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(got, w) {
+					t.Errorf("%q in:\n%s", w, got)
+				}
+			}
+		})
 	}
 }

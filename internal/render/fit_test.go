@@ -148,3 +148,23 @@ func TestColourMarks(t *testing.T) {
 		}
 	}
 }
+
+// The line under a table names the columns left out as their headers
+// read: a header in capitals in lower case, any other as written
+// (measure's "outputSchema", a part's name).
+func TestLeftOutNames(t *testing.T) {
+	for _, c := range []struct {
+		header []string
+		want   string
+	}{
+		{[]string{"NAME", "CACHE READ"}, "Left out at this width: cache read"},
+		{[]string{"tool", "outputSchema"}, "Left out at this width: outputSchema"},
+		{[]string{"tool", "_meta"}, "Left out at this width: _meta"},
+	} {
+		tb := Table{Header: c.header, Drop: []int{0, 1}, Width: 40}
+		tb.Add("a", strings.Repeat("9", 45))
+		if got := tb.String(); !strings.Contains(got, c.want+" (") {
+			t.Errorf("%q: got\n%s\nwant %q", c.header, got, c.want)
+		}
+	}
+}

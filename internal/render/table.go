@@ -152,7 +152,11 @@ func (t *Table) render(emit func(row int, line string)) {
 	if len(l.dropped) > 0 {
 		var names []string
 		for _, c := range l.dropped {
-			names = append(names, strings.ToLower(at(header, c)))
+			h := at(header, c)
+			if h == strings.ToUpper(h) {
+				h = strings.ToLower(h) // "CACHE READ"; "outputSchema" stays
+			}
+			names = append(names, h)
 		}
 		note := "Left out at this width: " + strings.Join(names, ", ") + " (a wider terminal or --json shows them)."
 		for _, line := range Wrap(t.Indent, note, t.Indent, t.Width) {
