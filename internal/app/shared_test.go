@@ -390,3 +390,20 @@ func TestRedactedLongProject(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedErrorShortPassword: a password shorter than redact.MinSecret
+// is not scrubbed by value from the driver's words, as nowhere else: the
+// words stay whole, and the marker does not show where the password was.
+func TestSharedErrorShortPassword(t *testing.T) {
+	const driver = "failed to connect to `user=u database=db`: server error: FATAL: role \"u\" does not exist"
+	for _, c := range []struct{ url, msg, want, not string }{
+		{"postgres://u:ab@h/db", driver, "database=db", "dat***ase"},
+		{"postgres://u:x@h/db", driver, "does not exist", "e***ist"},
+		{"postgres://u:Canary-pw-5522@h/db", "auth failed for Canary-pw-5522", "auth failed for ***", "Canary"},
+	} {
+		got := sharedError(c.url, errors.New(c.msg), "").Error()
+		if !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
+			t.Errorf("sharedError(%q, %q) = %q, want %q in it and no %q", c.url, c.msg, got, c.want, c.not)
+		}
+	}
+}

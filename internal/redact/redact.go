@@ -886,13 +886,28 @@ func (h *hider) dsn(dsn string) string {
 }
 
 // dsnURL redacts a database URL: the password of its user info and its
-// secret query values.
+// secret query values. As libpq reads it, the user info ends at an "@"
+// before the first "/", so that a "#" or "?" in the password is the
+// password's; failing that, at the last "@" before the query (a "/" in a
+// password, which libpq cannot read, still hides the password meant).
 func (h *hider) dsnURL(raw string) string {
 	i := strings.Index(raw, "://")
 	scheme, rest := raw[:i+3], raw[i+3:]
-	end := strings.IndexAny(rest, "/?#")
+	end := strings.IndexByte(rest, '/')
 	if end < 0 {
 		end = len(rest)
+	}
+	if !strings.Contains(rest[:end], "@") {
+		if q := strings.IndexAny(rest, "?#"); q >= 0 {
+			end = q
+		} else {
+			end = len(rest)
+		}
+		if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+			end = at + 1 + strings.IndexAny(rest[at+1:]+"/", "/")
+		} else {
+			end = min(end, strings.IndexAny(rest+"/", "/?#"))
+		}
 	}
 	authority, rest := rest[:end], rest[end:]
 	if at := strings.LastIndex(authority, "@"); at >= 0 {

@@ -354,6 +354,15 @@ func TestDSN(t *testing.T) {
 		{"postgres://u:@h1:5432,h2/mcpcost_test_3f9a2b7c8d1e4f5a", "postgres://u:@h1:5432,h2/mcpcost_test_3f9a2b7c8d1e4f5a"},
 		{"postgres://u:p%2Fw@h/db?sslpassword=x&application_name=a", "postgres://u:***@h/db?sslpassword=***&application_name=a"},
 		{"postgres://h/db?password=" + canary + "&sslmode=require", "postgres://h/db?password=***&sslmode=require"},
+		// libpq ends the user info at the first "@" before a "/": a "#"
+		// or "?" in the password is the password's, as pgx reads it.
+		{"postgres://u:pa#ss" + canary + "@h:5432/db", "postgres://u:***@h:5432/db"},
+		{"postgres://u:pa?ss" + canary + "@h/db?sslmode=require", "postgres://u:***@h/db?sslmode=require"},
+		{"postgres://u:pa#" + canary + "@h", "postgres://u:***@h"},
+		// A "/" in it is no URL libpq reads; the password meant is hidden.
+		{"postgres://u:pa/ss" + canary + "@h:1/db", "postgres://u:***@h:1/db"},
+		{"postgres://u@h/db?application_name=a@b", "postgres://u@h/db?application_name=a@b"},
+		{"postgres://h/db?options=x:y@z", "postgres://h/db?options=x:y@z"},
 		{"host=h user=u password=" + canary + " dbname=db", "host=h user=u password=*** dbname=db"},
 		{"host=h password = '" + canary + " with \\' quote' sslmode=require", "host=h password = *** sslmode=require"},
 		{"host=h password=" + canary, "host=h password=***"},
@@ -373,6 +382,9 @@ func TestDSN(t *testing.T) {
 	got := DSNSecrets("host=h password='" + canary + " x'")
 	if !slices.Contains(got, canary+" x") {
 		t.Errorf("DSNSecrets = %q, want the quoted password", got)
+	}
+	if got := DSNSecrets("postgres://u:a#" + canary + "@h/db"); !slices.Contains(got, "a#"+canary) {
+		t.Errorf("DSNSecrets = %q, want the password with its \"#\"", got)
 	}
 }
 

@@ -34,6 +34,27 @@ var pgMigrations embed.FS
 // syncMirror). Every write of the shared store takes it first.
 const pgLock = 0x6d6370636f7374 // "mcpcost"
 
+// pgIdleTimeout is how long the shared store's server waits on a writer
+// that holds the lock and says nothing: a machine that went away mid-push
+// (closed, off the network) sends no FIN, and its session would otherwise
+// hold the lock, and every other machine's push wait, until the server's
+// TCP keepalive gives up on it (two hours by default). A push sends its
+// next statement within milliseconds.
+var pgIdleTimeout = time.Minute
+
+// lockShared takes the advisory lock (pgLock) in tx, the transaction's
+// session ended by the server when it stays idle in tx for
+// pgIdleTimeout. SET LOCAL, not a startup parameter, so that a pooler
+// (PgBouncer) that refuses unknown startup parameters passes it.
+func lockShared(ctx context.Context, tx *sql.Tx) error {
+	ms := strconv.FormatInt(max(pgIdleTimeout.Milliseconds(), 1), 10)
+	if _, err := tx.ExecContext(ctx, `SET LOCAL idle_in_transaction_session_timeout = `+ms); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(pgLock))
+	return err
+}
+
 // pgRemovedMin is how many removals the shared store's log keeps at the
 // least, however few rows the store holds (see pruneRemoved): a small
 // store's mirrors are then not built again for every few rows dropped.
@@ -390,7 +411,7 @@ func (s *Store) Push(ctx context.Context, url string, o PushOptions) (*PushStats
 		return nil, fail(err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(pgLock)); err != nil {
+	if err := lockShared(ctx, tx); err != nil {
 		return nil, fail(err)
 	}
 	// The project key: the one the store was first pushed with.
@@ -752,7 +773,7 @@ func pgMigrate(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(pgLock)); err != nil {
+	if err := lockShared(ctx, tx); err != nil {
 		return err
 	}
 	have, err = version(tx)

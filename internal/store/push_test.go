@@ -316,3 +316,45 @@ func mustParse(t *testing.T, u string) *url.URL {
 	}
 	return p
 }
+
+// TestLockFreedWhenWriterVanishes: a writer of the shared store that
+// stops talking while it holds the lock (a laptop closed mid-push, a
+// network gone, the server's session idle in its transaction) loses it
+// after pgIdleTimeout, so that the pushes of every other machine do not
+// wait for it without end.
+func TestLockFreedWhenWriterVanishes(t *testing.T) {
+	u := pgDatabase(t)
+	defer func(d time.Duration) { pgIdleTimeout = d }(pgIdleTimeout)
+	pgIdleTimeout = time.Second
+	ctx := context.Background()
+	gone, err := OpenShared(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gone.Close()
+	tx, err := gone.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if err := lockShared(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	// The writer says nothing more; another one takes the lock.
+	other, err := OpenShared(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	wait, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	start := time.Now()
+	tx2, err := other.BeginTx(wait, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx2.Rollback()
+	if err := lockShared(wait, tx2); err != nil {
+		t.Fatalf("the lock of a writer gone quiet: still held after %s (%v)", time.Since(start).Round(time.Second), err)
+	}
+}
