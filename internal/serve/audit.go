@@ -13,6 +13,7 @@ import (
 	"github.com/mcpcost/mcpcost/internal/clients"
 	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
+	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
@@ -226,7 +227,14 @@ func auditConfigOf(c audit.Config, servers []audit.Server) AuditConfig {
 	ac := AuditConfig{Client: c.Client, Path: name(c.Path), Scope: c.Scope, Tokens: c.TotalTokens, UpFrontTokens: c.UpFrontTokens,
 		ContextShare: c.ContextShare, Servers: []AuditServer{}, Heaviest: []string{}}
 	for _, sv := range servers {
-		ac.Servers = append(ac.Servers, AuditServer{Name: name(sv.Name), Status: sv.Status, Tokens: sv.Tokens, Tools: sv.ToolCount, Detail: prose(sv.Detail), Hint: prose(sv.Hint)})
+		detail, hint := sv.Detail, sv.Hint
+		if sv.Status == string(status.NotCached) {
+			// The caller has no --offline flag: a call without launch is
+			// what left the server unmeasured.
+			detail = strings.TrimPrefix(detail, "--offline: ")
+			hint = "call " + toolAudit + " again with launch: true to measure it"
+		}
+		ac.Servers = append(ac.Servers, AuditServer{Name: name(sv.Name), Status: sv.Status, Tokens: sv.Tokens, Tools: sv.ToolCount, Detail: prose(detail), Hint: prose(hint)})
 	}
 	for i, t := range c.HeaviestTools {
 		if i == 5 {
@@ -242,7 +250,7 @@ func auditText(out *AuditResult, rep *audit.Report, launched bool) string {
 	if len(out.Configs) == 0 && len(out.Sessions) == 0 {
 		b.WriteString("no MCP server found in any config")
 		if len(rep.EmptyConfigs) > 0 {
-			fmt.Fprintf(&b, " (%s declare none)", num.Count(len(rep.EmptyConfigs), "config"))
+			fmt.Fprintf(&b, " (%s %s)", num.Count(len(rep.EmptyConfigs), "config"), num.Plural(len(rep.EmptyConfigs), "declares none", "declare none"))
 		}
 		b.WriteString("\n")
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpcost/mcpcost/internal/audit"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -281,9 +282,14 @@ func TestAuditConfig(t *testing.T) {
 		if s.Status != "not-cached" || s.Tokens != nil {
 			t.Errorf("cold audit launched %s: %+v", s.Name, s)
 		}
+		// The caller has no --offline flag: the detail and hint speak of
+		// the tool's launch argument.
+		if strings.Contains(s.Detail+s.Hint, "--offline") || !strings.Contains(s.Hint, "launch: true") {
+			t.Errorf("cold audit of %s: detail %q, hint %q, want no --offline and a hint of launch: true", s.Name, s.Detail, s.Hint)
+		}
 	}
-	if !strings.Contains(text, "launch: true") {
-		t.Errorf("cold audit text does not say how to measure:\n%s", text)
+	if !strings.Contains(text, "launch: true") || strings.Contains(text, "--offline") {
+		t.Errorf("cold audit text does not say how to measure, or names a flag the caller has not:\n%s", text)
 	}
 
 	// Launching measures both servers and fills the cache.
@@ -960,5 +966,22 @@ func TestHugeArguments(t *testing.T) {
 	}
 	if err := cs.Ping(context.Background(), nil); err != nil {
 		t.Fatalf("ping after huge input: %v", err)
+	}
+}
+
+// TestAuditTextEmptyConfigs: the answer with no server names how many
+// configs were read and declare none, in agreement with their number.
+func TestAuditTextEmptyConfigs(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{
+		{1, "no MCP server found in any config (1 config declares none)"},
+		{2, "no MCP server found in any config (2 configs declare none)"},
+	} {
+		rep := &audit.Report{EmptyConfigs: make([]audit.EmptyConfig, tt.n)}
+		if got := auditText(auditResult(rep), rep, false); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%d empty configs: %q, want it to start %q", tt.n, got, tt.want)
+		}
 	}
 }
