@@ -15,6 +15,15 @@ import (
 // the redacted form.
 type Target = mcpclient.Target
 
+// MaxDepth is the deepest nesting of arrays and objects mcpcost reads in
+// any JSON message or file ([mcpclient.MaxDepth], the MCP SDK's).
+const MaxDepth = mcpclient.MaxDepth
+
+// Depth is a document's nesting, found without parsing it
+// ([mcpclient.Depth]), for a front end that reads JSON of its own
+// (serve's stdio lines).
+func Depth(data []byte) int { return mcpclient.Depth(data) }
+
 // MeasureOptions configure [Machine.Measure].
 type MeasureOptions struct {
 	// Timeout bounds the whole measurement, both captures included; 0

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpcost/mcpcost/internal/app"
 	"io"
 	"math"
 	"sync"
@@ -13,8 +14,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpcost/mcpcost/internal/mcpclient"
 )
 
 // Bounds of one line read over stdio.
@@ -23,9 +22,9 @@ const (
 	// -32600 and skipped.
 	MaxLine = 16 << 20
 	// MaxDepth is the deepest nesting of arrays and objects in a line,
-	// the limit of every message mcpcost reads ([mcpclient.MaxDepth]); a
+	// the limit of every message mcpcost reads ([app.MaxDepth]); a
 	// deeper one is answered with -32700.
-	MaxDepth = mcpclient.MaxDepth
+	MaxDepth = app.MaxDepth
 )
 
 // StdioTransport is MCP's stdio transport, one JSON-RPC message per line,
@@ -212,7 +211,7 @@ func (c *stdioConn) decode(l line) (jsonrpc.Message, []byte) {
 	switch {
 	case !utf8.Valid(b):
 		return nil, errorLine(nil, jsonrpc.CodeParseError, "parse error: the line is not valid UTF-8")
-	case mcpclient.Depth(b) > MaxDepth:
+	case app.Depth(b) > MaxDepth:
 		return nil, errorLine(nil, jsonrpc.CodeParseError, fmt.Sprintf("parse error: nested deeper than %d levels", MaxDepth))
 	case !json.Valid(b):
 		return nil, errorLine(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
