@@ -124,7 +124,7 @@ func appliesTo(c audit.Config, cwd string) (func(project string) bool, string) {
 		return func(string) bool { return false }, "no sessions: mcpcost does not match " + clients.Title(c.Client) + "'s sessions to its configs yet"
 	}
 	if c.Client == clients.Explicit {
-		return func(string) bool { return false }, "no sessions: the client of a config " + clients.ExplicitWords + " could not be told, so no session is matched to it"
+		return func(string) bool { return false }, "no sessions: the client of a config " + clients.ExplicitWords + " could not be told, so no session is matched to it (--client NAME names it)"
 	}
 	return func(string) bool { return false }, "no sessions: mcpcost reads no transcripts of " + clients.Title(c.Client)
 }

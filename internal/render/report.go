@@ -158,7 +158,7 @@ func postureWords(c findings.ConfigUse) string {
 	case clients.ModeNoRecord:
 		return "no deferral is on record for " + name + ", so all are counted as loaded up front"
 	case clients.ModeUnknownClient:
-		return "which client reads this file is not known, so all are counted as loaded up front ('mcpcost audit --config FILE --client NAME' reads it as that client does)"
+		return "which client reads this file is not known, so all are counted as loaded up front (--client NAME reads it as that client does)"
 	}
 	return "whether " + name + " defers them cannot be told from its settings ('mcpcost audit' says which setting, and where)"
 }
