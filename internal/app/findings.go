@@ -138,10 +138,10 @@ func (m *Machine) Findings(ctx context.Context, o FindingsOptions) (*Findings, e
 
 	// The static half: the configs that apply, measured from the cache.
 	ao := AuditOptions{Configs: o.Configs, Project: dir, TrustProject: o.TrustProject, Offline: !o.Launch, MaxAge: o.MaxAge, Timeout: o.Timeout,
-		Progress: o.Progress, Auditing: o.Auditing, cacheOptional: true}
-	if len(o.Configs) == 0 {
-		ao.Clients = want
-	}
+		Progress: o.Progress, Auditing: o.Auditing, cacheOptional: true,
+		// With Configs, as for an audit: the one client whose reader
+		// reads the files.
+		Clients: want}
 	run, unread, err := m.audit(ctx, ao)
 	if len(unread) > 0 {
 		return nil, unread[0]

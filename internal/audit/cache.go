@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/measure"
 )
 
@@ -110,6 +111,13 @@ func (c *Cache) path(launchKey string) string {
 func (c *Cache) Get(launchKey string, now time.Time) (e *Entry, fresh bool) {
 	b, err := os.ReadFile(c.path(launchKey))
 	if err != nil {
+		return nil, false
+	}
+	// An entry holds its tools as a tools/list result does, one level
+	// below the response whose nesting mcpclient.MaxDepth bounds: a
+	// capture deeper than any server's message mcpcost reads is not
+	// used, and not parsed.
+	if mcpclient.Depth(b)+1 > mcpclient.MaxDepth {
 		return nil, false
 	}
 	e = new(Entry)

@@ -451,3 +451,56 @@ func TestExtensionServer(t *testing.T) {
 		t.Errorf("empty configs %+v", rep.EmptyConfigs)
 	}
 }
+
+// TestCacheDepthLimit: a cached capture is read with the limit a server's
+// message is read with (mcpclient.MaxDepth, for the tools/list response
+// the cached tools array stands in): at the limit the server is measured
+// from the cache, one level deeper the entry is not used (--offline: not
+// cached), and the process stands whatever the depth.
+func TestCacheDepthLimit(t *testing.T) {
+	max := mcpclient.MaxDepth
+	cfg := []clients.Config{{Client: clients.ClaudeCode, Path: "/a/.mcp.json", Servers: []clients.Server{server("fs", "fs")}}}
+	for _, depth := range []int{max - 1, max, max + 1, max + 2, 10000, 100000} {
+		for _, objects := range []bool{false, true} {
+			name := fmt.Sprint(depth)
+			if objects {
+				name += "/objects"
+			}
+			t.Run(name, func(t *testing.T) {
+				cache, err := OpenCache(t.TempDir(), time.Hour)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The response nests depth levels: the message, its
+				// result, the tools array, the tool, its inputSchema, then
+				// arrays or objects down to depth.
+				k := depth - 5
+				nest := strings.Repeat("[", k) + strings.Repeat("]", k)
+				if objects {
+					nest = strings.Repeat(`{"a":`, k-1) + "{}" + strings.Repeat("}", k-1)
+				}
+				tools := `[{"name":"deep","inputSchema":{"type":"object","x":` + nest + `}}]`
+				now := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+				key := cfg[0].Servers[0].LaunchKey(cache.Key())
+				// Written as Put writes it, which encoding/json cannot
+				// do past its own limit of 10,000 levels.
+				entry := `{"version":1,"measuredAt":"2026-11-29T00:00:00Z","status":"measured","serverName":"fs","instructions":null,"tools":` + tools + `}`
+				if err := os.WriteFile(cache.path(key), []byte(entry), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				e, _ := cache.Get(key, now)
+				rep := Run(context.Background(), cfg, Options{Cache: cache, Offline: true, Now: func() time.Time { return now }})
+				s := rep.Configs[0].Servers[0]
+				if depth <= max {
+					if e == nil || s.Status != "measured" || s.ToolCount == nil || *s.ToolCount != 1 {
+						t.Fatalf("entry %v, status %s (%s): want measured from the cache, the limit is %d", e != nil, s.Status, s.Detail, max)
+					}
+					return
+				}
+				if e != nil || s.Status != "not-cached" {
+					t.Fatalf("entry %v, status %s (%s): want the entry not used", e != nil, s.Status, s.Detail)
+				}
+			})
+		}
+	}
+}

@@ -193,12 +193,3 @@ func suffixed(path, slug string) string {
 	ext := filepath.Ext(path)
 	return strings.TrimSuffix(path, ext) + "." + slug + ext
 }
-
-// writeOut writes a badge to path, "-" for stdout; what says what it is.
-func writeOut(env *Env, path string, data []byte, what string) error {
-	if path == "-" {
-		_, err := env.Stdout.Write(data)
-		return err
-	}
-	return writeNamed(env, path, data, what)
-}

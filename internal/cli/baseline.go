@@ -188,16 +188,19 @@ type measureWithDiff struct {
 // finishMeasure prints a measure report with its diff against the
 // baseline and returns the exit code: ExitFail when the gate failed,
 // otherwise ExitOK for a measured server and ExitError for one that could
-// not be measured (whose report says why on stderr already).
-func (b *baselineFlags) finishMeasure(env *Env, rep *measure.Report, jsonOut bool) int {
+// not be measured (whose report says why on stderr already). quiet
+// prints nothing: stdout holds a file (--out -, --html -).
+func (b *baselineFlags) finishMeasure(env *Env, rep *measure.Report, jsonOut, quiet bool) int {
 	measured := status.Status(rep.Status).OK()
 	d, err := b.compare(rep, "this run")
 	if err != nil {
 		return fail(env, err)
 	}
-	if jsonOut {
+	switch {
+	case quiet:
+	case jsonOut:
 		err = jsonTo(env, measureWithDiff{rep, d})
-	} else {
+	default:
 		if measured {
 			err = render.MeasureText(env.Stdout, rep, env.Screen())
 			fmt.Fprintln(env.Stdout)

@@ -154,6 +154,17 @@ func budgetName(g *audit.BudgetGate, c audit.BudgetConfig) string {
 	return c.Path
 }
 
+// writeOut writes data to path as writeNamed does, or to stdout for "-"
+// (and says nothing): what says what it is. An output file flag that
+// takes - (badge --svg, measure --out) writes with it.
+func writeOut(env *Env, path string, data []byte, what string) error {
+	if path == "-" {
+		_, err := env.Stdout.Write(data)
+		return err
+	}
+	return writeNamed(env, path, data, what)
+}
+
 // writeNamed writes data whole (outfile.Write) to path, a file named by a
 // flag, and says so on stderr, "mcpcost: wrote PATH (WHAT)": a status
 // line, so that stdout holds only the report. A command writing to stdout

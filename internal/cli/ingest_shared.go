@@ -106,7 +106,8 @@ const runtimeFlagsUsage = `Window and data:
                          from the prices), calculate or display
   --config PATH          judge this config file instead of those discovered
                          (repeatable)
-  --client NAME          only this client's configs (repeatable)
+  --client NAME          only this client's configs (repeatable); with
+                         --config, read the files as this client reads its own
   --launch               measure servers missing from the measurement cache
                          (default: launch nothing, use the cache)
   --timeout DURATION     with --launch, the whole measurement of each server

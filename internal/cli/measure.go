@@ -56,12 +56,15 @@ client that defers tool definitions (tool names plus instructions).
 Flags:
   --json             print the report as JSON (schema mcpcost.measure/v1)
   --out FILE         also write measurement.json to FILE; "mcpcost verify"
-                     (or mcp-context-cost verify) re-derives it
+                     (or mcp-context-cost verify) re-derives it; - writes
+                     it to standard output in place of the report
   --name NAME        the server's name in the report (default: derived from
                      the file, or the server's own name)
   --html FILE        also write the measurement as one self-contained HTML
                      page: a treemap of the tools and their parts, the
-                     per-tool table
+                     per-tool table; - writes it to standard output in
+                     place of the report (one of --json, --out - and
+                     --html - at a time)
   --max-bytes SIZE   refuse inputs larger than SIZE (default 256M); memory
                      stays proportional to the input (about 3.5x at its
                      peak: 352 MB measured for a 100 MB tools list)
@@ -140,7 +143,10 @@ func runMeasure(env *Env, args []string) int {
 	if err := measure.SortTools(nil, *v.sortBy); err != nil {
 		return usageError(env, "measure", "%v", err)
 	}
-	if *outFlag != "" {
+	if stdoutTakers(*jsonFlag, *outFlag == "-", *htmlFlag == "-") > 1 {
+		return usageError(env, "measure", "only one of --json, --out - and --html - can write to standard output")
+	}
+	if *outFlag != "" && *outFlag != "-" {
 		// Before a server is launched for nothing.
 		if err := outputFolder("--out", *outFlag); err != nil {
 			return fail(env, err)
@@ -157,8 +163,15 @@ func runMeasure(env *Env, args []string) int {
 		return usageError(env, "measure", "measure takes one target, got %d", len(pos))
 	}
 	if f.Set("html") && *htmlFlag == "" {
-		return usageError(env, "measure", "--html takes a file name")
+		return usageError(env, "measure", "--html takes a file name, or - for standard output")
 	}
+	if *htmlFlag != "" && *htmlFlag != "-" {
+		if err := outputFolder("--html", *htmlFlag); err != nil {
+			return fail(env, err)
+		}
+	}
+	// --out - or --html - puts that file on stdout in place of the report.
+	v.quiet = *outFlag == "-" || *htmlFlag == "-"
 	if code, ok := bl.prepare(env, "measure", true); !ok {
 		return code
 	}
@@ -251,10 +264,7 @@ func runMeasure(env *Env, args []string) int {
 	if err := writeMeasureHTML(env, *htmlFlag, rep); err != nil {
 		return fail(env, err)
 	}
-	if bl.active() {
-		return v.code(env, bl.finishMeasure(env, rep, *jsonFlag), rep)
-	}
-	return v.code(env, writeMeasureReport(env, rep, *jsonFlag), rep)
+	return v.finish(env, rep, bl, *jsonFlag)
 }
 
 // carry is what a measurement.json read by measure records beside its
@@ -325,6 +335,31 @@ type measureView struct {
 	sortBy      *string
 	budgetSet   bool
 	sorted      bool // --sort given; else heaviest first, ties in capture order
+	quiet       bool // stdout holds a file (--out -, --html -), not the report
+}
+
+// stdoutTakers counts the outputs asked to go to stdout.
+func stdoutTakers(set ...bool) int {
+	n := 0
+	for _, s := range set {
+		if s {
+			n++
+		}
+	}
+	return n
+}
+
+// finish prints the report (with its diff against a baseline, if one is
+// given) unless stdout holds a file instead, and returns the exit code of
+// the gates.
+func (v *measureView) finish(env *Env, rep *measure.Report, bl *baselineFlags, jsonOut bool) int {
+	switch {
+	case bl.active():
+		return v.code(env, bl.finishMeasure(env, rep, jsonOut, v.quiet), rep)
+	case v.quiet:
+		return v.code(env, ExitOK, rep)
+	}
+	return v.code(env, writeMeasureReport(env, rep, jsonOut), rep)
 }
 
 // apply orders the report's tools, sets how many the text lists, and
@@ -349,7 +384,8 @@ func (v *measureView) code(env *Env, code int, rep *measure.Report) int {
 	return ExitFail
 }
 
-// writeMeasureHTML writes the measurement's page to path ("" for none).
+// writeMeasureHTML writes the measurement's page to path ("" for none,
+// "-" for stdout).
 func writeMeasureHTML(env *Env, path string, rep *measure.Report) error {
 	if path == "" {
 		return nil
@@ -362,7 +398,7 @@ func writeMeasureHTML(env *Env, path string, rep *measure.Report) error {
 	if status.Status(rep.Status).OK() {
 		what = fmt.Sprintf("%s in %s", num.Count(rep.TotalTokens, "token"), num.Count(rep.ToolCount, "tool"))
 	}
-	return writeNamed(env, path, buf.Bytes(), "HTML page of "+textsafe.Cut(rep.Server, textsafe.MaxName)+": "+what)
+	return writeOut(env, path, buf.Bytes(), "HTML page of "+textsafe.Cut(rep.Server, textsafe.MaxName)+": "+what)
 }
 
 func isURL(s string) bool {
@@ -388,7 +424,7 @@ func jsonTo(env *Env, v any) error { return render.JSON(env.Stdout, v) }
 
 func sortStrings(s []string) { sort.Strings(s) }
 
-// writeFile writes measurement.json to path (--out).
+// writeFile writes measurement.json to path (--out; "-" for stdout).
 func writeFile(env *Env, path string, f *measure.File) error {
 	b, err := f.Marshal()
 	if err != nil {
@@ -398,7 +434,7 @@ func writeFile(env *Env, path string, f *measure.File) error {
 	if f.TotalTokens != nil && f.ToolCount != nil {
 		what = fmt.Sprintf("%s in %s", num.Count(*f.TotalTokens, "token"), num.Count(*f.ToolCount, "tool"))
 	}
-	return writeNamed(env, path, b, "measurement.json of "+textsafe.Cut(f.ServerName, textsafe.MaxName)+": "+what)
+	return writeOut(env, path, b, "measurement.json of "+textsafe.Cut(f.ServerName, textsafe.MaxName)+": "+what)
 }
 
 // commandHint adds, to the error of a file that is missing or is a

@@ -253,7 +253,7 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 			hintf(env, "%s", h)
 		}
 		if bl.active() {
-			return bl.finishMeasure(env, measure.FailedReport(name, live.Status, live.Detail, src), jsonOut)
+			return bl.finishMeasure(env, measure.FailedReport(name, live.Status, live.Detail, src), jsonOut, v.quiet)
 		}
 		return ExitError
 	}
@@ -290,10 +290,7 @@ func measureLive(env *Env, t app.Target, l *liveFlags, name string, jsonOut bool
 	if err := writeMeasureHTML(env, htmlOut, rep); err != nil {
 		return fail(env, err)
 	}
-	if bl.active() {
-		return v.code(env, bl.finishMeasure(env, rep, jsonOut), rep)
-	}
-	return v.code(env, writeMeasureReport(env, rep, jsonOut), rep)
+	return v.finish(env, rep, bl, jsonOut)
 }
 
 func failureHint(st, detail string) string {

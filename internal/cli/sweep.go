@@ -102,6 +102,8 @@ func runSweep(env *Env, args []string) int {
 		return usageError(env, "sweep", "sweep takes one servers file, got %d", len(pos))
 	case *out == "":
 		return usageError(env, "sweep", "--out DIR is required")
+	case *out == "-":
+		return usageError(env, "sweep", "--out names the folder the sweep writes; standard output (-) cannot hold its files")
 	case *concurrency < 1 || *concurrency > 64:
 		return usageError(env, "sweep", "--concurrency must be from 1 to 64")
 	case timeout <= 0 || timeout > time.Duration(sweep.MaxTimeoutSeconds)*time.Second:

@@ -236,14 +236,15 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds, modifi
 				f.Level = LevelInfo
 			}
 			f.Facts = append(f.Facts, carried)
-			what := "its full definitions (" + num.Int(*su.Tokens) + " tokens, " + num.Int(deref(su.ToolCount)) + " tools) load up front"
+			what := "its full definitions (" + num.Int(*su.Tokens) + " tokens, " + num.Count(deref(su.ToolCount), "tool") + ") ride on each request"
 			switch {
 			case su.LoadsUpFront == nil:
-				what = "the client's posture cannot be told, so the full definitions (" + num.Int(*su.Tokens) + " tokens) are assumed to load up front"
+				what = "its full definitions (" + num.Int(*su.Tokens) + " tokens, " + num.Count(deref(su.ToolCount), "tool") + ") are assumed to ride on each request"
 			case !*su.LoadsUpFront:
-				what = "its definitions are deferred: only tool names and instructions (" + num.Int(su.PerRequestTokens) + " tokens) load up front"
+				what = "only its tool names and instructions (" + num.Int(su.PerRequestTokens) + " tokens) ride on each request"
 			}
-			f.Facts = append(f.Facts, what+" ("+cu.Posture+" posture)")
+			// In the report's words for the config, said of this server.
+			f.Facts = append(f.Facts, what+"; "+postureWords(cu, su.LoadsUpFront))
 			if su.Calls > 0 {
 				f.Facts = append(f.Facts, fmt.Sprintf("called %s in %s (%.2f per 100 requests): %s", num.Count(su.Calls, "time"), num.Count(su.Sessions, "session"), per100, strings.Join(su.ToolsCalled, ", ")))
 			} else {
@@ -263,7 +264,7 @@ func idleServers(configs []ConfigUse, static *audit.Report, t Thresholds, modifi
 			}
 			if su.LoadsUpFront == nil {
 				f.Confidence = "low"
-				f.ConfidenceRule += "; the client's posture is unknown, so loading up front is assumed"
+				f.ConfidenceRule += "; whether the client loads them up front is not known, so it is assumed"
 			}
 			f.Recommendation, f.EstimatedSaving = idleAdvice(home, su, srv)
 			out = append(out, f)

@@ -124,7 +124,7 @@ func appliesTo(c audit.Config, cwd string) (func(project string) bool, string) {
 		return func(string) bool { return false }, "no sessions: mcpcost does not match " + clients.Title(c.Client) + "'s sessions to its configs yet"
 	}
 	if c.Client == clients.Explicit {
-		return func(string) bool { return false }, "no sessions: the client of a config " + clients.ExplicitWords + " could not be told, so no session is matched to it"
+		return func(string) bool { return false }, "no sessions: the client of a config " + clients.ExplicitWords + " could not be told, so no session is matched to it (--client NAME names it)"
 	}
 	return func(string) bool { return false }, "no sessions: mcpcost reads no transcripts of " + clients.Title(c.Client)
 }
@@ -227,4 +227,48 @@ func joinConfigs(static *audit.Report, d *data, o Options) []ConfigUse {
 		out = append(out, cu)
 	}
 	return out
+}
+
+// PostureWords says how c's client treats its definitions at session
+// start, in a user's words rather than the posture's mode, and what to do
+// where that is not known: report says it of each config, and an idle
+// server's finding of the server.
+func (c ConfigUse) PostureWords() string {
+	var upFront *bool // a threshold's answer: all up front, or all deferred
+	if c.Posture == clients.ModeThreshold && c.UpFrontTokens != nil {
+		upFront = ptr(*c.UpFrontTokens >= c.TotalTokens)
+	}
+	return postureWords(c, upFront)
+}
+
+// postureWords is PostureWords of one server or of all a config's:
+// upFront is whether they load up front (nil when not known). A server
+// pinned with alwaysLoad loads up front where its client defers.
+func postureWords(c ConfigUse, upFront *bool) string {
+	name := c.ClientTitle
+	if name == "" {
+		name = clients.Title(c.Client)
+	}
+	switch c.Posture {
+	case clients.ModeUpFront:
+		return name + " loads them up front (tool search off)"
+	case clients.ModeDeferred:
+		if upFront != nil && *upFront {
+			return name + " defers tools (tool search), but loads these up front: alwaysLoad pins them"
+		}
+		return name + " defers them (tool search): tool names and instructions only"
+	case clients.ModeThreshold:
+		switch {
+		case upFront == nil:
+			return "whether they pass " + name + "'s tool-search threshold cannot be told ('mcpcost audit --claude' counts them exactly)"
+		case *upFront:
+			return name + " loads them up front, below its tool-search threshold"
+		}
+		return name + " defers them, past its tool-search threshold"
+	case clients.ModeNoRecord:
+		return "no deferral is on record for " + name + ", so all are counted as loaded up front"
+	case clients.ModeUnknownClient:
+		return "which client reads this file is not known, so all are counted as loaded up front (--client NAME reads it as that client does)"
+	}
+	return "whether " + name + " defers them cannot be told from its settings ('mcpcost audit' says which setting, and where)"
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -811,5 +812,50 @@ func TestExpensiveSessionRefersToPresentFindings(t *testing.T) {
 		if !seen {
 			t.Errorf("results of %d tokens: no expensive-session finding", c.result)
 		}
+	}
+}
+
+// An idle server's finding says how its client loads it in words, the
+// report's words, never the posture's mode name.
+func TestIdleServerPostureInWords(t *testing.T) {
+	yes, no := true, false
+	cases := []struct {
+		mode    string
+		upFront *bool
+		want    string
+	}{
+		{clients.ModeUpFront, &yes, "its full definitions (1,200 tokens, 3 tools) ride on each request; Claude Code loads them up front (tool search off)"},
+		{clients.ModeDeferred, &no, "only its tool names and instructions (30 tokens) ride on each request; Claude Code defers them (tool search): tool names and instructions only"},
+		{clients.ModeDeferred, &yes, "its full definitions (1,200 tokens, 3 tools) ride on each request; Claude Code defers tools (tool search), but loads these up front: alwaysLoad pins them"},
+		{clients.ModeThreshold, &yes, "its full definitions (1,200 tokens, 3 tools) ride on each request; Claude Code loads them up front, below its tool-search threshold"},
+		{clients.ModeThreshold, &no, "only its tool names and instructions (30 tokens) ride on each request; Claude Code defers them, past its tool-search threshold"},
+		{clients.ModeThreshold, nil, "its full definitions (1,200 tokens, 3 tools) are assumed to ride on each request; whether they pass Claude Code's tool-search threshold cannot be told ('mcpcost audit --claude' counts them exactly)"},
+		{clients.ModeUnresolved, nil, "its full definitions (1,200 tokens, 3 tools) are assumed to ride on each request; whether Claude Code defers them cannot be told from its settings ('mcpcost audit' says which setting, and where)"},
+		{clients.ModeNoRecord, &yes, "its full definitions (1,200 tokens, 3 tools) ride on each request; no deferral is on record for Claude Code, so all are counted as loaded up front"},
+		{clients.ModeUnknownClient, &yes, "its full definitions (1,200 tokens, 3 tools) ride on each request; which client reads this file is not known, so all are counted as loaded up front (--client NAME reads it as that client does)"},
+	}
+	for _, c := range cases {
+		name := c.mode + "/unknown"
+		if c.upFront != nil {
+			name = fmt.Sprintf("%s/%v", c.mode, *c.upFront)
+		}
+		t.Run(name, func(t *testing.T) {
+			h := newHome(t)
+			read(t, h, h.session("s1", proj, start), 12)
+			up := c.upFront == nil || *c.upFront
+			mem := server("memory", up, tool("create_entities", 400, 200), tool("read_graph", 400, 200), tool("search_nodes", 400, 200))
+			mem.LoadsUpFront = c.upFront
+			static := project(server("filesystem", true, tool("read_file", 800, 300)), mem)
+			static.Configs[0].Posture.Mode = c.mode
+			f := only(t, compute(t, h, static, Options{}), TypeIdleServer)
+			if !slices.Contains(f.Facts, c.want) {
+				t.Errorf("facts\n%s\nwant %q", strings.Join(f.Facts, "\n"), c.want)
+			}
+			for _, s := range append(f.Facts, f.ConfidenceRule) {
+				if strings.Contains(s, "posture") {
+					t.Errorf("the mode's name %q in %q", c.mode, s)
+				}
+			}
+		})
 	}
 }

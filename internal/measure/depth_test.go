@@ -76,3 +76,37 @@ func TestFileDepthLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyDepthLimit: verify reads a measurement.json with the limit
+// measure reads it with, so that it passes no file measure refuses: its
+// capture stands where a tools/list result's tools array does, and the
+// response nesting mcpclient.MaxDepth levels is read, one level deeper
+// refused with measure's own error, and a file far deeper refused before
+// it is parsed.
+func TestVerifyDepthLimit(t *testing.T) {
+	max := mcpclient.MaxDepth
+	for _, depth := range []int{max - 1, max, max + 1, max + 2, 10000, 1000000} {
+		for _, objects := range []bool{false, true} {
+			name := fmt.Sprint(depth)
+			if objects {
+				name += "/objects"
+			}
+			t.Run(name, func(t *testing.T) {
+				_, _, tools := nestedResponse(depth, objects)
+				doc := []byte(`{"methodologyVersion":"1.0","serverName":"deep","rawToolsCapture":` + tools + `}`)
+				_, merr := ParseInput("m.json", doc)
+				v, err := Verify("m.json", doc, nil)
+				if depth <= max {
+					if err != nil || v.ToolCount == nil || *v.ToolCount != 1 {
+						t.Fatalf("%v, want the capture's one tool re-derived: the limit is %d", err, max)
+					}
+					return
+				}
+				var ie *InputError
+				if !errors.As(err, &ie) || merr == nil || err.Error() != merr.Error() {
+					t.Fatalf("verify: %v\nmeasure: %v\nwant measure's error", err, merr)
+				}
+			})
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpcost/mcpcost/internal/canon"
+	"github.com/mcpcost/mcpcost/internal/mcpclient"
 	"github.com/mcpcost/mcpcost/internal/status"
 	"github.com/mcpcost/mcpcost/internal/token"
 )
@@ -47,7 +48,14 @@ func Verify(name string, data []byte, c token.Counter) (*Verification, error) {
 	if c == nil {
 		c = token.O200k()
 	}
-	doc, err := canon.Parse(trimBOM(data))
+	// The nesting is checked as measure checks it (ParseInput), before
+	// anything parses, so that verify passes no file measure refuses.
+	data = trimBOM(data)
+	depth := mcpclient.Depth(data)
+	if depth > mcpclient.MaxDepth {
+		return nil, depthError(name, 0, KindUnknown, depth)
+	}
+	doc, err := canon.Parse(data)
 	if err != nil {
 		return nil, &InputError{File: name, Msg: "not JSON: " + err.Error()}
 	}
@@ -56,6 +64,9 @@ func Verify(name string, data []byte, c token.Counter) (*Verification, error) {
 	}
 	if doc.Get("rawToolsCapture") == nil && doc.Get("methodologyVersion") == nil && doc.Get("canonicalSha256") == nil {
 		return nil, &NotMeasurementError{name, "not a measurement.json: no methodologyVersion, canonicalSha256 or rawToolsCapture"}
+	}
+	if d := depth + outerLevels[KindMeasurement]; d > mcpclient.MaxDepth {
+		return nil, depthError(name, 0, KindMeasurement, d)
 	}
 	v := &Verification{
 		File:        name,

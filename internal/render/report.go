@@ -118,49 +118,20 @@ func configHeading(c findings.ConfigUse) string {
 }
 
 // beforeTyping says what a config's client pays before anything is
-// typed: the tokens, of its definitions, and why, in postureWords.
+// typed: the tokens, of its definitions, and why, in its PostureWords.
 func beforeTyping(c findings.ConfigUse, window int) string {
 	total := num.Count(c.TotalTokens, "token") + " of definitions"
 	if c.LowerBound {
 		total = "at least " + total + " (some servers not measured)"
 	}
 	if c.UpFrontTokens == nil {
-		return "up to " + total + ": " + postureWords(c)
+		return "up to " + total + ": " + c.PostureWords()
 	}
 	s := num.Count(*c.UpFrontTokens, "token")
 	if window > 0 {
 		s += " (" + Percent(float64(*c.UpFrontTokens)/float64(window)) + " of a " + num.Int(window) + "-token window)"
 	}
-	return s + " of " + total + ": " + postureWords(c)
-}
-
-// postureWords says how a config's client treats its definitions at
-// session start, in a user's words rather than the posture's mode, and
-// what to do where that is not known.
-func postureWords(c findings.ConfigUse) string {
-	name := c.ClientTitle
-	if name == "" {
-		name = clients.Title(c.Client)
-	}
-	switch c.Posture {
-	case clients.ModeUpFront:
-		return name + " loads them up front (tool search off)"
-	case clients.ModeDeferred:
-		return name + " defers them (tool search): tool names and instructions only"
-	case clients.ModeThreshold:
-		switch {
-		case c.UpFrontTokens == nil:
-			return "whether they pass " + name + "'s tool-search threshold cannot be told ('mcpcost audit --claude' counts them exactly)"
-		case *c.UpFrontTokens >= c.TotalTokens:
-			return name + " loads them up front, below its tool-search threshold"
-		}
-		return name + " defers them, past its tool-search threshold"
-	case clients.ModeNoRecord:
-		return "no deferral is on record for " + name + ", so all are counted as loaded up front"
-	case clients.ModeUnknownClient:
-		return "which client reads this file is not known, so all are counted as loaded up front ('mcpcost audit --config FILE --client NAME' reads it as that client does)"
-	}
-	return "whether " + name + " defers them cannot be told from its settings ('mcpcost audit' says which setting, and where)"
+	return s + " of " + total + ": " + c.PostureWords()
 }
 
 func usedWords(c findings.ConfigUse) string {

@@ -397,7 +397,7 @@ func TestReportSaysOnceInWords(t *testing.T) {
 		up   *int
 		want string
 	}{
-		{clients.ModeUnknownClient, &up, "340 tokens (0.2% of a 200,000-token window) of 340 tokens of definitions: which client reads this file is not known, so all are counted as loaded up front ('mcpcost audit --config FILE --client NAME' reads it as that client does)"},
+		{clients.ModeUnknownClient, &up, "340 tokens (0.2% of a 200,000-token window) of 340 tokens of definitions: which client reads this file is not known, so all are counted as loaded up front (--client NAME reads it as that client does)"},
 		{clients.ModeUnresolved, nil, "up to 340 tokens of definitions: whether Claude Code defers them cannot be told from its settings ('mcpcost audit' says which setting, and where)"},
 		{clients.ModeUpFront, &up, "340 tokens (0.2% of a 200,000-token window) of 340 tokens of definitions: Claude Code loads them up front (tool search off)"},
 		{clients.ModeNoRecord, &up, "340 tokens (0.2% of a 200,000-token window) of 340 tokens of definitions: no deferral is on record for Claude Code, so all are counted as loaded up front"},

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"strconv"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -185,23 +185,23 @@ func decodeMessage(val []byte, memo *strMemo, last *lastValues, m *claudeMessage
 }
 
 type claudeUsage struct {
-	InputTokens              int64          `json:"input_tokens"`
-	OutputTokens             int64          `json:"output_tokens"`
-	CacheCreationInputTokens int64          `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     int64          `json:"cache_read_input_tokens"`
+	InputTokens              count          `json:"input_tokens"`
+	OutputTokens             count          `json:"output_tokens"`
+	CacheCreationInputTokens count          `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     count          `json:"cache_read_input_tokens"`
 	CacheCreation            *cacheCreation `json:"cache_creation"`
 	ServerToolUse            *serverToolUse `json:"server_tool_use"`
 	Speed                    string         `json:"speed"`
 }
 
 type cacheCreation struct {
-	Ephemeral5m int64 `json:"ephemeral_5m_input_tokens"`
-	Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
+	Ephemeral5m count `json:"ephemeral_5m_input_tokens"`
+	Ephemeral1h count `json:"ephemeral_1h_input_tokens"`
 }
 
 type serverToolUse struct {
-	WebSearch int64 `json:"web_search_requests"`
-	WebFetch  int64 `json:"web_fetch_requests"`
+	WebSearch count `json:"web_search_requests"`
+	WebFetch  count `json:"web_fetch_requests"`
 }
 
 // A usageBuf holds a usage read directly, with its parts.
@@ -332,7 +332,7 @@ func fastUsage(v []byte, ub *usageBuf) (*claudeUsage, bool) {
 
 // counts reads an object of two integer counts, as fastUsage reads
 // usage.
-func (c *usageCheck) counts(v []byte, keys []string, a, b *int64) {
+func (c *usageCheck) counts(v []byte, keys []string, a, b *count) {
 	var seen uint
 	err := splitObject(v, func(key string, val []byte) error {
 		c.key(key)
@@ -370,29 +370,139 @@ func keyIndex(keys []string, key string, seen *uint, ok *bool) int {
 	return -1
 }
 
-// intValue reads a JSON integer (null leaves *n as it is); false for any
-// other value, and for what is not a JSON number (a leading zero).
-func intValue(val []byte, n *int64) bool {
+// intValue reads a count as count.UnmarshalJSON does (null leaves *n as
+// it is); false for any other value, and for what is not a JSON number
+// (a leading zero), which encoding/json is to decide.
+func intValue(val []byte, n *count) bool {
 	if string(val) == "null" {
 		return true
 	}
-	if len(val) == 0 || len(val) > 19 {
-		return false
+	x, ok := exactInt(val)
+	if ok {
+		*n = count(x)
 	}
-	for i, c := range val {
-		if (c < '0' || c > '9') && !(i == 0 && c == '-') {
-			return false
+	return ok
+}
+
+// A count is a token count as a line writes it: a JSON number whose value
+// is an integer, in any of JSON's forms (1000, 1e3, 1000.0, 1.0E3, as
+// ccusage reads them); a fraction is refused. A count past MaxTokens
+// either way reads as one past it, which Usage.check refuses.
+type count int64
+
+var int64Type = reflect.TypeFor[int64]()
+
+// UnmarshalJSON reads a count; null leaves it as it is.
+func (n *count) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	x, ok := exactInt(b)
+	if !ok {
+		// As encoding/json words an int64's: the kind of what was found.
+		kind := "number"
+		switch b[0] {
+		case '"':
+			kind = "string"
+		case '{':
+			kind = "object"
+		case '[':
+			kind = "array"
+		case 't', 'f':
+			kind = "bool"
+		}
+		return &json.UnmarshalTypeError{Value: kind, Type: int64Type}
+	}
+	*n = count(x)
+	return nil
+}
+
+// exactInt reads a JSON number that is an exact integer, past
+// ±MaxTokens clamped to ±(MaxTokens+1); false for a fraction and for what
+// is not a JSON number. It reads the digits as written, never through a
+// float, so that 9007199254740993 is not read as ...992, and a huge
+// exponent costs nothing.
+func exactInt(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	i := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	intPart := b[:i]
+	if len(intPart) == 0 || (len(intPart) > 1 && intPart[0] == '0') {
+		return 0, false
+	}
+	var frac []byte
+	if i < len(b) && b[i] == '.' {
+		j := i + 1
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+		if frac = b[i+1 : j]; len(frac) == 0 {
+			return 0, false
+		}
+		i = j
+	}
+	exp := int64(0)
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		expNeg := false
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			expNeg = b[i] == '-'
+			i++
+		}
+		start := i
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+			// Past a billion the exponent says as much as it will: the
+			// digits of a line are far fewer.
+			exp = min(exp*10+int64(b[i]-'0'), 1e9)
+		}
+		if i == start {
+			return 0, false
+		}
+		if expNeg {
+			exp = -exp
 		}
 	}
-	if d := bytes.TrimPrefix(val, []byte{'-'}); len(d) > 1 && d[0] == '0' {
-		return false
+	if i != len(b) {
+		return 0, false
 	}
-	x, err := strconv.ParseInt(string(val), 10, 64)
-	if err != nil {
-		return false
+	// The value is digits × 10^scale: the integer's own digits, as
+	// almost every line writes them, else those of both parts.
+	digits := intPart
+	if len(frac) > 0 {
+		digits = append(append(make([]byte, 0, len(intPart)+len(frac)), intPart...), frac...)
 	}
-	*n = x
-	return true
+	digits = bytes.TrimLeft(digits, "0")
+	if len(digits) == 0 {
+		return 0, true // zero, however written
+	}
+	scale := exp - int64(len(frac))
+	trimmed := bytes.TrimRight(digits, "0")
+	scale += int64(len(digits) - len(trimmed))
+	digits = trimmed
+	if scale < 0 {
+		return 0, false // a fraction
+	}
+	var x int64
+	if int64(len(digits))+scale > 16 { // MaxTokens has 16 digits
+		x = MaxTokens + 1
+	} else {
+		for _, d := range digits {
+			x = x*10 + int64(d-'0')
+		}
+		for range scale {
+			x *= 10
+		}
+		x = min(x, MaxTokens+1)
+	}
+	if neg {
+		x = -x
+	}
+	return x, true
 }
 
 type claudeBlock struct {
@@ -581,20 +691,20 @@ func (p *ClaudeParser) parse(line []byte) (_ *Record, wanted bool, err error) {
 			Speed:     u.Speed,
 			CostUSD:   l.CostUSD,
 			Usage: Usage{
-				Input:         u.InputTokens,
-				Output:        u.OutputTokens,
-				CacheRead:     u.CacheReadInputTokens,
-				CacheCreation: u.CacheCreationInputTokens,
-				CacheWrite5m:  u.CacheCreationInputTokens,
+				Input:         int64(u.InputTokens),
+				Output:        int64(u.OutputTokens),
+				CacheRead:     int64(u.CacheReadInputTokens),
+				CacheCreation: int64(u.CacheCreationInputTokens),
+				CacheWrite5m:  int64(u.CacheCreationInputTokens),
 			},
 		}
 		if c := u.CacheCreation; c != nil {
 			// The split, when given, is the truth (as ccusage takes it).
-			r.Usage.CacheWrite5m, r.Usage.CacheWrite1h = c.Ephemeral5m, c.Ephemeral1h
-			r.Usage.CacheCreation = c.Ephemeral5m + c.Ephemeral1h
+			r.Usage.CacheWrite5m, r.Usage.CacheWrite1h = int64(c.Ephemeral5m), int64(c.Ephemeral1h)
+			r.Usage.CacheCreation = int64(c.Ephemeral5m + c.Ephemeral1h)
 		}
 		if s := u.ServerToolUse; s != nil {
-			r.Usage.WebSearch, r.Usage.WebFetch = s.WebSearch, s.WebFetch
+			r.Usage.WebSearch, r.Usage.WebFetch = int64(s.WebSearch), int64(s.WebFetch)
 		}
 		if err := r.Usage.check(); err != nil {
 			return nil, wanted, err

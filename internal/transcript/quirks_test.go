@@ -183,3 +183,86 @@ func TestUsageSkippedReported(t *testing.T) {
 		t.Errorf("counted: %+v, %v", rec, err)
 	}
 }
+
+// TestClaudeCountForms: a token count is a JSON number that is an exact
+// non-negative integer, in whatever form it is written (1e3, 1000.0,
+// 1.0E3 are 1000, as ccusage reads them); a fraction, a negative count,
+// and one past MaxTokens (2^53-1) are refused, on each side of each
+// limit, through the direct reading and through encoding/json alike (a
+// repeated key takes the second).
+func TestClaudeCountForms(t *testing.T) {
+	const notInt, over = "is a number, want an integer", "a token count is negative or over 2^53-1"
+	for _, c := range []struct {
+		count string
+		want  int64
+		err   string
+	}{
+		{"1000", 1000, ""},
+		{"1e3", 1000, ""},
+		{"1E3", 1000, ""},
+		{"1e+3", 1000, ""},
+		{"1000.0", 1000, ""},
+		{"1.0E3", 1000, ""},
+		{"10000e-1", 1000, ""},
+		{"0.1e4", 1000, ""},
+		{"0", 0, ""},
+		{"-0", 0, ""},
+		{"0.0", 0, ""},
+		{"0e-400", 0, ""},
+		{"-0.0e9", 0, ""},
+		{"1e0", 1, ""},
+		{"1.5", 0, notInt},
+		{"1.5e0", 0, notInt},
+		{"15e-1", 0, notInt},
+		{"1e-1", 0, notInt},
+		{"999.999e0", 0, notInt},
+		{"1.0000000000000000000001e3", 0, notInt},
+		{"1e-99999999999999999999", 0, notInt},
+		{"-1", 0, over},
+		{"-1e3", 0, over},
+		{"-1.0", 0, over},
+		{"9007199254740991", 1<<53 - 1, ""},
+		{"9007199254740991.0", 1<<53 - 1, ""},
+		{"9.007199254740991e15", 1<<53 - 1, ""},
+		{"9007199254740992", 0, over},
+		{"9.007199254740992e15", 0, over},
+		{"9007199254740992.0", 0, over},
+		{"1e16", 0, over},
+		{"1e400", 0, over},
+		{"1e99999999999999999999", 0, over},
+		{"99999999999999999999", 0, over},
+		{"01", 0, "invalid JSON"},
+		{"1.", 0, "invalid JSON"},
+		{".5", 0, "invalid JSON"},
+		{"1e", 0, "invalid JSON"},
+		{"+1", 0, "invalid JSON"},
+		{`"1000"`, 0, "is a string, want an integer"},
+	} {
+		for _, form := range []struct{ name, usage string }{
+			{"direct", `"input_tokens":` + c.count + `,"output_tokens":1`},
+			{"encoding/json", `"input_tokens":7,"input_tokens":` + c.count + `,"output_tokens":1`},
+			{"cache_creation", `"input_tokens":0,"output_tokens":1,"cache_creation":{"ephemeral_5m_input_tokens":` + c.count + `}`},
+		} {
+			t.Run(c.count+"/"+form.name, func(t *testing.T) {
+				line := `{"sessionId":"s","version":"2.0.77","type":"assistant","requestId":"r","timestamp":"2026-10-01T10:00:00.000Z","message":{"id":"m","model":"claude-sonnet-4-5","content":"x","usage":{` + form.usage + `}}}`
+				rec, err := (&transcript.ClaudeParser{}).ParseLine([]byte(line))
+				if c.err != "" {
+					if err == nil || !strings.Contains(err.Error(), c.err) {
+						t.Fatalf("%+v, %v; want an error saying %q", rec, err, c.err)
+					}
+					return
+				}
+				if err != nil || rec == nil || rec.Request == nil {
+					t.Fatalf("%+v, %v; want a request", rec, err)
+				}
+				got := rec.Request.Usage.Input
+				if form.name == "cache_creation" {
+					got = rec.Request.Usage.CacheWrite5m
+				}
+				if got != c.want {
+					t.Errorf("count %d, want %d", got, c.want)
+				}
+			})
+		}
+	}
+}
