@@ -268,6 +268,10 @@ func (m *Machine) publish(ctx context.Context, o SweepOptions, todo []sweep.Serv
 		names = append(names, k)
 	}
 	sort.Strings(names)
+	if stale := dir.removeStale(names, m.now()); len(stale) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("removed %s that a stopped sweep left in %s: %s",
+			num.Count(len(stale), "temporary file"), o.Out, textsafe.CutList(stale)))
+	}
 	if err := dir.publish(names, out); err != nil {
 		return err
 	}

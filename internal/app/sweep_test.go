@@ -15,6 +15,8 @@ import (
 	"os/user"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -803,4 +805,81 @@ func errorHintOf(err error) string {
 		return h.Hint()
 	}
 	return ""
+}
+
+// TestSweepRemovesStaleTemporaries: the temporary files a sweep stopped
+// between staging and renaming left (named as outfile.CreateTemp names
+// them, a minute old or more) are removed by the next sweep into the
+// folder, which says so; a younger one (another mcpcost may be writing
+// it), the lock, a link or a folder of that name, another name, and a
+// folder no file is published in are left.
+func TestSweepRemovesStaleTemporaries(t *testing.T) {
+	stdio := testServer(t, "stdioserver")
+	ok := sweep.Server{Name: "ok", Command: stdio, Args: []string{"ok"}, CommandLine: stdio + " ok"}
+	out := t.TempDir()
+	at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := sweepMachine(at).Sweep(context.Background(), SweepOptions{Servers: []sweep.Server{ok}, Out: out, Date: "2026-12-01"}); err != nil {
+		t.Fatal(err)
+	}
+	next := at.AddDate(0, 0, 1)
+	file := func(rel string, age time.Duration) {
+		p := filepath.Join(out, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, next.Add(-age), next.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale := []string{".mcpcost-1", "badges/.mcpcost-3w5e11264sgsf", "results/ok/.mcpcost-abc123", "servers/.mcpcost-zz"}
+	for _, rel := range stale {
+		file(rel, 2*time.Minute)
+	}
+	file("servers/.mcpcost-young", staleAge-time.Second)
+	file("servers/.mcpcost-edge", staleAge)
+	file("servers/.mcpcost-ABC", time.Hour)            // not a name CreateTemp gives
+	file("servers/.mcpcost-12345678901234", time.Hour) // 14 characters: neither
+	file("elsewhere/.mcpcost-old", time.Hour)          // no file is published there
+	kept := []string{"servers/.mcpcost-young", "servers/.mcpcost-ABC", "servers/.mcpcost-12345678901234", "elsewhere/.mcpcost-old", "badges/.mcpcost-dir", sweepLockName}
+	if err := os.Symlink(filepath.Join(out, "leaderboard.md"), filepath.Join(out, "servers", ".mcpcost-link")); err == nil {
+		kept = append(kept, "servers/.mcpcost-link")
+	} else if runtime.GOOS != "windows" {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(out, "badges", ".mcpcost-dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := sweepMachine(next).Sweep(context.Background(), SweepOptions{Servers: []sweep.Server{ok}, Out: out, Date: "2026-12-02"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed := append([]string{"servers/.mcpcost-edge"}, stale...)
+	sort.Strings(removed)
+	for _, rel := range removed {
+		if _, err := os.Lstat(filepath.Join(out, rel)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: %v, want it removed", rel, err)
+		}
+	}
+	for _, rel := range kept {
+		if _, err := os.Lstat(filepath.Join(out, rel)); err != nil {
+			t.Errorf("%s: %v, want it kept", rel, err)
+		}
+	}
+	want := fmt.Sprintf("removed 5 temporary files that a stopped sweep left in %s: %s", out, strings.Join(removed, ", "))
+	if len(res.Warnings) != 1 || res.Warnings[0] != want {
+		t.Errorf("warnings %q, want [%q]", res.Warnings, want)
+	}
+	// Nothing left old enough to remove: no warning.
+	res, err = sweepMachine(next).Sweep(context.Background(), SweepOptions{Servers: []sweep.Server{ok}, Out: out, Date: "2026-12-02"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "temporary") {
+			t.Errorf("second sweep: %q", w)
+		}
+	}
 }

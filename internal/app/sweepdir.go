@@ -8,8 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mcpcost/mcpcost/internal/outfile"
 )
@@ -282,4 +285,57 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// staleAge is how old a temporary file of mcpcost's must be before a
+// sweep takes it for one that a sweep stopped between staging and
+// renaming left: a younger one may be another mcpcost's (measure --out
+// or badge into the same folder, which take no sweep lock) still being
+// written.
+const staleAge = time.Minute
+
+// tempName matches the names of outfile.CreateTemp's files, and not the
+// sweep's lock (".mcpcost-sweep.lock").
+var tempName = regexp.MustCompile(`^\.mcpcost-[0-9a-z]{1,13}$`)
+
+// removeStale removes, from each real folder that rels are in, the
+// regular files named as outfile.CreateTemp names them and last written
+// staleAge or more before now, and returns those removed (relative to the
+// folder, sorted). It follows no link, and what it cannot read or remove
+// it leaves: the publish that follows says what is wrong with a folder.
+func (o *outFolder) removeStale(rels []string, now time.Time) []string {
+	if o.root == nil {
+		return nil
+	}
+	dirs := map[string]bool{}
+	for _, rel := range rels {
+		dirs[filepath.Dir(rel)] = true
+	}
+	var removed []string
+	for dir := range dirs {
+		if _, err := o.folders(dir, false); err != nil {
+			continue
+		}
+		f, err := o.root.Open(dir)
+		if err != nil {
+			continue
+		}
+		names, _ := f.Readdirnames(-1)
+		f.Close()
+		for _, name := range names {
+			if !tempName.MatchString(name) {
+				continue
+			}
+			rel := filepath.Join(dir, name)
+			fi, err := o.root.Lstat(rel)
+			if err != nil || !fi.Mode().IsRegular() || now.Sub(fi.ModTime()) < staleAge {
+				continue
+			}
+			if o.root.Remove(rel) == nil {
+				removed = append(removed, filepath.ToSlash(rel))
+			}
+		}
+	}
+	sort.Strings(removed)
+	return removed
 }
