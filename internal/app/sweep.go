@@ -70,7 +70,8 @@ type SweepResult struct {
 	// Written lists the files written, relative to Out, sorted.
 	Written []string
 	// Warnings name each measurement.json found in Out that was not
-	// trusted, and why, in the file's order.
+	// trusted, and why, in the file's order, then the temporary files a
+	// stopped sweep left that this one removed.
 	Warnings []string
 }
 
