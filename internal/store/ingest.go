@@ -283,16 +283,18 @@ func (s *Store) Ingest(ctx context.Context, o IngestOptions) (_ *IngestStats, er
 			// the function's result, not shadowed here).
 			defer func() {
 				// The log holds the pages of every batch: they are copied
-				// into the store's file beside the index build, and the
-				// indexes' beside the rollups' fill, so that the store's
-				// close copies only the last few.
+				// into the store's file beside the rollups' fill, and the
+				// rollups' beside the index build, so that the store's
+				// close copies only the indexes' pages, the fewest of the
+				// three (at 200 MB: 1.6 MB of indexes against 3.5 MB of
+				// rollups and their keys).
 				wait := s.checkpointAside(context.WithoutCancel(ctx))
-				if ierr := s.buildIndexes(context.WithoutCancel(ctx)); ierr != nil && err == nil {
+				if ierr := s.fillDeferredRollups(context.WithoutCancel(ctx)); ierr != nil && err == nil {
 					err = ierr
 				}
 				wait()
 				wait = s.checkpointAside(context.WithoutCancel(ctx))
-				if ierr := s.fillDeferredRollups(context.WithoutCancel(ctx)); ierr != nil && err == nil {
+				if ierr := s.buildIndexes(context.WithoutCancel(ctx)); ierr != nil && err == nil {
 					err = ierr
 				}
 				wait()
