@@ -94,9 +94,9 @@ func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 	if g := r.Budget; g != nil {
 		b.WriteString("\n")
 		if g.Pass {
-			fmt.Fprintf(&b, "budget ok: %s, within %s\n", num.Count(r.TotalTokens, "token"), num.Int(g.Limit))
+			fmt.Fprintf(&b, "%s: %s, within %s\n", scr.Paint(Good, "budget ok"), num.Count(r.TotalTokens, "token"), num.Int(g.Limit))
 		} else {
-			fmt.Fprintf(&b, "BUDGET FAIL: %s, over the budget of %s by %s\n", num.Count(r.TotalTokens, "token"), num.Int(g.Limit), num.Int(g.Over))
+			fmt.Fprintf(&b, "%s: %s, over the budget of %s by %s\n", scr.Paint(Bad, "BUDGET FAIL"), num.Count(r.TotalTokens, "token"), num.Int(g.Limit), num.Int(g.Over))
 		}
 	}
 	return scr.Emit(w, b.String())
