@@ -55,6 +55,12 @@ type Env struct {
 	// hintOwed is set by an error line and cleared by a hint line: Run
 	// prints the command's manual hint for an error left without one.
 	hintOwed atomic.Bool
+	// implicit is set while the default command runs because none was
+	// named; named is then set, by its flag parsing, to the arguments of
+	// a command whose name follows its leading flags (the name first):
+	// Run runs that command instead.
+	implicit bool
+	named    []string
 }
 
 // A Command is one subcommand.
@@ -121,6 +127,7 @@ func Run(env *Env, args []string) int {
 		return ExitError
 	}
 	name := defaultCommand
+	env.implicit = len(args) == 0 || strings.HasPrefix(args[0], "-")
 	if len(args) > 0 {
 		switch a := args[0]; {
 		case a == "-h" || a == "--help" || a == "-help":
@@ -147,6 +154,11 @@ func Run(env *Env, args []string) int {
 		return ExitOK
 	}
 	code := c.Run(env, args)
+	if named := env.named; named != nil {
+		env.implicit, env.named = false, nil
+		return Run(env, named)
+	}
+	env.implicit = false
 	if env.hintOwed.Load() {
 		hintf(env, "run 'mcpcost help %s' for what the command needs", name)
 	}
