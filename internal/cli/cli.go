@@ -121,6 +121,9 @@ func wantsHelp(args []string) bool {
 // Run dispatches args to a command.
 func Run(env *Env, args []string) int {
 	args, err := globalFlags(env, args)
+	if ve := (*valueError)(nil); errors.As(err, &ve) {
+		return badValue(env, "", ve.flag, ve.value, ve.values, ve.msg)
+	}
 	if err != nil {
 		errorf(env, "%v", err)
 		hintf(env, "run 'mcpcost help' for usage")
@@ -361,6 +364,30 @@ func wrapWidth(s string, width int) []string {
 func usageError(env *Env, cmd, format string, a ...any) int {
 	errorf(env, format, a...)
 	hintf(env, "run 'mcpcost help %s' for usage", cmd)
+	return ExitError
+}
+
+// A valueError is a flag's value that is none of values; flag is written
+// before a suggestion ("--transport ").
+type valueError struct {
+	msg, flag, value string
+	values           []string
+}
+
+func (e *valueError) Error() string { return e.msg }
+
+// badValue reports msg, the error of a flag's value that is none of
+// values, with the nearest value as its hint where one is close (flag is
+// written before it: "--by ", "--color="), else the command's manual
+// ("" for mcpcost's); it returns ExitError.
+func badValue(env *Env, cmd, flag, value string, values []string, msg string) int {
+	errorf(env, "%s", msg)
+	manual := strings.TrimSpace("mcpcost help " + cmd)
+	if near := nearest(value, values); near != "" {
+		hintf(env, "did you mean %s%s? ('%s' for usage)", flag, near, manual)
+	} else {
+		hintf(env, "run '%s' for usage", manual)
+	}
 	return ExitError
 }
 
