@@ -137,13 +137,25 @@ func (m *Machine) system(project string, trust bool) (clients.System, error) {
 }
 
 // OptionError is an option the caller got wrong: the command line answers
-// it as a usage error.
-type OptionError struct{ msg string }
+// it as a usage error. Of an option that takes one of a few words, Flag,
+// Value and Values are the option as the caller spells it, the word given
+// and the words it takes, so that the nearest can be suggested.
+type OptionError struct {
+	msg    string
+	Flag   string
+	Value  string
+	Values []string
+}
 
 func (e *OptionError) Error() string { return e.msg }
 
 func optionErrorf(format string, a ...any) error {
-	return &OptionError{fmt.Sprintf(format, a...)}
+	return &OptionError{msg: fmt.Sprintf(format, a...)}
+}
+
+// valueErrorf is the error of flag's value, none of values.
+func valueErrorf(flag, value string, values []string, format string, a ...any) error {
+	return &OptionError{msg: fmt.Sprintf(format, a...), Flag: flag, Value: value, Values: values}
 }
 
 // ErrNoCache is the answer of an audit that may launch nothing when there

@@ -49,10 +49,10 @@ const MaxSessionHours = 8760
 func (m *Machine) Blocks(ctx context.Context, o BlocksOptions) (rep *usage.BlocksReport, ingested *IngestStats, err error) {
 	bo := usage.BlocksOptions{Mode: o.Mode, Now: m.now(), Active: o.Active, Recent: o.Recent, Order: o.Order, Machine: o.Machine, User: o.User}
 	if bo.Mode != "" && !slices.Contains(usage.Modes, bo.Mode) {
-		return nil, nil, optionErrorf("%s must be one of %s, not %s", m.flag("mode"), strings.Join(usage.Modes, ", "), textsafe.Quote(bo.Mode))
+		return nil, nil, valueErrorf(m.flag("mode"), bo.Mode, usage.Modes, "%s must be one of %s, not %s", m.flag("mode"), strings.Join(usage.Modes, ", "), textsafe.Quote(bo.Mode))
 	}
 	if bo.Order != "" && !slices.Contains(usage.Orders, bo.Order) {
-		return nil, nil, optionErrorf("%s must be asc or desc, not %s", m.flag("order"), textsafe.Quote(bo.Order))
+		return nil, nil, valueErrorf(m.flag("order"), bo.Order, usage.Orders, "%s must be asc or desc, not %s", m.flag("order"), textsafe.Quote(bo.Order))
 	}
 	if l := o.SessionLength; l != 0 {
 		if !(l*3600 >= 1 && l <= MaxSessionHours) {

@@ -393,7 +393,7 @@ func checkIsolation(mode string) error {
 		}
 		return nil
 	}
-	return &OptionError{msg: fmt.Sprintf("--isolate must be none, sandbox or docker, not %q", mode)}
+	return valueErrorf("--isolate", mode, []string{IsolateNone, IsolateSandbox, IsolateDocker}, "--isolate must be none, sandbox or docker, not %q", mode)
 }
 
 var sandboxProbe = []string{"--user", "--map-root-user", "--mount", "true"}

@@ -61,14 +61,15 @@ func (m *Machine) Usage(ctx context.Context, o UsageOptions) (rep *usage.Report,
 	switch uo.Source {
 	case "claude", "codex", "copilot", "goose", "gemini", "opencode", "all":
 	default:
-		return nil, nil, optionErrorf("%s must be claude, codex, copilot, goose, gemini, opencode or all, not %s", m.flag("source"), textsafe.Quote(uo.Source))
+		return nil, nil, valueErrorf(m.flag("source"), uo.Source, []string{"claude", "codex", "copilot", "goose", "gemini", "opencode", "all"},
+			"%s must be claude, codex, copilot, goose, gemini, opencode or all, not %s", m.flag("source"), textsafe.Quote(uo.Source))
 	}
 	valid := false
 	for _, d := range usage.Dimensions {
 		valid = valid || d == uo.By
 	}
 	if !valid {
-		return nil, nil, optionErrorf("%s must be one of %s, not %s", m.flag("by"), strings.Join(usage.Dimensions, ", "), textsafe.Quote(uo.By))
+		return nil, nil, valueErrorf(m.flag("by"), uo.By, usage.Dimensions, "%s must be one of %s, not %s", m.flag("by"), strings.Join(usage.Dimensions, ", "), textsafe.Quote(uo.By))
 	}
 	if uo.SplitAgents && uo.By != "session" {
 		return nil, nil, optionErrorf("%s goes with %s session", m.flag("split-agents"), m.flag("by"))
@@ -117,7 +118,7 @@ func (m *Machine) periodOptions(o UsageOptions, uo *usage.Options) error {
 		}
 		d, ok := usage.ParseWeekday(o.StartOfWeek)
 		if !ok {
-			return optionErrorf("%s must be one of %s, not %s", m.flag("start-of-week"), strings.Join(usage.Weekdays, ", "), textsafe.Quote(o.StartOfWeek))
+			return valueErrorf(m.flag("start-of-week"), o.StartOfWeek, usage.Weekdays, "%s must be one of %s, not %s", m.flag("start-of-week"), strings.Join(usage.Weekdays, ", "), textsafe.Quote(o.StartOfWeek))
 		}
 		uo.StartOfWeek = d
 	case uo.Source == "claude":
@@ -127,7 +128,7 @@ func (m *Machine) periodOptions(o UsageOptions, uo *usage.Options) error {
 	}
 	uo.Order = o.Order
 	if uo.Order != "" && !slices.Contains(usage.Orders, uo.Order) {
-		return optionErrorf("%s must be asc or desc, not %s", m.flag("order"), textsafe.Quote(uo.Order))
+		return valueErrorf(m.flag("order"), uo.Order, usage.Orders, "%s must be asc or desc, not %s", m.flag("order"), textsafe.Quote(uo.Order))
 	}
 	if uo.Order == "desc" && uo.By != "session" && !slices.Contains(usage.Periods, uo.By) {
 		return optionErrorf("%s desc goes with %s day, week, month or session, not %s", m.flag("order"), m.flag("by"), uo.By)
@@ -167,7 +168,7 @@ func (m *Machine) location(loc *time.Location, tz string) (*time.Location, error
 func (m *Machine) window(w usage.WindowArgs, now time.Time, loc *time.Location) (since, until time.Time, err error) {
 	since, until, err = w.Window(now, loc, m.FlagPrefix)
 	if err != nil {
-		return since, until, &OptionError{err.Error()}
+		return since, until, &OptionError{msg: err.Error()}
 	}
 	return since, until, nil
 }
@@ -192,7 +193,7 @@ func (m *Machine) mode(mode string) (string, error) {
 		return "auto", nil
 	}
 	if !slices.Contains(usage.Modes, mode) {
-		return "", optionErrorf("%s must be one of %s, not %s", m.flag("mode"), strings.Join(usage.Modes, ", "), textsafe.Quote(mode))
+		return "", valueErrorf(m.flag("mode"), mode, usage.Modes, "%s must be one of %s, not %s", m.flag("mode"), strings.Join(usage.Modes, ", "), textsafe.Quote(mode))
 	}
 	return mode, nil
 }

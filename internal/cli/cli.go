@@ -55,6 +55,12 @@ type Env struct {
 	// hintOwed is set by an error line and cleared by a hint line: Run
 	// prints the command's manual hint for an error left without one.
 	hintOwed atomic.Bool
+	// implicit is set while the default command runs because none was
+	// named; named is then set, by its flag parsing, to the arguments of
+	// a command whose name follows its leading flags (the name first):
+	// Run runs that command instead.
+	implicit bool
+	named    []string
 }
 
 // A Command is one subcommand.
@@ -115,12 +121,16 @@ func wantsHelp(args []string) bool {
 // Run dispatches args to a command.
 func Run(env *Env, args []string) int {
 	args, err := globalFlags(env, args)
+	if ve := (*valueError)(nil); errors.As(err, &ve) {
+		return badValue(env, "", ve.flag, ve.value, ve.values, ve.msg)
+	}
 	if err != nil {
 		errorf(env, "%v", err)
 		hintf(env, "run 'mcpcost help' for usage")
 		return ExitError
 	}
 	name := defaultCommand
+	env.implicit = len(args) == 0 || strings.HasPrefix(args[0], "-")
 	if len(args) > 0 {
 		switch a := args[0]; {
 		case a == "-h" || a == "--help" || a == "-help":
@@ -147,6 +157,11 @@ func Run(env *Env, args []string) int {
 		return ExitOK
 	}
 	code := c.Run(env, args)
+	if named := env.named; named != nil {
+		env.implicit, env.named = false, nil
+		return Run(env, named)
+	}
+	env.implicit = false
 	if env.hintOwed.Load() {
 		hintf(env, "run 'mcpcost help %s' for what the command needs", name)
 	}
@@ -349,6 +364,30 @@ func wrapWidth(s string, width int) []string {
 func usageError(env *Env, cmd, format string, a ...any) int {
 	errorf(env, format, a...)
 	hintf(env, "run 'mcpcost help %s' for usage", cmd)
+	return ExitError
+}
+
+// A valueError is a flag's value that is none of values; flag is written
+// before a suggestion ("--transport ").
+type valueError struct {
+	msg, flag, value string
+	values           []string
+}
+
+func (e *valueError) Error() string { return e.msg }
+
+// badValue reports msg, the error of a flag's value that is none of
+// values, with the nearest value as its hint where one is close (flag is
+// written before it: "--by ", "--color="), else the command's manual
+// ("" for mcpcost's); it returns ExitError.
+func badValue(env *Env, cmd, flag, value string, values []string, msg string) int {
+	errorf(env, "%s", msg)
+	manual := strings.TrimSpace("mcpcost help " + cmd)
+	if near := nearest(value, values); near != "" {
+		hintf(env, "did you mean %s%s? ('%s' for usage)", flag, near, manual)
+	} else {
+		hintf(env, "run '%s' for usage", manual)
+	}
 	return ExitError
 }
 

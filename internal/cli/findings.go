@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -90,7 +91,7 @@ func runFindings(env *Env, args []string) int {
 		return usageError(env, "findings", "--json and --markdown exclude each other")
 	}
 	if *failOn != "" && findings.LevelRank(*failOn) == 0 {
-		return usageError(env, "findings", "--fail-on must be one of %s, not %q", strings.Join(findings.Levels, ", "), *failOn)
+		return badValue(env, "findings", "--fail-on ", *failOn, findings.Levels, fmt.Sprintf("--fail-on must be one of %s, not %q", strings.Join(findings.Levels, ", "), *failOn))
 	}
 	in, code, ok := compute(env, "findings", f, rf)
 	if !ok {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -172,6 +173,12 @@ func ensureDashes(name string) string {
 // parseOrUsage parses args and on error prints it with a hint and returns
 // ok=false.
 func (f *flags) parseOrUsage(env *Env, args []string) (pos, rest []string, ok bool) {
+	if env.implicit {
+		if i := f.commandWord(args); i >= 0 {
+			env.named = append([]string{args[i]}, slices.Delete(slices.Clone(args), i, i+1)...)
+			return nil, nil, false
+		}
+	}
 	pos, rest, err := f.Parse(args)
 	if err != nil {
 		var fe *flagError
@@ -191,6 +198,48 @@ func (f *flags) parseOrUsage(env *Env, args []string) (pos, rest []string, ok bo
 		return nil, nil, false
 	}
 	return pos, rest, true
+}
+
+// commandWord is the index in args of a command's name written after
+// flags meant for it ("mcpcost --json usage", "mcpcost --quite version"),
+// or -1: the first word before any "--" that is neither a flag nor the
+// value of one of f's flags that takes a value (nor, when the word after
+// it is a command's name, the value of a flag f does not know), when it
+// names a command other than f's own.
+func (f *flags) commandWord(args []string) int {
+	isCommand := func(a string) bool {
+		c, ok := commands[a]
+		return ok && a != f.cmd && !c.Hidden
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return -1
+		}
+		if len(a) < 2 || a[0] != '-' {
+			if isCommand(a) {
+				return i
+			}
+			return -1
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if hasValue || i+1 >= len(args) {
+			continue
+		}
+		fl := f.fs.Lookup(name)
+		switch {
+		case fl != nil && !isBoolFlag(fl):
+			i++ // its value
+		case fl == nil && !strings.HasPrefix(args[i+1], "-") && !isCommand(args[i+1]) && i+2 < len(args) && isCommand(args[i+2]):
+			i++ // perhaps its value
+		}
+	}
+	return -1
+}
+
+func isBoolFlag(fl *flag.Flag) bool {
+	b, ok := fl.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // A flagError is an unknown flag, with the command's nearest flag when one

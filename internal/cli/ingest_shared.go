@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -155,7 +156,7 @@ func compute(env *Env, cmd string, f *flags, rf *runtimeFlags) (out *app.Finding
 	}
 	if !slices.Contains(usage.Modes, *rf.mode) {
 		// Checked before anything is read or audited, as a flag is.
-		return nil, usageError(env, cmd, "--mode must be one of %s, not %q", strings.Join(usage.Modes, ", "), *rf.mode), false
+		return nil, badValue(env, cmd, "--mode ", *rf.mode, usage.Modes, fmt.Sprintf("--mode must be one of %s, not %q", strings.Join(usage.Modes, ", "), *rf.mode)), false
 	}
 	m := machine(env)
 	m.DBPath, m.ClaudeDirs, m.CodexDirs = *rf.dbPath, *rf.claudeDirs, *rf.codexDirs

@@ -24,6 +24,9 @@ func machine(env *Env) *app.Machine {
 func failCall(env *Env, cmd string, err error) int {
 	var oe *app.OptionError
 	if errors.As(err, &oe) {
+		if oe.Values != nil {
+			return badValue(env, cmd, oe.Flag+" ", oe.Value, oe.Values, err.Error())
+		}
 		return usageError(env, cmd, "%v", err)
 	}
 	return fail(env, err)

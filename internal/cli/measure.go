@@ -141,7 +141,7 @@ func runMeasure(env *Env, args []string) int {
 		return usageError(env, "measure", "--budget must be zero or a positive number of tokens, got %d", *v.budget)
 	}
 	if err := measure.SortTools(nil, *v.sortBy); err != nil {
-		return usageError(env, "measure", "%v", err)
+		return badValue(env, "measure", "--sort ", *v.sortBy, measure.SortKeys, err.Error())
 	}
 	if stdoutTakers(*jsonFlag, *outFlag == "-", *htmlFlag == "-") > 1 {
 		return usageError(env, "measure", "only one of --json, --out - and --html - can write to standard output")
@@ -182,6 +182,10 @@ func runMeasure(env *Env, args []string) int {
 		}
 		t, err := live.target(env, urlArg, rest)
 		if err != nil {
+			var ve *valueError
+			if errors.As(err, &ve) {
+				return badValue(env, "measure", ve.flag, ve.value, ve.values, ve.msg)
+			}
 			return usageError(env, "measure", "%v", err)
 		}
 		if *live.timeout <= 0 {

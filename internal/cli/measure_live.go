@@ -73,7 +73,7 @@ func (l *liveFlags) target(env *Env, urlArg string, command []string) (app.Targe
 	switch *l.transport {
 	case "", "stdio", "http", "sse":
 	default:
-		return t, fmt.Errorf("--transport must be stdio, http or sse, not %q", *l.transport)
+		return t, &valueError{fmt.Sprintf("--transport must be stdio, http or sse, not %q", *l.transport), "--transport ", *l.transport, []string{"stdio", "http", "sse"}}
 	}
 	if len(command) > 0 {
 		if *l.transport == "http" || *l.transport == "sse" {

@@ -44,7 +44,7 @@ func globalFlags(env *Env, args []string) ([]string, error) {
 		case "auto", "always", "never":
 			env.Color = value
 		default:
-			return nil, fmt.Errorf("--color must be one of %s, not %q", strings.Join(colorModes, ", "), value)
+			return nil, &valueError{fmt.Sprintf("--color must be one of %s, not %q", strings.Join(colorModes, ", "), value), "--color=", value, colorModes}
 		}
 	}
 	return out, nil

@@ -3,11 +3,9 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"os/signal"
-	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/app"
 	"github.com/mcpcost/mcpcost/internal/redact"
@@ -15,7 +13,6 @@ import (
 	"github.com/mcpcost/mcpcost/internal/measure"
 	"github.com/mcpcost/mcpcost/internal/num"
 	"github.com/mcpcost/mcpcost/internal/render"
-	"github.com/mcpcost/mcpcost/internal/textsafe"
 )
 
 func init() {
@@ -153,32 +150,11 @@ func runVerify(env *Env, args []string) int {
 	return code
 }
 
-// printVerification prints v's line, naming its server and file, wrapped
-// to the screen's width.
+// printVerification prints v's line, naming its server and file, fitted
+// to the screen.
 func printVerification(env *Env, v *measure.Verification) {
-	width := env.Screen().Width
-	head := textsafe.Text(v.ServerName) + " (" + textsafe.Text(v.File) + "): "
-	if v.Skipped {
-		printWrapped(env, "SKIP "+head, "status "+textsafe.Text(v.Status)+": the measurement failed and holds no capture, so there is nothing to re-derive", width)
-		return
-	}
-	if v.OK {
-		text := fmt.Sprintf("%s tokens (%s, methodology %s): capture, hash and count agree", render.Int(*v.RederivedTokens), textsafe.Text(v.Encoding), textsafe.Text(v.Methodology))
-		if v.ToolsChecked > 0 {
-			text += fmt.Sprintf(", and %s per-tool %s", render.Int(v.ToolsChecked), num.Plural(v.ToolsChecked, "count", "counts"))
-		}
-		printWrapped(env, "OK "+head, text, width)
-		return
-	}
-	fmt.Fprintln(env.Stdout, strings.TrimRight("FAIL "+head, " "))
-	for _, p := range v.Problems {
-		printWrapped(env, "  - ", textsafe.Text(p), width)
-	}
-}
-
-func printWrapped(env *Env, head, text string, width int) {
-	for _, l := range render.Wrap(head, text, "    ", width) {
-		fmt.Fprintln(env.Stdout, l)
+	if err := render.VerificationText(env.Stdout, v, env.Screen()); err != nil {
+		errorf(env, "%v", err)
 	}
 }
 

@@ -63,7 +63,7 @@ func AuditText(w io.Writer, r *audit.Report, scr Screen) error {
 			fmt.Fprintf(&b, "  %s\n", textsafe.Text(sentence(p.Error)))
 		}
 	}
-	auditGates(&b, r)
+	auditGates(&b, r, scr)
 	if r.Claude != nil {
 		b.WriteString("\n")
 		wrap(&b, "claude: "+r.Claude.Note+".", "", prose(scr))
@@ -200,14 +200,14 @@ func auditUnmeasuredText(b *strings.Builder, c audit.Config) {
 	}
 }
 
-func auditGates(b *strings.Builder, r *audit.Report) {
+func auditGates(b *strings.Builder, r *audit.Report, scr Screen) {
 	if g := r.Budget; g != nil {
 		b.WriteString("\n")
 		of := gateOf(g.Of)
 		if g.Pass {
-			fmt.Fprintf(b, "budget ok: every %s is within %s tokens\n", of, num.Int(g.Limit))
+			fmt.Fprintf(b, "%s: every %s is within %s tokens\n", scr.Paint(Good, "budget ok"), of, num.Int(g.Limit))
 		} else {
-			fmt.Fprintf(b, "BUDGET FAIL: limit %s tokens per %s\n", num.Int(g.Limit), of)
+			fmt.Fprintf(b, "%s: limit %s tokens per %s\n", scr.Paint(Bad, "BUDGET FAIL"), num.Int(g.Limit), of)
 			for _, c := range g.Configs {
 				for _, reason := range c.Reasons {
 					fmt.Fprintf(b, "  %s: %s\n", textsafe.Text(c.Path), textsafe.Text(sentence(reason)))
@@ -227,9 +227,9 @@ func auditGates(b *strings.Builder, r *audit.Report) {
 		b.WriteString("\n")
 		of := gateOf(g.Of)
 		if g.Pass {
-			fmt.Fprintf(b, "threshold ok: no tool of a %s is over %s tokens\n", of, num.Int(g.Limit))
+			fmt.Fprintf(b, "%s: no tool of a %s is over %s tokens\n", scr.Paint(Good, "threshold ok"), of, num.Int(g.Limit))
 		} else {
-			fmt.Fprintf(b, "THRESHOLD FAIL: %d %s of the %ss over %s tokens\n", len(g.Tools), num.Plural(len(g.Tools), "tool", "tools"), of, num.Int(g.Limit))
+			fmt.Fprintf(b, "%s: %d %s of the %ss over %s tokens\n", scr.Paint(Bad, "THRESHOLD FAIL"), len(g.Tools), num.Plural(len(g.Tools), "tool", "tools"), of, num.Int(g.Limit))
 			for _, t := range g.Tools {
 				fmt.Fprintf(b, "  %s · %s  %s\n", textsafe.Text(name(t.Server)), textsafe.Text(name(t.Tool)), num.Int(t.Tokens))
 			}
@@ -273,7 +273,7 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 		b.WriteString("No config with an MCP server was found.\n")
 	}
 	var gates strings.Builder
-	auditGates(&gates, r)
+	auditGates(&gates, r, Screen{})
 	if gates.Len() > 0 {
 		b.WriteString("\n" + textsafe.CodeBlock(strings.TrimSpace(gates.String())))
 	}

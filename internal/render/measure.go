@@ -1,8 +1,10 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mcpcost/mcpcost/internal/claude"
@@ -57,18 +59,13 @@ func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 	if len(r.Tools) > 0 {
 		b.WriteString("\n")
 		parts := r.PartsPresent()
-		t := Table{Header: append([]string{"tool", "tokens", "share"}, parts...), Indent: "  ", Min: []int{16}}
+		t := Table{Header: append([]string{"tool", "tokens", "share"}, parts...), Indent: "  ", Min: []int{16}, Keep: 32}
 		t.Fit(scr)
 		t.Align = make([]Align, len(t.Header))
-		t.Drop = make([]int, len(t.Header))
 		for i := 1; i < len(t.Align); i++ {
 			t.Align[i] = Right
-			if i >= 3 {
-				// The parts go first, the last first; then the share.
-				t.Drop[i] = i
-			}
 		}
-		t.Drop[2] = 1
+		t.Drop = partDrops(r.Tools, parts)
 		tools := r.Tools
 		if r.Top > 0 && r.Top < len(tools) {
 			tools = tools[:r.Top]
@@ -94,12 +91,36 @@ func MeasureText(w io.Writer, r *measure.Report, scr Screen) error {
 	if g := r.Budget; g != nil {
 		b.WriteString("\n")
 		if g.Pass {
-			fmt.Fprintf(&b, "budget ok: %s, within %s\n", num.Count(r.TotalTokens, "token"), num.Int(g.Limit))
+			fmt.Fprintf(&b, "%s: %s, within %s\n", scr.Paint(Good, "budget ok"), num.Count(r.TotalTokens, "token"), num.Int(g.Limit))
 		} else {
-			fmt.Fprintf(&b, "BUDGET FAIL: %s, over the budget of %s by %s\n", num.Count(r.TotalTokens, "token"), num.Int(g.Limit), num.Int(g.Over))
+			fmt.Fprintf(&b, "%s: %s, over the budget of %s by %s\n", scr.Paint(Bad, "BUDGET FAIL"), num.Count(r.TotalTokens, "token"), num.Int(g.Limit), num.Int(g.Over))
 		}
 	}
 	return scr.Emit(w, b.String())
+}
+
+// partDrops ranks the columns of measure's table for a narrow terminal:
+// the parts go first, the lightest first (by their tokens over every
+// tool; the last first of equals), then the share; never the tool or its
+// tokens.
+func partDrops(tools []measure.Tool, parts []string) []int {
+	total := make([]int, len(parts))
+	for _, tool := range tools {
+		for i, p := range parts {
+			total[i] += tool.PartTokens(p)
+		}
+	}
+	order := make([]int, len(parts)) // the heaviest first
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(total[b], total[a]) })
+	drop := make([]int, 3+len(parts))
+	drop[2] = 1
+	for rank, i := range order {
+		drop[3+i] = 2 + rank
+	}
+	return drop
 }
 
 func sourceLine(s *measure.Source) string {

@@ -43,6 +43,12 @@ type Table struct {
 	// Min is, per column, the narrowest its cells may be cut to; 0 (or a
 	// missing entry) is never cut. Cut cells end in an ellipsis.
 	Min []int
+	// Keep, above 0, keeps each cut column at least as wide as any
+	// narrower width shows it, up to Keep columns: the table leaves out
+	// one more column rather than show less of a name on a wider
+	// terminal (measure's tools). 0 cuts before it leaves out, at each
+	// width on its own (a finding's title, a project's path).
+	Keep int
 	// CutLeft reports whether a cell, given its row (as Tint's) and
 	// column, is cut from the left, keeping its end: a path, whose last
 	// folders tell rows apart ("…/api-server", not "/home/dev/sr…"). Nil
@@ -165,7 +171,10 @@ func (t *Table) render(emit func(row int, line string)) {
 	}
 }
 
-// fit chooses the columns and their widths.
+// fit chooses the columns and their widths: the fewest columns left out
+// that fit, and with Keep, whose cut columns are each at least as wide as
+// a narrower width shows them (up to Keep), so that widening a terminal
+// never shows less of a name.
 func (t *Table) fit(n int, natural, headerW, headerMin []int) (layout, bool) {
 	var cols []int
 	for i := range n {
@@ -173,60 +182,150 @@ func (t *Table) fit(n int, natural, headerW, headerMin []int) (layout, bool) {
 			cols = append(cols, i)
 		}
 	}
-	var dropped []int
+	// levels[k] leaves out the k least needed columns: the highest rank
+	// first, the rightmost of equals.
+	levels := []layout{{cols: cols}}
 	for {
-		total := func(ws []int) int {
-			s := Width(t.Indent) + 2*max(0, len(ws)-1)
-			for _, x := range ws {
-				s += x
-			}
-			return s
-		}
-		ws := make([]int, len(cols))
-		for j, c := range cols {
-			ws[j] = max(natural[c], headerW[c])
-		}
-		if t.Width <= 0 || total(ws) <= t.Width {
-			return layout{cols: cols, width: ws, dropped: dropped}, true
-		}
-		// Headers on more lines.
-		for j, c := range cols {
-			ws[j] = max(natural[c], headerMin[c])
-		}
-		if total(ws) <= t.Width {
-			return layout{cols: cols, width: ws, wrapped: true, dropped: dropped}, true
-		}
-		// Cut the columns that may be cut, the widest first.
-		for total(ws) > t.Width {
-			k := -1
-			for j, c := range cols {
-				if m := at(t.Min, c); m > 0 && ws[j] > m && (k < 0 || ws[j] > ws[k]) {
-					k = j
-				}
-			}
-			if k < 0 {
-				break
-			}
-			ws[k]--
-		}
-		if total(ws) <= t.Width {
-			return layout{cols: cols, width: ws, wrapped: true, dropped: dropped}, true
-		}
-		// Leave out the least needed column: the highest rank, the
-		// rightmost of equals.
+		cur := levels[len(levels)-1]
 		k := -1
-		for j, c := range cols {
-			if d := at(t.Drop, c); d > 0 && (k < 0 || d >= at(t.Drop, cols[k])) {
+		for j, c := range cur.cols {
+			if d := at(t.Drop, c); d > 0 && (k < 0 || d >= at(t.Drop, cur.cols[k])) {
 				k = j
 			}
 		}
 		if k < 0 {
-			return layout{}, false
+			break
 		}
-		dropped = append(dropped, cols[k])
-		cols = slices.Delete(slices.Clone(cols), k, k+1)
-		slices.Sort(dropped)
+		dropped := slices.Sorted(slices.Values(append(slices.Clone(cur.dropped), cur.cols[k])))
+		levels = append(levels, layout{cols: slices.Delete(slices.Clone(cur.cols), k, k+1), dropped: dropped})
 	}
+	levelAt := func(k, width int) (layout, bool) { return t.fitLevel(levels[k], width, natural, headerW, headerMin) }
+	first := func(width int, floor *layout) (layout, bool) {
+		for k := range levels {
+			if l, ok := levelAt(k, width); ok && (floor == nil || t.noNarrower(l, *floor)) {
+				return l, true
+			}
+		}
+		return layout{}, false
+	}
+	l, ok := first(t.Width, nil)
+	if !ok || t.Width <= 0 || t.Keep <= 0 || !t.cut(l, natural, headerW) {
+		return l, ok
+	}
+	// A name is cut: fit each width from the narrowest the table fits
+	// in columns up, each no narrower than the one before.
+	var prev layout
+	found := false
+	for w := t.narrowest(levels[len(levels)-1], natural, headerMin); w <= t.Width; w++ {
+		var floor *layout
+		if found {
+			floor = &prev
+		}
+		if l, ok := first(w, floor); ok {
+			prev, found = l, true
+		}
+	}
+	return prev, found
+}
+
+// fitLevel fits the columns of lv to width: whole, else with its headers
+// on more lines, else with its cut columns cut, the widest first.
+func (t *Table) fitLevel(lv layout, width int, natural, headerW, headerMin []int) (layout, bool) {
+	total := func(ws []int) int {
+		s := Width(t.Indent) + 2*max(0, len(ws)-1)
+		for _, x := range ws {
+			s += x
+		}
+		return s
+	}
+	cols := lv.cols
+	ws := make([]int, len(cols))
+	for j, c := range cols {
+		ws[j] = max(natural[c], headerW[c])
+	}
+	if width <= 0 || total(ws) <= width {
+		return layout{cols: cols, width: ws, dropped: lv.dropped}, true
+	}
+	// Headers on more lines.
+	for j, c := range cols {
+		ws[j] = max(natural[c], headerMin[c])
+	}
+	if total(ws) <= width {
+		return layout{cols: cols, width: ws, wrapped: true, dropped: lv.dropped}, true
+	}
+	// Cut the columns that may be cut, the widest first (the first of
+	// equals), to the next widest at once where it stands alone.
+	for over := total(ws) - width; over > 0; {
+		k, next := -1, 0
+		for j, c := range cols {
+			m := at(t.Min, c)
+			if m <= 0 || ws[j] <= m {
+				continue
+			}
+			switch {
+			case k < 0 || ws[j] > ws[k]:
+				if k >= 0 {
+					next = max(next, ws[k])
+				}
+				k = j
+			default:
+				next = max(next, ws[j])
+			}
+		}
+		if k < 0 {
+			break
+		}
+		step := 1
+		if next < ws[k] {
+			step = min(over, ws[k]-max(next, at(t.Min, cols[k])))
+		}
+		ws[k] -= step
+		over -= step
+	}
+	if total(ws) <= width {
+		return layout{cols: cols, width: ws, wrapped: true, dropped: lv.dropped}, true
+	}
+	return layout{}, false
+}
+
+// cut reports whether l shows a column that may be cut narrower than its
+// widest cell or header.
+func (t *Table) cut(l layout, natural, headerW []int) bool {
+	for j, c := range l.cols {
+		if at(t.Min, c) > 0 && l.width[j] < max(natural[c], headerW[c]) {
+			return true
+		}
+	}
+	return false
+}
+
+// noNarrower reports whether l shows each column that may be cut, of
+// those floor shows, at least as wide as floor does (or Keep columns).
+func (t *Table) noNarrower(l, floor layout) bool {
+	for j, c := range floor.cols {
+		if at(t.Min, c) <= 0 {
+			continue
+		}
+		i := slices.Index(l.cols, c)
+		if i < 0 || l.width[i] < min(floor.width[j], t.Keep) {
+			return false
+		}
+	}
+	return true
+}
+
+// narrowest is the width of lv's columns cut as far as they may be, with
+// their headers on more lines.
+func (t *Table) narrowest(lv layout, natural, headerMin []int) int {
+	s := Width(t.Indent) + 2*max(0, len(lv.cols)-1)
+	for _, c := range lv.cols {
+		w := max(natural[c], headerMin[c])
+		if m := at(t.Min, c); m > 0 {
+			w = min(w, m)
+		}
+		s += w
+	}
+	return max(s, 1)
 }
 
 func (t *Table) writeColumns(emit func(int, string), l layout, header []string, rows [][]string) {

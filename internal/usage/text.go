@@ -364,9 +364,11 @@ func (r *Report) notes() []string {
 	case "display":
 		p = "costs as the transcripts recorded them (display mode)"
 	}
-	n = append(n, p+"; latency is the run time the transcript records (Codex shell commands), else from a tool call to its result as the agent logged them, including any wait for permission")
 	if r.By == "server" || r.By == "tool" {
-		n = append(n, render.EstimatedNote)
+		// The tables with P50 and P95.
+		n = append(n, p+"; latency is the run time the transcript records (Codex shell commands), else from a tool call to its result as the agent logged them, including any wait for permission", render.EstimatedNote)
+	} else {
+		n = append(n, p)
 	}
 	return n
 }

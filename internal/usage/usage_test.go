@@ -646,3 +646,44 @@ func TestSessionIDsTellApart(t *testing.T) {
 		t.Errorf("JSON without the whole id:\n%s", b.String())
 	}
 }
+
+// TestLatencyNote: the note on what latency means stands under the tables
+// that show it (P50 and P95, by server and tool), in text, compact and
+// Markdown alike, and under no other.
+func TestLatencyNote(t *testing.T) {
+	s, _ := smallStore(t)
+	for _, tc := range []struct {
+		by   string
+		want bool
+	}{
+		{"server", true}, {"tool", true},
+		{"day", false}, {"week", false}, {"month", false}, {"session", false}, {"model", false}, {"project", false}, {"machine", false}, {"user", false},
+	} {
+		for _, form := range []string{"text", "compact", "markdown"} {
+			t.Run(tc.by+"/"+form, func(t *testing.T) {
+				rep, err := usage.Build(context.Background(), s, usage.Options{By: tc.by, Now: fixedNow, Location: time.UTC})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b bytes.Buffer
+				switch form {
+				case "text":
+					err = rep.WriteText(&b, render.Screen{})
+				case "compact":
+					err = rep.WriteCompact(&b, render.Screen{})
+				case "markdown":
+					err = rep.WriteMarkdown(&b)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := strings.Contains(b.String(), "latency"); got != tc.want {
+					t.Errorf("by %s, %s: note on latency %v, want %v:\n%s", tc.by, form, got, tc.want, b.String())
+				}
+				if got := strings.Contains(b.String(), "prices of "); !got {
+					t.Errorf("by %s, %s: no note on prices:\n%s", tc.by, form, b.String())
+				}
+			})
+		}
+	}
+}
