@@ -289,8 +289,18 @@ func TestScrubber(t *testing.T) {
 		t.Errorf("String = %q, want %q", got, want)
 	}
 	// A replacement that joins two pieces into another occurrence.
-	if got := New("ab***").String("aab******"); strings.Contains(got, "ab***") {
-		t.Errorf("String left a joined occurrence: %q", got)
+	// ... by the marker of a value, of a pattern, of a clipped piece.
+	for _, c := range []struct {
+		values []string
+		in     string
+	}{
+		{[]string{"ab***"}, "aab******"},
+		{[]string{"ken=***"}, "--token=abc now"},
+		{[]string{"xy***", "canary-5150"}, "xycanary-51…"},
+	} {
+		if got := New(c.values...).String(c.in); strings.Contains(got, c.values[0]) {
+			t.Errorf("New(%q).String(%q) = %q: a joined occurrence is left", c.values, c.in, got)
+		}
 	}
 	// Clipped: the start of a value before an ellipsis or at the end, its
 	// end at the start.

@@ -584,7 +584,7 @@ func (h *hider) scripts(args []string, d dialect, o scriptOpts) []string {
 	out = splitEdits(s, lo, hi, edits)
 	if also != nil {
 		for k := range out {
-			out[k] = also.known(out[k])
+			out[k] = also.Values(out[k])
 		}
 	}
 	return out
