@@ -14,9 +14,10 @@ import (
 // variable expansion, so ${VAR} shows as ${VAR}), with secrets removed by
 // the rule of package redact: the command line of a stdio server, the URL
 // of a remote one. Every secret value of the launch (see Secrets) is
-// removed wherever it appears.
+// removed, a credential wherever it appears and a plain value where it
+// stands as a whole word (see redact.Scrubber).
 func (s Server) Display() string {
-	sc := redact.New(s.Secrets()...)
+	sc := s.launch().Scrubber()
 	if s.Transport == HTTP || s.Transport == SSE || (s.Transport == "" && s.rawCommand == "" && s.Command == "" && (s.rawURL != "" || s.URL != "")) {
 		u := s.rawURL
 		if u == "" {
@@ -40,7 +41,11 @@ func (s Server) Display() string {
 // aside), and what the launch rule hides in them, as written and as
 // expanded. Launchers give them to a redact.Scrubber, so that a server
 // that repeats one in its stderr or an error message shows the marker.
-func (s Server) Secrets() []string {
+func (s Server) Secrets() []string { return s.launch().Secrets() }
+
+// launch is the server's launch, with Known the values of the variables
+// expanded into it and what the launch rule hides in it as written.
+func (s Server) launch() redact.Launch {
 	var known []string
 	add := func(raw, expanded string) {
 		known = append(known, expandedValues(raw, expanded)...)
@@ -68,7 +73,7 @@ func (s Server) Secrets() []string {
 			known = append(known, v)
 		}
 	}
-	return redact.Launch{Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers, Known: known}.Secrets()
+	return redact.Launch{Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers, Known: known}
 }
 
 // template matches a variable reference of any client's syntax: ${VAR},

@@ -9,8 +9,9 @@
 //   - by value: a [Scrubber] holds the secret values of one launch (env
 //     and header values, the values of variables expanded into it, and
 //     what the launch rule hides in its arguments and URL) and replaces
-//     each wherever it appears, in the forms a server may echo it in
-//     (plain, URL-escaped, JSON-escaped);
+//     each, in the forms a server may echo it in (plain, URL-escaped,
+//     JSON-escaped): a credential wherever it appears, a plain value
+//     ("info", a path) where it stands as a whole word;
 //   - by pattern: [Args] and [URL] redact a launch by its shape, and [Text]
 //     redacts free text by the same shapes (--token=X, --api-key X,
 //     API_KEY=X, Bearer X, scheme://user:PW@host, ?token=X, known token
@@ -497,9 +498,11 @@ type Named struct{ Name, Value string }
 // the value of an env variable or header whose name mentions a secret word
 // (API_KEY, header Authorization), or a value that looks like one
 // ([LooksSecret]). Every value of a launch is scrubbed from what mcpcost
-// shows; only credentials are taken out of what a server says its tools
-// are, where replacing a plain value ("info", "true", a path) would change
-// the count of text the model reads and holds no secret.
+// shows, a credential wherever it is and a plain value ("info", "true", a
+// path) where it stands as a whole word (see [Scrubber]); only credentials
+// are taken out of what a server says its tools are, where replacing a
+// plain value would change the count of text the model reads and holds no
+// secret.
 func (n Named) Credential() bool {
 	switch {
 	case n.Name == "an argument" || n.Name == "the URL":
@@ -568,8 +571,27 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// Scrubber returns a Scrubber for the launch's secrets.
-func (l Launch) Scrubber() *Scrubber { return New(l.Secrets()...) }
+// Scrubber returns a Scrubber for the launch's secrets. Credentials are removed wherever they are, plain values where they stand
+// as whole words.
+func (l Launch) Scrubber() *Scrubber { return scrubberOf(l.NamedSecrets()) }
+
+// scrubberOf returns a Scrubber for named: each credential removed
+// wherever it is, each plain value where it stands as a whole word.
+func scrubberOf(named []Named) *Scrubber {
+	var values, words []string
+	for _, n := range named {
+		if n.Credential() {
+			values = append(values, n.Value)
+		} else {
+			words = append(words, n.Value)
+		}
+	}
+	s := &Scrubber{}
+	s.add(values, false)
+	s.add(words, true)
+	s.build()
+	return s
+}
 
 // Display shows the launch without its secrets: its URL when it has one,
 // else its command line.
@@ -579,12 +601,7 @@ func (l Launch) Display() string {
 	}
 	// The command line is read once, for what it shows and what it hides.
 	red, hidden := args(append([]string{l.Command}, l.Args...))
-	named := l.namedSecrets(hidden)
-	values := make([]string, len(named))
-	for i, n := range named {
-		values[i] = n.Value
-	}
-	return show(red, New(values...))
+	return show(red, scrubberOf(l.namedSecrets(hidden)))
 }
 
 // Command shows a command line by the launch rule, each argument also

@@ -342,6 +342,61 @@ func TestLaunchSecrets(t *testing.T) {
 	}
 }
 
+// TestScrubberPlainWords: a launch's value that is no credential (a plain
+// word, a path, a flag's value) is removed only where it stands as a
+// whole word, not inside a longer run of letters, digits, _ and -; a
+// credential (by its name or its shape) is removed wherever it is.
+func TestScrubberPlainWords(t *testing.T) {
+	l := Launch{
+		Command: "srv",
+		Args:    []string{"--token", "tok-arg-7"},
+		Env: map[string]string{
+			"LOG_LEVEL": "info", "DEBUG": "true", "ROOT": "/srv/data", "MODE": "fast lane",
+			"API_KEY": "hunter2x", "FOO": "sk-abcdef123456", "OTHER": "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+		},
+		Headers: map[string]string{"X-Region": "eu-west", "Authorization": "Bearer hdr-9"},
+	}
+	cases := []struct{ in, want string }{
+		// Plain values: whole words only.
+		{"information is logged", "information is logged"},
+		{"level info set", "level *** set"},
+		{"info", "***"},
+		{"(info).", "(***)."},
+		{`{"level":"info"}`, `{"level":"***"}`},
+		{"info-x x_info info2 Info", "info-x x_info info2 Info"},
+		{"DEBUG=true; untrue, trueness", "DEBUG=***; untrue, trueness"},
+		{"reading /srv/data/x.db and /srv/database", "reading ***/x.db and /srv/database"},
+		{"x/srv/data", "x***"},
+		{"fast lane, fast lanes", "***, fast lanes"},
+		{"eu-west-1 eu-west", "eu-west-1 ***"},
+		// Credentials, by name or shape: anywhere.
+		{"xhunter2xy", "x***y"},
+		{"keysk-abcdef123456x", "key***x"},
+		{"Xghp_16C7e42F292c6912E7710c838347Ae178B4aY", "X***Y"},
+		{"atok-arg-7b", "a***b"},
+		{"hdr-9z", "***z"},
+		// A clipped plain value is removed from the start of a word only.
+		{"at /srv/da…", "at ***…"},
+		{"the informati…", "the informati…"},
+		{"lanes fast la…", "lanes ***…"},
+	}
+	sc := l.Scrubber()
+	for _, c := range cases {
+		if got := sc.String(c.in); got != c.want {
+			t.Errorf("String(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	// Values keeps the same rule.
+	if got := sc.Values("information: info"); got != "information: ***" {
+		t.Errorf("Values = %q", got)
+	}
+	// Display too.
+	d := Launch{Command: "node", Args: []string{"srv.js", "--log-level=info", "--format=information"}, Env: map[string]string{"LOG_LEVEL": "info"}}
+	if got, want := d.Display(), "node srv.js --log-level=*** --format=information"; got != want {
+		t.Errorf("Display = %q, want %q", got, want)
+	}
+}
+
 func TestLaunchDisplay(t *testing.T) {
 	l := Launch{Command: "node", Args: []string{"/path with space/index.js", "", "--db", "hunter2-pw"}, Env: map[string]string{"DB_PASS": "hunter2-pw"}}
 	if got, want := l.Display(), `node "/path with space/index.js" "" --db ***`; got != want {

@@ -12,16 +12,24 @@ import (
 // secrets Text finds by pattern, from text a server produced. The zero
 // value and nil scrub by pattern only.
 //
+// A value is removed wherever it is, or, for a launch's values that are no
+// credentials ([Named.Credential]: "info", "true", a path), only where it
+// stands as a whole word: where the letters, digits, _ and - it starts
+// and ends with are not part of a longer run of them ("info" goes from
+// "level info" and "(info).", not from "information" nor "info-x").
+//
 // It reads a text once a step, whatever the number of values: Add builds
 // an Aho-Corasick automaton over every form of every value, one over the
 // same forms reversed, and a third over the forms that hold '*', the only
 // ones a marker can complete. See [Scrubber.String] for what is replaced
 // and why the work is linear in the text and the values.
 type Scrubber struct {
-	values []string   // longest first
-	fwd    *automaton // the values
-	rev    *automaton // the values, each reversed
-	star   *automaton // the values that hold '*'; nil when none does
+	values  []string   // removed wherever they are, longest first
+	words   []string   // removed where they are whole words, longest first; none is in values
+	longest int        // the length of the longest value or word
+	fwd     *automaton // the values and words
+	rev     *automaton // the values and words, each reversed
+	star    *automaton // the values and words that hold '*'; nil when none does
 }
 
 // testOnlySteps, when a test sets it, is given the automaton steps of
@@ -45,13 +53,29 @@ func New(values ...string) *Scrubber {
 // Add adds secret values, in the forms a server may echo them in: as
 // given and trimmed, URL-escaped and JSON-escaped.
 func (s *Scrubber) Add(values ...string) {
-	seen := map[string]bool{}
+	s.add(values, false)
+	s.build()
+}
+
+// add adds values, in the forms Add keeps, to the values or, when whole,
+// to the words; a value is never both, and a value wins.
+func (s *Scrubber) add(values []string, whole bool) {
+	in := map[string]bool{}
 	for _, v := range s.values {
-		seen[v] = true
+		in[v] = true
+	}
+	word := map[string]bool{}
+	for _, v := range s.words {
+		word[v] = true
 	}
 	add := func(v string) {
-		if len(v) >= MinSecret && !seen[v] && strings.Trim(v, "*") != "" && strings.TrimSpace(v) != "" {
-			seen[v] = true
+		switch {
+		case len(v) < MinSecret || strings.Trim(v, "*") == "" || strings.TrimSpace(v) == "" || in[v]:
+		case whole && !word[v]:
+			word[v] = true
+			s.words = append(s.words, v)
+		case !whole:
+			in[v] = true
 			s.values = append(s.values, v)
 		}
 	}
@@ -65,21 +89,39 @@ func (s *Scrubber) Add(values ...string) {
 			}
 		}
 	}
-	sort.SliceStable(s.values, func(i, j int) bool { return len(s.values[i]) > len(s.values[j]) })
-	if len(s.values) == 0 {
+	s.words = slices.DeleteFunc(s.words, func(v string) bool { return in[v] })
+	byLength := func(list []string) {
+		sort.SliceStable(list, func(i, j int) bool { return len(list[i]) > len(list[j]) })
+	}
+	byLength(s.values)
+	byLength(s.words)
+}
+
+// build builds the automata of the values and words.
+func (s *Scrubber) build() {
+	s.fwd, s.rev, s.star, s.longest = nil, nil, nil, 0
+	if len(s.values)+len(s.words) == 0 {
 		return
 	}
-	steps := 0
-	s.fwd = newAutomaton(s.values, &steps)
-	reversed := make([]string, len(s.values))
-	var star []string
-	for i, v := range s.values {
-		reversed[i] = reverse(v)
+	var fwd, rev, star [][]symbol
+	add := func(v string, whole bool) {
+		p := pattern(v, whole)
+		r := slices.Clone(p)
+		slices.Reverse(r)
+		fwd, rev = append(fwd, p), append(rev, r)
 		if strings.Contains(v, "*") {
-			star = append(star, v)
+			star = append(star, p)
 		}
+		s.longest = max(s.longest, len(v))
 	}
-	s.rev = newAutomaton(reversed, &steps)
+	for _, v := range s.values {
+		add(v, false)
+	}
+	for _, v := range s.words {
+		add(v, true)
+	}
+	steps := 0
+	s.fwd, s.rev = newAutomaton(fwd, &steps), newAutomaton(rev, &steps)
 	if star != nil {
 		s.star = newAutomaton(star, &steps)
 	}
@@ -89,21 +131,26 @@ func (s *Scrubber) Add(values ...string) {
 // String returns text without any known value and without what Text
 // redacts by pattern. A known value cut short where text was clipped (its
 // start before "…", "..." or the end of text, its end at the start of
-// text) is removed too.
+// text) is removed too; a word's, only where what is left of it starts
+// (or ends) a word.
 //
 // The known values are replaced leftmost-longest: from the start of text,
-// the longest value that starts first, then on from its end. What is left
-// holds no value: every occurrence in text overlaps one replaced, and an
-// occurrence made new by a marker holds a '*' of it, so it is of a value
-// that holds '*', which [automaton.settle] replaces as it comes. The
-// steps are: the values, Text, settle again where Text put markers, the
-// clipped pieces, settle again where those were replaced.
+// the longest value that starts first (a word where it stands whole),
+// then on from its end. What is left holds no value: every occurrence in
+// text overlaps one replaced, and an occurrence made new by a marker
+// holds a '*' of it, so it is of a value that holds '*', which
+// [automaton.settle] replaces as it comes. (A word a marker leaves whole,
+// as "***info" does "info", is not one the text held, and is kept: it is
+// no credential.) The steps are: the values, Text, settle again where
+// Text put markers, the clipped pieces, settle again where those were
+// replaced.
 //
-// Each step but settle reads its text once: an automaton step a byte, and
-// one a failure link taken; each link taken leaves a state a byte shallower
-// at least, each byte read makes it a byte deeper at most, so no more
-// links are taken than bytes read. settle's bound is given with it. Add's
-// work is linear in the values (and their sorting).
+// Each step but settle reads its text once: an automaton step a byte or
+// edge, and one a failure link taken; each link taken leaves a state a
+// symbol shallower at least, each symbol read makes it one deeper at
+// most, so no more links are taken than symbols read, and there are two
+// symbols a byte at most. settle's bound is given with it. Add's work is
+// linear in the values (and their sorting).
 func (s *Scrubber) String(text string) string {
 	if s == nil || s.fwd == nil {
 		return Text(text)
@@ -123,8 +170,9 @@ func (s *Scrubber) String(text string) string {
 }
 
 // Values returns text with every known value (in each form Add keeps)
-// replaced by Marker, and nothing else changed: what is kept of a
-// server's own definitions, where a pattern is no secret.
+// replaced by Marker, each word where it stands whole, and nothing else
+// changed: what is kept of a server's own definitions, where a pattern is
+// no secret.
 func (s *Scrubber) Values(text string) string {
 	if s == nil || s.fwd == nil {
 		return text
@@ -146,16 +194,32 @@ func (s *Scrubber) Strings(list []string) []string {
 // known replaces the known values of text, leftmost-longest, and then
 // those the markers completed. The longest value that starts at each
 // place is what the reversed automaton matches there, reading text from
-// its end: one step a byte and one a failure link, each of which makes
-// the match shorter than the bytes read made it longer.
+// its end: after the byte there, or the edge before it for a word that
+// starts with a word's byte.
 func (s *Scrubber) known(text string, steps *int) string {
 	type match struct{ at, n int32 }
 	var found []match // from the end of text
 	st := int32(0)
-	for i := len(text) - 1; i >= 0; i-- {
-		st = s.rev.next(st, text[i], steps)
-		if n := s.rev.match[st]; n > 0 {
-			found = append(found, match{int32(i), n})
+	see := func(at int) {
+		m := s.rev.match[st]
+		if m == 0 {
+			return
+		}
+		n := s.rev.bytes[m]
+		if k := len(found) - 1; k >= 0 && found[k].at == int32(at) {
+			found[k].n = max(found[k].n, n)
+		} else {
+			found = append(found, match{int32(at), n})
+		}
+	}
+	for p := len(text); p >= 0; p-- {
+		if edgeAt(text, p) {
+			st = s.rev.next(st, edge, steps)
+			see(p)
+		}
+		if p > 0 {
+			st = s.rev.next(st, symbol(text[p-1]), steps)
+			see(p - 1)
 		}
 	}
 	if found == nil {
@@ -184,45 +248,43 @@ const minPiece = 6
 
 // cut removes the pieces of known values that clipping left: a value's
 // start before an ellipsis or at the end of text (the longest start of a
-// value that ends there, of MinSecret bytes or more, is the depth of the
-// automaton's state there), a value's end at the start of text (the
-// depth of the reversed automaton's state, after reading text's first
-// bytes from the last; of minPiece bytes or more). Text holds no whole
-// value here, so each is a proper start or end.
+// value that ends there, of MinSecret bytes or more: the bytes of the
+// automaton's state there, before the edge), a value's end at the start
+// of text (the bytes of the reversed automaton's state, after reading
+// text's first bytes from the last; of minPiece bytes or more). Text
+// holds no whole value here, so each is a proper start or end.
 func (s *Scrubber) cut(text string, steps *int) string {
 	st := int32(0)
-	for i := min(len(text), len(s.values[0])-1) - 1; i >= 0; i-- {
-		st = s.rev.next(st, text[i], steps)
+	for p := min(len(text), s.longest-1); p > 0; p-- {
+		if edgeAt(text, p) {
+			st = s.rev.next(st, edge, steps)
+		}
+		st = s.rev.next(st, symbol(text[p-1]), steps)
 	}
-	if k := int(s.rev.depth[st]); k >= minPiece {
+	if k := int(s.rev.bytes[st]); k >= minPiece {
 		text = Marker + text[k:]
 	}
 	var b strings.Builder
 	done := 0 // text[:done] is in b
 	st = 0
-	for i := 0; ; i++ {
-		if i == len(text) || text[i] == '.' && strings.HasPrefix(text[i:], "...") || text[i] == "…"[0] && strings.HasPrefix(text[i:], "…") {
-			if k := int(s.fwd.depth[st]); k >= MinSecret && i-k >= done {
-				b.WriteString(text[done : i-k])
+	for p := 0; p <= len(text); p++ {
+		if p == len(text) || text[p] == '.' && strings.HasPrefix(text[p:], "...") || text[p] == "…"[0] && strings.HasPrefix(text[p:], "…") {
+			if k := int(s.fwd.bytes[st]); k >= MinSecret && p-k >= done {
+				b.WriteString(text[done : p-k])
 				b.WriteString(Marker)
-				done = i
+				done = p
 			}
 		}
-		if i == len(text) {
-			break
+		if edgeAt(text, p) {
+			st = s.fwd.next(st, edge, steps)
 		}
-		st = s.fwd.next(st, text[i], steps)
+		if p < len(text) {
+			st = s.fwd.next(st, symbol(text[p]), steps)
+		}
 	}
 	if done == 0 {
 		return text
 	}
 	b.WriteString(text[done:])
 	return b.String()
-}
-
-// reverse reverses the bytes of s.
-func reverse(s string) string {
-	b := []byte(s)
-	slices.Reverse(b)
-	return string(b)
 }

@@ -3,6 +3,7 @@ package redact
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -253,6 +254,157 @@ func TestScrubberReference(t *testing.T) {
 	t.Logf("%d of %d cases compared", compared, total)
 	if compared < total/4 {
 		t.Errorf("only %d of %d cases compared", compared, total)
+	}
+}
+
+// whole reports whether text[i:j] stands as a whole word: neither the
+// word it starts with nor the one it ends with goes further.
+func whole(text string, i, j int) bool {
+	return (i == 0 || !isWord(text[i-1]) || !isWord(text[i])) && (j == len(text) || !isWord(text[j]) || !isWord(text[j-1]))
+}
+
+// bruteKnown is Values read the long way: at each place, the longest value
+// that starts there, or word that stands whole there.
+func bruteKnown(text string, values, words []string) string {
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		best := 0
+		for _, v := range values {
+			if strings.HasPrefix(text[i:], v) {
+				best = max(best, len(v))
+			}
+		}
+		for _, w := range words {
+			if strings.HasPrefix(text[i:], w) && whole(text, i, i+len(w)) {
+				best = max(best, len(w))
+			}
+		}
+		if best > 0 {
+			b.WriteString(Marker)
+			i += best
+		} else {
+			b.WriteByte(text[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+// bruteCut is cut read the long way: the longest end of a value (or of a
+// word, ending where a word does) at the start of text, the longest start
+// of a value (or of a word, starting where a word does) before each
+// ellipsis and the end.
+func bruteCut(text string, values, words []string) string {
+	longest := 0
+	for _, v := range append(slices.Clone(values), words...) {
+		longest = max(longest, len(v))
+	}
+	start := 0
+	for k := 1; k <= min(len(text), longest-1); k++ {
+		for i, v := range append(slices.Clone(values), words...) {
+			w := i >= len(values)
+			if k <= len(v) && strings.HasSuffix(v, text[:k]) && (!w || !isWord(v[len(v)-1]) || edgeAt(text, k)) {
+				start = k
+			}
+		}
+	}
+	if start >= minPiece {
+		text = Marker + text[start:]
+	}
+	var b strings.Builder
+	done := 0
+	for p := 0; p <= len(text); p++ {
+		if p < len(text) && !strings.HasPrefix(text[p:], "...") && !strings.HasPrefix(text[p:], "…") {
+			continue
+		}
+		piece := 0
+		for i, v := range append(slices.Clone(values), words...) {
+			w := i >= len(values)
+			for k := min(p, len(v)); k > piece; k-- {
+				if strings.HasPrefix(v, text[p-k:p]) && (!w || !isWord(v[0]) || edgeAt(text, p-k)) {
+					piece = k
+					break
+				}
+			}
+		}
+		if piece >= MinSecret && p-piece >= done {
+			b.WriteString(text[done : p-piece])
+			b.WriteString(Marker)
+			done = p
+		}
+	}
+	b.WriteString(text[done:])
+	return b.String()
+}
+
+// TestScrubberWords: with values removed anywhere and words removed where
+// they stand whole, Values and String give what the rule read the long
+// way gives (bruteKnown, then Text, then bruteCut), on random small
+// values, words and texts without '*'; with '*', no value is left.
+func TestScrubberWords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const alphabet = "ab-. x"
+	word := func(n int, extra string) string {
+		var b strings.Builder
+		for range n {
+			if extra != "" && rng.IntN(5) == 0 {
+				b.WriteString(extra)
+			} else {
+				b.WriteByte(alphabet[rng.IntN(len(alphabet))])
+			}
+		}
+		return b.String()
+	}
+	for n := range 20_000 {
+		extra := ""
+		if n%3 == 0 {
+			extra = "*"
+		}
+		var values, words []string
+		for range rng.IntN(3) {
+			values = append(values, word(2+rng.IntN(6), extra))
+		}
+		for range 1 + rng.IntN(3) {
+			words = append(words, word(2+rng.IntN(6), extra))
+		}
+		all := append(slices.Clone(values), words...)
+		var tb strings.Builder
+		for range rng.IntN(10) {
+			v := all[rng.IntN(len(all))]
+			switch rng.IntN(6) {
+			case 0, 1:
+				tb.WriteString(v)
+			case 2:
+				tb.WriteString(v[:rng.IntN(len(v)+1)])
+			case 3:
+				tb.WriteString(v[rng.IntN(len(v)+1):])
+			case 4:
+				tb.WriteString([]string{"…", "...", " ", "**", "a", "-"}[rng.IntN(6)])
+			default:
+				tb.WriteString(word(1+rng.IntN(3), extra))
+			}
+		}
+		text := tb.String()
+		s := &Scrubber{}
+		s.add(values, false)
+		s.add(words, true)
+		s.build()
+		gotValues, gotString := s.Values(text), s.String(text)
+		for _, v := range s.values {
+			if strings.Contains(gotValues, v) || strings.Contains(gotString, v) {
+				t.Fatalf("values %q, words %q: %q is left: Values(%q) = %q, String = %q", values, words, v, text, gotValues, gotString)
+			}
+		}
+		if strings.Contains(strings.Join(append(slices.Clone(s.values), s.words...), ""), "*") {
+			continue
+		}
+		known := bruteKnown(text, s.values, s.words)
+		if gotValues != known {
+			t.Fatalf("values %q, words %q: Values(%q) = %q, want %q", values, words, text, gotValues, known)
+		}
+		if want := bruteCut(Text(known), s.values, s.words); gotString != want {
+			t.Fatalf("values %q, words %q: String(%q) = %q, want %q", values, words, text, gotString, want)
+		}
 	}
 }
 
