@@ -12,18 +12,16 @@ import (
 
 // Display returns the server's launch as written in its config (before
 // variable expansion, so ${VAR} shows as ${VAR}), with secrets removed by
-// the rule of package redact: the command line of a stdio server, the URL
-// of a remote one. Every secret value of the launch (see Secrets) is
-// removed, a credential wherever it appears and a plain value where it
-// stands as a whole word (see redact.Scrubber).
+// the rule of package redact (redact.Launch.DisplayCommand): the command
+// line of a stdio server, the URL of a remote one.
 func (s Server) Display() string {
-	sc := s.launch().Scrubber()
+	l := s.launch()
 	if s.Transport == HTTP || s.Transport == SSE || (s.Transport == "" && s.rawCommand == "" && s.Command == "" && (s.rawURL != "" || s.URL != "")) {
 		u := s.rawURL
 		if u == "" {
 			u = s.URL
 		}
-		return sc.String(redact.URL(u))
+		return l.DisplayURL(u)
 	}
 	cmd, args := s.rawCommand, s.rawArgs
 	if cmd == "" && args == nil {
@@ -32,7 +30,7 @@ func (s Server) Display() string {
 	if cmd == "" && len(args) == 0 {
 		return ""
 	}
-	return redact.Command(append([]string{cmd}, args...), sc)
+	return l.DisplayCommand(append([]string{cmd}, args...))
 }
 
 // Secrets returns the secret values of the server's launch: the values of

@@ -113,8 +113,9 @@ func LooksSecret(v string) bool {
 
 // hider replaces secrets by Marker, recording each value it hides.
 type hider struct {
-	hidden []string
-	depth  int // how deep in command strings, one in another, it reads
+	hidden   []string
+	commands []string // the command words read (see commandWord)
+	depth    int      // how deep in command strings, one in another, it reads
 }
 
 func (h *hider) hide(v string) string {
@@ -143,6 +144,9 @@ func args(argv []string) ([]string, []string) {
 }
 
 func (h *hider) args(argv []string) []string {
+	if len(argv) > 0 && commandWord(argv[0]) {
+		h.commands = append(h.commands, argv[0])
+	}
 	if len(argv) > 0 && commandName(argv[0]) == "setx" {
 		return h.setx(argv)
 	}
@@ -194,12 +198,24 @@ func (h *hider) args(argv []string) []string {
 			out[i] = a
 			continue
 		}
-		out[i] = h.arg(a)
+		if i == 0 && commandWord(a) {
+			out[i] = a // a command named like a token is no token
+		} else {
+			out[i] = h.arg(a)
+		}
 		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && secretWord().MatchString(a) {
 			hideNext = true
 		}
 	}
 	return out
+}
+
+// commandWord reports whether a, the first word of a command line, is
+// a command's name or path, as written: not NAME=VALUE, --NAME=VALUE, a
+// URL or words with white space between, which are read as an argument
+// is.
+func commandWord(a string) bool {
+	return a != "" && !strings.ContainsAny(a, "= \t\n\r") && !strings.Contains(a, "://")
 }
 
 // setx redacts Windows' setx, which sets a variable for good: setx NAME
@@ -493,6 +509,9 @@ func (l Launch) Secrets() []string {
 // "a variable expanded into the launch".
 type Named struct{ Name, Value string }
 
+// expanded is the Name of the value of a variable expanded into a launch.
+const expanded = "a variable expanded into the launch"
+
 // Credential reports whether the value is a credential by what it is or
 // how it looks: a secret the launch rule found in an argument or the URL,
 // the value of an env variable or header whose name mentions a secret word
@@ -507,7 +526,7 @@ func (n Named) Credential() bool {
 	switch {
 	case n.Name == "an argument" || n.Name == "the URL":
 		return true
-	case secretWord().MatchString(n.Name) && n.Name != "a variable expanded into the launch":
+	case secretWord().MatchString(n.Name) && n.Name != expanded:
 		return true
 	}
 	return LooksSecret(n.Value)
@@ -557,7 +576,7 @@ func (l Launch) namedSecrets(argSecrets []string) []Named {
 		}
 	}
 	for _, v := range l.Known {
-		add("a variable expanded into the launch", v)
+		add(expanded, v)
 	}
 	return out
 }
@@ -594,27 +613,70 @@ func scrubberOf(named []Named) *Scrubber {
 }
 
 // Display shows the launch without its secrets: its URL when it has one,
-// else its command line.
+// else its command line (see DisplayCommand).
 func (l Launch) Display() string {
 	if l.URL != "" && l.Command == "" {
-		return l.Scrubber().String(URL(l.URL))
+		return l.DisplayURL(l.URL)
 	}
 	// The command line is read once, for what it shows and what it hides.
-	red, hidden := args(append([]string{l.Command}, l.Args...))
-	return show(red, scrubberOf(l.namedSecrets(hidden)))
+	h := &hider{}
+	red := h.args(append([]string{l.Command}, l.Args...))
+	return show(red, l.namedSecrets(h.hidden), h.commands)
 }
 
-// Command shows a command line by the launch rule, each argument also
-// scrubbed by sc (which may be nil) and quoted when it is empty or holds
-// white space or quotes.
-func Command(argv []string, sc *Scrubber) string {
-	return show(Args(argv), sc)
+// DisplayCommand shows argv, the launch's command line as launched or as
+// written in its config, by the launch rule, each argument also without
+// the launch's secret values, and quoted when it is empty or holds white
+// space or quotes. The values hidden there are those of env variables
+// and headers whose name mentions a secret word or that look like
+// credentials (not LOG_LEVEL=info, NODE=node nor SHELL=/bin/sh: they hide
+// nothing), what the launch rule hides in the launch, and the values of
+// variables expanded into it; never one equal to a command word (argv's
+// first, a command's in a shell's string, the command env runs), which is
+// shown anyway. A command word standing alone is shown as written, even
+// when it looks like a token (hf_mcp_server); in a shell's string, such a
+// word is still hidden by its shape.
+func (l Launch) DisplayCommand(argv []string) string {
+	h := &hider{}
+	red := h.args(argv)
+	return show(red, l.NamedSecrets(), h.commands)
 }
 
-// show is Command of the command line red, redacted.
-func show(red []string, sc *Scrubber) string {
+// DisplayURL shows raw, the launch's URL as connected to or as written in
+// its config, by the launch rule, without the secret values
+// DisplayCommand hides.
+func (l Launch) DisplayURL(raw string) string {
+	return lineScrubber(l.NamedSecrets(), nil).String(URL(raw))
+}
+
+// lineScrubber is the Scrubber of what a launch line hides of named: the
+// credentials and the values of variables expanded into the launch, but
+// a command word.
+func lineScrubber(named []Named, command map[string]bool) *Scrubber {
+	kept := named[:0:0]
+	for _, n := range named {
+		if (n.Credential() || n.Name == expanded) && !command[n.Value] {
+			kept = append(kept, n)
+		}
+	}
+	return scrubberOf(kept)
+}
+
+// show shows the command line red, redacted by the launch rule with the
+// command words commands, without the values of named that lineScrubber keeps:
+// each argument scrubbed, but a command word standing alone (the first,
+// the command env runs), and quoted when it is empty or holds white space
+// or quotes.
+func show(red []string, named []Named, commands []string) string {
+	command := make(map[string]bool, len(commands))
+	for _, c := range commands {
+		command[c] = true
+	}
+	sc := lineScrubber(named, command)
 	for i, a := range red {
-		a = sc.String(a)
+		if !commandWord(a) || i > 0 && !command[a] {
+			a = sc.String(a)
+		}
 		if a == "" || strings.ContainsAny(a, " \t\n\"'") {
 			a = strconv.Quote(a)
 		}

@@ -390,10 +390,54 @@ func TestScrubberPlainWords(t *testing.T) {
 	if got := sc.Values("information: info"); got != "information: ***" {
 		t.Errorf("Values = %q", got)
 	}
-	// Display too.
-	d := Launch{Command: "node", Args: []string{"srv.js", "--log-level=info", "--format=information"}, Env: map[string]string{"LOG_LEVEL": "info"}}
+	// Display too, for the values it hides (a variable expanded into the
+	// launch; a plain env value is not hidden there at all).
+	d := Launch{Command: "node", Args: []string{"srv.js", "--log-level=info", "--format=information"}, Known: []string{"info"}}
 	if got, want := d.Display(), "node srv.js --log-level=*** --format=information"; got != want {
 		t.Errorf("Display = %q, want %q", got, want)
+	}
+}
+
+// TestLaunchDisplaySecrets: a launch line shows as *** only what is a
+// secret: the values of env variables and headers whose name mentions a
+// secret word or that look like credentials, what the launch rule hides,
+// and the values of variables expanded into the launch; never the
+// command word, of the launch or of a command in a shell's string, that
+// some value happens to equal.
+func TestLaunchDisplaySecrets(t *testing.T) {
+	cases := []struct {
+		name string
+		l    Launch
+		want string
+	}{
+		{"env equal to the command", Launch{Command: "node", Args: []string{"srv.js"}, Env: map[string]string{"NODE": "node"}}, "node srv.js"},
+		{"env equal to the shell", Launch{Command: "/bin/sh", Args: []string{"-c", "node srv.js --port 80"}, Env: map[string]string{"SHELL": "/bin/sh", "NODE": "node"}}, `/bin/sh -c "node srv.js --port 80"`},
+		{"plain env values", Launch{Command: "npx", Args: []string{"-y", "@scope/srv", "--level", "info", "/srv/data"}, Env: map[string]string{"RUNNER": "npx", "LOG_LEVEL": "info", "ROOT": "/srv/data"}}, "npx -y @scope/srv --level info /srv/data"},
+		{"secret-named env", Launch{Command: "srv", Args: []string{"--db", "hunter2-pw", "at/hunter2-pw"}, Env: map[string]string{"DB_PASS": "hunter2-pw"}}, "srv --db *** at/***"},
+		{"credential-shaped env", Launch{Command: "srv", Args: []string{"path/a1b2c3d4e5f6a7b8c9d0e1f2/x"}, Env: map[string]string{"FOO": "a1b2c3d4e5f6a7b8c9d0e1f2"}}, "srv path/***/x"},
+		{"secret-named env equal to the command", Launch{Command: "node", Args: []string{"srv.js"}, Env: map[string]string{"API_KEY": "node"}}, "node srv.js"},
+		{"expanded value", Launch{Command: "srv", Args: []string{"--root", "/home/me/proj"}, Known: []string{"/home/me/proj"}}, "srv --root ***"},
+		{"expanded command", Launch{Command: "/opt/bin/srv", Args: []string{"x"}, Known: []string{"/opt/bin/srv"}}, "/opt/bin/srv x"},
+		{"expanded command of a shell string", Launch{Command: "sh", Args: []string{"-c", "/opt/bin/srv --token=abc123 x"}, Known: []string{"/opt/bin/srv"}}, `sh -c "/opt/bin/srv --token=*** x"`},
+		{"command shaped as a token", Launch{Command: "hf_mcp_server", Args: []string{"--port", "80"}}, "hf_mcp_server --port 80"},
+		{"env command shaped as a token", Launch{Command: "env", Args: []string{"A=b", "sk-mcp-server", "--x"}}, "env A=*** sk-mcp-server --x"},
+		{"shell command that is no word", Launch{Command: "sh", Args: []string{"-c", "true; --token=abc123 srv"}}, `sh -c "true; --token=*** srv"`},
+		{"plain header", Launch{URL: "https://x.example/mcp/eu-west", Headers: map[string]string{"X-Region": "eu-west"}}, "https://x.example/mcp/eu-west"},
+		{"secret header", Launch{URL: "https://x.example/mcp/k-abc-1", Headers: map[string]string{"X-Api-Key": "k-abc-1"}}, "https://x.example/mcp/***"},
+	}
+	for _, c := range cases {
+		if got := c.l.Display(); got != c.want {
+			t.Errorf("%s: Display = %q, want %q", c.name, got, c.want)
+		}
+	}
+	// As written, the same rule.
+	l := Launch{Command: "node", Args: []string{"/srv/data/srv.js", "--key", "zz-9"}, Env: map[string]string{"NODE": "node", "API_KEY": "zz-9"}}
+	if got, want := l.DisplayCommand([]string{"node", "${ROOT}/srv.js", "--key", "${API_KEY}", "zz-9"}), "node ${ROOT}/srv.js --key *** ***"; got != want {
+		t.Errorf("DisplayCommand = %q, want %q", got, want)
+	}
+	u := Launch{URL: "https://x.example/eu-west/mcp?key=q1", Headers: map[string]string{"X-Region": "eu-west", "Authorization": "Bearer t0k-1"}}
+	if got, want := u.DisplayURL("https://x.example/eu-west/t0k-1/mcp?key=q1"), "https://x.example/eu-west/***/mcp?key=***"; got != want {
+		t.Errorf("DisplayURL = %q, want %q", got, want)
 	}
 }
 
@@ -406,7 +450,7 @@ func TestLaunchDisplay(t *testing.T) {
 	if got, want := u.Display(), "https://u:***@x.example/mcp?apiKey=***&lang=en"; got != want {
 		t.Errorf("Display = %q, want %q", got, want)
 	}
-	if got := Command([]string{"srv", "--token", "abc"}, nil); got != "srv --token ***" {
+	if got := (Launch{}).DisplayCommand([]string{"srv", "--token", "abc"}); got != "srv --token ***" {
 		t.Errorf("Command = %q", got)
 	}
 }

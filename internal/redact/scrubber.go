@@ -192,24 +192,45 @@ func (s *Scrubber) Strings(list []string) []string {
 }
 
 // known replaces the known values of text, leftmost-longest, and then
-// those the markers completed. The longest value that starts at each
-// place is what the reversed automaton matches there, reading text from
-// its end: after the byte there, or the edge before it for a word that
-// starts with a word's byte.
+// those the markers completed.
 func (s *Scrubber) known(text string, steps *int) string {
-	type match struct{ at, n int32 }
-	var found []match // from the end of text
+	found := s.matches(text, steps)
+	if found == nil {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	done := 0 // text[:done] is in b
+	for _, m := range found {
+		b.WriteString(text[done:m.start])
+		b.WriteString(Marker)
+		done = m.end
+	}
+	b.WriteString(text[done:])
+	if s.star == nil {
+		return b.String()
+	}
+	return s.star.settle(b.String(), steps)
+}
+
+// matches returns where the known values of text are, leftmost-longest,
+// in order. The longest value that starts at each place is what the
+// reversed automaton matches there, reading text from its end: after the
+// byte there, or the edge before it for a word that starts with a word's
+// byte.
+func (s *Scrubber) matches(text string, steps *int) []span {
+	var found []span // from the end of text: where the longest value starts, and its end
 	st := int32(0)
 	see := func(at int) {
 		m := s.rev.match[st]
 		if m == 0 {
 			return
 		}
-		n := s.rev.bytes[m]
-		if k := len(found) - 1; k >= 0 && found[k].at == int32(at) {
-			found[k].n = max(found[k].n, n)
+		end := at + int(s.rev.bytes[m])
+		if k := len(found) - 1; k >= 0 && found[k].start == at {
+			found[k].end = max(found[k].end, end)
 		} else {
-			found = append(found, match{int32(at), n})
+			found = append(found, span{at, end})
 		}
 	}
 	for p := len(text); p >= 0; p-- {
@@ -222,24 +243,17 @@ func (s *Scrubber) known(text string, steps *int) string {
 			see(p - 1)
 		}
 	}
-	if found == nil {
-		return text
-	}
-	var b strings.Builder
-	b.Grow(len(text))
-	done := 0 // text[:done] is in b
-	for k := len(found) - 1; k >= 0; k-- {
-		if at := int(found[k].at); at >= done {
-			b.WriteString(text[done:at])
-			b.WriteString(Marker)
-			done = at + int(found[k].n)
+	slices.Reverse(found)
+	done, k := 0, 0
+	for _, m := range found {
+		if m.start >= done {
+			found[k], k, done = m, k+1, m.end
 		}
 	}
-	b.WriteString(text[done:])
-	if s.star == nil {
-		return b.String()
+	if k == 0 {
+		return nil
 	}
-	return s.star.settle(b.String(), steps)
+	return found[:k]
 }
 
 // minPiece is the length under which the end of a known value at the start
