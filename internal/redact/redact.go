@@ -23,8 +23,11 @@
 //     mentions token, key, secret, password, passwd, pwd, auth, credential,
 //     bearer, cookie, session or signature, or ends in pass as a word of
 //     its own (--pass, DB_PASS; not --bypass, nor --pass-environment,
-//     where pass is the verb), keeps NAME and loses VALUE; so
-//     does the argument after such a --NAME given alone;
+//     where pass is the verb), or is --pat, --license, --pw, --jwt or
+//     --sas, keeps NAME and loses VALUE; so does the argument after
+//     such a --NAME given alone;
+//   - the argument after an AWS access key id (AKIA..., ASIA...), its
+//     secret access key, is hidden (the key id looks like a credential);
 //   - an argument NAME=VALUE with an environment-style NAME (capitals,
 //     digits, underscores, as passed with docker -e) loses VALUE;
 //   - setx NAME VALUE (Windows) loses VALUE, and setx /p PASSWORD its
@@ -34,9 +37,19 @@
 //     command line that goes on with the arguments after it, and the
 //     command env runs follows this rule as a command line of its own;
 //   - after a MySQL or MariaDB client (mysql, mysqldump, mariadb, mycli,
-//     ...; the command itself, not one a wrapper runs), -pVALUE keeps -p
-//     and loses VALUE; -p alone, which prompts, keeps the database after
-//     it (mycli's -p takes the next argument, which is hidden);
+//     ...), -pVALUE keeps -p and loses VALUE; -p alone, which prompts,
+//     keeps the database after it (mycli's -p takes the next argument,
+//     which is hidden); so do sshpass -p [PW], mongosh (and mongo) -p
+//     [PW], sqlcmd and bcp -P [PW] with the password attached or next,
+//     redis-cli -a PW, and curl -u, --user, -U and --proxy-user
+//     USER:PW, which keep USER; each for the command itself, the
+//     command a shell's string or env runs, or one a wrapper runs;
+//   - the command line a wrapper runs follows this rule as a command
+//     line of its own: sudo and doas [OPTIONS] [NAME=VALUE...] CMD, a
+//     shell's exec and nohup CMD, npx [OPTIONS] PACKAGE, docker and
+//     podman run [OPTIONS] IMAGE CMD and exec [OPTIONS] CONTAINER CMD (a
+//     command line read in another is read 5 deep at most, one deeper is
+//     hidden whole);
 //   - the command string a shell runs (sh -c STRING, bash -lc, zsh,
 //     dash, /bin/sh; cmd /c STRING; powershell -Command STRING, pwsh -c),
 //     wherever the shell stands in the command line, is split into words
@@ -143,27 +156,48 @@ func args(argv []string) ([]string, []string) {
 	return h.args(argv), h.hidden
 }
 
-func (h *hider) args(argv []string) []string {
-	if len(argv) > 0 && commandWord(argv[0]) {
+func (h *hider) args(argv []string) []string { return h.line(argv, true) }
+
+// line redacts the command line argv; command tells whether argv[0] is
+// a command for sure (after docker run IMAGE it may be the image's first
+// argument).
+func (h *hider) line(argv []string, command bool) []string {
+	if len(argv) > 0 && command && commandWord(argv[0]) {
 		h.commands = append(h.commands, argv[0])
 	}
 	if len(argv) > 0 && commandName(argv[0]) == "setx" {
 		return h.setx(argv)
 	}
 	out := make([]string, len(argv))
-	mysql := len(argv) > 0 && mysqlClients[commandName(argv[0])]
-	script, d := shellScript(argv)
+	end, certain := len(argv), false // argv[end:] is the command line a wrapper runs
+	if len(argv) > 0 {
+		if k, c := wrapped(argv); k > 0 && k < len(argv) {
+			end, certain = k, c
+		}
+	}
+	var pw []passwordOption
+	if len(argv) > 0 {
+		pw = passwordOptions[commandName(argv[0])]
+	}
+	script, d := shellScript(argv[:end])
 	hideNext := false
-	opaque := false // after powershell -EncodedCommand: -EncodedArguments X is encoded too
-	for i, a := range argv {
+	userNext := false // the next argument is USER:PASSWORD
+	opaque := false   // after powershell -EncodedCommand: -EncodedArguments X is encoded too
+loop:
+	for i, a := range argv[:end] {
+		// An AWS access key id's secret key is the argument after it.
+		awsKey := awsKeyID().MatchString(a)
 		switch {
 		case hideNext && !strings.HasPrefix(a, "-"):
 			out[i] = h.hide(a)
-			hideNext = false
+			hideNext = awsKey
 			continue
-		case hideNext:
-			hideNext = false
+		case userNext && !strings.HasPrefix(a, "-"):
+			out[i] = h.userPassword(a)
+			userNext = false
+			continue
 		}
+		hideNext, userNext = false, false
 		switch {
 		case opaque && encodedFlag(a):
 			out[i] = a
@@ -181,31 +215,36 @@ func (h *hider) args(argv []string) []string {
 			out[i] = h.script(a, d)
 			continue
 		case (script < 0 || i < script) && !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && commandName(a) == "env":
-			h.env(argv, i, out)
-			return out
+			h.env(argv[:end], i, out)
+			break loop
 		}
-		if i > 0 && mysql && strings.HasPrefix(a, "-p") {
-			if pw := a[2:]; pw != "" {
-				out[i] = "-p" + h.hide(pw)
-				if unq := unquote(pw); unq != pw {
-					h.hide(unq)
-				}
+		if i > 0 {
+			if shown, next, ok := h.password(pw, a); ok {
+				out[i] = shown
+				hideNext, userNext = next == hideValue, next == hideUserPassword
 				continue
 			}
-			// -p alone: the MySQL clients prompt, and what follows is the
-			// database; mycli takes the next argument as the password.
-			hideNext = commandName(argv[0]) == "mycli"
-			out[i] = a
-			continue
 		}
-		if i == 0 && commandWord(a) {
+		if i == 0 && command && commandWord(a) {
 			out[i] = a // a command named like a token is no token
 		} else {
 			out[i] = h.arg(a)
 		}
-		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && secretWord().MatchString(a) {
+		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && (secretWord().MatchString(a) || secretFlag().MatchString(a)) {
 			hideNext = true
 		}
+		hideNext = hideNext || awsKey
+	}
+	if end < len(argv) {
+		if h.depth >= maxDepth {
+			for k := end; k < len(argv); k++ {
+				out[k] = h.hide(argv[k])
+			}
+			return out
+		}
+		h.depth++
+		copy(out[end:], h.line(argv[end:], certain))
+		h.depth--
 	}
 	return out
 }
@@ -252,23 +291,15 @@ func (h *hider) setx(argv []string) []string {
 	return out
 }
 
-// mysqlClients are the MySQL and MariaDB clients, which take a password
-// attached to -p (-phunter2).
-var mysqlClients = map[string]bool{
-	"mysql": true, "mysqldump": true, "mysqladmin": true, "mysqlimport": true,
-	"mysqlshow": true, "mysqlcheck": true, "mysqlpump": true, "mysqlsh": true,
-	"mysqlbinlog": true, "mysqlslap": true, "mysql_upgrade": true, "mysql_secure_installation": true,
-	"mariadb": true, "mariadb-dump": true, "mariadb-admin": true, "mariadb-import": true,
-	"mariadb-show": true, "mariadb-check": true, "mariadb-binlog": true, "mariadb-slap": true,
-	"mariadb-upgrade": true, "mariadb-secure-installation": true, "mariadb-backup": true, "mariabackup": true,
-	"mycli": true,
-}
-
 // commandName is the base name of a command, in lower case and without
-// .exe: "mysql" for /usr/bin/mysql and C:\MySQL\bin\mysql.exe.
+// .exe or a package's @VERSION: "mysql" for /usr/bin/mysql and
+// C:\MySQL\bin\mysql.exe, "mongosh" for mongosh@2.
 func commandName(cmd string) string {
 	if i := strings.LastIndexAny(cmd, `/\`); i >= 0 {
 		cmd = cmd[i+1:]
+	}
+	if i := strings.IndexByte(cmd, '@'); i > 0 {
+		cmd = cmd[:i] // a package's version: mongosh@2
 	}
 	cmd = strings.ToLower(cmd)
 	return strings.TrimSuffix(cmd, ".exe")
@@ -288,7 +319,7 @@ func (h *hider) arg(a string) string {
 		return h.url(a)
 	case strings.HasPrefix(a, "-") && strings.Contains(a, "="):
 		name, val, _ := strings.Cut(a, "=")
-		if secretWord().MatchString(name) && val != "" {
+		if (secretWord().MatchString(name) || secretFlag().MatchString(name)) && val != "" {
 			return name + "=" + h.hide(val)
 		}
 		return name + "=" + h.value(val)

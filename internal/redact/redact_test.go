@@ -630,3 +630,82 @@ func TestShellScriptLooks(t *testing.T) {
 		})
 	}
 }
+
+// TestPasswordFlags: each canary is a password, key or token given the
+// way a command takes it (sshpass -p, redis-cli -a, mongosh -p, curl -u
+// USER:PW, sqlcmd and bcp -P, --pat, --license, --pw, --jwt, --sas, an
+// AWS secret key after its access key id), on its own and run by a
+// wrapper (env, sudo, npx -y, sh -c, docker run IMAGE CMD); none is shown
+// by Args or Display, and the server's repeating it is scrubbed.
+func TestPasswordFlags(t *testing.T) {
+	const key = "AKIAIOSFODNN7EXAMPLE"
+	cases := []struct {
+		argv   []string
+		canary string
+	}{
+		{[]string{"sshpass", "-p", "cn-sshpass-sep", "ssh", "me@host"}, "cn-sshpass-sep"},
+		{[]string{"sshpass", "-pcn-sshpass-att", "ssh", "host"}, "cn-sshpass-att"},
+		{[]string{"redis-cli", "-h", "cache", "-a", "cn-redis-a", "ping"}, "cn-redis-a"},
+		{[]string{"mongosh", "mongodb://db/shop", "-u", "app", "-p", "cn-mongosh-p"}, "cn-mongosh-p"},
+		{[]string{"mongosh", "--username", "app", "--password", "cn-mongosh-password"}, "cn-mongosh-password"},
+		{[]string{"curl", "-u", "admin:cn-curl-u", "https://api.example/x"}, "cn-curl-u"},
+		{[]string{"curl", "--user", "admin:cn-curl-user", "https://api.example/x"}, "cn-curl-user"},
+		{[]string{"curl", "--user=admin:cn-curl-user-eq", "https://api.example/x"}, "cn-curl-user-eq"},
+		{[]string{"curl", "-uadmin:cn-curl-u-att", "https://api.example/x"}, "cn-curl-u-att"},
+		{[]string{"sqlcmd", "-S", "db", "-U", "sa", "-P", "cn-sqlcmd-P"}, "cn-sqlcmd-P"},
+		{[]string{"bcp", "shop.dbo.t", "out", "t.dat", "-S", "db", "-U", "sa", "-P", "cn-bcp-P"}, "cn-bcp-P"},
+		{[]string{"srv", "--pat", "cn-pat-sep"}, "cn-pat-sep"},
+		{[]string{"srv", "--pat=cn-pat-eq"}, "cn-pat-eq"},
+		{[]string{"srv", "--license", "cn-license-sep"}, "cn-license-sep"},
+		{[]string{"srv", "--license=cn-license-eq"}, "cn-license-eq"},
+		{[]string{"srv", "--pw", "cn-pw-sep"}, "cn-pw-sep"},
+		{[]string{"srv", "--pw=cn-pw-eq"}, "cn-pw-eq"},
+		{[]string{"srv", "--jwt", "cn-jwt-sep"}, "cn-jwt-sep"},
+		{[]string{"srv", "--jwt=cn-jwt-eq"}, "cn-jwt-eq"},
+		{[]string{"srv", "--sas", "cn-sas-sep"}, "cn-sas-sep"},
+		{[]string{"srv", "--sas=cn-sas-eq"}, "cn-sas-eq"},
+		{[]string{"aws-mcp", key, "cn/aws/secret+key"}, "cn/aws/secret+key"},
+		// Run by a wrapper.
+		{[]string{"env", "REDIS_HOST=cache", "redis-cli", "-a", "cn-env-redis"}, "cn-env-redis"},
+		{[]string{"sudo", "-u", "mssql", "sqlcmd", "-P", "cn-sudo-sqlcmd"}, "cn-sudo-sqlcmd"},
+		{[]string{"sudo", "-E", "srv", "--jwt", "cn-sudo-jwt"}, "cn-sudo-jwt"},
+		{[]string{"npx", "-y", "mongosh", "-p", "cn-npx-mongosh"}, "cn-npx-mongosh"},
+		{[]string{"npx", "--yes", "mongosh@2", "-pcn-npx-mongosh-att"}, "cn-npx-mongosh-att"},
+		{[]string{"sh", "-c", "sshpass -p cn-sh-sshpass ssh host"}, "cn-sh-sshpass"},
+		{[]string{"bash", "-lc", "exec curl -u me:cn-sh-curl https://x.example"}, "cn-sh-curl"},
+		{[]string{"docker", "run", "--rm", "-i", "-e", "A=1", "--name", "r", "redis:7", "redis-cli", "-a", "cn-docker-redis"}, "cn-docker-redis"},
+		{[]string{"docker", "exec", "-it", "db", "sqlcmd", "-P", "cn-docker-sqlcmd"}, "cn-docker-sqlcmd"},
+		{[]string{"docker", "run", "--rm", "aws-img", key, "cn/docker/aws+key"}, "cn/docker/aws+key"},
+		{[]string{"sudo", "docker", "run", "-i", "--rm", "mongo:7", "mongosh", "-p", "cn-sudo-docker-mongosh"}, "cn-sudo-docker-mongosh"},
+	}
+	leaks := 0
+	for _, c := range cases {
+		shown := strings.Join(Args(c.argv), " ")
+		l := Launch{Command: c.argv[0], Args: c.argv[1:]}
+		display := l.Display()
+		said := l.Scrubber().String("auth failed for " + c.canary + ".")
+		if strings.Contains(shown, c.canary) || strings.Contains(display, c.canary) || strings.Contains(said, c.canary) {
+			leaks++
+			t.Errorf("%q: Args %q, Display %q, scrubbed %q", c.argv, shown, display, said)
+		}
+	}
+	if leaks > 0 {
+		t.Logf("%d of %d canaries shown", leaks, len(cases))
+	}
+	// Kept: what is no password.
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"curl", "-u", "admin", "https://x"}, []string{"curl", "-u", "admin", "https://x"}},
+		{[]string{"srv", "-p", "8080", "--path", "/x", "--pattern", "a*", "--swatch", "red"}, []string{"srv", "-p", "8080", "--path", "/x", "--pattern", "a*", "--swatch", "red"}},
+		{[]string{"redis-cli", "-h", "cache", "-p", "6379"}, []string{"redis-cli", "-h", "cache", "-p", "6379"}},
+		{[]string{"mysql", "-P", "3306", "-h", "db"}, []string{"mysql", "-P", "3306", "-h", "db"}},
+		{[]string{"docker", "run", "--rm", "-p", "8080:80", "nginx"}, []string{"docker", "run", "--rm", "-p", "8080:80", "nginx"}},
+		{[]string{"sudo", "-u", "app", "node", "srv.js"}, []string{"sudo", "-u", "app", "node", "srv.js"}},
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me"}, []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me"}},
+		{[]string{"srv", key}, []string{"srv", "***"}},
+		{[]string{"srv", key, "--port", "80"}, []string{"srv", "***", "--port", "80"}},
+	} {
+		if got := Args(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("Args(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
