@@ -19,6 +19,12 @@
 //
 // # The launch rule
 //
+//   - the command, the first word of a command line (of the launch, of a
+//     command in a shell's string, the command env, sudo, npx or docker
+//     exec runs; not what follows docker run IMAGE), is kept as written when it is a name or a path (not NAME=VALUE, a URL
+//     or words with white space between), even when it looks like a
+//     credential, and a launch line never hides it for a value equal to
+//     it (see [Launch.DisplayCommand]);
 //   - an argument --NAME=VALUE, -NAME=VALUE or NAME:VALUE whose NAME
 //     mentions token, key, secret, password, passwd, pwd, auth, credential,
 //     bearer, cookie, session or signature, or ends in pass as a word of
