@@ -12,17 +12,16 @@ import (
 
 // Display returns the server's launch as written in its config (before
 // variable expansion, so ${VAR} shows as ${VAR}), with secrets removed by
-// the rule of package redact: the command line of a stdio server, the URL
-// of a remote one. Every secret value of the launch (see Secrets) is
-// removed wherever it appears.
+// the rule of package redact (redact.Launch.DisplayCommand): the command
+// line of a stdio server, the URL of a remote one.
 func (s Server) Display() string {
-	sc := redact.New(s.Secrets()...)
+	l := s.launch()
 	if s.Transport == HTTP || s.Transport == SSE || (s.Transport == "" && s.rawCommand == "" && s.Command == "" && (s.rawURL != "" || s.URL != "")) {
 		u := s.rawURL
 		if u == "" {
 			u = s.URL
 		}
-		return sc.String(redact.URL(u))
+		return l.DisplayURL(u)
 	}
 	cmd, args := s.rawCommand, s.rawArgs
 	if cmd == "" && args == nil {
@@ -31,7 +30,7 @@ func (s Server) Display() string {
 	if cmd == "" && len(args) == 0 {
 		return ""
 	}
-	return redact.Command(append([]string{cmd}, args...), sc)
+	return l.DisplayCommand(append([]string{cmd}, args...))
 }
 
 // Secrets returns the secret values of the server's launch: the values of
@@ -40,7 +39,11 @@ func (s Server) Display() string {
 // aside), and what the launch rule hides in them, as written and as
 // expanded. Launchers give them to a redact.Scrubber, so that a server
 // that repeats one in its stderr or an error message shows the marker.
-func (s Server) Secrets() []string {
+func (s Server) Secrets() []string { return s.launch().Secrets() }
+
+// launch is the server's launch, with Known the values of the variables
+// expanded into it and what the launch rule hides in it as written.
+func (s Server) launch() redact.Launch {
 	var known []string
 	add := func(raw, expanded string) {
 		known = append(known, expandedValues(raw, expanded)...)
@@ -68,7 +71,7 @@ func (s Server) Secrets() []string {
 			known = append(known, v)
 		}
 	}
-	return redact.Launch{Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers, Known: known}.Secrets()
+	return redact.Launch{Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers, Known: known}
 }
 
 // template matches a variable reference of any client's syntax: ${VAR},

@@ -27,6 +27,24 @@ func TestDisplayHidesEnvValues(t *testing.T) {
 	}
 }
 
+// TestDisplayKeepsCommand: the launch line audit and clients show hides
+// the values of secret-named env variables and credentials, not a plain
+// value, and never the command word some value equals.
+func TestDisplayKeepsCommand(t *testing.T) {
+	env := map[string]string{"NODE": "node", "SHELL": "/bin/sh", "LOG_LEVEL": "info", "API_KEY": "k-77"}
+	for _, c := range []struct {
+		s    Server
+		want string
+	}{
+		{Server{Transport: Stdio, Command: "node", Args: []string{"srv.js", "--level", "info", "--key", "k-77"}, Env: env}, "node srv.js --level info --key ***"},
+		{Server{Transport: Stdio, Command: "/bin/sh", Args: []string{"-c", "node srv.js --level info x/k-77"}, Env: env}, `/bin/sh -c "node srv.js --level info x/***"`},
+	} {
+		if got := c.s.Display(); got != c.want {
+			t.Errorf("Display = %q, want %q", got, c.want)
+		}
+	}
+}
+
 func TestDisplayQuotes(t *testing.T) {
 	s := Server{Transport: Stdio, Command: "node", Args: []string{"/path with space/index.js", ""}}
 	if got, want := s.Display(), `node "/path with space/index.js" ""`; got != want {

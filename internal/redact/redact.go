@@ -9,8 +9,9 @@
 //   - by value: a [Scrubber] holds the secret values of one launch (env
 //     and header values, the values of variables expanded into it, and
 //     what the launch rule hides in its arguments and URL) and replaces
-//     each wherever it appears, in the forms a server may echo it in
-//     (plain, URL-escaped, JSON-escaped);
+//     each, in the forms a server may echo it in (plain, URL-escaped,
+//     JSON-escaped): a credential wherever it appears, a plain value
+//     ("info", a path) where it stands as a whole word;
 //   - by pattern: [Args] and [URL] redact a launch by its shape, and [Text]
 //     redacts free text by the same shapes (--token=X, --api-key X,
 //     API_KEY=X, Bearer X, scheme://user:PW@host, ?token=X, known token
@@ -18,12 +19,21 @@
 //
 // # The launch rule
 //
+//   - the command, the first word of a command line (of the launch, of a
+//     command in a shell's string, the command env, sudo, npx or docker
+//     exec runs; not what follows docker run IMAGE), is kept as written when it is a name or a path (not NAME=VALUE, a URL
+//     or words with white space between), even when it looks like a
+//     credential, and a launch line never hides it for a value equal to
+//     it (see [Launch.DisplayCommand]);
 //   - an argument --NAME=VALUE, -NAME=VALUE or NAME:VALUE whose NAME
 //     mentions token, key, secret, password, passwd, pwd, auth, credential,
 //     bearer, cookie, session or signature, or ends in pass as a word of
 //     its own (--pass, DB_PASS; not --bypass, nor --pass-environment,
-//     where pass is the verb), keeps NAME and loses VALUE; so
-//     does the argument after such a --NAME given alone;
+//     where pass is the verb), or is --pat, --license, --pw, --jwt or
+//     --sas, keeps NAME and loses VALUE; so does the argument after
+//     such a --NAME given alone;
+//   - the argument after an AWS access key id (AKIA..., ASIA...), its
+//     secret access key, is hidden (the key id looks like a credential);
 //   - an argument NAME=VALUE with an environment-style NAME (capitals,
 //     digits, underscores, as passed with docker -e) loses VALUE;
 //   - setx NAME VALUE (Windows) loses VALUE, and setx /p PASSWORD its
@@ -33,9 +43,19 @@
 //     command line that goes on with the arguments after it, and the
 //     command env runs follows this rule as a command line of its own;
 //   - after a MySQL or MariaDB client (mysql, mysqldump, mariadb, mycli,
-//     ...; the command itself, not one a wrapper runs), -pVALUE keeps -p
-//     and loses VALUE; -p alone, which prompts, keeps the database after
-//     it (mycli's -p takes the next argument, which is hidden);
+//     ...), -pVALUE keeps -p and loses VALUE; -p alone, which prompts,
+//     keeps the database after it (mycli's -p takes the next argument,
+//     which is hidden); so do sshpass -p [PW], mongosh (and mongo) -p
+//     [PW], sqlcmd and bcp -P [PW] with the password attached or next,
+//     redis-cli -a PW, and curl -u, --user, -U and --proxy-user
+//     USER:PW, which keep USER; each for the command itself, the
+//     command a shell's string or env runs, or one a wrapper runs;
+//   - the command line a wrapper runs follows this rule as a command
+//     line of its own: sudo and doas [OPTIONS] [NAME=VALUE...] CMD, a
+//     shell's exec and nohup CMD, npx [OPTIONS] PACKAGE, docker and
+//     podman run [OPTIONS] IMAGE CMD and exec [OPTIONS] CONTAINER CMD (a
+//     command line read in another is read 5 deep at most, one deeper is
+//     hidden whole);
 //   - the command string a shell runs (sh -c STRING, bash -lc, zsh,
 //     dash, /bin/sh; cmd /c STRING; powershell -Command STRING, pwsh -c),
 //     wherever the shell stands in the command line, is split into words
@@ -75,7 +95,6 @@
 package redact
 
 import (
-	"encoding/json"
 	"net/url"
 	"sort"
 	"strconv"
@@ -113,8 +132,9 @@ func LooksSecret(v string) bool {
 
 // hider replaces secrets by Marker, recording each value it hides.
 type hider struct {
-	hidden []string
-	depth  int // how deep in command strings, one in another, it reads
+	hidden   []string
+	commands []string // the command words read (see commandWord)
+	depth    int      // how deep in command strings, one in another, it reads
 }
 
 func (h *hider) hide(v string) string {
@@ -142,24 +162,48 @@ func args(argv []string) ([]string, []string) {
 	return h.args(argv), h.hidden
 }
 
-func (h *hider) args(argv []string) []string {
+func (h *hider) args(argv []string) []string { return h.line(argv, true) }
+
+// line redacts the command line argv; command tells whether argv[0] is
+// a command for sure (after docker run IMAGE it may be the image's first
+// argument).
+func (h *hider) line(argv []string, command bool) []string {
+	if len(argv) > 0 && command && commandWord(argv[0]) {
+		h.commands = append(h.commands, argv[0])
+	}
 	if len(argv) > 0 && commandName(argv[0]) == "setx" {
 		return h.setx(argv)
 	}
 	out := make([]string, len(argv))
-	mysql := len(argv) > 0 && mysqlClients[commandName(argv[0])]
-	script, d := shellScript(argv)
+	end, certain := len(argv), false // argv[end:] is the command line a wrapper runs
+	if len(argv) > 0 {
+		if k, c := wrapped(argv); k > 0 && k < len(argv) {
+			end, certain = k, c
+		}
+	}
+	var pw []passwordOption
+	if len(argv) > 0 {
+		pw = passwordOptions[commandName(argv[0])]
+	}
+	script, d := shellScript(argv[:end])
 	hideNext := false
-	opaque := false // after powershell -EncodedCommand: -EncodedArguments X is encoded too
-	for i, a := range argv {
+	userNext := false // the next argument is USER:PASSWORD
+	opaque := false   // after powershell -EncodedCommand: -EncodedArguments X is encoded too
+loop:
+	for i, a := range argv[:end] {
+		// An AWS access key id's secret key is the argument after it.
+		awsKey := awsKeyID().MatchString(a)
 		switch {
 		case hideNext && !strings.HasPrefix(a, "-"):
 			out[i] = h.hide(a)
-			hideNext = false
+			hideNext = awsKey
 			continue
-		case hideNext:
-			hideNext = false
+		case userNext && !strings.HasPrefix(a, "-"):
+			out[i] = h.userPassword(a)
+			userNext = false
+			continue
 		}
+		hideNext, userNext = false, false
 		switch {
 		case opaque && encodedFlag(a):
 			out[i] = a
@@ -177,29 +221,46 @@ func (h *hider) args(argv []string) []string {
 			out[i] = h.script(a, d)
 			continue
 		case (script < 0 || i < script) && !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && commandName(a) == "env":
-			h.env(argv, i, out)
-			return out
+			h.env(argv[:end], i, out)
+			break loop
 		}
-		if i > 0 && mysql && strings.HasPrefix(a, "-p") {
-			if pw := a[2:]; pw != "" {
-				out[i] = "-p" + h.hide(pw)
-				if unq := unquote(pw); unq != pw {
-					h.hide(unq)
-				}
+		if i > 0 {
+			if shown, next, ok := h.password(pw, a); ok {
+				out[i] = shown
+				hideNext, userNext = next == hideValue, next == hideUserPassword
 				continue
 			}
-			// -p alone: the MySQL clients prompt, and what follows is the
-			// database; mycli takes the next argument as the password.
-			hideNext = commandName(argv[0]) == "mycli"
-			out[i] = a
-			continue
 		}
-		out[i] = h.arg(a)
-		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && secretWord().MatchString(a) {
+		if i == 0 && command && commandWord(a) {
+			out[i] = a // a command named like a token is no token
+		} else {
+			out[i] = h.arg(a)
+		}
+		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && (secretWord().MatchString(a) || secretFlag().MatchString(a)) {
 			hideNext = true
 		}
+		hideNext = hideNext || awsKey
+	}
+	if end < len(argv) {
+		if h.depth >= maxDepth {
+			for k := end; k < len(argv); k++ {
+				out[k] = h.hide(argv[k])
+			}
+			return out
+		}
+		h.depth++
+		copy(out[end:], h.line(argv[end:], certain))
+		h.depth--
 	}
 	return out
+}
+
+// commandWord reports whether a, the first word of a command line, is
+// a command's name or path, as written: not NAME=VALUE, --NAME=VALUE, a
+// URL or words with white space between, which are read as an argument
+// is.
+func commandWord(a string) bool {
+	return a != "" && !strings.ContainsAny(a, "= \t\n\r") && !strings.Contains(a, "://")
 }
 
 // setx redacts Windows' setx, which sets a variable for good: setx NAME
@@ -236,23 +297,15 @@ func (h *hider) setx(argv []string) []string {
 	return out
 }
 
-// mysqlClients are the MySQL and MariaDB clients, which take a password
-// attached to -p (-phunter2).
-var mysqlClients = map[string]bool{
-	"mysql": true, "mysqldump": true, "mysqladmin": true, "mysqlimport": true,
-	"mysqlshow": true, "mysqlcheck": true, "mysqlpump": true, "mysqlsh": true,
-	"mysqlbinlog": true, "mysqlslap": true, "mysql_upgrade": true, "mysql_secure_installation": true,
-	"mariadb": true, "mariadb-dump": true, "mariadb-admin": true, "mariadb-import": true,
-	"mariadb-show": true, "mariadb-check": true, "mariadb-binlog": true, "mariadb-slap": true,
-	"mariadb-upgrade": true, "mariadb-secure-installation": true, "mariadb-backup": true, "mariabackup": true,
-	"mycli": true,
-}
-
 // commandName is the base name of a command, in lower case and without
-// .exe: "mysql" for /usr/bin/mysql and C:\MySQL\bin\mysql.exe.
+// .exe or a package's @VERSION: "mysql" for /usr/bin/mysql and
+// C:\MySQL\bin\mysql.exe, "mongosh" for mongosh@2.
 func commandName(cmd string) string {
 	if i := strings.LastIndexAny(cmd, `/\`); i >= 0 {
 		cmd = cmd[i+1:]
+	}
+	if i := strings.IndexByte(cmd, '@'); i > 0 {
+		cmd = cmd[:i] // a package's version: mongosh@2
 	}
 	cmd = strings.ToLower(cmd)
 	return strings.TrimSuffix(cmd, ".exe")
@@ -272,7 +325,7 @@ func (h *hider) arg(a string) string {
 		return h.url(a)
 	case strings.HasPrefix(a, "-") && strings.Contains(a, "="):
 		name, val, _ := strings.Cut(a, "=")
-		if secretWord().MatchString(name) && val != "" {
+		if (secretWord().MatchString(name) || secretFlag().MatchString(name)) && val != "" {
 			return name + "=" + h.hide(val)
 		}
 		return name + "=" + h.value(val)
@@ -458,195 +511,6 @@ func Origin(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// A Scrubber removes the known secret values of one launch, and then the
-// secrets Text finds by pattern, from text a server produced. The zero
-// value and nil scrub by pattern only.
-type Scrubber struct {
-	values []string // longest first
-}
-
-// New returns a Scrubber for values (those shorter than MinSecret, or
-// only white space, are ignored).
-func New(values ...string) *Scrubber {
-	s := &Scrubber{}
-	s.Add(values...)
-	return s
-}
-
-// Add adds secret values, in the forms a server may echo them in: as
-// given and trimmed, URL-escaped and JSON-escaped.
-func (s *Scrubber) Add(values ...string) {
-	seen := map[string]bool{}
-	for _, v := range s.values {
-		seen[v] = true
-	}
-	add := func(v string) {
-		if len(v) >= MinSecret && !seen[v] && strings.Trim(v, "*") != "" && strings.TrimSpace(v) != "" {
-			seen[v] = true
-			s.values = append(s.values, v)
-		}
-	}
-	for _, v := range values {
-		for _, v := range []string{v, strings.TrimSpace(v)} {
-			add(v)
-			add(url.QueryEscape(v))
-			add(url.PathEscape(v))
-			if b, err := json.Marshal(v); err == nil {
-				add(string(b[1 : len(b)-1]))
-			}
-		}
-	}
-	sort.SliceStable(s.values, func(i, j int) bool { return len(s.values[i]) > len(s.values[j]) })
-}
-
-// String returns text without any known value and without what Text
-// redacts by pattern. A known value cut short where text was clipped (its
-// start before "…", "..." or the end of text, its end at the start of
-// text) is removed too.
-func (s *Scrubber) String(text string) string {
-	text = s.known(text)
-	text = Text(text)
-	// A pattern's marker may have joined two pieces into a known value.
-	return s.cut(s.known(text))
-}
-
-// minPiece is the length under which the end of a known value at the start
-// of a text is left: a secret's last letters are often a word.
-const minPiece = 6
-
-// cut removes the pieces of known values that clipping left: a value's
-// start before an ellipsis or at the end of text, a value's end at the
-// start of text.
-func (s *Scrubber) cut(text string) string {
-	if s == nil {
-		return text
-	}
-	for _, v := range s.values {
-		text = cutValue(text, v)
-	}
-	return text
-}
-
-// cutValue is cut for one value, in one pass (Knuth-Morris-Pratt) over
-// text for the starts and one over its first bytes for the end.
-func cutValue(text, v string) string {
-	if len(v) < 2 {
-		return text
-	}
-	// The end of v at the start of text.
-	if k := overlap(reverse(text[:min(len(text), len(v)-1)]), reverse(v)); k >= minPiece {
-		text = Marker + text[k:]
-	}
-	p := v[:len(v)-1] // proper starts only
-	fail := failure(p)
-	var b strings.Builder
-	done, k := 0, 0 // text[:done] is in b
-	for i := 0; i <= len(text); i++ {
-		if i == len(text) || text[i] == '.' && strings.HasPrefix(text[i:], "...") || text[i] == "…"[0] && strings.HasPrefix(text[i:], "…") {
-			if from := i - k; k >= MinSecret && from >= done {
-				b.WriteString(text[done:from])
-				b.WriteString(Marker)
-				done = i
-			}
-		}
-		if i == len(text) {
-			break
-		}
-		c := text[i]
-		for k > 0 && (k == len(p) || c != p[k]) {
-			k = fail[k-1]
-		}
-		if k < len(p) && c == p[k] {
-			k++
-		}
-	}
-	if done == 0 {
-		return text
-	}
-	b.WriteString(text[done:])
-	return b.String()
-}
-
-// failure is the Knuth-Morris-Pratt failure function of p: for each i,
-// the length of the longest proper start of p[:i+1] that is also its end.
-func failure(p string) []int {
-	fail := make([]int, len(p))
-	for i, k := 1, 0; i < len(p); i++ {
-		for k > 0 && p[i] != p[k] {
-			k = fail[k-1]
-		}
-		if p[i] == p[k] {
-			k++
-		}
-		fail[i] = k
-	}
-	return fail
-}
-
-// overlap is the length of the longest proper start of v that text ends
-// with.
-func overlap(text, v string) int {
-	if len(v) < 2 {
-		return 0
-	}
-	p := v[:len(v)-1]
-	fail := failure(p)
-	k := 0
-	for i := max(0, len(text)-len(p)); i < len(text); i++ {
-		for k > 0 && (k == len(p) || text[i] != p[k]) {
-			k = fail[k-1]
-		}
-		if k < len(p) && text[i] == p[k] {
-			k++
-		}
-	}
-	return k
-}
-
-// reverse reverses the bytes of s.
-func reverse(s string) string {
-	b := []byte(s)
-	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
-		b[i], b[j] = b[j], b[i]
-	}
-	return string(b)
-}
-
-// Values returns text with every known value (in each form Add keeps)
-// replaced by Marker, and nothing else changed: what is kept of a
-// server's own definitions, where a pattern is no secret.
-func (s *Scrubber) Values(text string) string { return s.known(text) }
-
-// Strings scrubs each element of list in place and returns it.
-func (s *Scrubber) Strings(list []string) []string {
-	for i, v := range list {
-		list[i] = s.String(v)
-	}
-	return list
-}
-
-// known replaces every known value until none is left: a replacement can
-// join two pieces into another occurrence. It ends: every value holds a
-// character other than '*' (it is neither the marker nor made of it, see
-// Add), so each replacement leaves the text with fewer such characters.
-func (s *Scrubber) known(text string) string {
-	if s == nil {
-		return text
-	}
-	for {
-		changed := false
-		for _, v := range s.values {
-			if strings.Contains(text, v) {
-				text = strings.ReplaceAll(text, v, Marker)
-				changed = true
-			}
-		}
-		if !changed {
-			return text
-		}
-	}
-}
-
 // Launch is what a server is launched with or connected to. Its values
 // are secrets.
 type Launch struct {
@@ -682,19 +546,24 @@ func (l Launch) Secrets() []string {
 // "a variable expanded into the launch".
 type Named struct{ Name, Value string }
 
+// expanded is the Name of the value of a variable expanded into a launch.
+const expanded = "a variable expanded into the launch"
+
 // Credential reports whether the value is a credential by what it is or
 // how it looks: a secret the launch rule found in an argument or the URL,
 // the value of an env variable or header whose name mentions a secret word
 // (API_KEY, header Authorization), or a value that looks like one
 // ([LooksSecret]). Every value of a launch is scrubbed from what mcpcost
-// shows; only credentials are taken out of what a server says its tools
-// are, where replacing a plain value ("info", "true", a path) would change
-// the count of text the model reads and holds no secret.
+// shows, a credential wherever it is and a plain value ("info", "true", a
+// path) where it stands as a whole word (see [Scrubber]); only credentials
+// are taken out of what a server says its tools are, where replacing a
+// plain value would change the count of text the model reads and holds no
+// secret.
 func (n Named) Credential() bool {
 	switch {
 	case n.Name == "an argument" || n.Name == "the URL":
 		return true
-	case secretWord().MatchString(n.Name) && n.Name != "a variable expanded into the launch":
+	case secretWord().MatchString(n.Name) && n.Name != expanded:
 		return true
 	}
 	return LooksSecret(n.Value)
@@ -744,7 +613,7 @@ func (l Launch) namedSecrets(argSecrets []string) []Named {
 		}
 	}
 	for _, v := range l.Known {
-		add("a variable expanded into the launch", v)
+		add(expanded, v)
 	}
 	return out
 }
@@ -758,36 +627,93 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// Scrubber returns a Scrubber for the launch's secrets.
-func (l Launch) Scrubber() *Scrubber { return New(l.Secrets()...) }
+// Scrubber returns a Scrubber for the launch's secrets. Credentials are removed wherever they are, plain values where they stand
+// as whole words.
+func (l Launch) Scrubber() *Scrubber { return scrubberOf(l.NamedSecrets()) }
+
+// scrubberOf returns a Scrubber for named: each credential removed
+// wherever it is, each plain value where it stands as a whole word.
+func scrubberOf(named []Named) *Scrubber {
+	var values, words []string
+	for _, n := range named {
+		if n.Credential() {
+			values = append(values, n.Value)
+		} else {
+			words = append(words, n.Value)
+		}
+	}
+	s := &Scrubber{}
+	s.add(values, false)
+	s.add(words, true)
+	s.build()
+	return s
+}
 
 // Display shows the launch without its secrets: its URL when it has one,
-// else its command line.
+// else its command line (see DisplayCommand).
 func (l Launch) Display() string {
 	if l.URL != "" && l.Command == "" {
-		return l.Scrubber().String(URL(l.URL))
+		return l.DisplayURL(l.URL)
 	}
 	// The command line is read once, for what it shows and what it hides.
-	red, hidden := args(append([]string{l.Command}, l.Args...))
-	named := l.namedSecrets(hidden)
-	values := make([]string, len(named))
-	for i, n := range named {
-		values[i] = n.Value
+	h := &hider{}
+	red := h.args(append([]string{l.Command}, l.Args...))
+	return show(red, l.namedSecrets(h.hidden), h.commands)
+}
+
+// DisplayCommand shows argv, the launch's command line as launched or as
+// written in its config, by the launch rule, each argument also without
+// the launch's secret values, and quoted when it is empty or holds white
+// space or quotes. The values hidden there are those of env variables
+// and headers whose name mentions a secret word or that look like
+// credentials (not LOG_LEVEL=info, NODE=node nor SHELL=/bin/sh: they hide
+// nothing), what the launch rule hides in the launch, and the values of
+// variables expanded into it; never one equal to a command word (argv's
+// first, a command's in a shell's string, the command env runs), which is
+// shown anyway. A command word standing alone is shown as written, even
+// when it looks like a token (hf_mcp_server); in a shell's string, such a
+// word is still hidden by its shape.
+func (l Launch) DisplayCommand(argv []string) string {
+	h := &hider{}
+	red := h.args(argv)
+	return show(red, l.NamedSecrets(), h.commands)
+}
+
+// DisplayURL shows raw, the launch's URL as connected to or as written in
+// its config, by the launch rule, without the secret values
+// DisplayCommand hides.
+func (l Launch) DisplayURL(raw string) string {
+	return lineScrubber(l.NamedSecrets(), nil).String(URL(raw))
+}
+
+// lineScrubber is the Scrubber of what a launch line hides of named: the
+// credentials and the values of variables expanded into the launch, but
+// a command word.
+func lineScrubber(named []Named, command map[string]bool) *Scrubber {
+	kept := named[:0:0]
+	for _, n := range named {
+		if (n.Credential() || n.Name == expanded) && !command[n.Value] {
+			kept = append(kept, n)
+		}
 	}
-	return show(red, New(values...))
+	return scrubberOf(kept)
 }
 
-// Command shows a command line by the launch rule, each argument also
-// scrubbed by sc (which may be nil) and quoted when it is empty or holds
-// white space or quotes.
-func Command(argv []string, sc *Scrubber) string {
-	return show(Args(argv), sc)
-}
-
-// show is Command of the command line red, redacted.
-func show(red []string, sc *Scrubber) string {
+// show shows the command line red, redacted by the launch rule with the
+// command words commands, without the values of named that lineScrubber keeps:
+// each argument scrubbed, but a command word standing alone (the first,
+// the command env runs), and quoted when it is empty or holds white space
+// or quotes.
+func show(red []string, named []Named, commands []string) string {
+	command := make(map[string]bool, len(commands))
+	for _, c := range commands {
+		command[c] = true
+	}
+	sc := lineScrubber(named, command)
 	for i, a := range red {
-		a = sc.String(a)
+		if !commandWord(a) || i > 0 && !command[a] {
+			a = sc.String(a)
+		}
 		if a == "" || strings.ContainsAny(a, " \t\n\"'") {
 			a = strconv.Quote(a)
 		}

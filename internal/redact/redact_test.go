@@ -289,8 +289,18 @@ func TestScrubber(t *testing.T) {
 		t.Errorf("String = %q, want %q", got, want)
 	}
 	// A replacement that joins two pieces into another occurrence.
-	if got := New("ab***").String("aab******"); strings.Contains(got, "ab***") {
-		t.Errorf("String left a joined occurrence: %q", got)
+	// ... by the marker of a value, of a pattern, of a clipped piece.
+	for _, c := range []struct {
+		values []string
+		in     string
+	}{
+		{[]string{"ab***"}, "aab******"},
+		{[]string{"ken=***"}, "--token=abc now"},
+		{[]string{"xy***", "canary-5150"}, "xycanary-51…"},
+	} {
+		if got := New(c.values...).String(c.in); strings.Contains(got, c.values[0]) {
+			t.Errorf("New(%q).String(%q) = %q: a joined occurrence is left", c.values, c.in, got)
+		}
 	}
 	// Clipped: the start of a value before an ellipsis or at the end, its
 	// end at the start.
@@ -332,6 +342,105 @@ func TestLaunchSecrets(t *testing.T) {
 	}
 }
 
+// TestScrubberPlainWords: a launch's value that is no credential (a plain
+// word, a path, a flag's value) is removed only where it stands as a
+// whole word, not inside a longer run of letters, digits, _ and -; a
+// credential (by its name or its shape) is removed wherever it is.
+func TestScrubberPlainWords(t *testing.T) {
+	l := Launch{
+		Command: "srv",
+		Args:    []string{"--token", "tok-arg-7"},
+		Env: map[string]string{
+			"LOG_LEVEL": "info", "DEBUG": "true", "ROOT": "/srv/data", "MODE": "fast lane",
+			"API_KEY": "hunter2x", "FOO": "sk-abcdef123456", "OTHER": "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+		},
+		Headers: map[string]string{"X-Region": "eu-west", "Authorization": "Bearer hdr-9"},
+	}
+	cases := []struct{ in, want string }{
+		// Plain values: whole words only.
+		{"information is logged", "information is logged"},
+		{"level info set", "level *** set"},
+		{"info", "***"},
+		{"(info).", "(***)."},
+		{`{"level":"info"}`, `{"level":"***"}`},
+		{"info-x x_info info2 Info", "info-x x_info info2 Info"},
+		{"DEBUG=true; untrue, trueness", "DEBUG=***; untrue, trueness"},
+		{"reading /srv/data/x.db and /srv/database", "reading ***/x.db and /srv/database"},
+		{"x/srv/data", "x***"},
+		{"fast lane, fast lanes", "***, fast lanes"},
+		{"eu-west-1 eu-west", "eu-west-1 ***"},
+		// Credentials, by name or shape: anywhere.
+		{"xhunter2xy", "x***y"},
+		{"keysk-abcdef123456x", "key***x"},
+		{"Xghp_16C7e42F292c6912E7710c838347Ae178B4aY", "X***Y"},
+		{"atok-arg-7b", "a***b"},
+		{"hdr-9z", "***z"},
+		// A clipped plain value is removed from the start of a word only.
+		{"at /srv/da…", "at ***…"},
+		{"the informati…", "the informati…"},
+		{"lanes fast la…", "lanes ***…"},
+	}
+	sc := l.Scrubber()
+	for _, c := range cases {
+		if got := sc.String(c.in); got != c.want {
+			t.Errorf("String(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	// Values keeps the same rule.
+	if got := sc.Values("information: info"); got != "information: ***" {
+		t.Errorf("Values = %q", got)
+	}
+	// Display too, for the values it hides (a variable expanded into the
+	// launch; a plain env value is not hidden there at all).
+	d := Launch{Command: "node", Args: []string{"srv.js", "--log-level=info", "--format=information"}, Known: []string{"info"}}
+	if got, want := d.Display(), "node srv.js --log-level=*** --format=information"; got != want {
+		t.Errorf("Display = %q, want %q", got, want)
+	}
+}
+
+// TestLaunchDisplaySecrets: a launch line shows as *** only what is a
+// secret: the values of env variables and headers whose name mentions a
+// secret word or that look like credentials, what the launch rule hides,
+// and the values of variables expanded into the launch; never the
+// command word, of the launch or of a command in a shell's string, that
+// some value happens to equal.
+func TestLaunchDisplaySecrets(t *testing.T) {
+	cases := []struct {
+		name string
+		l    Launch
+		want string
+	}{
+		{"env equal to the command", Launch{Command: "node", Args: []string{"srv.js"}, Env: map[string]string{"NODE": "node"}}, "node srv.js"},
+		{"env equal to the shell", Launch{Command: "/bin/sh", Args: []string{"-c", "node srv.js --port 80"}, Env: map[string]string{"SHELL": "/bin/sh", "NODE": "node"}}, `/bin/sh -c "node srv.js --port 80"`},
+		{"plain env values", Launch{Command: "npx", Args: []string{"-y", "@scope/srv", "--level", "info", "/srv/data"}, Env: map[string]string{"RUNNER": "npx", "LOG_LEVEL": "info", "ROOT": "/srv/data"}}, "npx -y @scope/srv --level info /srv/data"},
+		{"secret-named env", Launch{Command: "srv", Args: []string{"--db", "hunter2-pw", "at/hunter2-pw"}, Env: map[string]string{"DB_PASS": "hunter2-pw"}}, "srv --db *** at/***"},
+		{"credential-shaped env", Launch{Command: "srv", Args: []string{"path/a1b2c3d4e5f6a7b8c9d0e1f2/x"}, Env: map[string]string{"FOO": "a1b2c3d4e5f6a7b8c9d0e1f2"}}, "srv path/***/x"},
+		{"secret-named env equal to the command", Launch{Command: "node", Args: []string{"srv.js"}, Env: map[string]string{"API_KEY": "node"}}, "node srv.js"},
+		{"expanded value", Launch{Command: "srv", Args: []string{"--root", "/home/me/proj"}, Known: []string{"/home/me/proj"}}, "srv --root ***"},
+		{"expanded command", Launch{Command: "/opt/bin/srv", Args: []string{"x"}, Known: []string{"/opt/bin/srv"}}, "/opt/bin/srv x"},
+		{"expanded command of a shell string", Launch{Command: "sh", Args: []string{"-c", "/opt/bin/srv --token=abc123 x"}, Known: []string{"/opt/bin/srv"}}, `sh -c "/opt/bin/srv --token=*** x"`},
+		{"command shaped as a token", Launch{Command: "hf_mcp_server", Args: []string{"--port", "80"}}, "hf_mcp_server --port 80"},
+		{"env command shaped as a token", Launch{Command: "env", Args: []string{"A=b", "sk-mcp-server", "--x"}}, "env A=*** sk-mcp-server --x"},
+		{"shell command that is no word", Launch{Command: "sh", Args: []string{"-c", "true; --token=abc123 srv"}}, `sh -c "true; --token=*** srv"`},
+		{"plain header", Launch{URL: "https://x.example/mcp/eu-west", Headers: map[string]string{"X-Region": "eu-west"}}, "https://x.example/mcp/eu-west"},
+		{"secret header", Launch{URL: "https://x.example/mcp/k-abc-1", Headers: map[string]string{"X-Api-Key": "k-abc-1"}}, "https://x.example/mcp/***"},
+	}
+	for _, c := range cases {
+		if got := c.l.Display(); got != c.want {
+			t.Errorf("%s: Display = %q, want %q", c.name, got, c.want)
+		}
+	}
+	// As written, the same rule.
+	l := Launch{Command: "node", Args: []string{"/srv/data/srv.js", "--key", "zz-9"}, Env: map[string]string{"NODE": "node", "API_KEY": "zz-9"}}
+	if got, want := l.DisplayCommand([]string{"node", "${ROOT}/srv.js", "--key", "${API_KEY}", "zz-9"}), "node ${ROOT}/srv.js --key *** ***"; got != want {
+		t.Errorf("DisplayCommand = %q, want %q", got, want)
+	}
+	u := Launch{URL: "https://x.example/eu-west/mcp?key=q1", Headers: map[string]string{"X-Region": "eu-west", "Authorization": "Bearer t0k-1"}}
+	if got, want := u.DisplayURL("https://x.example/eu-west/t0k-1/mcp?key=q1"), "https://x.example/eu-west/***/mcp?key=***"; got != want {
+		t.Errorf("DisplayURL = %q, want %q", got, want)
+	}
+}
+
 func TestLaunchDisplay(t *testing.T) {
 	l := Launch{Command: "node", Args: []string{"/path with space/index.js", "", "--db", "hunter2-pw"}, Env: map[string]string{"DB_PASS": "hunter2-pw"}}
 	if got, want := l.Display(), `node "/path with space/index.js" "" --db ***`; got != want {
@@ -341,7 +450,7 @@ func TestLaunchDisplay(t *testing.T) {
 	if got, want := u.Display(), "https://u:***@x.example/mcp?apiKey=***&lang=en"; got != want {
 		t.Errorf("Display = %q, want %q", got, want)
 	}
-	if got := Command([]string{"srv", "--token", "abc"}, nil); got != "srv --token ***" {
+	if got := (Launch{}).DisplayCommand([]string{"srv", "--token", "abc"}); got != "srv --token ***" {
 		t.Errorf("Command = %q", got)
 	}
 }
@@ -519,5 +628,84 @@ func TestShellScriptLooks(t *testing.T) {
 				t.Errorf("%d words looked at %d times, want at most %d", len(tt.argv), looked, 2*len(tt.argv))
 			}
 		})
+	}
+}
+
+// TestPasswordFlags: each canary is a password, key or token given the
+// way a command takes it (sshpass -p, redis-cli -a, mongosh -p, curl -u
+// USER:PW, sqlcmd and bcp -P, --pat, --license, --pw, --jwt, --sas, an
+// AWS secret key after its access key id), on its own and run by a
+// wrapper (env, sudo, npx -y, sh -c, docker run IMAGE CMD); none is shown
+// by Args or Display, and the server's repeating it is scrubbed.
+func TestPasswordFlags(t *testing.T) {
+	const key = "AKIAIOSFODNN7EXAMPLE"
+	cases := []struct {
+		argv   []string
+		canary string
+	}{
+		{[]string{"sshpass", "-p", "cn-sshpass-sep", "ssh", "me@host"}, "cn-sshpass-sep"},
+		{[]string{"sshpass", "-pcn-sshpass-att", "ssh", "host"}, "cn-sshpass-att"},
+		{[]string{"redis-cli", "-h", "cache", "-a", "cn-redis-a", "ping"}, "cn-redis-a"},
+		{[]string{"mongosh", "mongodb://db/shop", "-u", "app", "-p", "cn-mongosh-p"}, "cn-mongosh-p"},
+		{[]string{"mongosh", "--username", "app", "--password", "cn-mongosh-password"}, "cn-mongosh-password"},
+		{[]string{"curl", "-u", "admin:cn-curl-u", "https://api.example/x"}, "cn-curl-u"},
+		{[]string{"curl", "--user", "admin:cn-curl-user", "https://api.example/x"}, "cn-curl-user"},
+		{[]string{"curl", "--user=admin:cn-curl-user-eq", "https://api.example/x"}, "cn-curl-user-eq"},
+		{[]string{"curl", "-uadmin:cn-curl-u-att", "https://api.example/x"}, "cn-curl-u-att"},
+		{[]string{"sqlcmd", "-S", "db", "-U", "sa", "-P", "cn-sqlcmd-P"}, "cn-sqlcmd-P"},
+		{[]string{"bcp", "shop.dbo.t", "out", "t.dat", "-S", "db", "-U", "sa", "-P", "cn-bcp-P"}, "cn-bcp-P"},
+		{[]string{"srv", "--pat", "cn-pat-sep"}, "cn-pat-sep"},
+		{[]string{"srv", "--pat=cn-pat-eq"}, "cn-pat-eq"},
+		{[]string{"srv", "--license", "cn-license-sep"}, "cn-license-sep"},
+		{[]string{"srv", "--license=cn-license-eq"}, "cn-license-eq"},
+		{[]string{"srv", "--pw", "cn-pw-sep"}, "cn-pw-sep"},
+		{[]string{"srv", "--pw=cn-pw-eq"}, "cn-pw-eq"},
+		{[]string{"srv", "--jwt", "cn-jwt-sep"}, "cn-jwt-sep"},
+		{[]string{"srv", "--jwt=cn-jwt-eq"}, "cn-jwt-eq"},
+		{[]string{"srv", "--sas", "cn-sas-sep"}, "cn-sas-sep"},
+		{[]string{"srv", "--sas=cn-sas-eq"}, "cn-sas-eq"},
+		{[]string{"aws-mcp", key, "cn/aws/secret+key"}, "cn/aws/secret+key"},
+		// Run by a wrapper.
+		{[]string{"env", "REDIS_HOST=cache", "redis-cli", "-a", "cn-env-redis"}, "cn-env-redis"},
+		{[]string{"sudo", "-u", "mssql", "sqlcmd", "-P", "cn-sudo-sqlcmd"}, "cn-sudo-sqlcmd"},
+		{[]string{"sudo", "-E", "srv", "--jwt", "cn-sudo-jwt"}, "cn-sudo-jwt"},
+		{[]string{"npx", "-y", "mongosh", "-p", "cn-npx-mongosh"}, "cn-npx-mongosh"},
+		{[]string{"npx", "--yes", "mongosh@2", "-pcn-npx-mongosh-att"}, "cn-npx-mongosh-att"},
+		{[]string{"sh", "-c", "sshpass -p cn-sh-sshpass ssh host"}, "cn-sh-sshpass"},
+		{[]string{"bash", "-lc", "exec curl -u me:cn-sh-curl https://x.example"}, "cn-sh-curl"},
+		{[]string{"docker", "run", "--rm", "-i", "-e", "A=1", "--name", "r", "redis:7", "redis-cli", "-a", "cn-docker-redis"}, "cn-docker-redis"},
+		{[]string{"docker", "exec", "-it", "db", "sqlcmd", "-P", "cn-docker-sqlcmd"}, "cn-docker-sqlcmd"},
+		{[]string{"docker", "run", "--rm", "aws-img", key, "cn/docker/aws+key"}, "cn/docker/aws+key"},
+		{[]string{"sudo", "docker", "run", "-i", "--rm", "mongo:7", "mongosh", "-p", "cn-sudo-docker-mongosh"}, "cn-sudo-docker-mongosh"},
+	}
+	leaks := 0
+	for _, c := range cases {
+		shown := strings.Join(Args(c.argv), " ")
+		l := Launch{Command: c.argv[0], Args: c.argv[1:]}
+		display := l.Display()
+		said := l.Scrubber().String("auth failed for " + c.canary + ".")
+		if strings.Contains(shown, c.canary) || strings.Contains(display, c.canary) || strings.Contains(said, c.canary) {
+			leaks++
+			t.Errorf("%q: Args %q, Display %q, scrubbed %q", c.argv, shown, display, said)
+		}
+	}
+	if leaks > 0 {
+		t.Logf("%d of %d canaries shown", leaks, len(cases))
+	}
+	// Kept: what is no password.
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"curl", "-u", "admin", "https://x"}, []string{"curl", "-u", "admin", "https://x"}},
+		{[]string{"srv", "-p", "8080", "--path", "/x", "--pattern", "a*", "--swatch", "red"}, []string{"srv", "-p", "8080", "--path", "/x", "--pattern", "a*", "--swatch", "red"}},
+		{[]string{"redis-cli", "-h", "cache", "-p", "6379"}, []string{"redis-cli", "-h", "cache", "-p", "6379"}},
+		{[]string{"mysql", "-P", "3306", "-h", "db"}, []string{"mysql", "-P", "3306", "-h", "db"}},
+		{[]string{"docker", "run", "--rm", "-p", "8080:80", "nginx"}, []string{"docker", "run", "--rm", "-p", "8080:80", "nginx"}},
+		{[]string{"sudo", "-u", "app", "node", "srv.js"}, []string{"sudo", "-u", "app", "node", "srv.js"}},
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me"}, []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me"}},
+		{[]string{"srv", key}, []string{"srv", "***"}},
+		{[]string{"srv", key, "--port", "80"}, []string{"srv", "***", "--port", "80"}},
+	} {
+		if got := Args(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("Args(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

@@ -584,7 +584,7 @@ func (h *hider) scripts(args []string, d dialect, o scriptOpts) []string {
 	out = splitEdits(s, lo, hi, edits)
 	if also != nil {
 		for k := range out {
-			out[k] = also.known(out[k])
+			out[k] = also.Values(out[k])
 		}
 	}
 	return out
@@ -1361,7 +1361,7 @@ func (h *hider) env(argv []string, i int, out []string) {
 			// --unset=NAME, --chdir=DIR, or an option env does not have
 			// (--token=X, which env refuses): read as any other
 			// command's option, whose value a secret's name hides.
-			out[k] = h.args([]string{"command", a})[1]
+			out[k] = h.arg(a)
 		case strings.HasPrefix(a, "-"):
 			// --ignore-environment, -, ...
 		case shAssign().MatchString(a):

@@ -317,6 +317,10 @@ func TestShellLong(t *testing.T) {
 		"pwsh set-item":   {"pwsh", "-c", strings.Repeat("Set-Item env:A x; ", n/18)},
 		"cmd set":         {"cmd", "/c", strings.Repeat("set A=x&& ", n/10)},
 		"backquote subst": {"sh", "-c", strings.Repeat("T=`echo x` ", n/11)},
+		"sudo words":      strings.Fields(strings.Repeat("sudo -u x ", n/10)),
+		"docker run":      strings.Fields(strings.Repeat("docker run -e A=1 img ", n/22)),
+		"npx words":       strings.Fields(strings.Repeat("npx -y ", n/7)),
+		"exec in sh":      {"sh", "-c", strings.Repeat("exec sudo nohup ", n/16)},
 	}
 	for name, argv := range inputs {
 		t.Run(name, func(t *testing.T) {
