@@ -54,9 +54,10 @@ func (m *Machine) Measure(ctx context.Context, t Target, o MeasureOptions) *meas
 // detail; "" when nothing would.
 func ProtocolErrorHint(detail string) string { return mcpclient.ProtocolErrorHint(detail) }
 
-// NetworkFailureHint says what to do about a startup failure of a URL
-// (see mcpclient.NetworkFailureHint); "" for a command's.
-func NetworkFailureHint(detail string) string { return mcpclient.NetworkFailureHint(detail) }
+// StartupFailureHint says what to do about a startup failure, from its
+// detail (see mcpclient.StartupFailureHint); env is how the caller gives a
+// server its variables.
+func StartupFailureHint(detail, env string) string { return mcpclient.StartupFailureHint(detail, env) }
 
 // ClaudeClient counts with Anthropic's count_tokens for model ("" for the
 // default one), at ANTHROPIC_BASE_URL when set; nil without

@@ -447,10 +447,7 @@ func failureHint(st, detail string) string {
 	case status.Timeout:
 		return "a slow first start (npx downloading a package, go run building one) may need a larger --timeout, such as --timeout 3m"
 	case status.StartupFailure:
-		if h := mcpclient.NetworkFailureHint(detail); h != "" {
-			return h
-		}
-		return "run the command by hand to see why it does not start (a missing program or environment variable is common)"
+		return mcpclient.StartupFailureHint(detail, "the env of its entry in the config")
 	case status.ProtocolError:
 		return mcpclient.ProtocolErrorHint(detail)
 	}

@@ -302,10 +302,7 @@ func failureHint(st, detail string) string {
 	case status.Timeout:
 		return "a slow first start (npx downloading a package, go run building one) may need a larger --timeout, such as --timeout 3m"
 	case status.StartupFailure:
-		if h := app.NetworkFailureHint(detail); h != "" {
-			return h
-		}
-		return "run the command by hand to see why it does not start; missing environment variables are a common cause (--env NAME=VALUE)"
+		return app.StartupFailureHint(detail, "--env NAME=VALUE")
 	case status.ProtocolError:
 		return app.ProtocolErrorHint(detail)
 	}

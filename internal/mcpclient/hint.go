@@ -47,3 +47,28 @@ func NetworkFailureHint(detail string) string {
 	}
 	return ""
 }
+
+// StartupFailureHint says what to do about a StatusStartupFailure, from
+// its detail: a URL's as [NetworkFailureHint] says; a program that is not
+// on the PATH, not at its path or not one this system runs, what to check
+// of it; any other, to run the command by hand, with env (how the caller
+// gives a server its variables: "--env NAME=VALUE", "the config's env")
+// for the usual cause.
+func StartupFailureHint(detail, env string) string {
+	if h := NetworkFailureHint(detail); h != "" {
+		return h
+	}
+	if strings.HasPrefix(detail, "cannot start ") {
+		switch {
+		case strings.HasSuffix(detail, " not found on the PATH"):
+			return "the program is not on the PATH: install it, or write its full path as the command"
+		case strings.HasSuffix(detail, ": no such file or directory"):
+			return "nothing is at the command's path: check the path, and for a script the interpreter its first line (#!) names"
+		case strings.HasSuffix(detail, ": permission denied"):
+			return "the command's file cannot be run: make it executable (chmod +x), or check that the path names the program"
+		case strings.HasSuffix(detail, ": exec format error"):
+			return "the command's file is not a program this system runs: check the path, or run it through its interpreter (node FILE, python3 FILE)"
+		}
+	}
+	return "run the command by hand to see why it does not start; a missing environment variable is the usual cause (" + env + ")"
+}

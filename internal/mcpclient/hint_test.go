@@ -31,3 +31,23 @@ func TestProtocolErrorHint(t *testing.T) {
 		}
 	}
 }
+
+// TestStartupFailureHint: a program not found, not at its path or not
+// runnable gets a hint about the program, not about its environment; any
+// other failure of a command the caller's way of giving variables; a
+// URL's the network hint.
+func TestStartupFailureHint(t *testing.T) {
+	for _, tt := range []struct{ detail, want string }{
+		{"cannot start nonexistent-xyz: nonexistent-xyz not found on the PATH", "not on the PATH: install it"},
+		{"cannot start abc: no such file or directory", "nothing is at the command's path"},
+		{"cannot start srv.sh: permission denied", "chmod +x"},
+		{"cannot start srv.js: exec format error", "through its interpreter"},
+		{"the server exited (exit status 3) before answering the handshake", "run the command by hand to see why it does not start; a missing environment variable is the usual cause (--env NAME=VALUE)"},
+		{"cannot start x: resource temporarily unavailable", "run the command by hand"},
+		{"cannot connect to 127.0.0.1:1 (connection refused)", "is a server listening at 127.0.0.1:1?"},
+	} {
+		if h := StartupFailureHint(tt.detail, "--env NAME=VALUE"); !strings.Contains(h, tt.want) {
+			t.Errorf("%s:\n  hint %q, want it to hold %q", tt.detail, h, tt.want)
+		}
+	}
+}
