@@ -26,12 +26,12 @@
 //     credential, and a launch line never hides it for a value equal to
 //     it (see [Launch.DisplayCommand]);
 //   - an argument --NAME=VALUE, -NAME=VALUE or NAME:VALUE whose NAME
-//     mentions token, key, secret, password, passwd, pwd, auth, credential,
-//     bearer, cookie, session or signature, or ends in pass as a word of
-//     its own (--pass, DB_PASS; not --bypass, nor --pass-environment,
-//     where pass is the verb), or is --pat, --license, --pw, --jwt or
-//     --sas, keeps NAME and loses VALUE; so does the argument after
-//     such a --NAME given alone;
+//     mentions token, key, secret, password, passwd, passphrase, pwd,
+//     auth, credential, bearer, cookie, session or signature, or ends in
+//     pass or pw as a word of its own (--pass, DB_PASS, DB_PW; not
+//     --bypass, nor --pass-environment, where pass is the verb), or is
+//     --pat, --license, --pw, --jwt or --sas, keeps NAME and loses VALUE;
+//     so does the argument after such a --NAME given alone;
 //   - the argument after an AWS access key id (AKIA..., ASIA...), its
 //     secret access key, is hidden (the key id looks like a credential);
 //   - an argument NAME=VALUE with an environment-style NAME (capitals,
@@ -110,7 +110,7 @@ const Marker = "***"
 const MinSecret = 3
 
 var (
-	secretWord = lazyRegexp(`(?i)(token|key|secret|passw|pwd|auth|credential|bearer|cookie|session|signature|(?:^|[^a-z])pass$)`)
+	secretWord = lazyRegexp(`(?i)(token|key|secret|passw|passphrase|pwd|auth|credential|bearer|cookie|session|signature|(?:^|[^a-z])pass$|(?:^|[^a-z])pw$)`)
 	envAssign  = lazyRegexp(`^[A-Z_][A-Z0-9_]*=`)
 	authScheme = lazyRegexp(`(?i)\b(bearer|basic|token)\s+\S+`)
 	tokenish   = lazyRegexp(`^[A-Za-z0-9_\-+=.]{20,}$`)
