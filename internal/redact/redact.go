@@ -48,8 +48,11 @@
 //     which is hidden); so do sshpass -p [PW], mongosh (and mongo) -p
 //     [PW], sqlcmd and bcp -P [PW] with the password attached or next,
 //     redis-cli -a PW, and curl -u, --user, -U and --proxy-user
-//     USER:PW, which keep USER; each for the command itself, the
-//     command a shell's string or env runs, or one a wrapper runs;
+//     USER:PW, which keep USER (the password after sshpass -p, sqlcmd
+//     and bcp -P, redis-cli -a and curl's options, which always take
+//     one, is hidden even when it starts with "-"); each for the command
+//     itself, the command a shell's string or env runs, or one a wrapper
+//     runs;
 //   - the command line a wrapper runs follows this rule as a command
 //     line of its own: sudo and doas [OPTIONS] [NAME=VALUE...] CMD, a
 //     shell's exec and nohup CMD, npx [OPTIONS] PACKAGE, docker and
@@ -188,22 +191,23 @@ func (h *hider) line(argv []string, command bool) []string {
 	script, d := shellScript(argv[:end])
 	hideNext := false
 	userNext := false // the next argument is USER:PASSWORD
+	anyNext := false  // ... even when it starts with "-"
 	opaque := false   // after powershell -EncodedCommand: -EncodedArguments X is encoded too
 loop:
 	for i, a := range argv[:end] {
 		// An AWS access key id's secret key is the argument after it.
 		awsKey := awsKeyID().MatchString(a)
 		switch {
-		case hideNext && !strings.HasPrefix(a, "-"):
+		case hideNext && (anyNext || !strings.HasPrefix(a, "-")):
 			out[i] = h.hide(a)
-			hideNext = awsKey
+			hideNext, anyNext = awsKey, false
 			continue
-		case userNext && !strings.HasPrefix(a, "-"):
+		case userNext && (anyNext || !strings.HasPrefix(a, "-")):
 			out[i] = h.userPassword(a)
-			userNext = false
+			userNext, anyNext = false, false
 			continue
 		}
-		hideNext, userNext = false, false
+		hideNext, userNext, anyNext = false, false, false
 		switch {
 		case opaque && encodedFlag(a):
 			out[i] = a
@@ -225,9 +229,9 @@ loop:
 			break loop
 		}
 		if i > 0 {
-			if shown, next, ok := h.password(pw, a); ok {
+			if shown, next, required, ok := h.password(pw, a); ok {
 				out[i] = shown
-				hideNext, userNext = next == hideValue, next == hideUserPassword
+				hideNext, userNext, anyNext = next == hideValue, next == hideUserPassword, required
 				continue
 			}
 		}

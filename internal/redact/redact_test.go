@@ -670,6 +670,13 @@ func TestPasswordFlags(t *testing.T) {
 		{[]string{"srv", "--sas", "cn-sas-sep"}, "cn-sas-sep"},
 		{[]string{"srv", "--sas=cn-sas-eq"}, "cn-sas-eq"},
 		{[]string{"aws-mcp", key, "cn/aws/secret+key"}, "cn/aws/secret+key"},
+		// An option that always takes a password takes one that starts
+		// with a dash too.
+		{[]string{"sshpass", "-p", "-cn-sshpass-dash", "ssh", "host"}, "-cn-sshpass-dash"},
+		{[]string{"redis-cli", "-a", "--cn-redis-dash", "ping"}, "--cn-redis-dash"},
+		{[]string{"sqlcmd", "-S", "db", "-P", "-cn-sqlcmd-dash"}, "-cn-sqlcmd-dash"},
+		{[]string{"bcp", "t", "out", "t.dat", "-P", "-cn-bcp-dash"}, "-cn-bcp-dash"},
+		{[]string{"curl", "-u", "-me:cn-curl-dash", "https://x"}, "cn-curl-dash"},
 		// Run by a wrapper.
 		{[]string{"env", "REDIS_HOST=cache", "redis-cli", "-a", "cn-env-redis"}, "cn-env-redis"},
 		{[]string{"sudo", "-u", "mssql", "sqlcmd", "-P", "cn-sudo-sqlcmd"}, "cn-sudo-sqlcmd"},
@@ -708,6 +715,8 @@ func TestPasswordFlags(t *testing.T) {
 		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me"}, []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me"}},
 		{[]string{"srv", key}, []string{"srv", "***"}},
 		{[]string{"srv", key, "--port", "80"}, []string{"srv", "***", "--port", "80"}},
+		{[]string{"mongosh", "-p", "--host", "db"}, []string{"mongosh", "-p", "--host", "db"}},
+		{[]string{"srv", "--password", "--verbose"}, []string{"srv", "--password", "--verbose"}},
 	} {
 		if got := Args(c.in); !slices.Equal(got, c.want) {
 			t.Errorf("Args(%q) = %q, want %q", c.in, got, c.want)
