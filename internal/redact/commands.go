@@ -117,33 +117,43 @@ func (h *hider) userPassword(v string) string {
 // starts, and whether its first word is a command for sure: sudo
 // [OPTIONS] [NAME=VALUE...] CMD, doas, a shell's exec [-a NAME] CMD and
 // nohup CMD, npx [OPTIONS] PACKAGE, docker (or podman) run [OPTIONS]
-// IMAGE [CMD] (CMD may be the image's first argument) and exec [OPTIONS]
-// CONTAINER CMD; 0 when argv[0] is no wrapper.
-func wrapped(argv []string) (int, bool) {
+// IMAGE [CMD] (CMD may be the image's first argument; with --entrypoint
+// CMD, what follows IMAGE is CMD's arguments, and entry is CMD) and exec
+// [OPTIONS] CONTAINER CMD; 0 when argv[0] is no wrapper.
+func wrapped(argv []string) (k int, command bool, entry string) {
 	switch commandName(argv[0]) {
 	case "sudo", "doas":
-		return afterOptions(argv, 1, "CDghpRrTtUu", sudoValues, true), true
+		return afterOptions(argv, 1, "CDghpRrTtUu", sudoValues, true), true, ""
 	case "exec", "nohup":
-		return afterOptions(argv, 1, "a", func(string) bool { return false }, false), true
+		return afterOptions(argv, 1, "a", func(string) bool { return false }, false), true, ""
 	case "npx":
 		for _, a := range argv[1:] {
 			if a == "-c" || a == "--call" || strings.HasPrefix(a, "--call=") {
-				return 0, false // a command string, read as arguments
+				return 0, false, "" // a command string, read as arguments
 			}
 		}
-		return afterOptions(argv, 1, "p", npxValues, false), true
+		return afterOptions(argv, 1, "p", npxValues, false), true, ""
 	case "docker", "podman":
 		sub := 1
 		if len(argv) > 2 && argv[1] == "container" {
 			sub = 2
 		}
 		if len(argv) <= sub || argv[sub] != "run" && argv[sub] != "exec" {
-			return 0, false
+			return 0, false, ""
 		}
 		k := afterOptions(argv, sub+1, "acehlmpuvw", func(o string) bool { return !dockerFlags[o] }, false)
-		return k + 1, argv[sub] == "exec"
+		if argv[sub] == "run" {
+			for j := sub + 1; j < k && j < len(argv); j++ {
+				if v, ok := strings.CutPrefix(argv[j], "--entrypoint="); ok {
+					entry = v
+				} else if argv[j] == "--entrypoint" && j+1 < k {
+					entry = argv[j+1]
+				}
+			}
+		}
+		return k + 1, argv[sub] == "exec", entry
 	}
-	return 0, false
+	return 0, false, ""
 }
 
 // sudoValues are sudo's long options that take a value.

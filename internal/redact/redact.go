@@ -56,9 +56,10 @@
 //   - the command line a wrapper runs follows this rule as a command
 //     line of its own: sudo and doas [OPTIONS] [NAME=VALUE...] CMD, a
 //     shell's exec and nohup CMD, npx [OPTIONS] PACKAGE, docker and
-//     podman run [OPTIONS] IMAGE CMD and exec [OPTIONS] CONTAINER CMD (a
-//     command line read in another is read 5 deep at most, one deeper is
-//     hidden whole);
+//     podman run [OPTIONS] IMAGE CMD (with --entrypoint CMD, run
+//     [OPTIONS] IMAGE ARGS runs CMD ARGS) and exec [OPTIONS] CONTAINER
+//     CMD (a command line read in another is read 5 deep at most, one
+//     deeper is hidden whole);
 //   - the command string a shell runs (sh -c STRING, bash -lc, zsh,
 //     dash, /bin/sh; cmd /c STRING; powershell -Command STRING, pwsh -c),
 //     wherever the shell stands in the command line, is split into words
@@ -179,9 +180,10 @@ func (h *hider) line(argv []string, command bool) []string {
 	}
 	out := make([]string, len(argv))
 	end, certain := len(argv), false // argv[end:] is the command line a wrapper runs
+	entry := ""                      // the command it runs argv[end:] with (docker run --entrypoint)
 	if len(argv) > 0 {
-		if k, c := wrapped(argv); k > 0 && k < len(argv) {
-			end, certain = k, c
+		if k, c, e := wrapped(argv); k > 0 && k < len(argv) {
+			end, certain, entry = k, c, e
 		}
 	}
 	var pw []passwordOption
@@ -253,7 +255,11 @@ loop:
 			return out
 		}
 		h.depth++
-		copy(out[end:], h.line(argv[end:], certain))
+		if entry != "" {
+			copy(out[end:], h.line(append([]string{entry}, argv[end:]...), true)[1:])
+		} else {
+			copy(out[end:], h.line(argv[end:], certain))
+		}
 		h.depth--
 	}
 	return out

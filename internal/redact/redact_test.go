@@ -687,6 +687,8 @@ func TestPasswordFlags(t *testing.T) {
 		{[]string{"bash", "-lc", "exec curl -u me:cn-sh-curl https://x.example"}, "cn-sh-curl"},
 		{[]string{"docker", "run", "--rm", "-i", "-e", "A=1", "--name", "r", "redis:7", "redis-cli", "-a", "cn-docker-redis"}, "cn-docker-redis"},
 		{[]string{"docker", "exec", "-it", "db", "sqlcmd", "-P", "cn-docker-sqlcmd"}, "cn-docker-sqlcmd"},
+		{[]string{"docker", "run", "--rm", "--entrypoint", "redis-cli", "redis:7", "-a", "cn-docker-entry"}, "cn-docker-entry"},
+		{[]string{"podman", "run", "--entrypoint=sshpass", "img", "-p", "cn-podman-entry", "ssh", "h"}, "cn-podman-entry"},
 		{[]string{"docker", "run", "--rm", "aws-img", key, "cn/docker/aws+key"}, "cn/docker/aws+key"},
 		{[]string{"sudo", "docker", "run", "-i", "--rm", "mongo:7", "mongosh", "-p", "cn-sudo-docker-mongosh"}, "cn-sudo-docker-mongosh"},
 	}
@@ -711,6 +713,7 @@ func TestPasswordFlags(t *testing.T) {
 		{[]string{"redis-cli", "-h", "cache", "-p", "6379"}, []string{"redis-cli", "-h", "cache", "-p", "6379"}},
 		{[]string{"mysql", "-P", "3306", "-h", "db"}, []string{"mysql", "-P", "3306", "-h", "db"}},
 		{[]string{"docker", "run", "--rm", "-p", "8080:80", "nginx"}, []string{"docker", "run", "--rm", "-p", "8080:80", "nginx"}},
+		{[]string{"docker", "run", "--entrypoint", "node", "img", "srv.js", "-p", "80"}, []string{"docker", "run", "--entrypoint", "node", "img", "srv.js", "-p", "80"}},
 		{[]string{"sudo", "-u", "app", "node", "srv.js"}, []string{"sudo", "-u", "app", "node", "srv.js"}},
 		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me"}, []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me"}},
 		{[]string{"srv", key}, []string{"srv", "***"}},
