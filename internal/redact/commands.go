@@ -22,6 +22,7 @@ type passwordOption struct {
 	attached bool // the value may be written on to the flag: -pPW, --user=U:PW
 	separate bool // ... or be the argument after it: -p PW
 	user     bool // the value is USER:PASSWORD (curl -u), and the password is hidden
+	required bool // a value always follows: the argument after it is one even when it starts with "-"
 }
 
 // passwordOptions are the options of each command (by commandName) whose
@@ -36,12 +37,15 @@ var passwordOptions = func() map[string][]passwordOption {
 	both := func(flag string) []passwordOption {
 		return []passwordOption{{flag: flag, attached: true, separate: true}}
 	}
-	m["mycli"], m["sshpass"], m["mongosh"], m["mongo"] = both("-p"), both("-p"), both("-p"), both("-p")
-	m["sqlcmd"], m["bcp"] = both("-P"), both("-P")
-	m["redis-cli"] = []passwordOption{{flag: "-a", separate: true}}
+	required := func(flag string) []passwordOption {
+		return []passwordOption{{flag: flag, attached: true, separate: true, required: true}}
+	}
+	m["mycli"], m["mongosh"], m["mongo"] = both("-p"), both("-p"), both("-p")
+	m["sshpass"], m["sqlcmd"], m["bcp"] = required("-p"), required("-P"), required("-P")
+	m["redis-cli"] = []passwordOption{{flag: "-a", separate: true, required: true}}
 	var curl []passwordOption
 	for _, f := range []string{"-u", "--user", "-U", "--proxy-user"} {
-		curl = append(curl, passwordOption{flag: f, attached: true, separate: true, user: true})
+		curl = append(curl, passwordOption{flag: f, attached: true, separate: true, user: true, required: true})
 	}
 	m["curl"] = curl
 	return m
@@ -66,19 +70,19 @@ const (
 )
 
 // password reads a, an argument of a command with the password options
-// opts: it returns a as shown and what the next argument is, or false
-// when a is none of opts.
-func (h *hider) password(opts []passwordOption, a string) (string, int, bool) {
+// opts: it returns a as shown, what the next argument is and whether it
+// is that even when it starts with "-", or false when a is none of opts.
+func (h *hider) password(opts []passwordOption, a string) (string, int, bool, bool) {
 	for _, o := range opts {
 		switch {
 		case a == o.flag:
 			switch {
 			case o.separate && o.user:
-				return a, hideUserPassword, true
+				return a, hideUserPassword, o.required, true
 			case o.separate:
-				return a, hideValue, true
+				return a, hideValue, o.required, true
 			}
-			return a, hideNone, true // -p alone prompts
+			return a, hideNone, false, true // -p alone prompts
 		case o.attached && strings.HasPrefix(a, o.flag):
 			prefix, v := o.flag, a[len(o.flag):]
 			if strings.HasPrefix(o.flag, "--") {
@@ -88,16 +92,16 @@ func (h *hider) password(opts []passwordOption, a string) (string, int, bool) {
 				prefix, v = prefix+"=", v[1:]
 			}
 			if o.user {
-				return prefix + h.userPassword(v), hideNone, true
+				return prefix + h.userPassword(v), hideNone, false, true
 			}
 			shown := prefix + h.hide(v)
 			if unq := unquote(v); unq != v {
 				h.hide(unq)
 			}
-			return shown, hideNone, true
+			return shown, hideNone, false, true
 		}
 	}
-	return "", hideNone, false
+	return "", hideNone, false, false
 }
 
 // userPassword hides the password of USER:PASSWORD; a user alone (for
@@ -113,33 +117,43 @@ func (h *hider) userPassword(v string) string {
 // starts, and whether its first word is a command for sure: sudo
 // [OPTIONS] [NAME=VALUE...] CMD, doas, a shell's exec [-a NAME] CMD and
 // nohup CMD, npx [OPTIONS] PACKAGE, docker (or podman) run [OPTIONS]
-// IMAGE [CMD] (CMD may be the image's first argument) and exec [OPTIONS]
-// CONTAINER CMD; 0 when argv[0] is no wrapper.
-func wrapped(argv []string) (int, bool) {
+// IMAGE [CMD] (CMD may be the image's first argument; with --entrypoint
+// CMD, what follows IMAGE is CMD's arguments, and entry is CMD) and exec
+// [OPTIONS] CONTAINER CMD; 0 when argv[0] is no wrapper.
+func wrapped(argv []string) (k int, command bool, entry string) {
 	switch commandName(argv[0]) {
 	case "sudo", "doas":
-		return afterOptions(argv, 1, "CDghpRrTtUu", sudoValues, true), true
+		return afterOptions(argv, 1, "CDghpRrTtUu", sudoValues, true), true, ""
 	case "exec", "nohup":
-		return afterOptions(argv, 1, "a", func(string) bool { return false }, false), true
+		return afterOptions(argv, 1, "a", func(string) bool { return false }, false), true, ""
 	case "npx":
 		for _, a := range argv[1:] {
 			if a == "-c" || a == "--call" || strings.HasPrefix(a, "--call=") {
-				return 0, false // a command string, read as arguments
+				return 0, false, "" // a command string, read as arguments
 			}
 		}
-		return afterOptions(argv, 1, "p", npxValues, false), true
+		return afterOptions(argv, 1, "p", npxValues, false), true, ""
 	case "docker", "podman":
 		sub := 1
 		if len(argv) > 2 && argv[1] == "container" {
 			sub = 2
 		}
 		if len(argv) <= sub || argv[sub] != "run" && argv[sub] != "exec" {
-			return 0, false
+			return 0, false, ""
 		}
 		k := afterOptions(argv, sub+1, "acehlmpuvw", func(o string) bool { return !dockerFlags[o] }, false)
-		return k + 1, argv[sub] == "exec"
+		if argv[sub] == "run" {
+			for j := sub + 1; j < k && j < len(argv); j++ {
+				if v, ok := strings.CutPrefix(argv[j], "--entrypoint="); ok {
+					entry = v
+				} else if argv[j] == "--entrypoint" && j+1 < k {
+					entry = argv[j+1]
+				}
+			}
+		}
+		return k + 1, argv[sub] == "exec", entry
 	}
-	return 0, false
+	return 0, false, ""
 }
 
 // sudoValues are sudo's long options that take a value.

@@ -26,12 +26,12 @@
 //     credential, and a launch line never hides it for a value equal to
 //     it (see [Launch.DisplayCommand]);
 //   - an argument --NAME=VALUE, -NAME=VALUE or NAME:VALUE whose NAME
-//     mentions token, key, secret, password, passwd, pwd, auth, credential,
-//     bearer, cookie, session or signature, or ends in pass as a word of
-//     its own (--pass, DB_PASS; not --bypass, nor --pass-environment,
-//     where pass is the verb), or is --pat, --license, --pw, --jwt or
-//     --sas, keeps NAME and loses VALUE; so does the argument after
-//     such a --NAME given alone;
+//     mentions token, key, secret, password, passwd, passphrase, pwd,
+//     auth, credential, bearer, cookie, session or signature, or ends in
+//     pass or pw as a word of its own (--pass, DB_PASS, DB_PW; not
+//     --bypass, nor --pass-environment, where pass is the verb), or is
+//     --pat, --license, --pw, --jwt or --sas, keeps NAME and loses VALUE;
+//     so does the argument after such a --NAME given alone;
 //   - the argument after an AWS access key id (AKIA..., ASIA...), its
 //     secret access key, is hidden (the key id looks like a credential);
 //   - an argument NAME=VALUE with an environment-style NAME (capitals,
@@ -48,14 +48,18 @@
 //     which is hidden); so do sshpass -p [PW], mongosh (and mongo) -p
 //     [PW], sqlcmd and bcp -P [PW] with the password attached or next,
 //     redis-cli -a PW, and curl -u, --user, -U and --proxy-user
-//     USER:PW, which keep USER; each for the command itself, the
-//     command a shell's string or env runs, or one a wrapper runs;
+//     USER:PW, which keep USER (the password after sshpass -p, sqlcmd
+//     and bcp -P, redis-cli -a and curl's options, which always take
+//     one, is hidden even when it starts with "-"); each for the command
+//     itself, the command a shell's string or env runs, or one a wrapper
+//     runs;
 //   - the command line a wrapper runs follows this rule as a command
 //     line of its own: sudo and doas [OPTIONS] [NAME=VALUE...] CMD, a
 //     shell's exec and nohup CMD, npx [OPTIONS] PACKAGE, docker and
-//     podman run [OPTIONS] IMAGE CMD and exec [OPTIONS] CONTAINER CMD (a
-//     command line read in another is read 5 deep at most, one deeper is
-//     hidden whole);
+//     podman run [OPTIONS] IMAGE CMD (with --entrypoint CMD, run
+//     [OPTIONS] IMAGE ARGS runs CMD ARGS) and exec [OPTIONS] CONTAINER
+//     CMD (a command line read in another is read 5 deep at most, one
+//     deeper is hidden whole);
 //   - the command string a shell runs (sh -c STRING, bash -lc, zsh,
 //     dash, /bin/sh; cmd /c STRING; powershell -Command STRING, pwsh -c),
 //     wherever the shell stands in the command line, is split into words
@@ -110,7 +114,7 @@ const Marker = "***"
 const MinSecret = 3
 
 var (
-	secretWord = lazyRegexp(`(?i)(token|key|secret|passw|pwd|auth|credential|bearer|cookie|session|signature|(?:^|[^a-z])pass$)`)
+	secretWord = lazyRegexp(`(?i)(token|key|secret|passw|passphrase|pwd|auth|credential|bearer|cookie|session|signature|(?:^|[^a-z])pass$|(?:^|[^a-z])pw$)`)
 	envAssign  = lazyRegexp(`^[A-Z_][A-Z0-9_]*=`)
 	authScheme = lazyRegexp(`(?i)\b(bearer|basic|token)\s+\S+`)
 	tokenish   = lazyRegexp(`^[A-Za-z0-9_\-+=.]{20,}$`)
@@ -176,9 +180,10 @@ func (h *hider) line(argv []string, command bool) []string {
 	}
 	out := make([]string, len(argv))
 	end, certain := len(argv), false // argv[end:] is the command line a wrapper runs
+	entry := ""                      // the command it runs argv[end:] with (docker run --entrypoint)
 	if len(argv) > 0 {
-		if k, c := wrapped(argv); k > 0 && k < len(argv) {
-			end, certain = k, c
+		if k, c, e := wrapped(argv); k > 0 && k < len(argv) {
+			end, certain, entry = k, c, e
 		}
 	}
 	var pw []passwordOption
@@ -188,22 +193,23 @@ func (h *hider) line(argv []string, command bool) []string {
 	script, d := shellScript(argv[:end])
 	hideNext := false
 	userNext := false // the next argument is USER:PASSWORD
+	anyNext := false  // ... even when it starts with "-"
 	opaque := false   // after powershell -EncodedCommand: -EncodedArguments X is encoded too
 loop:
 	for i, a := range argv[:end] {
 		// An AWS access key id's secret key is the argument after it.
 		awsKey := awsKeyID().MatchString(a)
 		switch {
-		case hideNext && !strings.HasPrefix(a, "-"):
+		case hideNext && (anyNext || !strings.HasPrefix(a, "-")):
 			out[i] = h.hide(a)
-			hideNext = awsKey
+			hideNext, anyNext = awsKey, false
 			continue
-		case userNext && !strings.HasPrefix(a, "-"):
+		case userNext && (anyNext || !strings.HasPrefix(a, "-")):
 			out[i] = h.userPassword(a)
-			userNext = false
+			userNext, anyNext = false, false
 			continue
 		}
-		hideNext, userNext = false, false
+		hideNext, userNext, anyNext = false, false, false
 		switch {
 		case opaque && encodedFlag(a):
 			out[i] = a
@@ -225,9 +231,9 @@ loop:
 			break loop
 		}
 		if i > 0 {
-			if shown, next, ok := h.password(pw, a); ok {
+			if shown, next, required, ok := h.password(pw, a); ok {
 				out[i] = shown
-				hideNext, userNext = next == hideValue, next == hideUserPassword
+				hideNext, userNext, anyNext = next == hideValue, next == hideUserPassword, required
 				continue
 			}
 		}
@@ -249,7 +255,11 @@ loop:
 			return out
 		}
 		h.depth++
-		copy(out[end:], h.line(argv[end:], certain))
+		if entry != "" {
+			copy(out[end:], h.line(append([]string{entry}, argv[end:]...), true)[1:])
+		} else {
+			copy(out[end:], h.line(argv[end:], certain))
+		}
 		h.depth--
 	}
 	return out

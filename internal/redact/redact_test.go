@@ -12,6 +12,8 @@ func TestArgs(t *testing.T) {
 		{[]string{"srv", "--token=abc"}, []string{"srv", "--token=***"}},
 		{[]string{"srv", "--api-key", "abc", "--verbose"}, []string{"srv", "--api-key", "***", "--verbose"}},
 		{[]string{"srv", "--password", "--next"}, []string{"srv", "--password", "--next"}},
+		{[]string{"srv", "--db-pw", "hunter22", "--passphrase=horse", "--key-passphrase", "staple"}, []string{"srv", "--db-pw", "***", "--passphrase=***", "--key-passphrase", "***"}},
+		{[]string{"srv", "--pwd-file", "x", "--wpw", "y"}, []string{"srv", "--pwd-file", "***", "--wpw", "y"}},
 		{[]string{"srv", "--access_token=x", "--port=8080"}, []string{"srv", "--access_token=***", "--port=8080"}},
 		{[]string{"docker", "run", "-e", "GITHUB_TOKEN=ghp_x", "-e", "MODE=fast", "image"}, []string{"docker", "run", "-e", "GITHUB_TOKEN=***", "-e", "MODE=***", "image"}},
 		{[]string{"srv", "--header", "Authorization: Bearer abc.def"}, []string{"srv", "--header", "Authorization: ***"}},
@@ -194,6 +196,7 @@ func TestText(t *testing.T) {
 		{"error: --token is required", "error: --token is required"},
 		{"env API_KEY=hunter2 MODE=fast", "env API_KEY=*** MODE=fast"},
 		{"password=hunter2; user=bob", "password=***; user=bob"},
+		{"DB_PW=hunter22 GPG_PASSPHRASE=horse", "DB_PW=*** GPG_PASSPHRASE=***"},
 		{"TOKEN=$(cat ~/.secret) node; TOKEN=`cat /run/t`", "TOKEN=$(cat ~/.secret) node; TOKEN=`cat /run/t`"},
 		{`{"apiKey": "hunter2", "name": "x"}`, `{"apiKey": "***", "name": "x"}`},
 		{"Authorization: Bearer abc.def", "Authorization: Bearer ***"},
@@ -415,6 +418,8 @@ func TestLaunchDisplaySecrets(t *testing.T) {
 		{"plain env values", Launch{Command: "npx", Args: []string{"-y", "@scope/srv", "--level", "info", "/srv/data"}, Env: map[string]string{"RUNNER": "npx", "LOG_LEVEL": "info", "ROOT": "/srv/data"}}, "npx -y @scope/srv --level info /srv/data"},
 		{"secret-named env", Launch{Command: "srv", Args: []string{"--db", "hunter2-pw", "at/hunter2-pw"}, Env: map[string]string{"DB_PASS": "hunter2-pw"}}, "srv --db *** at/***"},
 		{"credential-shaped env", Launch{Command: "srv", Args: []string{"path/a1b2c3d4e5f6a7b8c9d0e1f2/x"}, Env: map[string]string{"FOO": "a1b2c3d4e5f6a7b8c9d0e1f2"}}, "srv path/***/x"},
+		{"env named PW", Launch{Command: "srv", Args: []string{"--db", "hunter22", "at/hunter22"}, Env: map[string]string{"DB_PW": "hunter22"}}, "srv --db *** at/***"},
+		{"env named PASSPHRASE", Launch{Command: "srv", Args: []string{"--phrase=horse battery"}, Env: map[string]string{"GPG_PASSPHRASE": "horse battery"}}, "srv --phrase=***"},
 		{"secret-named env equal to the command", Launch{Command: "node", Args: []string{"srv.js"}, Env: map[string]string{"API_KEY": "node"}}, "node srv.js"},
 		{"expanded value", Launch{Command: "srv", Args: []string{"--root", "/home/me/proj"}, Known: []string{"/home/me/proj"}}, "srv --root ***"},
 		{"expanded command", Launch{Command: "/opt/bin/srv", Args: []string{"x"}, Known: []string{"/opt/bin/srv"}}, "/opt/bin/srv x"},
@@ -665,6 +670,13 @@ func TestPasswordFlags(t *testing.T) {
 		{[]string{"srv", "--sas", "cn-sas-sep"}, "cn-sas-sep"},
 		{[]string{"srv", "--sas=cn-sas-eq"}, "cn-sas-eq"},
 		{[]string{"aws-mcp", key, "cn/aws/secret+key"}, "cn/aws/secret+key"},
+		// An option that always takes a password takes one that starts
+		// with a dash too.
+		{[]string{"sshpass", "-p", "-cn-sshpass-dash", "ssh", "host"}, "-cn-sshpass-dash"},
+		{[]string{"redis-cli", "-a", "--cn-redis-dash", "ping"}, "--cn-redis-dash"},
+		{[]string{"sqlcmd", "-S", "db", "-P", "-cn-sqlcmd-dash"}, "-cn-sqlcmd-dash"},
+		{[]string{"bcp", "t", "out", "t.dat", "-P", "-cn-bcp-dash"}, "-cn-bcp-dash"},
+		{[]string{"curl", "-u", "-me:cn-curl-dash", "https://x"}, "cn-curl-dash"},
 		// Run by a wrapper.
 		{[]string{"env", "REDIS_HOST=cache", "redis-cli", "-a", "cn-env-redis"}, "cn-env-redis"},
 		{[]string{"sudo", "-u", "mssql", "sqlcmd", "-P", "cn-sudo-sqlcmd"}, "cn-sudo-sqlcmd"},
@@ -675,6 +687,8 @@ func TestPasswordFlags(t *testing.T) {
 		{[]string{"bash", "-lc", "exec curl -u me:cn-sh-curl https://x.example"}, "cn-sh-curl"},
 		{[]string{"docker", "run", "--rm", "-i", "-e", "A=1", "--name", "r", "redis:7", "redis-cli", "-a", "cn-docker-redis"}, "cn-docker-redis"},
 		{[]string{"docker", "exec", "-it", "db", "sqlcmd", "-P", "cn-docker-sqlcmd"}, "cn-docker-sqlcmd"},
+		{[]string{"docker", "run", "--rm", "--entrypoint", "redis-cli", "redis:7", "-a", "cn-docker-entry"}, "cn-docker-entry"},
+		{[]string{"podman", "run", "--entrypoint=sshpass", "img", "-p", "cn-podman-entry", "ssh", "h"}, "cn-podman-entry"},
 		{[]string{"docker", "run", "--rm", "aws-img", key, "cn/docker/aws+key"}, "cn/docker/aws+key"},
 		{[]string{"sudo", "docker", "run", "-i", "--rm", "mongo:7", "mongosh", "-p", "cn-sudo-docker-mongosh"}, "cn-sudo-docker-mongosh"},
 	}
@@ -699,10 +713,13 @@ func TestPasswordFlags(t *testing.T) {
 		{[]string{"redis-cli", "-h", "cache", "-p", "6379"}, []string{"redis-cli", "-h", "cache", "-p", "6379"}},
 		{[]string{"mysql", "-P", "3306", "-h", "db"}, []string{"mysql", "-P", "3306", "-h", "db"}},
 		{[]string{"docker", "run", "--rm", "-p", "8080:80", "nginx"}, []string{"docker", "run", "--rm", "-p", "8080:80", "nginx"}},
+		{[]string{"docker", "run", "--entrypoint", "node", "img", "srv.js", "-p", "80"}, []string{"docker", "run", "--entrypoint", "node", "img", "srv.js", "-p", "80"}},
 		{[]string{"sudo", "-u", "app", "node", "srv.js"}, []string{"sudo", "-u", "app", "node", "srv.js"}},
 		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me"}, []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me"}},
 		{[]string{"srv", key}, []string{"srv", "***"}},
 		{[]string{"srv", key, "--port", "80"}, []string{"srv", "***", "--port", "80"}},
+		{[]string{"mongosh", "-p", "--host", "db"}, []string{"mongosh", "-p", "--host", "db"}},
+		{[]string{"srv", "--password", "--verbose"}, []string{"srv", "--password", "--verbose"}},
 	} {
 		if got := Args(c.in); !slices.Equal(got, c.want) {
 			t.Errorf("Args(%q) = %q, want %q", c.in, got, c.want)

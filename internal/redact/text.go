@@ -181,8 +181,9 @@ func secretName(name, before, val string) bool {
 var passCount = lazyRegexp(`^[0-9]+(/[0-9]+|(\.[0-9]+)?%)$`)
 
 // secretWords are the words of secretWord, in lower case ("pass" for
-// the word pass, which secretWord takes only on its own, at a name's end).
-var secretWords = []string{"token", "key", "secret", "pass", "pwd", "auth", "credential", "bearer", "cookie", "session", "signature"}
+// passw, passphrase and the word pass, and "pw" for the word pw, which
+// secretWord takes only on their own, at a name's end).
+var secretWords = []string{"token", "key", "secret", "pass", "pw", "auth", "credential", "bearer", "cookie", "session", "signature"}
 
 // hasSecretWord is true wherever secretWord().MatchString(s) is, faster: a
 // line without it needs no secret word's pattern.
