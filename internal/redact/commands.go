@@ -119,13 +119,33 @@ func (h *hider) userPassword(v string) string {
 // nohup CMD, npx [OPTIONS] PACKAGE, docker (or podman) run [OPTIONS]
 // IMAGE [CMD] (CMD may be the image's first argument; with --entrypoint
 // CMD, what follows IMAGE is CMD's arguments, and entry is CMD) and exec
-// [OPTIONS] CONTAINER CMD; 0 when argv[0] is no wrapper.
+// [OPTIONS] CONTAINER CMD, timeout [OPTIONS] DURATION CMD, nice [-n N]
+// CMD, uvx [OPTIONS] PACKAGE, and kubectl (or oc) exec [OPTIONS] POD --
+// CMD; 0 when argv[0] is no wrapper.
 func wrapped(argv []string) (k int, command bool, entry string) {
 	switch commandName(argv[0]) {
 	case "sudo", "doas":
 		return afterOptions(argv, 1, "CDghpRrTtUu", sudoValues, true), true, ""
 	case "exec", "nohup":
 		return afterOptions(argv, 1, "a", func(string) bool { return false }, false), true, ""
+	case "timeout":
+		// timeout [OPTIONS] DURATION CMD
+		k := afterOptions(argv, 1, "ks", func(o string) bool { return o == "--signal" || o == "--kill-after" }, false)
+		return k + 1, true, ""
+	case "nice":
+		return afterOptions(argv, 1, "n", func(o string) bool { return o == "--adjustment" }, false), true, ""
+	case "uvx":
+		return afterOptions(argv, 1, "pw", uvxValues, false), true, ""
+	case "kubectl", "oc":
+		// kubectl exec [OPTIONS] POD -- CMD
+		if len(argv) > 1 && argv[1] == "exec" {
+			for j := 2; j < len(argv); j++ {
+				if argv[j] == "--" {
+					return j + 1, true, ""
+				}
+			}
+		}
+		return 0, false, ""
 	case "npx":
 		for _, a := range argv[1:] {
 			if a == "-c" || a == "--call" || strings.HasPrefix(a, "--call=") {
@@ -174,13 +194,24 @@ func npxValues(o string) bool {
 	return false
 }
 
+// uvxValues are uvx's (uv tool run's) long options that take a value.
+func uvxValues(o string) bool {
+	switch o {
+	case "--from", "--with", "--with-editable", "--with-requirements", "--python", "--index", "--index-url",
+		"--extra-index-url", "--find-links", "--constraints", "--overrides", "--cache-dir", "--directory",
+		"--project", "--config-file", "--env-file", "--python-preference", "--index-strategy", "--keyring-provider":
+		return true
+	}
+	return false
+}
+
 // dockerFlags are the long options of docker run and exec that take no
 // value; the others take one.
 var dockerFlags = map[string]bool{
 	"--rm": true, "--init": true, "--privileged": true, "--read-only": true, "--interactive": true,
 	"--tty": true, "--detach": true, "--publish-all": true, "--oom-kill-disable": true,
 	"--no-healthcheck": true, "--quiet": true, "--disable-content-trust": true, "--help": true,
-	"--sig-proxy": true, "--use-api-socket": true,
+	"--sig-proxy": true, "--use-api-socket": true, "--replace": true,
 }
 
 // afterOptions returns the index of the first argument of argv from from

@@ -58,8 +58,10 @@
 //     shell's exec and nohup CMD, npx [OPTIONS] PACKAGE, docker and
 //     podman run [OPTIONS] IMAGE CMD (with --entrypoint CMD, run
 //     [OPTIONS] IMAGE ARGS runs CMD ARGS) and exec [OPTIONS] CONTAINER
-//     CMD (a command line read in another is read 5 deep at most, one
-//     deeper is hidden whole);
+//     CMD, timeout [OPTIONS] DURATION CMD, nice [-n N] CMD, uvx
+//     [OPTIONS] PACKAGE, kubectl and oc exec [OPTIONS] POD -- CMD (a
+//     command line read in another is read 5 deep at most, one deeper is
+//     hidden whole);
 //   - the command string a shell runs (sh -c STRING, bash -lc, zsh,
 //     dash, /bin/sh; cmd /c STRING; powershell -Command STRING, pwsh -c),
 //     wherever the shell stands in the command line, is split into words

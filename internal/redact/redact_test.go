@@ -691,6 +691,14 @@ func TestPasswordFlags(t *testing.T) {
 		{[]string{"podman", "run", "--entrypoint=sshpass", "img", "-p", "cn-podman-entry", "ssh", "h"}, "cn-podman-entry"},
 		{[]string{"docker", "run", "--rm", "aws-img", key, "cn/docker/aws+key"}, "cn/docker/aws+key"},
 		{[]string{"sudo", "docker", "run", "-i", "--rm", "mongo:7", "mongosh", "-p", "cn-sudo-docker-mongosh"}, "cn-sudo-docker-mongosh"},
+		{[]string{"timeout", "10", "sshpass", "-p", "cn-timeout-sshpass", "ssh", "h"}, "cn-timeout-sshpass"},
+		{[]string{"timeout", "-s", "KILL", "-k", "5", "30s", "redis-cli", "-a", "cn-timeout-redis"}, "cn-timeout-redis"},
+		{[]string{"timeout", "--signal=TERM", "--preserve-status", "1m", "sqlcmd", "-P", "cn-timeout-sqlcmd"}, "cn-timeout-sqlcmd"},
+		{[]string{"nice", "-n", "5", "redis-cli", "-a", "cn-nice-redis"}, "cn-nice-redis"},
+		{[]string{"nice", "sshpass", "-p", "cn-nice-sshpass", "ssh", "h"}, "cn-nice-sshpass"},
+		{[]string{"uvx", "--from", "mongo-tools", "mongosh", "-p", "cn-uvx-mongosh"}, "cn-uvx-mongosh"},
+		{[]string{"kubectl", "exec", "-it", "-n", "db", "redis-0", "--", "redis-cli", "-a", "cn-kubectl-redis"}, "cn-kubectl-redis"},
+		{[]string{"podman", "run", "--replace", "--rm", "redis:7", "redis-cli", "-a", "cn-podman-replace"}, "cn-podman-replace"},
 	}
 	leaks := 0
 	for _, c := range cases {
@@ -715,6 +723,9 @@ func TestPasswordFlags(t *testing.T) {
 		{[]string{"docker", "run", "--rm", "-p", "8080:80", "nginx"}, []string{"docker", "run", "--rm", "-p", "8080:80", "nginx"}},
 		{[]string{"docker", "run", "--entrypoint", "node", "img", "srv.js", "-p", "80"}, []string{"docker", "run", "--entrypoint", "node", "img", "srv.js", "-p", "80"}},
 		{[]string{"sudo", "-u", "app", "node", "srv.js"}, []string{"sudo", "-u", "app", "node", "srv.js"}},
+		{[]string{"timeout", "30", "node", "srv.js", "-p", "80"}, []string{"timeout", "30", "node", "srv.js", "-p", "80"}},
+		{[]string{"nice", "-n", "5", "redis-cli", "-p", "6379"}, []string{"nice", "-n", "5", "redis-cli", "-p", "6379"}},
+		{[]string{"kubectl", "exec", "pod", "--", "srv", "-a", "x"}, []string{"kubectl", "exec", "pod", "--", "srv", "-a", "x"}},
 		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me"}, []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me"}},
 		{[]string{"srv", key}, []string{"srv", "***"}},
 		{[]string{"srv", key, "--port", "80"}, []string{"srv", "***", "--port", "80"}},
