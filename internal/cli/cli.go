@@ -221,6 +221,11 @@ Exit status: 0 done, 2 an unknown command.`,
 				printHelp(env.Stdout, env.Screen().Width)
 				return ExitOK
 			}
+			for _, a := range args {
+				if len(a) > 1 && a[0] == '-' {
+					return usageError(env, "help", "unknown flag %s for help: help takes a command's name, no flags", a)
+				}
+			}
 			if len(args) > 1 {
 				return usageError(env, "help", "help takes at most one command, got %d arguments", len(args))
 			}
@@ -258,13 +263,7 @@ Exit status: 0 done, 2 an argument was given.`,
 // nearest one when the name looks like a slip of the keys.
 func unknownCommand(env *Env, name string) int {
 	errorf(env, "unknown command %q", name)
-	names := make([]string, 0, len(commands))
-	for n, c := range commands {
-		if !c.Hidden {
-			names = append(names, n)
-		}
-	}
-	if near := nearest(name, names); near != "" {
+	if near := nearest(name, commandNames()); near != "" {
 		hintf(env, "did you mean 'mcpcost %s'? ('mcpcost help' lists the commands)", near)
 	} else {
 		hintf(env, "run 'mcpcost help' for the list of commands")

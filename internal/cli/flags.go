@@ -217,7 +217,9 @@ func (f *flags) commandWord(args []string) int {
 			return -1
 		}
 		if len(a) < 2 || a[0] != '-' {
-			if isCommand(a) {
+			// A word close to a command's name is a mistyped one, told
+			// as such by Run (the default command takes no word).
+			if isCommand(a) || nearest(a, commandNames()) != "" {
 				return i
 			}
 			return -1
@@ -235,6 +237,17 @@ func (f *flags) commandWord(args []string) int {
 		}
 	}
 	return -1
+}
+
+// commandNames are the names of the commands help lists.
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for n, c := range commands {
+		if !c.Hidden {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 func isBoolFlag(fl *flag.Flag) bool {
