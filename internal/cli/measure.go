@@ -143,7 +143,7 @@ func runMeasure(env *Env, args []string) int {
 	if err := measure.SortTools(nil, *v.sortBy); err != nil {
 		return badValue(env, "measure", "--sort ", *v.sortBy, measure.SortKeys, err.Error())
 	}
-	if stdoutTakers(*jsonFlag, *outFlag == "-", *htmlFlag == "-") > 1 {
+	if countTrue(*jsonFlag, *outFlag == "-", *htmlFlag == "-") > 1 {
 		return usageError(env, "measure", "only one of --json, --out - and --html - can write to standard output")
 	}
 	if *outFlag != "" && *outFlag != "-" {
@@ -340,17 +340,6 @@ type measureView struct {
 	budgetSet   bool
 	sorted      bool // --sort given; else heaviest first, ties in capture order
 	quiet       bool // stdout holds a file (--out -, --html -), not the report
-}
-
-// stdoutTakers counts the outputs asked to go to stdout.
-func stdoutTakers(set ...bool) int {
-	n := 0
-	for _, s := range set {
-		if s {
-			n++
-		}
-	}
-	return n
 }
 
 // finish prints the report (with its diff against a baseline, if one is
